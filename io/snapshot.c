@@ -1,0 +1,105 @@
+/* Snapshot files (GUIDE "Files"): one collective MPI-IO HDF5 file per output step, each rank
+ * writing its owned rows as one hyperslab; the file appears under its final name only once
+ * complete (temporary name, close, rename), and the XDMF index is then rebuilt by rank 0.
+ *
+ * Besides the GUIDE's datasets, /bodies/shape (int32, ShapeKind) and /bodies/half_extents (n x 3;
+ * box half extents, (r, r, r) for a sphere: the half extents of its bounding cube) let ParaView
+ * draw boxes. */
+#include "snapshot.h"
+#include "h5.h"
+#include "vec3.h"
+#include "xdmf.h"
+#include <inttypes.h>
+#include <string.h>
+
+/* /bodies/<datasets> of the owned bodies [0, s->n_owned). Collective. */
+static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s)
+{
+  const PetscInt n = s->n_owned;
+  IoH5Rows       rows;
+  hid_t          group;
+  double        *vec3s;   /* n x 3 scratch for the fields not stored contiguously */
+  int32_t       *ranks;
+  PetscMPIInt    rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc2(3 * n + 1, &vec3s, n + 1, &ranks));
+  PetscCall(IoH5RowsCreate(comm, n, &rows));
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "bodies", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+
+  PetscCall(IoH5WriteRows(group, "id", H5T_NATIVE_INT64, 1, &rows, s->id));
+  PetscCall(IoH5WriteRows(group, "position", H5T_NATIVE_DOUBLE, 3, &rows, s->pos));
+  PetscCall(IoH5WriteRows(group, "quaternion", H5T_NATIVE_DOUBLE, 4, &rows, s->quat));
+  for (PetscInt i = 0; i < n; i++) v3_copy(&vec3s[3 * i], &s->vel[6 * i]);
+  PetscCall(IoH5WriteRows(group, "velocity", H5T_NATIVE_DOUBLE, 3, &rows, vec3s));
+  for (PetscInt i = 0; i < n; i++) quat_rotate(&vec3s[3 * i], &s->quat[4 * i], &s->vel[6 * i + 3]); /* body -> world frame */
+  PetscCall(IoH5WriteRows(group, "angular_velocity", H5T_NATIVE_DOUBLE, 3, &rows, vec3s));
+  PetscCall(IoH5WriteRows(group, "radius", H5T_NATIVE_DOUBLE, 1, &rows, s->radius));
+  PetscCall(IoH5WriteRows(group, "material", H5T_NATIVE_INT32, 1, &rows, s->material));
+  for (PetscInt i = 0; i < n; i++) ranks[i] = rank;
+  PetscCall(IoH5WriteRows(group, "rank", H5T_NATIVE_INT32, 1, &rows, ranks));
+  PetscCall(IoH5WriteRows(group, "shape", H5T_NATIVE_INT32, 1, &rows, s->shape));
+  for (PetscInt i = 0; i < n; i++) {
+    const double *size = &s->size[3 * i];
+    if (s->shape[i] == SHAPE_SPHERE) v3_set(&vec3s[3 * i], size[0], size[0], size[0]);
+    else v3_copy(&vec3s[3 * i], size);
+  }
+  PetscCall(IoH5WriteRows(group, "half_extents", H5T_NATIVE_DOUBLE, 3, &rows, vec3s));
+
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree2(vec3s, ranks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* HDF5 needs identical attribute values on every rank of a parallel file; a mismatch would be
+ * silently resolved by one rank's value, so it is an error here. */
+static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double time)
+{
+  int64_t root_step = step;
+  double  root_time = time;
+  int     same, all_same;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Bcast(&root_step, 1, MPI_INT64_T, 0, comm));
+  PetscCallMPI(MPI_Bcast(&root_time, 1, MPI_DOUBLE, 0, comm));
+  same = root_step == step && !memcmp(&root_time, &time, sizeof(time)); /* bitwise, so NaN counts as equal */
+  PetscCallMPI(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm));
+  PetscCheck(all_same, comm, PETSC_ERR_ARG_WRONG, "SnapshotWrite: step or time differ between ranks (rank 0 has step %" PRId64 ", time %.17g): pass the same values on every rank", root_step, root_time);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, double time, const BodyStore *s)
+{
+  char           dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  const int64_t  step64 = step;
+  hid_t          file;
+  ssize_t        open_objects;
+  PetscMPIInt    rank;
+  PetscErrorCode index_err = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  PetscCheck(step >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "SnapshotWrite: negative step %" PetscInt_FMT, step);
+  PetscCall(CheckSameOnAllRanks(comm, step64, time));
+  PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/snapshots", outdir));
+  PetscCall(IoMakeDirs(comm, dir));
+  PetscCall(IoPathPrintf(path, sizeof(path), "%s/snap-%06" PRId64 ".h5", dir, step64));
+  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.snap-%06" PRId64 ".h5.tmp", dir, step64));
+
+  PetscCall(IoH5CreateParallel(comm, tmp, &file));
+  PetscCall(IoH5WriteAttribute(file, "step", H5T_NATIVE_INT64, &step64));
+  PetscCall(IoH5WriteAttribute(file, "time", H5T_NATIVE_DOUBLE, &time));
+  PetscCall(WriteBodies(comm, file, s));
+  PetscCall(IoH5OpenObjects(file, &open_objects));
+  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SnapshotWrite left %zd HDF5 objects open in %s (a bug in io/snapshot.c)", open_objects, tmp);
+  CCPDEM_H5(H5Fclose(file));
+  PetscCall(IoRenameOnRoot(comm, tmp, path));
+
+  /* Rank 0 rebuilds the index; its outcome is shared so that no rank carries on alone. */
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) index_err = XdmfWriteSnapshotIndex(outdir, step);
+  PetscCallMPI(MPI_Bcast(&index_err, 1, MPI_INT, 0, comm));
+  PetscCheck(index_err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_WRITE, "Wrote %s but could not update %s/snapshots.xmf (see the error above)", path, outdir);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,11 @@
+/* Snapshots (GUIDE "Files"): OUT/snapshots/snap-NNNNNN.h5, written collectively, each rank its own
+ * rows (hyperslab), plus OUT/snapshots.xmf, the XDMF temporal collection ParaView opens. */
+#ifndef CCPDEM_SNAPSHOT_H
+#define CCPDEM_SNAPSHOT_H
+#include "bodies.h"
+
+/* Collective. Writes the owned bodies [0, s->n_owned) of every rank; angular velocity is written in
+ * the world frame. Creates OUT/snapshots/ if needed and rewrites OUT/snapshots.xmf to list all
+ * snapshots written so far in this output directory (rank 0). */
+PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, double time, const BodyStore *s);
+#endif

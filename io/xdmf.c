@@ -1,0 +1,200 @@
+/* The XDMF index of the snapshots: rebuilt from the directory each time, so it stays right across
+ * restarts, deleted files and runs killed between a snapshot and its index update. */
+#include "xdmf.h"
+#include "h5.h"
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int64_t step;
+  double  time;
+  hsize_t rows;
+  char    file[32]; /* snap-<step>.h5 */
+} SnapshotEntry;
+
+/* The per-body datasets shown as point attributes (the writer is io/snapshot.c). */
+typedef struct {
+  const char *name, *attribute_type, *number_type;
+  int         width, precision;
+} PointAttribute;
+
+static const PointAttribute point_attributes[] = {
+  {"radius",           "Scalar", "Float", 1, 8},
+  {"velocity",         "Vector", "Float", 3, 8},
+  {"angular_velocity", "Vector", "Float", 3, 8},
+  {"id",               "Scalar", "Int",   1, 8},
+  {"rank",             "Scalar", "Int",   1, 4},
+  {"material",         "Scalar", "Int",   1, 4},
+  {"shape",            "Scalar", "Int",   1, 4},
+  {"half_extents",     "Vector", "Float", 3, 8},
+  {"quaternion",       "Matrix", "Float", 4, 8},
+};
+
+/* snap-<at least 6 digits>.h5 -> step. Anything else (temporary files included) is not a snapshot. */
+static PetscBool ParseSnapshotName(const char *name, int64_t *step)
+{
+  const char  *digits = name + 5;
+  const size_t nd     = strncmp(name, "snap-", 5) ? 0 : strspn(digits, "0123456789");
+
+  if (nd < 6 || nd > 18 || strcmp(digits + nd, ".h5")) return PETSC_FALSE;
+  *step = strtoll(digits, NULL, 10);
+  return PETSC_TRUE;
+}
+
+static herr_t ReadScalarAttribute(hid_t loc, const char *name, hid_t memtype, void *value)
+{
+  const hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+  herr_t      status;
+
+  if (attr < 0) return -1;
+  status = H5Aread(attr, memtype, value);
+  if (H5Aclose(attr) < 0) status = -1;
+  return status;
+}
+
+/* Step, time and row count of a snapshot file. Returns a negative value, with HDF5's error stack
+ * silenced, if path is not a readable snapshot; closes everything it opened either way. */
+static int ReadSnapshotEntry(const char *path, SnapshotEntry *e)
+{
+  int   status = -1;
+  hid_t file, dset = -1, space = -1;
+
+  H5E_BEGIN_TRY {
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file >= 0) {
+      hsize_t dims[2];
+      if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 && ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 &&
+          (dset = H5Dopen2(file, "/bodies/position", H5P_DEFAULT)) >= 0 && (space = H5Dget_space(dset)) >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
+          H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[1] == 3) {
+        e->rows = dims[0];
+        status  = 0;
+      }
+      if (space >= 0 && H5Sclose(space) < 0) status = -1;
+      if (dset >= 0 && H5Dclose(dset) < 0) status = -1;
+      if (H5Fclose(file) < 0) status = -1;
+    }
+  } H5E_END_TRY;
+  return status;
+}
+
+static int CompareSteps(const void *a, const void *b)
+{
+  const int64_t sa = ((const SnapshotEntry *)a)->step, sb = ((const SnapshotEntry *)b)->step;
+  return (sa > sb) - (sa < sb);
+}
+
+/* The snapshots of OUT/snapshots with 0 < rows and step <= last_step, sorted by step. *entries is
+ * PetscMalloc'ed (free with PetscFree); a missing directory means no snapshots. */
+static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, SnapshotEntry **entries, size_t *count)
+{
+  char           dirpath[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
+  DIR           *dir;
+  struct dirent *ent;
+  size_t         cap = 16;
+
+  PetscFunctionBegin;
+  *count = 0;
+  PetscCall(PetscMalloc1(cap, entries));
+  PetscCall(IoPathPrintf(dirpath, sizeof(dirpath), "%s/snapshots", outdir));
+  dir = opendir(dirpath);
+  if (!dir) {
+    PetscCheck(errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot list %s: %s", dirpath, strerror(errno));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (errno = 0; (ent = readdir(dir)); errno = 0) {
+    SnapshotEntry e;
+    int64_t       name_step;
+
+    if (!ParseSnapshotName(ent->d_name, &name_step) || name_step > (int64_t)last_step) continue;
+    PetscCall(IoPathPrintf(path, sizeof(path), "%s/%s", dirpath, ent->d_name));
+    if (ReadSnapshotEntry(path, &e) < 0 || e.step != name_step) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: %s is not a readable ccpdem snapshot of step %" PRId64 "; left out of %s/snapshots.xmf\n", path, name_step, outdir));
+      continue;
+    }
+    if (e.rows == 0) continue;
+    PetscCall(PetscStrncpy(e.file, ent->d_name, sizeof(e.file)));
+    if (*count == cap) {
+      cap *= 2;
+      PetscCall(PetscRealloc(cap * sizeof(**entries), entries));
+    }
+    (*entries)[(*count)++] = e;
+  }
+  PetscCheck(errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot list %s: %s", dirpath, strerror(errno));
+  PetscCheck(closedir(dir) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close directory %s: %s", dirpath, strerror(errno));
+  qsort(*entries, *count, sizeof(**entries), CompareSteps);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
+static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...)
+{
+  va_list ap;
+  int     len;
+
+  PetscFunctionBegin;
+  va_start(ap, fmt);
+  len = vfprintf(fp, fmt, ap);
+  va_end(ap);
+  PetscCheck(len >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", path, strerror(errno));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* <DataItem> for dataset /bodies/<name> of e's file, rows x width. */
+static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, const char *name, int width, const char *number_type, int precision)
+{
+  PetscFunctionBegin;
+  PetscCall(Emit(fp, path, "          <DataItem Dimensions=\"%llu", (unsigned long long)e->rows));
+  if (width > 1) PetscCall(Emit(fp, path, " %d", width));
+  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/bodies/%s</DataItem>\n", number_type, precision, e->file, name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *e)
+{
+  PetscFunctionBegin;
+  PetscCall(Emit(fp, path, "      <Grid Name=\"step %" PRId64 "\" GridType=\"Uniform\">\n", e->step));
+  PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
+  PetscCall(Emit(fp, path, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n", (unsigned long long)e->rows));
+  PetscCall(Emit(fp, path, "        <Geometry GeometryType=\"XYZ\">\n"));
+  PetscCall(EmitDataItem(fp, path, e, "position", 3, "Float", 8));
+  PetscCall(Emit(fp, path, "        </Geometry>\n"));
+  for (size_t k = 0; k < sizeof(point_attributes) / sizeof(point_attributes[0]); k++) {
+    const PointAttribute *a = &point_attributes[k];
+    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", a->name, a->attribute_type));
+    PetscCall(EmitDataItem(fp, path, e, a->name, a->width, a->number_type, a->precision));
+    PetscCall(Emit(fp, path, "        </Attribute>\n"));
+  }
+  PetscCall(Emit(fp, path, "      </Grid>\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step)
+{
+  char           path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  SnapshotEntry *entries;
+  size_t         count;
+  FILE          *fp;
+
+  PetscFunctionBegin;
+  PetscCall(ScanSnapshots(outdir, last_step, &entries, &count));
+  PetscCall(IoPathPrintf(path, sizeof(path), "%s/snapshots.xmf", outdir));
+  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.snapshots.xmf.tmp", outdir));
+  fp = fopen(tmp, "w");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
+  PetscCall(Emit(fp, tmp, "<?xml version=\"1.0\" ?>\n"));
+  PetscCall(Emit(fp, tmp, "<!-- ccpdem snapshots: one point per body (spheres and boxes); see io/xdmf.h -->\n"));
+  PetscCall(Emit(fp, tmp, "<Xdmf Version=\"3.0\">\n  <Domain>\n"));
+  PetscCall(Emit(fp, tmp, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n"));
+  for (size_t k = 0; k < count; k++) PetscCall(EmitGrid(fp, tmp, &entries[k]));
+  PetscCall(Emit(fp, tmp, "    </Grid>\n  </Domain>\n</Xdmf>\n"));
+  PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp, strerror(errno));
+  PetscCall(IoRename(tmp, path));
+  PetscCall(PetscFree(entries));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

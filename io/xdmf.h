@@ -1,0 +1,19 @@
+/* OUT/snapshots.xmf: the XDMF 3 temporal collection over the snapshot files, for ParaView/VisIt.
+ *
+ * Every body is one point of a Polyvertex grid (spheres and boxes alike) at /bodies/position, with
+ * point attributes radius, velocity, angular_velocity (world frame), id, rank, material, shape,
+ * half_extents and quaternion. Spheres: glyph by 'radius'. Boxes: threshold on shape = 1 and glyph
+ * a cube scaled by half_extents and oriented by quaternion. */
+#ifndef CCPDEM_XDMF_H
+#define CCPDEM_XDMF_H
+#include <petscsys.h>
+
+/* Not collective (the snapshot writer calls it on rank 0). Scans OUT/snapshots/ for files named
+ * snap-<step>.h5, reads each one's step and time attributes and row count, and rewrites
+ * OUT/snapshots.xmf (temporary file, then rename) listing those with step <= last_step in step
+ * order. Later steps are left out because after a restart from an earlier checkpoint they belong
+ * to the abandoned trajectory (their files stay until overwritten). Snapshots with no bodies are
+ * left out (readers reject zero-size HDF5 data items); unreadable files are skipped with a warning
+ * on stderr so a stray file cannot stop a run. */
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step);
+#endif

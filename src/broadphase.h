@@ -1,0 +1,25 @@
+/* Uniform cell grid broadphase: candidate body pairs whose bounding spheres, grown by the
+ * envelope, overlap. O(n) for bounded size ratios. Pairs come out in a deterministic order
+ * (by the lower storage index, then the other) so detection never depends on hashing order. */
+#ifndef CCPDEM_BROADPHASE_H
+#define CCPDEM_BROADPHASE_H
+#include "bodies.h"
+
+typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
+
+typedef struct {
+  /* grid */
+  double   origin[3], cell;
+  PetscInt dims[3];
+  PetscInt *cell_start, *cell_body; /* CSR: bodies of cell c are cell_body[cell_start[c] .. cell_start[c+1]) */
+  PetscInt ncells_cap, nbody_cap;
+  /* output */
+  PetscInt  npairs, pairs_cap;
+  BodyPair *pairs;
+} Broadphase;
+
+PetscErrorCode BroadphaseCreate(Broadphase *bp);
+PetscErrorCode BroadphaseDestroy(Broadphase *bp);
+/* Find candidate pairs among bodies [0, n) of s (owned and ghosts). envelope > 0 widens the test. */
+PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope);
+#endif

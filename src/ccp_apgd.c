@@ -1,0 +1,134 @@
+/* APGD: Nesterov's accelerated projected gradient with adaptive step and restart, after Mazhar,
+ * Heyn, Negrut and Tasora (ACM TOG 2015) and the idea of Chrono's multicore APGD, applied
+ * matrix-free and in the metric of the per-contact steps B = diag(B_i) of ccp_kernels.h:
+ *
+ *   gamma+ = Proj_B(y - B (N y + r) / L)                    (L: Lipschitz estimate)
+ *   accept when (gamma+ - y)^T N (gamma+ - y) <= L (gamma+ - y)^T B^-1 (gamma+ - y), else L *= 2
+ *   theta+ from theta+^2 = (1 - theta+) theta^2;  beta = theta (1 - theta) / (theta^2 + theta+)
+ *   y+ = gamma+ + beta (gamma+ - gamma);  restart (beta = 0, theta = 1) when
+ *   (N y + r)^T (gamma+ - gamma) > 0 (the step went uphill);  L *= 0.9 after each iteration.
+ *
+ * Why that metric: B N has diagonal blocks of trace dof, so the step is dimensionless and blind to
+ * mass ratios and to the force/torque scale of 6-dof contacts, and L starts at 1 (the mean
+ * eigenvalue of those blocks; a few doublings find the rest). Proj_B is the projection in the
+ * metric B^-1, which is per contact (ccp_kernel_project_metric).
+ *
+ * One N-product per accepted iteration: a scatter pass computes gamma+ and adds M^-1 D (gamma+ -
+ * gamma) to v, a gather pass takes gr+ = N gamma+ + r = D^T v + b + C gamma+ from v. The gradient
+ * at y then follows by linearity, gy = gr + beta (gr - gr_prev), so y and gy are never stored:
+ * both passes rebuild them per contact from (gamma, gamma_prev, gr, gr_prev, beta). The gather
+ * pass also yields the exact GUIDE residual of gamma+ (its gradient is at hand), so the best
+ * iterate by that residual is tracked every iteration, by pointer (buffers rotate; no copies). */
+#include "ccp_kernels.h"
+
+#define L_INITIAL      1.0
+#define L_GROW         2.0
+#define L_DECAY        0.9
+#define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
+
+/* A buffer of bufs[0..n) that is none of x, y, z (n exceeds the distinct ones passed). */
+static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z)
+{
+  for (int k = 0; k < n; k++)
+    if (bufs[k] != x && bufs[k] != y && bufs[k] != z) return bufs[k];
+  return NULL;
+}
+
+/* y = x + beta (x - xp) for one contact's 6 entries */
+static inline void extrapolate(const double *x, const double *xp, double beta, double y[6])
+{
+  for (int k = 0; k < 6; k++) y[k] = x[k] + beta * (x[k] - xp[k]);
+}
+
+PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  const PetscInt nc  = P->ncontacts;
+  const double   tol = s->tol;
+  double *const  G[4] = {P->gamma, s->work_g[0], s->work_g[1], s->work_g[2]}; /* multipliers */
+  double *const  R[3] = {s->work_g[3], s->work_g[4], s->work_g[5]};          /* gradients N gamma + r */
+  double        *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0], *v = P->vel;
+  double         best_res = 0, L = L_INITIAL, theta = 1, beta = 0;
+  PetscInt       iterations = 0;
+
+  PetscFunctionBegin;
+  /* the warm start: its velocity, gradient and residual */
+  ccp_velocity_from_impulses(P, gk, v);
+  for (PetscInt i = 0; i < nc; i++) {
+    const Contact *c = &P->contact[i];
+    ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gk, i), ccp_block(rk, i));
+    const double r = ccp_kernel_residual(c, ccp_cblock(gk, i), ccp_cblock(rk, i));
+    if (!(r <= best_res)) best_res = r;
+  }
+  for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
+    double       *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
+    const double *vref = gk; /* v is the velocity of vref */
+    double        res_max = 0, uphill = 0;
+
+    for (int bt = 0;; bt++) {
+      const double step = 1.0 / L;
+      double       dNd = 0, dBd = 0;
+      for (PetscInt i = 0; i < nc; i++) { /* scatter: gamma+, v += M^-1 D (gamma+ - vref), |gamma+ - y|_B^-1 */
+        const Contact *c = &P->contact[i];
+        const size_t   a = (size_t)c->a, b = (size_t)c->b;
+        const double   ima = P->inv_mass[a], imb = P->inv_mass[b], *Ia = P->inv_inertia + 6 * a, *Ib = P->inv_inertia + 6 * b;
+        const double  *ref = ccp_cblock(vref, i);
+        double         y[6], gy[6], z[6], d[6], *x = ccp_block(gnew, i);
+        CCPMetric      m;
+
+        ccp_kernel_metric(c, ima, Ia, imb, Ib, &m);
+        extrapolate(ccp_cblock(gk, i), ccp_cblock(gkm1, i), beta, y);
+        extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
+        ccp_kernel_step(&m, step, y, gy, z);
+        ccp_kernel_project_metric(c, &m, z);
+        for (int k = 0; k < 6; k++) {
+          d[k] = z[k] - y[k];
+          y[k] = z[k] - ref[k]; /* ref may be x itself: read before the write */
+          x[k] = z[k];
+        }
+        dBd += ccp_kernel_metric_norm2(&m, d);
+        ccp_kernel_apply(c, ima, Ia, imb, Ib, y, v + 6 * a, v + 6 * b);
+      }
+      res_max = 0;
+      uphill  = 0;
+      for (PetscInt i = 0; i < nc; i++) { /* gather: gr+ at gamma+, step test, restart test, residual */
+        const Contact *c = &P->contact[i];
+        const double  *x = ccp_cblock(gnew, i), *xk = ccp_cblock(gk, i);
+        double        *g = ccp_block(rnew, i), y[6], gy[6];
+
+        ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, x, g);
+        extrapolate(xk, ccp_cblock(gkm1, i), beta, y);
+        extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
+        for (int k = 0; k < 6; k++) {
+          const double d = x[k] - y[k];
+          dNd += d * (g[k] - gy[k]);
+          uphill += gy[k] * (x[k] - xk[k]);
+        }
+        const double r = ccp_kernel_residual(c, x, g);
+        if (!(r <= res_max)) res_max = r; /* NaN propagates */
+      }
+      if (!(dNd > L * dBd) || bt == MAX_BACKTRACKS) break;
+      L *= L_GROW;
+      vref = gnew;
+    }
+    iterations = it;
+    if (res_max < best_res) {
+      best     = gnew;
+      best_res = res_max;
+    }
+    if (ccp_diverged(res_max, best_res)) break;
+    const double theta_next = 0.5 * theta * (sqrt(theta * theta + 4) - theta);
+    beta                    = theta * (1 - theta) / (theta * theta + theta_next);
+    theta                   = theta_next;
+    if (uphill > 0) { /* restart the momentum */
+      beta  = 0;
+      theta = 1;
+    }
+    gkm1 = gk;
+    gk   = gnew;
+    rkm1 = rk;
+    rk   = rnew;
+    L *= L_DECAY;
+  }
+  ccp_finish(P, best, iterations, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

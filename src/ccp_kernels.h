@@ -1,0 +1,276 @@
+/* Private: the per-contact kernels behind ccp_problem.h, as static inline functions so that the
+ * solver sweeps (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c) inline them: no call and no branch on the
+ * method per contact. ccp_problem.c wraps them for everyone else.
+ *
+ * Conventions (ccp_problem.h, contacts.h): a solver body's velocity is 6 doubles, linear then
+ * angular, both world frame. Contact c acts between bodies a (A) and b (B) with frame (n, u, w);
+ * impulse g = (gn, gu, gw, tn, tu, tw) puts F = gn n + gu u + gw w at B's contact point and -F at
+ * A's, and the torque T = tn n + tu u + tw w on B and -T on A. Entries 3-5 of a 3-dof contact are
+ * ignored on input and written as zero. */
+#ifndef CCPDEM_CCP_KERNELS_H
+#define CCPDEM_CCP_KERNELS_H
+#include <string.h>
+#include "ccp_solver_impl.h"
+#include "cone.h"
+#include "vec3.h"
+
+/* Contact i's 6 multipliers (or gradient entries) in a CONTACT_DOF_MAX-per-contact vector. */
+static inline double *ccp_block(double *x, PetscInt i) { return x + (size_t)CONTACT_DOF_MAX * i; }
+static inline const double *ccp_cblock(const double *x, PetscInt i) { return x + (size_t)CONTACT_DOF_MAX * i; }
+
+/* u = D_c^T v without b: B's contact-point velocity relative to A's in (n, u, w), then for 6-dof
+ * the relative angular velocity wB - wA in (n, u, w). Reads va, vb (6 each). */
+static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const double *restrict va, const double *restrict vb, double *restrict u)
+{
+  double pa[3], pb[3], d[3];
+  v3_cross(pb, vb + 3, c->rb);
+  v3_cross(pa, va + 3, c->ra);
+  d[0] = vb[0] - va[0] + pb[0] - pa[0];
+  d[1] = vb[1] - va[1] + pb[1] - pa[1];
+  d[2] = vb[2] - va[2] + pb[2] - pa[2];
+  u[0] = v3_dot(c->n, d);
+  u[1] = v3_dot(c->u, d);
+  u[2] = v3_dot(c->w, d);
+  if (c->dof == 6) {
+    const double dw[3] = {vb[3] - va[3], vb[4] - va[4], vb[5] - va[5]};
+    u[3] = v3_dot(c->n, dw);
+    u[4] = v3_dot(c->u, dw);
+    u[5] = v3_dot(c->w, dw);
+  } else u[3] = u[4] = u[5] = 0;
+}
+
+/* g = D_c^T v + b_c + C_c gamma (the CCP gradient of one contact). */
+static inline void ccp_kernel_gradient(const Contact *restrict c, const double *restrict va, const double *restrict vb, const double *restrict gamma, double *restrict g)
+{
+  ccp_kernel_relative_velocity(c, va, vb, g);
+  g[0] += c->bn + c->c_lin * gamma[0];
+  g[1] += c->c_lin * gamma[1];
+  g[2] += c->c_lin * gamma[2];
+  if (c->dof == 6) {
+    g[3] += c->c_rot * gamma[3];
+    g[4] += c->c_rot * gamma[4];
+    g[5] += c->c_rot * gamma[5];
+  }
+}
+
+/* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
+static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, const double *restrict dg, double *restrict va, double *restrict vb)
+{
+  double F[3], T[3] = {0, 0, 0}, m[3], dw[3];
+  F[0] = dg[0] * c->n[0] + dg[1] * c->u[0] + dg[2] * c->w[0];
+  F[1] = dg[0] * c->n[1] + dg[1] * c->u[1] + dg[2] * c->w[1];
+  F[2] = dg[0] * c->n[2] + dg[1] * c->u[2] + dg[2] * c->w[2];
+  if (c->dof == 6) {
+    T[0] = dg[3] * c->n[0] + dg[4] * c->u[0] + dg[5] * c->w[0];
+    T[1] = dg[3] * c->n[1] + dg[4] * c->u[1] + dg[5] * c->w[1];
+    T[2] = dg[3] * c->n[2] + dg[4] * c->u[2] + dg[5] * c->w[2];
+  }
+  v3_axpy(vb, imb, F);
+  v3_cross(m, c->rb, F);
+  v3_add(m, m, T);
+  sym_vec(dw, Ib, m);
+  v3_add(vb + 3, vb + 3, dw);
+  v3_axpy(va, -ima, F);
+  v3_cross(m, c->ra, F);
+  v3_add(m, m, T);
+  sym_vec(dw, Ia, m);
+  v3_sub(va + 3, va + 3, dw);
+}
+
+/* Whether g (cohesion already shifted out) lies in the cone with these coefficients. A copy of
+ * the cheap first test of cone.c, inlined so that the common sticking contact skips the call (a
+ * call spills every live floating-point register of the sweep). */
+static inline int ccp_kernel_inside(int dof, double mu, double rho, double sigma, const double *restrict g)
+{
+  const double gn = g[0];
+  if (!(gn >= 0) || g[1] * g[1] + g[2] * g[2] > mu * mu * gn * gn) return 0;
+  return dof == 3 || (g[4] * g[4] + g[5] * g[5] <= rho * rho * gn * gn && g[3] * g[3] <= sigma * sigma * gn * gn);
+}
+
+/* Project g onto the contact's reaction set: the friction cone shifted by cohesion to
+ * gn >= -cohesion_impulse. */
+static inline void ccp_kernel_project(const Contact *restrict c, double *restrict g)
+{
+  if (c->dof == 3) g[3] = g[4] = g[5] = 0;
+  g[0] += c->cohesion_impulse;
+  if (!ccp_kernel_inside(c->dof, c->mu, c->rho, c->sigma, g)) {
+    if (c->dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
+    else cone_project3(c->mu, g);
+  }
+  g[0] -= c->cohesion_impulse;
+}
+
+/* Quadratic form of (r x .) with Iinv over an orthonormal frame e_k: sum_k (r x e_k)^T Iinv (r x e_k)
+ * = tr(Iinv) |r|^2 - r^T Iinv r, so the trace of N_ii needs no frame. */
+static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3])
+{
+  double Ir[3];
+  sym_vec(Ir, Iinv, r);
+  return (Iinv[0] + Iinv[1] + Iinv[2]) * v3_dot(r, r) - v3_dot(r, Ir);
+}
+
+/* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i. */
+static inline void ccp_kernel_traces(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
+{
+  *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c->c_lin;
+  *tt = c->dof == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * c->c_rot : 0;
+}
+
+/* The sweeps' per-contact step B_i = diag(f I3, t I3) and the matching projection.
+ *
+ * Why not the GUIDE's scalar eta_i = dof / trace for a 6-dof contact: force rows of N are ~1/m,
+ * torque rows ~1/(m R^2), so trace is dominated by the torque rows and the force rows get a step
+ * ~R^2 too small (a sphere resting on a plane took 50x the iterations of its 3-dof twin). Each row
+ * group gets its own step, f = 3/tf and t = 3/tt; the projection must then be taken in the metric
+ * B_i^-1 for the fixed points to stay the CCP's solutions: with ell = sqrt(t/f), scaling the
+ * torque entries by 1/ell maps the set to the cone with rho/ell, sigma/ell, where the Euclidean
+ * projection is that metric projection. A 3-dof contact keeps the scalar eta_i. */
+typedef struct {
+  double f, t;    /* steps of the force and torque rows */
+  double ell, il; /* sqrt(t / f) and its inverse */
+} CCPMetric;
+
+static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
+{
+  double tf, tt;
+  if (c->dof == 3) {
+    m->f   = c->eta;
+    m->t   = 0;
+    m->ell = m->il = 1;
+    return;
+  }
+  ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
+  if (!(tt > 0)) tt = tf; /* torque rows without mobility or compliance: any step */
+  const double s = 1 / sqrt(tf * tt); /* one division and one root for all four */
+  m->f   = 3 * tt * s * s;
+  m->t   = 3 * tf * s * s;
+  m->ell = tf * s;
+  m->il  = tt * s;
+}
+
+/* The metrics of all contacts, kept for a solve by Jacobi and Gauss-Seidel in a gamma-sized work
+ * vector (APGD, which needs all its work vectors for iterates, recomputes them per sweep). */
+_Static_assert(sizeof(CCPMetric) <= CONTACT_DOF_MAX * sizeof(double), "a CCPMetric per contact must fit in a gamma-sized vector");
+static inline void ccp_kernel_metrics(const CCPProblem *P, CCPMetric *m)
+{
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact *c = &P->contact[i];
+    const size_t   a = (size_t)c->a, b = (size_t)c->b;
+    ccp_kernel_metric(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m[i]);
+  }
+}
+
+/* z <- gamma - s B g, the step of the sweeps (s scales the metric: omega, or 1/L) */
+static inline void ccp_kernel_step(const CCPMetric *m, double s, const double gamma[6], const double g[6], double z[6])
+{
+  const double sf = s * m->f, st = s * m->t;
+  for (int k = 0; k < 3; k++) {
+    z[k]     = gamma[k] - sf * g[k];
+    z[k + 3] = gamma[k + 3] - st * g[k + 3];
+  }
+}
+
+/* Projection onto the reaction set in the metric B^-1 (see CCPMetric). */
+static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPMetric *restrict m, double *restrict z)
+{
+  if (c->dof == 3) {
+    ccp_kernel_project(c, z);
+    return;
+  }
+  const double rho = c->rho * m->il, sigma = c->sigma * m->il;
+  z[3] *= m->il;
+  z[4] *= m->il;
+  z[5] *= m->il;
+  z[0] += c->cohesion_impulse;
+  if (!ccp_kernel_inside(6, c->mu, rho, sigma, z)) cone_project6(c->mu, rho, sigma, z);
+  z[0] -= c->cohesion_impulse;
+  z[3] *= m->ell;
+  z[4] *= m->ell;
+  z[5] *= m->ell;
+}
+
+/* |B^-1 d|^2: the square of a change of the multipliers in velocity units. For d = -s B g (an
+ * unprojected step) |B^-1 d| is s |g|, the GUIDE residual's value at interior points. */
+static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
+{
+  const double f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
+  return f2 / (m->f * m->f) + (m->t > 0 ? t2 / (m->t * m->t) : 0);
+}
+
+/* d^T B^-1 d: the squared length of a change in the sweeps' metric */
+static inline double ccp_kernel_metric_norm2(const CCPMetric *m, const double d[6])
+{
+  const double f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
+  return f2 / m->f + (m->t > 0 ? t2 / m->t : 0);
+}
+
+/* Squared norm of the first dof entries of a - b. */
+static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const double b[6])
+{
+  double s = 0;
+  for (int k = 0; k < c->dof; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
+  return s;
+}
+
+/* Squared norm of the first dof entries of x. */
+static inline double ccp_kernel_norm2(const Contact *c, const double x[6])
+{
+  double s = 0;
+  for (int k = 0; k < c->dof; k++) s += x[k] * x[k];
+  return s;
+}
+
+/* GUIDE residual |gamma - Proj(gamma - eta g)| / eta of one contact. */
+static inline double ccp_kernel_residual(const Contact *c, const double gamma[6], const double g[6])
+{
+  double y[6];
+  for (int k = 0; k < 6; k++) y[k] = gamma[k] - c->eta * g[k];
+  ccp_kernel_project(c, y);
+  return sqrt(ccp_kernel_dist2(c, gamma, y)) / c->eta;
+}
+
+/* ---- Bookkeeping shared by the three methods ---- */
+
+/* An iteration whose residual is not finite, or exceeds this factor times the best residual seen,
+ * is diverging (too large a Jacobi step, or an unsolvable step): the method stops and returns
+ * its best iterate. Well-posed solves never come near: their residual decreases overall. */
+#define CCP_DIVERGENCE_FACTOR 1e8
+
+static inline PetscBool ccp_diverged(double res, double best)
+{
+  return (PetscBool)(!isfinite(res) || res > CCP_DIVERGENCE_FACTOR * best);
+}
+
+/* Checkpoint of the in-place methods (Jacobi, Gauss-Seidel): the exact GUIDE residual of gamma at
+ * its velocity v. Keeps a copy of the best iterate so far in best (residual *best_res). Returns
+ * CCP_CONVERGED, CCP_STOP (last iteration, or diverging) or CCP_CONTINUE. */
+typedef enum {
+  CCP_CONTINUE,
+  CCP_CONVERGED,
+  CCP_STOP
+} CCPCheckpoint;
+
+static inline CCPCheckpoint ccp_checkpoint(const CCPProblem *P, const double *gamma, const double *v, double tol, PetscBool last, double *best, double *best_res)
+{
+  double res_max, res_rms;
+  ccp_residual(P, gamma, v, &res_max, &res_rms);
+  if (res_max <= tol) return CCP_CONVERGED;
+  if (res_max < *best_res) {
+    *best_res = res_max;
+    memcpy(best, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
+  }
+  return last || ccp_diverged(res_max, *best_res) ? CCP_STOP : CCP_CONTINUE;
+}
+
+/* End of a solve: the returned multipliers gamma (any buffer) go to P->gamma, P->vel is recomputed
+ * from them in contact order (so it is exactly v_free + M^-1 D gamma, whatever the method's
+ * incremental updates accumulated), and stats get the exact GUIDE residual of what is returned. */
+static inline void ccp_finish(CCPProblem *P, const double *gamma, PetscInt iterations, double tol, CCPSolveStats *stats)
+{
+  if (gamma != P->gamma) memcpy(P->gamma, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
+  ccp_velocity_from_impulses(P, P->gamma, P->vel);
+  ccp_residual(P, P->gamma, P->vel, &stats->res_max, &stats->res_rms);
+  stats->iterations = iterations;
+  stats->converged  = (PetscBool)(stats->res_max <= tol);
+}
+#endif

@@ -1,0 +1,58 @@
+/* The CCP's matrix-free operators (ccp_problem.h): thin wrappers of the inline kernels in
+ * ccp_kernels.h, plus the whole-problem loops (velocity from impulses, residual). */
+#include <string.h>
+#include "ccp_kernels.h"
+
+void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6])
+{
+  const Contact *c = &P->contact[i];
+  ccp_kernel_relative_velocity(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, u);
+  u[0] += c->bn;
+}
+
+void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v)
+{
+  const Contact *c = &P->contact[i];
+  const size_t   a = (size_t)c->a, b = (size_t)c->b;
+  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, dg, v + 6 * a, v + 6 * b);
+}
+
+double ccp_contact_trace(const CCPProblem *P, PetscInt i)
+{
+  const Contact *c = &P->contact[i];
+  const size_t   a = (size_t)c->a, b = (size_t)c->b;
+  double         tf, tt;
+  ccp_kernel_traces(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf, &tt);
+  return tf + tt;
+}
+
+void ccp_project(const Contact *c, double g[6]) { ccp_kernel_project(c, g); }
+
+void ccp_velocity_from_impulses(const CCPProblem *P, const double *gamma, double *v)
+{
+  memcpy(v, P->vel_free, 6 * (size_t)P->nbodies * sizeof(double));
+  for (PetscInt i = 0; i < P->ncontacts; i++) ccp_apply_impulse(P, i, ccp_cblock(gamma, i), v);
+}
+
+double ccp_contact_residual(const Contact *c, const double gamma_i[6], const double gi[6]) { return ccp_kernel_residual(c, gamma_i, gi); }
+
+void ccp_contact_gradient(const CCPProblem *P, PetscInt i, const double *v, const double gamma_i[6], double gi[6])
+{
+  const Contact *c = &P->contact[i];
+  ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, gamma_i, gi);
+}
+
+void ccp_residual(const CCPProblem *P, const double *gamma, const double *v, double *res_max, double *res_rms)
+{
+  double mx = 0, sq = 0;
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact *c = &P->contact[i];
+    double         g[6];
+    ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gamma, i), g);
+    const double r = ccp_kernel_residual(c, ccp_cblock(gamma, i), g);
+    if (!isnan(mx) && !(r <= mx)) mx = r; /* a NaN residual sticks: it must not hide as a small max */
+    sq += r * r;
+  }
+  *res_max = mx;
+  *res_rms = P->ncontacts > 0 ? sqrt(sq / P->ncontacts) : 0;
+}

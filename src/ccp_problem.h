@@ -1,0 +1,43 @@
+/* One step's CCP in matrix-free form, and the small kernels every solver is built from.
+ *
+ *   minimize 1/2 g^T N g + r^T g  over  g in Y,   N = D^T M^-1 D + C,   r = D^T v_free + b
+ *
+ * Solver bodies are the rank's bodies (owned, then ghosts) followed by the walls. A wall has zero
+ * inverse mass and inertia and its prescribed velocity, so it needs no special case. Velocities in
+ * the solver are 6 per solver body: linear and angular, BOTH in the world frame (the stepper
+ * converts the body-frame angular velocity on the way in and out); inverse inertia is the world
+ * tensor R J^-1 R^T as a symmetric 3x3 (xx, yy, zz, xy, xz, yz).
+ *
+ * With v = v_free + M^-1 D gamma, the CCP gradient of contact i is  g_i = D_i^T v + b_i + C_i gamma_i. */
+#ifndef CCPDEM_CCP_PROBLEM_H
+#define CCPDEM_CCP_PROBLEM_H
+#include "contacts.h"
+
+typedef struct {
+  PetscInt       nbodies;      /* solver bodies: bodies then walls */
+  const double  *inv_mass;     /* 1 per solver body (0 for walls) */
+  const double  *inv_inertia;  /* 6 per solver body, world frame (0 for walls) */
+  const double  *vel_free;     /* 6 per solver body: M^-1 k, velocity without contact impulses */
+  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma */
+  PetscInt       ncontacts;
+  Contact       *contact;      /* bn, c_lin, c_rot, eta, cohesion_impulse already set */
+  double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
+} CCPProblem;
+
+/* u = D_i^T v + b_i  (relative contact velocity plus stabilization; 6 entries, the last 3 zero for 3-dof) */
+void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6]);
+/* v += M^-1 D_i dg  (dg has CONTACT_DOF_MAX entries, trailing ones ignored for 3-dof) */
+void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v);
+/* Diagonal block trace of D_i^T M^-1 D_i + C_i: used for eta_i = dof / trace. */
+double ccp_contact_trace(const CCPProblem *P, PetscInt i);
+/* Project gamma_i onto contact i's reaction set (cohesion shifts the cone down by cohesion_impulse). */
+void ccp_project(const Contact *c, double g[6]);
+/* v = v_free + M^-1 D gamma for all contacts (in contact order: deterministic). */
+void ccp_velocity_from_impulses(const CCPProblem *P, const double *gamma, double *v);
+/* GUIDE residual of contact i given its gradient gi. */
+double ccp_contact_residual(const Contact *c, const double gamma_i[6], const double gi[6]);
+/* Gradient gi = D_i^T v + b_i + C_i gamma_i. */
+void ccp_contact_gradient(const CCPProblem *P, PetscInt i, const double *v, const double gamma_i[6], double gi[6]);
+/* Max and RMS of the GUIDE residual over all contacts at (gamma, v = v_free + M^-1 D gamma). */
+void ccp_residual(const CCPProblem *P, const double *gamma, const double *v, double *res_max, double *res_rms);
+#endif

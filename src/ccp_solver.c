@@ -1,0 +1,177 @@
+/* The CCP solver object (ccp_solver.h): lifecycle, options, argument checks, workspace and the
+ * dispatch to one file per method (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c). */
+#include "ccp_kernels.h"
+
+static const char *const CCPSolverTypes[] = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
+
+static PetscClassId  CCP_CLASSID;
+static PetscLogEvent CCP_SOLVE;
+
+static PetscErrorCode CCPSolverRegisterLogging(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (!registered) {
+    PetscCall(PetscClassIdRegister("CCP solver", &CCP_CLASSID));
+    PetscCall(PetscLogEventRegister("CCPSolve", CCP_CLASSID, &CCP_SOLVE));
+    registered = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
+{
+  CCPSolver n;
+
+  PetscFunctionBegin;
+  PetscCheck(s, comm, PETSC_ERR_ARG_NULL, "CCPSolverCreate needs the address of a CCPSolver");
+  PetscCall(CCPSolverRegisterLogging());
+  PetscCall(PetscNew(&n));
+  n->comm          = comm;
+  n->type          = SOLVER_APGD;
+  n->max_it        = 1000;
+  n->tol           = 1e-5;
+  n->jacobi_omega  = 0.3; /* safe for ~12 contacts per body: see ccp_jacobi.c */
+  n->jacobi_lambda = 1.0;
+  n->gs_omega      = 1.0;
+  *s               = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt max_it, double tol)
+{
+  PetscFunctionBegin;
+  PetscCheck(type >= SOLVER_JACOBI && type <= SOLVER_APGD, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown CCP solver type %d: use jacobi, gauss-seidel or apgd", (int)type);
+  PetscCheck(max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP solver max_iterations %" PetscInt_FMT " is negative: give a count >= 0", max_it);
+  PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP solver tolerance %g is negative: give a residual (m/s) >= 0", tol);
+  s->type   = type;
+  s->max_it = max_it;
+  s->tol    = tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
+{
+  PetscEnum type = (PetscEnum)s->type;
+  PetscReal tol = s->tol, omega = s->jacobi_omega, lambda = s->jacobi_lambda, gs_omega = s->gs_omega;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
+  PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel or apgd", "CCPSolverSetFromOptions", CCPSolverTypes, type, &type, NULL));
+  PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", "CCPSolverSetFromOptions", s->max_it, &s->max_it, NULL));
+  PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", "CCPSolverSetFromOptions", tol, &tol, NULL));
+  PetscCall(PetscOptionsReal("-ccp_jacobi_omega", "Projected Jacobi step omega (times eta_i), eq. 46", "CCPSolverSetFromOptions", omega, &omega, NULL));
+  PetscCall(PetscOptionsReal("-ccp_jacobi_lambda", "Projected Jacobi relaxation lambda in (0, 1], eq. 46", "CCPSolverSetFromOptions", lambda, &lambda, NULL));
+  PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel over-relaxation of eta_i, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
+  PetscOptionsEnd();
+  PetscCheck(s->max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_max_it %" PetscInt_FMT " is negative: give a count >= 0", s->max_it);
+  PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_tol %g is negative: give a residual (m/s) >= 0", (double)tol);
+  PetscCheck(omega > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_jacobi_omega %g must be > 0 (typical 0.2-0.5)", (double)omega);
+  PetscCheck(lambda > 0 && lambda <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_jacobi_lambda %g must be in (0, 1]", (double)lambda);
+  PetscCheck(gs_omega > 0 && gs_omega < 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_gs_omega %g must be in (0, 2) (1 is plain Gauss-Seidel)", (double)gs_omega);
+  s->type          = (SolverType)type;
+  s->tol           = tol;
+  s->jacobi_omega  = omega;
+  s->jacobi_lambda = lambda;
+  s->gs_omega      = gs_omega;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P)
+{
+  const size_t ng = (size_t)CONTACT_DOF_MAX * P->ncontacts, nv = 6 * (size_t)P->nbodies;
+
+  PetscFunctionBegin;
+  if (ng > s->ngamma_cap) {
+    const size_t cap = ng + ng / 2; /* headroom: the contact count changes every step */
+    for (int k = 0; k < 6; k++) {
+      PetscCall(PetscFree(s->work_g[k]));
+      PetscCall(PetscMalloc1(cap, &s->work_g[k]));
+    }
+    s->ngamma_cap = cap;
+  }
+  if (nv > s->nvel_cap) {
+    const size_t cap = nv + nv / 2;
+    for (int k = 0; k < 2; k++) {
+      PetscCall(PetscFree(s->work_v[k]));
+      PetscCall(PetscMalloc1(cap, &s->work_v[k]));
+    }
+    s->nvel_cap = cap;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Check what the methods rely on, once per solve: indices in range, dof 3 or 6, a usable eta,
+ * a finite warm start. Zero the unused entries of 3-dof contacts so that every method may treat
+ * all CONTACT_DOF_MAX entries alike. */
+static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
+{
+  PetscFunctionBegin;
+  PetscCheck(P->nbodies >= 0 && P->ncontacts >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP problem with %" PetscInt_FMT " bodies and %" PetscInt_FMT " contacts", P->nbodies, P->ncontacts);
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact *c = &P->contact[i];
+    double        *g = ccp_block(P->gamma, i);
+    PetscCheck(c->a >= 0 && c->a < P->nbodies && c->b >= 0 && c->b < P->nbodies && c->a != c->b, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "Contact %" PetscInt_FMT " joins solver bodies %d and %d, but there are %" PetscInt_FMT ": fix the contact's body indices", i, (int)c->a, (int)c->b, P->nbodies);
+    PetscCheck(c->dof == 3 || c->dof == 6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Contact %" PetscInt_FMT " has dof %d: it must be 3 or 6", i, (int)c->dof);
+    PetscCheck(c->eta > 0 && isfinite(c->eta), s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "Contact %" PetscInt_FMT " has eta %g: set eta = dof / ccp_contact_trace() (> 0; a contact between two immovable bodies without compliance has none)", i, c->eta);
+    for (int k = 0; k < c->dof; k++) PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP, "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i, g[k]);
+    if (c->dof == 3) g[3] = g[4] = g[5] = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  PetscFunctionBegin;
+  PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
+  PetscCall(CCPProblemCheck(s, P));
+  PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
+  if (P->ncontacts == 0) {
+    PetscCall(PetscArraycpy(P->vel, P->vel_free, 6 * (size_t)P->nbodies));
+    stats->iterations = 0;
+    stats->res_max = stats->res_rms = 0;
+    stats->converged                = PETSC_TRUE;
+  } else {
+    PetscCall(CCPSolverEnsureWork(s, P));
+    switch (s->type) {
+    case SOLVER_JACOBI:
+      PetscCall(CCPSolve_Jacobi(s, P, stats));
+      break;
+    case SOLVER_GAUSS_SEIDEL:
+      PetscCall(CCPSolve_GaussSeidel(s, P, stats));
+      break;
+    case SOLVER_APGD:
+      PetscCall(CCPSolve_APGD(s, P, stats));
+      break;
+    }
+  }
+  PetscCall(PetscLogEventEnd(CCP_SOLVE, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type)
+{
+  PetscFunctionBegin;
+  *type = s->type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol)
+{
+  PetscFunctionBegin;
+  *tol = s->tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverDestroy(CCPSolver *s)
+{
+  PetscFunctionBegin;
+  if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = 0; k < 6; k++) PetscCall(PetscFree((*s)->work_g[k]));
+  for (int k = 0; k < 2; k++) PetscCall(PetscFree((*s)->work_v[k]));
+  PetscCall(PetscFree(*s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

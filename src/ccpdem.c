@@ -1,0 +1,160 @@
+/* ccpdem: the one entry point.
+ *   ccpdem run [SCENARIO.yaml] [-o OUT] [PETSc options]   (no scenario: the embedded default pile)
+ *   ccpdem check SCENARIO.yaml                            (validate only)
+ * Exit codes: 0 success, CCPDEM_EXIT_BAD_INPUT (2) rejected input, CCPDEM_EXIT_RUNTIME (1) other
+ * failures, CCPDEM_EXIT_REQUEUE (3) checkpointed on a signal. */
+#include "scenario.h"
+#include "population.h"
+#include "stepper.h"
+#include "run_loop.h"
+#include "default_scenario.h"
+#include <errno.h>
+#include <unistd.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char help[] = "ccpdem: granular and multibody dynamics with frictional contact (CCP time stepping).\n"
+                           "Usage:\n"
+                           "  ccpdem run [SCENARIO.yaml] [-o OUT] [options]   run a scenario (default: the embedded pile)\n"
+                           "  ccpdem check SCENARIO.yaml                      validate a scenario and exit\n"
+                           "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
+                           "solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n";
+
+/* One line on stderr for input the user must fix; the caller exits with CCPDEM_EXIT_BAD_INPUT. */
+static void ReportBadInput(const char *msg)
+{
+  PetscMPIInt rank = 0;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (!rank) fprintf(stderr, "ccpdem: error: %s\n", msg);
+}
+
+/* mkdir -p; returns 0 or an errno. */
+static int MakeDirs(const char *path)
+{
+  char buf[SCENARIO_PATH_MAX];
+  if (strlen(path) >= sizeof(buf)) return ENAMETOOLONG;
+  strcpy(buf, path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST) return errno;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST) return errno;
+  struct stat st;
+  if (stat(buf, &st) || !S_ISDIR(st.st_mode)) return ENOTDIR;
+  if (access(buf, W_OK)) return errno;
+  return 0;
+}
+
+/* The positional argument after the command, if any (PETSc options start with '-'). */
+static const char *Positional(int argc, char **argv)
+{
+  return argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+}
+
+static PetscErrorCode LoadScenario(const char *path, Scenario *sc, char *err, size_t errlen, int *bad)
+{
+  PetscFunctionBegin;
+  *bad = path ? scenario_load_file(path, sc, err, errlen) : scenario_load_string(ccpdem_default_scenario, "<embedded default scenario>", sc, err, errlen);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CommandCheck(const char *path, int *exit_code)
+{
+  Scenario  sc;
+  BodyStore bodies;
+  char      err[SCENARIO_ERR_MAX] = "";
+  int       bad;
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  if (!path) {
+    ReportBadInput("no scenario given; usage: ccpdem check SCENARIO.yaml");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(LoadScenario(path, &sc, err, sizeof(err), &bad));
+  if (bad) {
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(BodyStoreCreate(&bodies));
+  PetscCall(PopulationBuild(&sc, &bodies, err, sizeof(err)));
+  if (err[0]) ReportBadInput(err);
+  else {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: ok: %" PetscInt_FMT " bodies, %d walls, %d materials, %g s in steps of %g s\n", path, bodies.n_owned, sc.n_walls, sc.n_materials, sc.time_end, sc.time_step));
+    *exit_code = 0;
+  }
+  PetscCall(BodyStoreDestroy(&bodies));
+  scenario_free(&sc);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CommandRun(const char *path, int *exit_code)
+{
+  Scenario    sc;
+  Simulation *sim = NULL;
+  char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
+  PetscBool   has_o;
+  int         bad, rc = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(LoadScenario(path, &sc, err, sizeof(err), &bad));
+  if (bad) {
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
+  if (sc.contact_model != CONTACT_MODEL_CCP) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "%s: key 'contact.model': the penalty model is not available yet; use model: ccp", sc.path));
+    ReportBadInput(err);
+    scenario_free(&sc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
+  if (err[0]) {
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* All checks passed: only now touch the output directory. */
+  if (!rank) rc = MakeDirs(outdir);
+  PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+  if (rc) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); choose another with -o OUT or output.dir", outdir, strerror(rc)));
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", sim->bodies.n_owned, sim->sc.n_walls, sim->sc.time_step, sim->sc.time_end, outdir));
+  PetscCall(RunLoop(sim, outdir));
+  PetscCall(SimulationDestroy(&sim));
+  *exit_code = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+  int            exit_code = CCPDEM_EXIT_RUNTIME;
+  const char    *cmd       = argc > 1 ? argv[1] : "";
+
+  ierr = PetscInitialize(&argc, &argv, NULL, help);
+  if (ierr) return CCPDEM_EXIT_RUNTIME;
+  if (!strcmp(cmd, "run")) ierr = CommandRun(Positional(argc, argv), &exit_code);
+  else if (!strcmp(cmd, "check")) ierr = CommandCheck(Positional(argc, argv), &exit_code);
+  else {
+    char msg[256];
+    PetscHelpPrintf(PETSC_COMM_WORLD, "%s", help);
+    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run' or 'check'", cmd);
+    if (strcmp(cmd, "-help") && strcmp(cmd, "--help")) ReportBadInput(msg);
+    exit_code = strcmp(cmd, "-help") && strcmp(cmd, "--help") ? CCPDEM_EXIT_BAD_INPUT : 0;
+  }
+  if (ierr) exit_code = CCPDEM_EXIT_RUNTIME;
+  ierr = PetscFinalize();
+  if (ierr && !exit_code) exit_code = CCPDEM_EXIT_RUNTIME;
+  return exit_code;
+}

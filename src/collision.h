@@ -1,0 +1,22 @@
+/* Collision detection for one step: broadphase + narrowphase over bodies and walls, producing the
+ * active contact set (pairs with gap below the envelope) with frames, offsets and pair parameters,
+ * sorted by key. Contact body indices are solver-body indices: bodies [0, nb) then walls. */
+#ifndef CCPDEM_COLLISION_H
+#define CCPDEM_COLLISION_H
+#include "bodies.h"
+#include "walls.h"
+#include "materials.h"
+#include "contacts.h"
+#include "broadphase.h"
+
+typedef struct {
+  double          envelope;
+  const Material *materials;
+  const Wall     *walls;
+  int             nwalls;
+} CollisionSettings;
+
+/* Detect all contacts among bodies [0, nb) of s and between them and the walls. Contacts
+ * between two ghosts are skipped (another rank owns them). cs is cleared first. */
+PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs);
+#endif

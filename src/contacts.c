@@ -1,0 +1,144 @@
+#include "contacts.h"
+#include <string.h>
+
+PetscErrorCode ContactSetCreate(ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(cs, sizeof(*cs)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetDestroy(ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma)); /* one allocation (ContactSetReserve) */
+  PetscCall(PetscMemzero(cs, sizeof(*cs)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
+{
+  PetscInt    cap;
+  Contact    *c;
+  ContactKey *key;
+  double     *gamma;
+
+  PetscFunctionBegin;
+  if (n <= cs->capacity) PetscFunctionReturn(PETSC_SUCCESS);
+  cap = PetscMax(n, 2 * cs->capacity + 64); /* geometric growth: appends are amortized O(1) */
+  PetscCall(PetscMalloc3((size_t)cap, &c, (size_t)cap, &key, (size_t)cap * CONTACT_DOF_MAX, &gamma));
+  if (cs->n) {
+    PetscCall(PetscArraycpy(c, cs->c, cs->n));
+    PetscCall(PetscArraycpy(key, cs->key, cs->n));
+    PetscCall(PetscArraycpy(gamma, cs->gamma, (size_t)cs->n * CONTACT_DOF_MAX));
+  }
+  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
+  cs->c = c; cs->key = key; cs->gamma = gamma; cs->capacity = cap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index)
+{
+  PetscFunctionBegin;
+  if (cs->n == cs->capacity) PetscCall(ContactSetReserve(cs, cs->n + 1));
+  cs->c[cs->n]   = *c;
+  cs->key[cs->n] = *k;
+  memset(contact_gamma(cs, cs->n), 0, sizeof(double) * CONTACT_DOF_MAX);
+  if (index) *index = cs->n;
+  cs->n++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void ContactSetClear(ContactSet *cs) { cs->n = 0; }
+
+/* -1, 0, 1 as a < b, a == b, a > b in (ida, idb, sub) order */
+static inline int contact_key_compare(const ContactKey *a, const ContactKey *b)
+{
+  if (a->ida != b->ida) return a->ida < b->ida ? -1 : 1;
+  if (a->idb != b->idb) return a->idb < b->idb ? -1 : 1;
+  if (a->sub != b->sub) return a->sub < b->sub ? -1 : 1;
+  return 0;
+}
+
+static PetscBool contact_keys_sorted(const ContactSet *cs)
+{
+  for (PetscInt i = 1; i < cs->n; i++)
+    if (contact_key_compare(&cs->key[i - 1], &cs->key[i]) > 0) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Orders a permutation of contact indices by key; equal keys (which detection never makes) keep
+ * their detection order, so the result is deterministic whatever the sort algorithm does. */
+static int contact_index_compare(const void *pa, const void *pb, void *ctx)
+{
+  const ContactKey *key = (const ContactKey *)ctx;
+  const PetscInt    a = *(const PetscInt *)pa, b = *(const PetscInt *)pb;
+  const int         c = contact_key_compare(&key[a], &key[b]);
+  if (c) return c;
+  return a < b ? -1 : (a > b);
+}
+
+PetscErrorCode ContactSetSortByKey(ContactSet *cs)
+{
+  PetscInt   *perm;
+  Contact    *c;
+  ContactKey *key;
+  double     *gamma;
+
+  PetscFunctionBegin;
+  /* Collision detection emits contacts already in key order: that case costs one pass. */
+  if (contact_keys_sorted(cs)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(cs->n, &perm));
+  for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
+  PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
+  /* Gather into fresh arrays (one pass each) and swap them in. */
+  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, (size_t)cs->capacity * CONTACT_DOF_MAX, &gamma));
+  for (PetscInt i = 0; i < cs->n; i++) {
+    c[i]   = cs->c[perm[i]];
+    key[i] = cs->key[perm[i]];
+    memcpy(gamma + (size_t)CONTACT_DOF_MAX * i, contact_gamma(cs, perm[i]), sizeof(double) * CONTACT_DOF_MAX);
+  }
+  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
+  cs->c = c; cs->key = key; cs->gamma = gamma;
+  PetscCall(PetscFree(perm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ContactSet *prev, double scale, PetscInt *matched)
+{
+  PetscInt j = 0, nmatch = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
+  PetscCheck(contact_keys_sorted(cur) && contact_keys_sorted(prev), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ContactSetWarmStart needs both contact sets sorted by key: call ContactSetSortByKey first");
+  /* Merge of two sorted key lists: linear in cur->n + prev->n. */
+  for (PetscInt i = 0; i < cur->n; i++) {
+    double *g = contact_gamma(cur, i);
+    int     cmp = 1;
+    while (j < prev->n && (cmp = contact_key_compare(&prev->key[j], &cur->key[i])) < 0) j++;
+    if (j < prev->n && cmp == 0) {
+      const double *gp = contact_gamma(prev, j);
+      for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
+      nmatch++;
+    } else {
+      memset(g, 0, sizeof(double) * CONTACT_DOF_MAX);
+    }
+  }
+  if (matched) *matched = nmatch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetCopy(ContactSet *dst, const ContactSet *src)
+{
+  PetscFunctionBegin;
+  dst->n = 0; /* nothing of dst's old contents needs to survive a reallocation */
+  PetscCall(ContactSetReserve(dst, src->n));
+  if (src->n) {
+    PetscCall(PetscArraycpy(dst->c, src->c, src->n));
+    PetscCall(PetscArraycpy(dst->key, src->key, src->n));
+    PetscCall(PetscArraycpy(dst->gamma, src->gamma, (size_t)src->n * CONTACT_DOF_MAX));
+  }
+  dst->n = src->n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,60 @@
+/* The active contact set of one step: geometry, pair parameters and impulses, plus the warm-start
+ * map that carries impulses from one step to the next, matched by (id A, id B, point index).
+ *
+ * Contact i acts between solver bodies a and b (indices into bodies then walls: see ccp_problem.h);
+ * A has the smaller global id (walls have negative ids, so a wall is always A). Normal n points
+ * from A to B; (n, u, w) is right-handed. Impulses per contact: (gn, gu, gw, tn, tu, tw) =
+ * normal, two tangential force impulses, spin and two rolling torque impulses, all in the frame. */
+#ifndef CCPDEM_CONTACTS_H
+#define CCPDEM_CONTACTS_H
+#include <petscsys.h>
+#include <stdint.h>
+
+#define CONTACT_DOF_MAX 6
+
+typedef struct {
+  int32_t a, b;          /* solver-body indices of A and B */
+  int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
+  int32_t sub;           /* point index within the pair (box contacts have up to 4 points) */
+  double  n[3], u[3], w[3]; /* contact frame, world */
+  double  ra[3], rb[3];  /* contact point on A (on B) minus A's (B's) centre of mass, world */
+  double  phi;           /* signed gap (m), negative = overlap */
+  double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
+  double  cohesion;      /* pair cohesion force (N) */
+  double  compliance;    /* pair compliance (m/N) */
+  /* Set by the stepper for the solve: */
+  double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
+  double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */
+  double  eta;           /* GUIDE residual step dim / trace(N_ii) */
+  double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
+} Contact;
+
+typedef struct {
+  int64_t ida, idb;      /* global ids of A and B (walls negative) */
+  int32_t sub;
+} ContactKey;
+
+typedef struct {
+  PetscInt    n, capacity;
+  Contact    *c;
+  ContactKey *key;
+  double     *gamma;     /* CONTACT_DOF_MAX per contact */
+} ContactSet;
+
+static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }
+
+PetscErrorCode ContactSetCreate(ContactSet *cs);
+PetscErrorCode ContactSetDestroy(ContactSet *cs);
+PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n);
+/* Append a contact with zero impulse; returns its index. */
+PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index);
+void           ContactSetClear(ContactSet *cs);
+/* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
+PetscErrorCode ContactSetSortByKey(ContactSet *cs);
+
+/* Warm start: copy into cur the impulses of prev's contacts with the same key (others zero),
+ * scaled by `scale` in [0, 1]. Both sets must be sorted by key. Returns how many matched. */
+PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ContactSet *prev, double scale, PetscInt *matched);
+/* prev <- cur (geometry, keys and impulses); reuses prev's memory. */
+PetscErrorCode ContactSetCopy(ContactSet *dst, const ContactSet *src);
+#endif

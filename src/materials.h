@@ -1,0 +1,34 @@
+/* Materials and the pair parameters two materials give a contact. */
+#ifndef CCPDEM_MATERIALS_H
+#define CCPDEM_MATERIALS_H
+
+#define MATERIAL_NAME_MAX 64
+
+typedef struct {
+  char   name[MATERIAL_NAME_MAX];
+  double density;            /* kg/m^3 */
+  double friction;           /* sliding friction coefficient mu (-) */
+  double rolling_friction;   /* rolling friction rho (m): resisting torque <= rho * normal force */
+  double spinning_friction;  /* spinning friction sigma (m): |spin torque| <= sigma * normal force */
+  double compliance;         /* contact compliance (m/N), 0 = rigid; makes each step strongly convex */
+  double cohesion;           /* cohesion force (N): the normal force may pull down to -cohesion */
+} Material;
+
+/* Parameters of one contact between materials a and b. Friction, rolling and spinning friction and
+ * cohesion combine by the minimum (the weaker surface limits the pair); compliance by the sum
+ * (springs in series). */
+typedef struct {
+  double mu, rho, sigma, compliance, cohesion;
+} PairParams;
+
+static inline void material_pair(const Material *a, const Material *b, PairParams *p)
+{
+#define CCPDEM_MIN(x, y) ((x) < (y) ? (x) : (y))
+  p->mu         = CCPDEM_MIN(a->friction, b->friction);
+  p->rho        = CCPDEM_MIN(a->rolling_friction, b->rolling_friction);
+  p->sigma      = CCPDEM_MIN(a->spinning_friction, b->spinning_friction);
+  p->cohesion   = CCPDEM_MIN(a->cohesion, b->cohesion);
+  p->compliance = a->compliance + b->compliance;
+#undef CCPDEM_MIN
+}
+#endif

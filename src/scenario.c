@@ -1,0 +1,773 @@
+/* Scenario reader: YAML (libyaml document API) -> validated Scenario (GUIDE "Scenario files").
+ *
+ * Every key is checked where it is read, and the first problem becomes one message
+ *   FILE:LINE: key 'bodies[2].radius': must be > 0 (got -1); give the sphere radius in m
+ * with the line of the offending key or value and the dotted path with list indices.
+ * Unknown and duplicate keys are errors at every level. Numbers must be plain (unquoted) decimal
+ * numbers, so "abc", true, null and "5" are rejected rather than read as 0 or 5.
+ *
+ * Keys read in a fixed order (domain, gravity, time, contact, solver, materials, walls, bodies,
+ * fills, output), so materials are known before anything refers to them by name.
+ *
+ * Defaults (the documented choices):
+ *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s;
+ *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
+ *     extent, fill radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
+ *     active set scales with the grains; 0.001 m when the file has no bodies;
+ *   solver apgd, 500 iterations, tolerance 1e-6 m/s;
+ *   materials: rolling_friction, spinning_friction, compliance, cohesion 0;
+ *   walls: box velocity 0, orientation [1, 0, 0, 0];
+ *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
+ *     mass and inertia from the material density and the shape;
+ *   fills: velocity 0; random seed 0;
+ *   output: dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none). */
+#include "scenario.h"
+#include "vec3.h"
+#include <yaml.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_PATH_MAX 256
+#define TRY(call) do { if ((call) != 0) return -1; } while (0)
+
+typedef enum { OPTIONAL = 0, REQUIRED = 1 } Need;
+typedef enum { ANY_NUMBER, POSITIVE, NON_NEGATIVE } Bound;
+
+typedef struct {
+  const char      *file;   /* name used in messages */
+  yaml_document_t *doc;
+  char            *err;
+  size_t           errlen;
+  int              failed; /* only the first problem is reported */
+} Reader;
+
+static int line_of(const yaml_node_t *n) { return (int)n->start_mark.line + 1; }
+static const char *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static yaml_node_t *node_at(Reader *r, int index) { return yaml_document_get_node(r->doc, index); }
+
+static void vmessage(char *err, size_t errlen, const char *file, int line, const char *path, const char *fmt, va_list ap)
+{
+  int k;
+  if (!errlen) return;
+  if (path) k = snprintf(err, errlen, "%s:%d: key '%s': ", file, line, path);
+  else k = snprintf(err, errlen, "%s:%d: ", file, line);
+  if (k >= 0 && (size_t)k < errlen) vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+}
+
+/* Record the first problem (at node `at`, key `path`, NULL for none); returns -1 for TRY. */
+static int fail(Reader *r, const yaml_node_t *at, const char *path, const char *fmt, ...)
+{
+  if (!r->failed) {
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(r->err, r->errlen, r->file, at ? line_of(at) : 1, path, fmt, ap);
+    va_end(ap);
+    r->failed = 1;
+  }
+  return -1;
+}
+
+/* Key paths are only for messages: an overlong one (a huge key in the file) ends in "...". */
+static void mark_truncated(char out[KEY_PATH_MAX], int k)
+{
+  if (k >= KEY_PATH_MAX) strcpy(out + KEY_PATH_MAX - 4, "...");
+}
+static void join_path(char out[KEY_PATH_MAX], const char *path, const char *key)
+{
+  mark_truncated(out, path[0] ? snprintf(out, KEY_PATH_MAX, "%s.%s", path, key) : snprintf(out, KEY_PATH_MAX, "%s", key));
+}
+static void index_path(char out[KEY_PATH_MAX], const char *path, int i) { mark_truncated(out, snprintf(out, KEY_PATH_MAX, "%s[%d]", path, i)); }
+
+static void join_names(const char *const *names, char *buf, size_t n)
+{
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; names[i] && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* What a node is, for "expected X, got Y" messages. */
+static void describe(const yaml_node_t *n, char *buf, size_t len)
+{
+  switch (n->type) {
+  case YAML_SCALAR_NODE: snprintf(buf, len, text_of(n)[0] ? "'%.40s'" : "nothing%s", text_of(n)); break;
+  case YAML_SEQUENCE_NODE: snprintf(buf, len, "a list of %d entries", (int)(n->data.sequence.items.top - n->data.sequence.items.start)); break;
+  case YAML_MAPPING_NODE: snprintf(buf, len, "a mapping"); break;
+  default: snprintf(buf, len, "nothing"); break;
+  }
+}
+
+static int seq_count(const yaml_node_t *n) { return (int)(n->data.sequence.items.top - n->data.sequence.items.start); }
+static yaml_node_t *seq_item(Reader *r, const yaml_node_t *n, int i) { return node_at(r, n->data.sequence.items.start[i]); }
+
+/* ---- structure ---------------------------------------------------------------------------- */
+
+static int expect_mapping(Reader *r, const yaml_node_t *n, const char *path, const char *hint)
+{
+  char got[96];
+  if (n->type == YAML_MAPPING_NODE) return 0;
+  describe(n, got, sizeof got);
+  return fail(r, n, path, "expected a mapping {key: value, ...}, got %s; %s", got, hint);
+}
+
+static int expect_list(Reader *r, const yaml_node_t *n, const char *path, const char *hint)
+{
+  char got[96];
+  if (n->type == YAML_SEQUENCE_NODE) return 0;
+  describe(n, got, sizeof got);
+  return fail(r, n, path, "expected a list (entries starting with '- ' or [a, b]), got %s; %s", got, hint);
+}
+
+/* Every key of mapping m is a plain name from `allowed` (NULL-terminated) and appears once. */
+static int check_keys(Reader *r, const yaml_node_t *m, const char *path, const char *const *allowed)
+{
+  char kpath[KEY_PATH_MAX], names[512];
+  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+    const yaml_node_t *key = node_at(r, p->key);
+    int known = 0;
+    if (key->type != YAML_SCALAR_NODE)
+      return fail(r, key, NULL, "a key%s%s must be a plain name, not a list or mapping; write name: value", path[0] ? " in " : "", path);
+    join_path(kpath, path, text_of(key));
+    for (int i = 0; allowed[i]; i++) known |= !strcmp(allowed[i], text_of(key));
+    if (!known) {
+      join_names(allowed, names, sizeof names);
+      return fail(r, key, kpath, "unknown key; the allowed keys %s%s%s are: %s", path[0] ? "of '" : "at the top level", path, path[0] ? "'" : "", names);
+    }
+    for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
+      const yaml_node_t *prev = node_at(r, q->key);
+      if (prev->type == YAML_SCALAR_NODE && !strcmp(text_of(prev), text_of(key)))
+        return fail(r, key, kpath, "duplicate key (first given at line %d); keep only one", line_of(prev));
+    }
+  }
+  return 0;
+}
+
+/* The value of key in mapping m, or NULL; kpath receives the key's path. */
+static yaml_node_t *field(Reader *r, const yaml_node_t *m, const char *path, const char *key, char kpath[KEY_PATH_MAX])
+{
+  join_path(kpath, path, key);
+  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+    const yaml_node_t *k = node_at(r, p->key);
+    if (k->type == YAML_SCALAR_NODE && !strcmp(text_of(k), key)) return node_at(r, p->value);
+  }
+  return NULL;
+}
+
+static int missing(Reader *r, const yaml_node_t *m, const char *kpath, const char *hint) { return fail(r, m, kpath, "missing; %s", hint); }
+
+/* Mapping under key (checked: a mapping, known keys only). *out = NULL if absent and optional. */
+static int get_mapping(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, const char *const *allowed,
+                       const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX])
+{
+  *out = field(r, m, path, key, kpath);
+  if (!*out) return need == REQUIRED ? missing(r, m, kpath, hint) : 0;
+  TRY(expect_mapping(r, *out, kpath, hint));
+  return check_keys(r, *out, kpath, allowed);
+}
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+/* A YAML number as people write them: [+-]digits[.digits][e[+-]digits], or .5, 5. */
+static int is_decimal_number(const char *s)
+{
+  int digits = 0;
+  if (*s == '+' || *s == '-') s++;
+  while (isdigit((unsigned char)*s)) { s++; digits++; }
+  if (*s == '.') {
+    s++;
+    while (isdigit((unsigned char)*s)) { s++; digits++; }
+  }
+  if (!digits) return 0;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!isdigit((unsigned char)*s)) return 0;
+    while (isdigit((unsigned char)*s)) s++;
+  }
+  return *s == '\0';
+}
+
+static int is_integer_text(const char *s)
+{
+  if (*s == '+' || *s == '-') s++;
+  if (!isdigit((unsigned char)*s)) return 0;
+  while (isdigit((unsigned char)*s)) s++;
+  return *s == '\0';
+}
+
+static int plain_scalar(Reader *r, const yaml_node_t *v, const char *kpath, const char *expected, const char *hint)
+{
+  char got[96];
+  if (v->type != YAML_SCALAR_NODE) {
+    describe(v, got, sizeof got);
+    return fail(r, v, kpath, "expected %s, got %s; %s", expected, got, hint);
+  }
+  if (v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE || v->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+    return fail(r, v, kpath, "expected %s, got the quoted string '%.40s'; remove the quotes (%s)", expected, text_of(v), hint);
+  return 0;
+}
+
+static int number_value(Reader *r, const yaml_node_t *v, const char *kpath, const char *hint, double *x)
+{
+  TRY(plain_scalar(r, v, kpath, "a number", hint));
+  if (!text_of(v)[0]) return fail(r, v, kpath, "expected a number, got nothing; %s", hint);
+  if (!is_decimal_number(text_of(v))) return fail(r, v, kpath, "expected a number (got '%.40s'); %s", text_of(v), hint);
+  *x = strtod(text_of(v), NULL);
+  if (!isfinite(*x)) return fail(r, v, kpath, "number out of range (got '%.40s'); %s", text_of(v), hint);
+  return 0;
+}
+
+static int check_bound(Reader *r, const yaml_node_t *v, const char *kpath, Bound b, double x, const char *hint)
+{
+  if (b == POSITIVE && !(x > 0)) return fail(r, v, kpath, "must be > 0 (got %s); %s", text_of(v), hint);
+  if (b == NON_NEGATIVE && !(x >= 0)) return fail(r, v, kpath, "must be >= 0 (got %s); %s", text_of(v), hint);
+  return 0;
+}
+
+/* Number under key; *out is left alone (the default) if absent and optional. */
+static int get_number(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, Bound b, const char *hint, double *out)
+{
+  char kpath[KEY_PATH_MAX];
+  const yaml_node_t *v = field(r, m, path, key, kpath);
+  double x;
+  if (!v) return need == REQUIRED ? missing(r, m, kpath, hint) : 0;
+  TRY(number_value(r, v, kpath, hint, &x));
+  TRY(check_bound(r, v, kpath, b, x, hint));
+  *out = x;
+  return 0;
+}
+
+/* List of exactly n numbers under key, each within bound. */
+static int get_vector(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, int n, Bound b, const char *hint, double *out)
+{
+  char kpath[KEY_PATH_MAX], epath[KEY_PATH_MAX], got[96];
+  const yaml_node_t *v = field(r, m, path, key, kpath);
+  double x[4];
+  if (!v) return need == REQUIRED ? missing(r, m, kpath, hint) : 0;
+  if (v->type != YAML_SEQUENCE_NODE || seq_count(v) != n) {
+    describe(v, got, sizeof got);
+    return fail(r, v, kpath, "expected a list of %d numbers %s, got %s; %s", n, n == 4 ? "[w, x, y, z]" : "[x, y, z]", got, hint);
+  }
+  for (int i = 0; i < n; i++) {
+    const yaml_node_t *e = seq_item(r, v, i);
+    index_path(epath, kpath, i);
+    TRY(number_value(r, e, epath, hint, &x[i]));
+    TRY(check_bound(r, e, epath, b, x[i], hint));
+  }
+  for (int i = 0; i < n; i++) out[i] = x[i];
+  return 0;
+}
+
+/* Unit quaternion under key: 4 numbers, not all zero, normalized. */
+static int get_quaternion(Reader *r, const yaml_node_t *m, const char *path, const char *key, double q[4])
+{
+  char kpath[KEY_PATH_MAX];
+  const char *hint = "give the orientation as a unit quaternion [w, x, y, z] (body to world), e.g. [1, 0, 0, 0]";
+  double v[4] = {q[0], q[1], q[2], q[3]};
+  TRY(get_vector(r, m, path, key, OPTIONAL, 4, ANY_NUMBER, hint, v));
+  if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+    return fail(r, field(r, m, path, key, kpath), kpath, "must not be all zero; %s", hint);
+  quat_normalize(v);
+  for (int i = 0; i < 4; i++) q[i] = v[i];
+  return 0;
+}
+
+/* Integer >= min under key. */
+static int get_integer(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, long long min, const char *hint, long long *out)
+{
+  char kpath[KEY_PATH_MAX];
+  const yaml_node_t *v = field(r, m, path, key, kpath);
+  long long x;
+  if (!v) return need == REQUIRED ? missing(r, m, kpath, hint) : 0;
+  TRY(plain_scalar(r, v, kpath, "an integer", hint));
+  if (!is_integer_text(text_of(v))) return fail(r, v, kpath, "expected an integer (got '%.40s'); %s", text_of(v), hint);
+  errno = 0;
+  x = strtoll(text_of(v), NULL, 10);
+  if (errno == ERANGE) return fail(r, v, kpath, "integer out of range (got %.40s); %s", text_of(v), hint);
+  if (x < min) {
+    if (min == 1) return fail(r, v, kpath, "must be > 0 (got %s); %s", text_of(v), hint);
+    return fail(r, v, kpath, "must be >= %lld (got %s); %s", min, text_of(v), hint);
+  }
+  *out = x;
+  return 0;
+}
+
+/* Non-empty string under key, shorter than cap. */
+static int get_string(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, const char *hint, char *out, size_t cap)
+{
+  char kpath[KEY_PATH_MAX], got[96];
+  const yaml_node_t *v = field(r, m, path, key, kpath);
+  if (!v) return need == REQUIRED ? missing(r, m, kpath, hint) : 0;
+  if (v->type != YAML_SCALAR_NODE) {
+    describe(v, got, sizeof got);
+    return fail(r, v, kpath, "expected a name, got %s; %s", got, hint);
+  }
+  if (!text_of(v)[0]) return fail(r, v, kpath, "must not be empty; %s", hint);
+  if (strlen(text_of(v)) >= cap) return fail(r, v, kpath, "too long (at most %zu characters); %s", cap - 1, hint);
+  strcpy(out, text_of(v));
+  return 0;
+}
+
+/* One of `choices` (NULL-terminated) under key; *out = its index. */
+static int get_choice(Reader *r, const yaml_node_t *m, const char *path, const char *key, Need need, const char *const *choices, const char *hint, int *out)
+{
+  char kpath[KEY_PATH_MAX], names[256], word[128];
+  const yaml_node_t *v;
+  word[0] = 0;
+  TRY(get_string(r, m, path, key, need, hint, word, sizeof word));
+  if (!word[0]) return 0;
+  for (int i = 0; choices[i]; i++)
+    if (!strcmp(choices[i], word)) { *out = i; return 0; }
+  v = field(r, m, path, key, kpath);
+  join_names(choices, names, sizeof names);
+  return fail(r, v, kpath, "unknown value '%s'; use one of: %s", word, names);
+}
+
+static int get_material(Reader *r, const Scenario *sc, const yaml_node_t *m, const char *path, int *out)
+{
+  char kpath[KEY_PATH_MAX], name[MATERIAL_NAME_MAX + 64], names[1024];
+  size_t k = 0;
+  TRY(get_string(r, m, path, "material", REQUIRED, "name one of the materials defined under 'materials'", name, sizeof name));
+  *out = scenario_material_index(sc, name);
+  if (*out >= 0) return 0;
+  names[0] = 0;
+  for (int i = 0; i < sc->n_materials && k < sizeof names; i++) k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", sc->materials[i].name);
+  return fail(r, field(r, m, path, "material", kpath), kpath, "unknown material '%s'; the scenario defines: %s", name, names);
+}
+
+/* {min, max} with max > min on every axis. */
+static int get_box(Reader *r, const yaml_node_t *m, const char *path, const char *what, double lo[3], double hi[3])
+{
+  char kpath[KEY_PATH_MAX], hint[160];
+  snprintf(hint, sizeof hint, "give the %s corner [x, y, z] (m)", what);
+  TRY(get_vector(r, m, path, "min", REQUIRED, 3, ANY_NUMBER, hint, lo));
+  TRY(get_vector(r, m, path, "max", REQUIRED, 3, ANY_NUMBER, hint, hi));
+  for (int a = 0; a < 3; a++)
+    if (!(hi[a] > lo[a])) {
+      const yaml_node_t *v = field(r, m, path, "max", kpath);
+      return fail(r, v, kpath, "max[%d] = %g must be > min[%d] = %g; give max > min on every axis", a, hi[a], a, lo[a]);
+    }
+  return 0;
+}
+
+/* ---- sections ----------------------------------------------------------------------------- */
+
+static int read_domain(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"min", "max", NULL};
+  char kp[KEY_PATH_MAX];
+  yaml_node_t *m;
+  TRY(get_mapping(r, root, "", "domain", REQUIRED, keys, "add domain: {min: [x, y, z], max: [x, y, z]}, the box bodies live in (m)", &m, kp));
+  return get_box(r, m, kp, "domain", sc->domain_min, sc->domain_max);
+}
+
+static int read_time(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"step", "end", NULL};
+  char kp[KEY_PATH_MAX];
+  yaml_node_t *m;
+  TRY(get_mapping(r, root, "", "time", REQUIRED, keys, "add time: {step: H, end: T} in simulated seconds", &m, kp));
+  TRY(get_number(r, m, kp, "step", REQUIRED, POSITIVE, "give the time step h in s, e.g. 0.001", &sc->time_step));
+  return get_number(r, m, kp, "end", REQUIRED, POSITIVE, "give the simulated end time in s", &sc->time_end);
+}
+
+static int read_contact(Reader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given)
+{
+  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", NULL};
+  static const char *const models[] = {"ccp", "penalty", NULL};
+  char kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
+  yaml_node_t *m;
+  int model = CONTACT_MODEL_CCP;
+  TRY(get_mapping(r, root, "", "contact", OPTIONAL, keys, "write contact: {model: ccp, envelope: D, max_recovery_speed: V}", &m, kp));
+  if (!m) return 0;
+  TRY(get_choice(r, m, kp, "model", OPTIONAL, models, "choose the contact model ccp or penalty", &model));
+  sc->contact_model = (ContactModel)model;
+  *envelope_given = field(r, m, kp, "envelope", ep) != NULL;
+  TRY(get_number(r, m, kp, "envelope", OPTIONAL, POSITIVE, "give the contact envelope in m (pairs closer than this enter the active set)", &sc->envelope));
+  return get_number(r, m, kp, "max_recovery_speed", OPTIONAL, POSITIVE, "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed);
+}
+
+static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"type", "max_iterations", "tolerance", NULL};
+  static const char *const types[] = {"jacobi", "gauss-seidel", "apgd", NULL};
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
+  yaml_node_t *m;
+  int type = sc->solver_type;
+  long long it = sc->max_iterations;
+  TRY(get_mapping(r, root, "", "solver", OPTIONAL, keys, "write solver: {type: apgd, max_iterations: N, tolerance: TOL}", &m, kp));
+  if (!m) return 0;
+  TRY(get_choice(r, m, kp, "type", OPTIONAL, types, "choose the solver", &type));
+  sc->solver_type = (SolverType)type;
+  TRY(get_integer(r, m, kp, "max_iterations", OPTIONAL, 1, "give the iteration limit per step, e.g. 500", &it));
+  if (it > INT_MAX) return fail(r, field(r, m, kp, "max_iterations", ip), ip, "must be <= %d (got %lld); give a smaller iteration limit", INT_MAX, it);
+  sc->max_iterations = (int)it;
+  return get_number(r, m, kp, "tolerance", OPTIONAL, POSITIVE, "give the residual tolerance in m/s, e.g. 1e-6", &sc->tolerance);
+}
+
+static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", NULL};
+  const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "materials", kp);
+  if (!list) return missing(r, root, kp, hint);
+  TRY(expect_list(r, list, kp, hint));
+  if (!seq_count(list)) return fail(r, list, kp, "defines no material; %s", hint);
+  sc->materials = calloc((size_t)seq_count(list), sizeof(Material));
+  if (!sc->materials) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < seq_count(list); i++) {
+    yaml_node_t *m = seq_item(r, list, i);
+    Material *mat = &sc->materials[i];
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, "write {name: N, density: RHO, friction: MU}"));
+    TRY(check_keys(r, m, ip, keys));
+    TRY(get_string(r, m, ip, "name", REQUIRED, "give the material a name that bodies and walls refer to", mat->name, sizeof mat->name));
+    for (int j = 0; j < i; j++)
+      if (!strcmp(sc->materials[j].name, mat->name))
+        return fail(r, field(r, m, ip, "name", np), np, "duplicate material name '%s' (materials[%d] has it too); give each material its own name", mat->name, j);
+    TRY(get_number(r, m, ip, "density", REQUIRED, POSITIVE, "give the density in kg/m^3", &mat->density));
+    TRY(get_number(r, m, ip, "friction", REQUIRED, NON_NEGATIVE, "give the sliding friction coefficient mu (dimensionless), e.g. 0.5", &mat->friction));
+    TRY(get_number(r, m, ip, "rolling_friction", OPTIONAL, NON_NEGATIVE, "give the rolling friction rho in m (0 = none)", &mat->rolling_friction));
+    TRY(get_number(r, m, ip, "spinning_friction", OPTIONAL, NON_NEGATIVE, "give the spinning friction sigma in m (0 = none)", &mat->spinning_friction));
+    TRY(get_number(r, m, ip, "compliance", OPTIONAL, NON_NEGATIVE, "give the contact compliance in m/N (0 = rigid)", &mat->compliance));
+    TRY(get_number(r, m, ip, "cohesion", OPTIONAL, NON_NEGATIVE, "give the cohesion force in N (0 = none)", &mat->cohesion));
+    sc->n_materials = i + 1;
+  }
+  return 0;
+}
+
+static int read_walls(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const types[] = {"plane", "box", NULL};
+  static const char *const plane_keys[] = {"type", "point", "normal", "material", NULL};
+  static const char *const box_keys[] = {"type", "center", "half_extents", "material", "velocity", "orientation", NULL};
+  const char *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "walls", kp);
+  int n;
+  if (!list) return 0;
+  TRY(expect_list(r, list, kp, hint));
+  n = seq_count(list);
+  sc->walls = calloc((size_t)n + 1, sizeof(Wall));
+  sc->wall_lines = calloc((size_t)n + 1, sizeof(int));
+  if (!sc->walls || !sc->wall_lines) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *m = seq_item(r, list, i);
+    Wall *w = &sc->walls[i];
+    int type = -1;
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, "write {type: plane, ...} or {type: box, ...}"));
+    TRY(get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane or box", &type));
+    w->type = (WallType)type;
+    w->quat[0] = 1;
+    if (w->type == WALL_PLANE) {
+      TRY(check_keys(r, m, ip, plane_keys));
+      TRY(get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, "give a point on the plane [x, y, z] (m)", w->point));
+      TRY(get_vector(r, m, ip, "normal", REQUIRED, 3, ANY_NUMBER, "give the outward normal [x, y, z] (bodies live on its side)", w->normal));
+      if (v3_norm(w->normal) == 0)
+        return fail(r, field(r, m, ip, "normal", np), np, "must not be the zero vector; give the outward normal, e.g. [0, 0, 1]");
+      v3_scale(w->normal, 1.0 / v3_norm(w->normal), w->normal);
+      v3_copy(w->center, w->point);
+    } else {
+      TRY(check_keys(r, m, ip, box_keys));
+      TRY(get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)", w->center));
+      TRY(get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE, "give the box half extents [a, b, c] in m, each > 0", w->half_extents));
+      TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the prescribed velocity [x, y, z] in m/s", w->velocity));
+      TRY(get_quaternion(r, m, ip, "orientation", w->quat));
+      v3_copy(w->point, w->center);
+    }
+    TRY(get_material(r, sc, m, ip, &w->material));
+    sc->wall_lines[i] = line_of(m);
+    sc->n_walls = i + 1;
+  }
+  return 0;
+}
+
+static int read_bodies(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const shapes[] = {"sphere", "box", NULL};
+  static const char *const sphere_keys[] = {"shape", "radius", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", NULL};
+  static const char *const box_keys[] = {"shape", "half_extents", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", NULL};
+  const char *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "bodies", kp);
+  int n;
+  if (!list) return 0;
+  TRY(expect_list(r, list, kp, hint));
+  n = seq_count(list);
+  sc->bodies = calloc((size_t)n + 1, sizeof(BodySpec));
+  if (!sc->bodies) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *m = seq_item(r, list, i);
+    BodySpec *b = &sc->bodies[i];
+    int shape = -1;
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, "write {shape: sphere, ...} or {shape: box, ...}"));
+    TRY(get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere or box", &shape));
+    b->shape = (ShapeKind)shape;
+    b->orientation[0] = 1;
+    if (b->shape == SHAPE_SPHERE) {
+      TRY(check_keys(r, m, ip, sphere_keys));
+      TRY(get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &b->size[0]));
+      b->size[1] = b->size[2] = b->size[0];
+    } else {
+      TRY(check_keys(r, m, ip, box_keys));
+      TRY(get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE, "give the box half extents [a, b, c] in m, each > 0", b->size));
+    }
+    TRY(get_vector(r, m, ip, "position", REQUIRED, 3, ANY_NUMBER, "give the centre position [x, y, z] in m", b->position));
+    TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the velocity [x, y, z] in m/s", b->velocity));
+    TRY(get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER, "give the angular velocity [x, y, z] in rad/s, world frame", b->angular_velocity));
+    TRY(get_quaternion(r, m, ip, "orientation", b->orientation));
+    TRY(get_material(r, sc, m, ip, &b->material));
+    TRY(get_number(r, m, ip, "mass", OPTIONAL, POSITIVE, "give the mass in kg, or leave it out to use the material density", &b->mass));
+    TRY(get_vector(r, m, ip, "inertia", OPTIONAL, 3, POSITIVE, "give the principal moments [Ixx, Iyy, Izz] in kg m^2, or leave them out", b->inertia));
+    b->line = line_of(m);
+    sc->n_bodies = i + 1;
+  }
+  return 0;
+}
+
+static int read_fills(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const types[] = {"lattice", "random", NULL};
+  static const char *const lattice_keys[] = {"type", "region", "radius", "spacing", "material", "velocity", NULL};
+  static const char *const random_keys[] = {"type", "region", "radius", "count", "seed", "material", "velocity", NULL};
+  static const char *const region_keys[] = {"min", "max", NULL};
+  static const char *const axes = "xyz";
+  const char *hint = "write fills: [{type: lattice, region: {min: [..], max: [..]}, radius: R, spacing: S, material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "fills", kp);
+  int n;
+  if (!list) return 0;
+  TRY(expect_list(r, list, kp, hint));
+  n = seq_count(list);
+  sc->fills = calloc((size_t)n + 1, sizeof(FillSpec));
+  if (!sc->fills) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *m = seq_item(r, list, i), *region;
+    FillSpec *f = &sc->fills[i];
+    int type = -1;
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, "write {type: lattice, ...} or {type: random, ...}"));
+    TRY(get_choice(r, m, ip, "type", REQUIRED, types, "give the fill type lattice or random", &type));
+    f->type = (FillType)type;
+    TRY(check_keys(r, m, ip, f->type == FILL_LATTICE ? lattice_keys : random_keys));
+    TRY(get_mapping(r, m, ip, "region", REQUIRED, region_keys, "give region: {min: [x, y, z], max: [x, y, z]} (m)", &region, rp));
+    TRY(get_box(r, region, rp, "region", f->region_min, f->region_max));
+    TRY(get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &f->radius));
+    for (int a = 0; a < 3; a++)
+      if (f->region_max[a] - f->region_min[a] < 2 * f->radius * (1 - 1e-9)) /* slack: a region one diameter wide, written in decimals */
+        return fail(r, region, rp, "is %g m wide along %c, less than one sphere diameter %g m; enlarge the region or reduce the radius",
+                    f->region_max[a] - f->region_min[a], axes[a], 2 * f->radius);
+    if (f->type == FILL_LATTICE) {
+      TRY(get_number(r, m, ip, "spacing", REQUIRED, POSITIVE, "give the distance between neighbouring centres in m (>= 2 radius)", &f->spacing));
+      if (f->spacing < 2 * f->radius)
+        return fail(r, field(r, m, ip, "spacing", sp), sp, "spacing %g is less than the sphere diameter %g, so the spheres would overlap; set spacing >= %g",
+                    f->spacing, 2 * f->radius, 2 * f->radius);
+    } else {
+      long long count = 0, seed = 0;
+      TRY(get_integer(r, m, ip, "count", REQUIRED, 1, "give the number of spheres to place", &count));
+      TRY(get_integer(r, m, ip, "seed", OPTIONAL, 0, "give the random seed, an integer >= 0", &seed));
+      if (count > INT32_MAX)
+        return fail(r, field(r, m, ip, "count", sp), sp, "must be <= %d (got %lld); place fewer spheres", INT32_MAX, count);
+      f->count = (long)count;
+      f->seed = (unsigned long)seed;
+    }
+    TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the initial velocity [x, y, z] of every sphere in m/s", f->velocity));
+    TRY(get_material(r, sc, m, ip, &f->material));
+    f->line = line_of(m);
+    sc->n_fills = i + 1;
+  }
+  return 0;
+}
+
+static int read_output(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"dir", "snapshot_interval", "checkpoint_interval", NULL};
+  char kp[KEY_PATH_MAX];
+  yaml_node_t *m;
+  TRY(get_mapping(r, root, "", "output", OPTIONAL, keys, "write output: {dir: out, snapshot_interval: S, checkpoint_interval: C}", &m, kp));
+  if (!m) return 0;
+  TRY(get_string(r, m, kp, "dir", OPTIONAL, "give the output directory", sc->output_dir, sizeof sc->output_dir));
+  TRY(get_number(r, m, kp, "snapshot_interval", OPTIONAL, NON_NEGATIVE, "give the simulated time between snapshots in s (0 = first and last only)", &sc->snapshot_interval));
+  return get_number(r, m, kp, "checkpoint_interval", OPTIONAL, NON_NEGATIVE, "give the simulated time between checkpoints in s (0 = none)", &sc->checkpoint_interval);
+}
+
+/* Default envelope: 10% of the smallest body size in the file (see the top of this file). */
+static double default_envelope(const Scenario *sc)
+{
+  double smallest = INFINITY;
+  for (int i = 0; i < sc->n_bodies; i++)
+    for (int a = 0; a < (sc->bodies[i].shape == SHAPE_SPHERE ? 1 : 3); a++) smallest = fmin(smallest, sc->bodies[i].size[a]);
+  for (int i = 0; i < sc->n_fills; i++) smallest = fmin(smallest, sc->fills[i].radius);
+  return isfinite(smallest) ? 0.1 * smallest : 1e-3;
+}
+
+static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "output", NULL};
+  char got[96], names[256];
+  int envelope_given = 0;
+  if (root->type != YAML_MAPPING_NODE) {
+    describe(root, got, sizeof got);
+    join_names(keys, names, sizeof names);
+    return fail(r, root, NULL, "the scenario must be a mapping of the keys %s, got %s; see GUIDE 'Scenario files'", names, got);
+  }
+  TRY(check_keys(r, root, "", keys));
+  TRY(read_domain(r, root, sc));
+  TRY(get_vector(r, root, "", "gravity", OPTIONAL, 3, ANY_NUMBER, "give the gravitational acceleration [x, y, z] in m/s^2", sc->gravity));
+  TRY(read_time(r, root, sc));
+  TRY(read_contact(r, root, sc, &envelope_given));
+  TRY(read_solver(r, root, sc));
+  TRY(read_materials(r, root, sc));
+  TRY(read_walls(r, root, sc));
+  TRY(read_bodies(r, root, sc));
+  TRY(read_fills(r, root, sc));
+  TRY(read_output(r, root, sc));
+  if (!envelope_given) sc->envelope = default_envelope(sc);
+  return 0;
+}
+
+static void set_defaults(Scenario *sc)
+{
+  sc->contact_model      = CONTACT_MODEL_CCP;
+  sc->max_recovery_speed = 0.5;
+  sc->solver_type        = SOLVER_APGD;
+  sc->max_iterations     = 500;
+  sc->tolerance          = 1e-6;
+  strcpy(sc->output_dir, "out");
+}
+
+/* One-line message for a libyaml failure. Reader errors (bad UTF-8) carry only a byte offset. */
+static void yaml_problem(const yaml_parser_t *p, const char *text, const char *name, char *err, size_t errlen)
+{
+  size_t line = p->problem_mark.line + 1;
+  char context[160] = "";
+  if (p->error == YAML_READER_ERROR) {
+    line = 1;
+    for (size_t i = 0; i < p->problem_offset && text[i]; i++) line += text[i] == '\n';
+  }
+  if (p->context) snprintf(context, sizeof context, " (%s, which starts at line %zu)", p->context, p->context_mark.line + 1);
+  if (p->error == YAML_MEMORY_ERROR) snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
+  else snprintf(err, errlen, "%s:%zu: malformed YAML: %s%s; fix the syntax", name, line, p->problem ? p->problem : "unknown problem", context);
+}
+
+int scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen)
+{
+  yaml_parser_t   parser;
+  yaml_document_t doc, extra;
+  Reader          r = {name, &doc, err, errlen, 0};
+  yaml_node_t    *root, *second;
+  int             status = 0;
+
+  memset(sc, 0, sizeof *sc);
+  if (errlen) err[0] = 0;
+  set_defaults(sc);
+  if (strlen(name) >= sizeof sc->path) {
+    snprintf(err, errlen, "%.200s...: the scenario path is longer than %d characters; use a shorter path", name, SCENARIO_PATH_MAX - 1);
+    return 1;
+  }
+  strcpy(sc->path, name);
+  sc->text = strdup(text);
+  if (!sc->text || !yaml_parser_initialize(&parser)) {
+    snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
+    scenario_free(sc);
+    return 1;
+  }
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+  if (!yaml_parser_load(&parser, &doc)) {
+    yaml_problem(&parser, text, name, err, errlen);
+    yaml_parser_delete(&parser);
+    scenario_free(sc);
+    return 1;
+  }
+  root = yaml_document_get_root_node(&doc);
+  if (!root) {
+    snprintf(err, errlen, "%s:1: the scenario is empty; write one as in GUIDE 'Scenario files'", name);
+    status = 1;
+  } else if (!yaml_parser_load(&parser, &extra)) {
+    yaml_problem(&parser, text, name, err, errlen);
+    status = 1;
+  } else {
+    second = yaml_document_get_root_node(&extra);
+    if (second)
+      status = fail(&r, second, NULL, "a second YAML document starts here; a scenario is one document, so remove the '---' and what follows");
+    yaml_document_delete(&extra);
+    if (!status) status = read_scenario(&r, root, sc);
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  if (status) {
+    scenario_free(sc);
+    return 1;
+  }
+  return 0;
+}
+
+int scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen)
+{
+  FILE  *fp = fopen(path, "rb");
+  char  *text = NULL;
+  size_t len = 0, cap = 0, got;
+  int    status;
+
+  memset(sc, 0, sizeof *sc);
+  if (!fp) {
+    snprintf(err, errlen, "%s: cannot open the scenario (%s); check the path", path, strerror(errno));
+    return 1;
+  }
+  do {
+    if (len + 4096 + 1 > cap) {
+      char *bigger = realloc(text, cap = 2 * cap + 4096 + 1);
+      if (!bigger) {
+        free(text);
+        fclose(fp);
+        snprintf(err, errlen, "%s: out of memory while reading the scenario", path);
+        return 1;
+      }
+      text = bigger;
+    }
+    got = fread(text + len, 1, cap - len - 1, fp);
+    len += got;
+  } while (got > 0);
+  if (ferror(fp)) {
+    snprintf(err, errlen, "%s: cannot read the scenario (%s); check the file", path, strerror(errno));
+    free(text);
+    fclose(fp);
+    return 1;
+  }
+  fclose(fp);
+  text[len] = 0;
+  if (strlen(text) != len) {
+    snprintf(err, errlen, "%s: the scenario contains a NUL byte, so it is not a text file; check the path", path);
+    free(text);
+    return 1;
+  }
+  status = scenario_load_string(text, path, sc, err, errlen);
+  free(text);
+  return status;
+}
+
+void scenario_free(Scenario *sc)
+{
+  free(sc->text);
+  free(sc->materials);
+  free(sc->walls);
+  free(sc->wall_lines);
+  free(sc->bodies);
+  free(sc->fills);
+  memset(sc, 0, sizeof *sc);
+}
+
+int scenario_material_index(const Scenario *sc, const char *name)
+{
+  for (int i = 0; i < sc->n_materials; i++)
+    if (!strcmp(sc->materials[i].name, name)) return i;
+  return -1;
+}

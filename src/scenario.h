@@ -1,0 +1,76 @@
+/* A scenario: the YAML file turned into validated structs (GUIDE "Scenario files").
+ *
+ * Loading never aborts: bad input yields a non-zero return and one message of the form
+ *   FILE:LINE: key 'a.b[2].c': what is wrong; what to change
+ * which the caller prints before exiting with CCPDEM_EXIT_BAD_INPUT. */
+#ifndef CCPDEM_SCENARIO_H
+#define CCPDEM_SCENARIO_H
+#include <stddef.h>
+#include <stdint.h>
+#include "materials.h"
+#include "walls.h"
+#include "shapes.h"
+
+#define CCPDEM_EXIT_RUNTIME   1 /* a run failed for a reason other than its input */
+#define CCPDEM_EXIT_BAD_INPUT 2 /* the scenario or the command line was rejected */
+#define CCPDEM_EXIT_REQUEUE   3 /* checkpointed on a signal: requeue me */
+
+#define SCENARIO_ERR_MAX 1024
+#define SCENARIO_PATH_MAX 4096
+
+typedef enum { CONTACT_MODEL_CCP = 0, CONTACT_MODEL_PENALTY = 1 } ContactModel;
+typedef enum { SOLVER_JACOBI = 0, SOLVER_GAUSS_SEIDEL = 1, SOLVER_APGD = 2 } SolverType;
+typedef enum { FILL_LATTICE = 0, FILL_RANDOM = 1 } FillType;
+
+typedef struct {
+  ShapeKind shape;
+  double    size[3];            /* sphere radius in size[0]; box half extents */
+  double    position[3], velocity[3];
+  double    angular_velocity[3];/* world frame, as written in the file */
+  double    orientation[4];     /* (w, x, y, z), normalized on load */
+  int       material;
+  double    mass;               /* > 0: override; 0: from density and shape */
+  double    inertia[3];         /* all > 0: override; else from mass and shape */
+  int       line;               /* line in the scenario file, for messages */
+} BodySpec;
+
+typedef struct {
+  FillType type;
+  double   region_min[3], region_max[3];
+  double   radius;
+  double   spacing;             /* lattice: centre distance */
+  long     count;               /* random: number of spheres */
+  unsigned long seed;           /* random */
+  double   velocity[3];         /* optional initial velocity of every filled sphere */
+  int      material;
+  int      line;
+} FillSpec;
+
+typedef struct {
+  char         path[SCENARIO_PATH_MAX]; /* file it was read from */
+  char        *text;                    /* the whole file, for checkpoints */
+  double       domain_min[3], domain_max[3];
+  double       gravity[3];
+  double       time_step, time_end;
+  ContactModel contact_model;
+  double       envelope;                /* m: pairs closer than this are in the active set */
+  double       max_recovery_speed;      /* m/s: clamp of -phi/h for overlaps */
+  SolverType   solver_type;
+  int          max_iterations;
+  double       tolerance;               /* m/s, GUIDE residual */
+  int          n_materials;  Material *materials;
+  int          n_walls;      Wall     *walls;   int *wall_lines;
+  int          n_bodies;     BodySpec *bodies;
+  int          n_fills;      FillSpec *fills;
+  char         output_dir[SCENARIO_PATH_MAX];
+  double       snapshot_interval;       /* simulated s; 0 = only first and last */
+  double       checkpoint_interval;     /* simulated s; 0 = none */
+} Scenario;
+
+/* Parse and check key by key. Returns 0 on success; else fills err (FILE:LINE: key '...': ...). */
+int  scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen);
+int  scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen);
+void scenario_free(Scenario *sc);
+/* Index of a material by name, -1 if absent. */
+int  scenario_material_index(const Scenario *sc, const char *name);
+#endif

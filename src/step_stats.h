@@ -1,0 +1,18 @@
+/* Per-step figures shared by the stepper, the time series and the progress line. */
+#ifndef CCPDEM_STEP_STATS_H
+#define CCPDEM_STEP_STATS_H
+#include <petscsys.h>
+
+/* What one step did, for the time series and the progress line. Global over ranks. */
+typedef struct {
+  PetscInt  step;             /* number of the step just taken (1 = first) */
+  double    time;             /* simulated time after it */
+  PetscInt  bodies, contacts;
+  PetscInt  iterations;
+  double    residual_max, residual_rms;
+  PetscBool converged;
+  double    max_speed;        /* largest body speed after the step (m/s) */
+  double    kinetic_energy, potential_energy; /* J; potential relative to the origin, -m g.x */
+  double    wall_detect, wall_solve, wall_integrate, wall_comm; /* s */
+} StepStats;
+#endif

@@ -1,0 +1,273 @@
+/* The time step, top to bottom. See stepper.h and GUIDE "Time step". */
+#include "stepper.h"
+#include "collision.h"
+#include "population.h"
+#include "vec3.h"
+#include <string.h>
+
+static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
+
+static PetscErrorCode StepperRegisterEvents(void)
+{
+  static PetscBool done = PETSC_FALSE;
+  PetscClassId     cls;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscClassIdRegister("ccpdem", &cls));
+  PetscCall(PetscLogEventRegister("Detect", cls, &EV_DETECT));
+  PetscCall(PetscLogEventRegister("Solve", cls, &EV_SOLVE));
+  PetscCall(PetscLogEventRegister("Integrate", cls, &EV_INTEGRATE));
+  done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, char *err, size_t errlen)
+{
+  Simulation *sim;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  *simp = NULL;
+  err[0] = 0;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(size == 1, comm, PETSC_ERR_SUP, "ccpdem runs on 1 rank until the domain decomposition lands; start it without mpirun or with -n 1");
+  PetscCall(StepperRegisterEvents());
+  PetscCall(PetscNew(&sim));
+  sim->comm = comm;
+  sim->sc   = *sc;
+  PetscCall(PetscMemzero(sc, sizeof(*sc)));
+  PetscCall(BodyStoreCreate(&sim->bodies));
+  PetscCall(PopulationBuild(&sim->sc, &sim->bodies, err, errlen));
+  if (err[0]) {
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  sim->next_id = sim->bodies.n_owned;
+  PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
+  if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
+  PetscCall(ContactSetCreate(&sim->contacts));
+  PetscCall(ContactSetCreate(&sim->previous));
+  PetscCall(BroadphaseCreate(&sim->bp));
+  PetscCall(CCPSolverCreate(comm, &sim->solver));
+  PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
+  PetscCall(CCPSolverSetFromOptions(sim->solver));
+  sim->warm_start_scale = 1.0;
+  sim->warm_start_decay = 0.5;
+  PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
+  PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
+  PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
+  PetscOptionsEnd();
+  PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
+  PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
+  sim->last.converged = PETSC_TRUE;
+  *simp = sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationDestroy(Simulation **simp)
+{
+  Simulation *sim = *simp;
+
+  PetscFunctionBegin;
+  if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BodyStoreDestroy(&sim->bodies));
+  PetscCall(ContactSetDestroy(&sim->contacts));
+  PetscCall(ContactSetDestroy(&sim->previous));
+  PetscCall(BroadphaseDestroy(&sim->bp));
+  PetscCall(CCPSolverDestroy(&sim->solver));
+  PetscCall(PetscFree(sim->walls));
+  PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
+  scenario_free(&sim->sc);
+  PetscCall(PetscFree(*simp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt SimulationFindBody(const Simulation *sim, int64_t id)
+{
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++)
+    if (sim->bodies.id[i] == id) return i;
+  return -1;
+}
+
+static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
+{
+  PetscFunctionBegin;
+  if ((size_t)nsolver <= sim->work_cap) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
+  sim->work_cap = (size_t)PetscMax(nsolver, 2 * (PetscInt)sim->work_cap + 16);
+  PetscCall(PetscMalloc4(sim->work_cap, &sim->inv_mass, 6 * sim->work_cap, &sim->inv_inertia, 6 * sim->work_cap, &sim->vel_free, 6 * sim->work_cap, &sim->vel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solver bodies: inverse mass and world inverse inertia, and the free velocity
+ * M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
+ * The gyroscopic torque -w x (J w) is taken explicitly in the body frame. */
+static void SetupSolverBodies(Simulation *sim, PetscInt nb, double h)
+{
+  const BodyStore *s = &sim->bodies;
+  const double    *g = sim->sc.gravity;
+
+  for (PetscInt i = 0; i < nb; i++) {
+    const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
+    double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
+    quat_to_matrix(s->quat + 4 * i, R);
+    sim->inv_mass[i] = 1.0 / s->mass[i];
+    sym_rotate_diag(sim->inv_inertia + 6 * i, R, Jinv);
+    for (int k = 0; k < 3; k++) sim->vel_free[6 * i + k] = s->vel[6 * i + k] + h * g[k];
+    v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
+    v3_cross(gyro, wb, Jw);
+    for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
+    mat_vec(sim->vel_free + 6 * i + 3, R, wnew);
+  }
+  for (int k = 0; k < sim->sc.n_walls; k++) {
+    PetscInt j = nb + k;
+    sim->inv_mass[j] = 0;
+    for (int c = 0; c < 6; c++) sim->inv_inertia[6 * j + c] = 0;
+    for (int c = 0; c < 3; c++) sim->vel_free[6 * j + c] = sim->walls[k].velocity[c];
+    for (int c = 3; c < 6; c++) sim->vel_free[6 * j + c] = 0;
+  }
+}
+
+/* Per-contact solve data: stabilization (GUIDE step 3), compliance, cohesion and the residual step. */
+static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
+{
+  const double vrec = sim->sc.max_recovery_speed;
+
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    Contact     *c    = &P->contact[i];
+    const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
+    c->bn               = c->phi < 0 ? PetscMax(c->phi / h, -vrec) : c->phi / h;
+    c->c_lin            = c->compliance / (h * h);
+    c->c_rot            = c->c_lin / (lever * lever);
+    c->cohesion_impulse = c->cohesion * h;
+    c->eta              = c->dof / ccp_contact_trace(P, i);
+  }
+}
+
+static void Integrate(Simulation *sim, PetscInt nb, double h)
+{
+  BodyStore *s = &sim->bodies;
+
+  for (PetscInt i = 0; i < nb; i++) {
+    double *v = s->vel + 6 * i, *x = s->pos + 3 * i, *q = s->quat + 4 * i;
+    const double *vs = sim->vel + 6 * i;
+    double R[9];
+    for (int k = 0; k < 3; k++) v[k] = vs[k];
+    quat_to_matrix(q, R);
+    mat_tvec(v + 3, R, vs + 3);
+    v3_axpy(x, h, v);
+    quat_integrate_world(q, vs + 3, h);
+  }
+  for (int k = 0; k < sim->sc.n_walls; k++)
+    if (sim->walls[k].type == WALL_BOX) v3_axpy(sim->walls[k].center, h, sim->walls[k].velocity);
+}
+
+/* Bodies whose centre left the domain are removed and counted (GUIDE "Scenario files"). */
+static PetscInt RemoveEscaped(Simulation *sim)
+{
+  BodyStore *s       = &sim->bodies;
+  PetscInt   removed = 0;
+
+  for (PetscInt i = s->n_owned - 1; i >= 0; i--) {
+    const double *x = s->pos + 3 * i;
+    PetscBool     in = PETSC_TRUE;
+    for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
+    if (!in) {
+      BodyStoreRemoveOwned(s, i);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+static PetscErrorCode ComputeStats(Simulation *sim, StepStats *st)
+{
+  const BodyStore *s = &sim->bodies;
+  double           local[2] = {0, 0}, global[2], vmax = 0, gvmax;
+  PetscInt         counts[2], gcounts[2];
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
+    const double  sp = v3_norm(v);
+    vmax = PetscMax(vmax, sp);
+    local[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
+    local[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
+  }
+  counts[0] = s->n_owned;
+  counts[1] = sim->contacts.n;
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
+  PetscCallMPI(MPI_Allreduce(&vmax, &gvmax, 1, MPI_DOUBLE, MPI_MAX, sim->comm));
+  PetscCallMPI(MPI_Allreduce(counts, gcounts, 2, MPIU_INT, MPI_SUM, sim->comm));
+  st->kinetic_energy   = global[0];
+  st->potential_energy = global[1];
+  st->max_speed        = gvmax;
+  st->bodies           = gcounts[0];
+  st->contacts         = gcounts[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationStep(Simulation *sim)
+{
+  const double      h  = sim->sc.time_step;
+  const PetscInt    nb = sim->bodies.n_owned + sim->bodies.n_ghost;
+  CollisionSettings cset;
+  CCPProblem        P;
+  CCPSolveStats     ss;
+  StepStats        *st = &sim->last;
+  PetscInt          matched, removed, gremoved;
+  double            t0, t1, t2, t3;
+
+  PetscFunctionBegin;
+  t0 = MPI_Wtime();
+  PetscCall(PetscLogEventBegin(EV_DETECT, 0, 0, 0, 0));
+  cset.envelope  = sim->sc.envelope;
+  cset.materials = sim->sc.materials;
+  cset.walls     = sim->walls;
+  cset.nwalls    = sim->sc.n_walls;
+  PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+  PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
+  t1 = MPI_Wtime();
+
+  PetscCall(PetscLogEventBegin(EV_SOLVE, 0, 0, 0, 0));
+  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
+  SetupSolverBodies(sim, nb, h);
+  P.nbodies     = nb + sim->sc.n_walls;
+  P.inv_mass    = sim->inv_mass;
+  P.inv_inertia = sim->inv_inertia;
+  P.vel_free    = sim->vel_free;
+  P.vel         = sim->vel;
+  P.ncontacts   = sim->contacts.n;
+  P.contact     = sim->contacts.c;
+  P.gamma       = sim->contacts.gamma;
+  SetupContacts(sim, &P, h);
+  PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+  PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
+  t2 = MPI_Wtime();
+
+  PetscCall(PetscLogEventBegin(EV_INTEGRATE, 0, 0, 0, 0));
+  Integrate(sim, nb, h);
+  removed = RemoveEscaped(sim);
+  PetscCallMPI(MPI_Allreduce(&removed, &gremoved, 1, MPIU_INT, MPI_SUM, sim->comm));
+  sim->removed += gremoved;
+  PetscCall(ContactSetCopy(&sim->previous, &sim->contacts));
+  sim->step++;
+  sim->time = sim->step * h; /* no drift from summing h */
+  PetscCall(PetscLogEventEnd(EV_INTEGRATE, 0, 0, 0, 0));
+  t3 = MPI_Wtime();
+
+  st->step           = sim->step;
+  st->time           = sim->time;
+  st->iterations     = ss.iterations;
+  st->residual_max   = ss.res_max;
+  st->residual_rms   = ss.res_rms;
+  st->converged      = ss.converged;
+  st->wall_detect    = t1 - t0;
+  st->wall_solve     = t2 - t1;
+  st->wall_integrate = t3 - t2;
+  st->wall_comm      = 0;
+  PetscCall(ComputeStats(sim, st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,43 @@
+/* The simulation state and the time step, top to bottom (GUIDE "Time step"):
+ *   detect contacts -> warm start -> free velocity k = M v + h f -> CCP solve -> v = v_free + M^-1 D gamma
+ *   -> positions and orientations (exponential map) -> remove bodies that left the domain.
+ * The stepper is the composing layer: it is the only core file that will call decomp/ and io/. */
+#ifndef CCPDEM_STEPPER_H
+#define CCPDEM_STEPPER_H
+#include "scenario.h"
+#include "bodies.h"
+#include "contacts.h"
+#include "broadphase.h"
+#include "ccp_solver.h"
+#include "step_stats.h"
+
+
+typedef struct {
+  MPI_Comm    comm;
+  Scenario    sc;             /* owned: the simulation frees it */
+  BodyStore   bodies;
+  Wall       *walls;          /* copy of sc.walls; moving boxes advance with their velocity */
+  ContactSet  contacts, previous; /* this step's and the last step's (warm start) */
+  Broadphase  bp;
+  CCPSolver   solver;
+  PetscInt    step;
+  double      time;
+  PetscInt    removed;        /* bodies that left the domain so far (global) */
+  int64_t     next_id;        /* next global id to hand out */
+  double      warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
+  double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a non-converged step */
+  StepStats   last;
+  /* solver workspace: solver bodies = bodies then walls */
+  size_t      work_cap;
+  double     *inv_mass, *inv_inertia, *vel_free, *vel;
+} Simulation;
+
+/* Takes ownership of *sc (the caller's copy is zeroed). Builds the bodies from the scenario.
+ * Bad input (overlaps, bodies outside the domain, ...) returns PETSC_SUCCESS with err set
+ * (err[0] != 0) and *sim NULL. */
+PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **sim, char *err, size_t errlen);
+PetscErrorCode SimulationStep(Simulation *sim);
+PetscErrorCode SimulationDestroy(Simulation **sim);
+/* Storage index of the owned body with this id, or -1. */
+PetscInt SimulationFindBody(const Simulation *sim, int64_t id);
+#endif

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test suite from a clean clone: install, build, and run every ctest.
+# Extra arguments go to ctest (e.g. -L unit, -R cone, -j 2).
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$repo/jobs/build.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+cd "${BUILD_DIR:-$repo/build}"
+exec ctest --output-on-failure "$@"

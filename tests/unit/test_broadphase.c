@@ -1,0 +1,119 @@
+/* Unit test of the cell-grid broadphase (src/broadphase.c) against an O(n^2) brute-force pair
+ * list: the pairs (i < j) with |ci - cj| < ri + rj + envelope, enumerated in (i, j) order. The
+ * broadphase must return exactly that list, in that order (it promises the (i, j) order), for:
+ *   - 4000 spheres with radii varying by a factor 3 in a cube (dense enough to need pair-buffer
+ *     growth), owned and ghost bodies mixed;
+ *   - a flat sheet and a line with far outliers (the grid cap must grow the cells instead of
+ *     allocating a huge grid);
+ *   - bodies stacked at one point (all pairs);
+ *   - repeated calls on one Broadphase with growing and shrinking n (buffer reuse), and n = 0, 1.
+ * Pair membership is a strict inequality on doubles; random coordinates make a pair within
+ * rounding (1e-16 relative) of the threshold practically impossible, so the comparison is exact. */
+// ctest: labels=unit timeout=60
+#include "broadphase.h"
+#include <math.h>
+#include <stdio.h>
+
+static int failures = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      failures++; \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
+  } while (0)
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static double   urand(void) /* [0, 1), splitmix64 */
+{
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
+}
+
+static PetscErrorCode add_sphere(BodyStore *s, int64_t id, double x, double y, double z, double r)
+{
+  BodyRecord b = {0};
+  PetscFunctionBegin;
+  b.id[0] = id;
+  b.pos[0] = x; b.pos[1] = y; b.pos[2] = z;
+  b.quat[0] = 1;
+  b.shape[0] = SHAPE_SPHERE;
+  b.size[0] = b.size[1] = b.size[2] = r;
+  b.radius[0] = r;
+  b.mass[0] = 1;
+  PetscCall(BodyStoreAppendOwned(s, &b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Compare bp's pairs among bodies [0, n) with the brute-force list. */
+static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const char *what)
+{
+  PetscInt k = 0, mismatches = 0;
+  PetscFunctionBegin;
+  PetscCall(BroadphaseFindPairs(bp, s, n, envelope));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = i + 1; j < n; j++) {
+      const double *a = s->pos + 3 * i, *b = s->pos + 3 * j;
+      const double  d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+      if (!(d < s->radius[i] + s->radius[j] + envelope)) continue;
+      if (k < bp->npairs && bp->pairs[k].i == i && bp->pairs[k].j == j) k++;
+      else if (mismatches++ < 5) printf("  %s: expected pair %d (%d, %d), broadphase has (%d, %d)\n", what, (int)k, (int)i, (int)j, k < bp->npairs ? bp->pairs[k].i : -1, k < bp->npairs ? bp->pairs[k].j : -1);
+    }
+  CHECK(mismatches == 0 && k == bp->npairs, "%s: %d mismatches; brute force matched %d of the broadphase's %d pairs", what, (int)mismatches, (int)k, (int)bp->npairs);
+  const PetscInt ncells = bp->dims[0] * bp->dims[1] * bp->dims[2];
+  printf("%s: %d bodies, %d pairs, grid %dx%dx%d (cell %.3g)\n", what, (int)n, (int)bp->npairs, (int)bp->dims[0], (int)bp->dims[1], (int)bp->dims[2], bp->cell);
+  /* the grid cap: at most about 4 cells per body (plus a constant) */
+  CHECK(n < 2 || ncells <= 4 * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  BodyStore  s;
+  Broadphase bp;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(BodyStoreCreate(&s));
+  PetscCall(BroadphaseCreate(&bp));
+
+  /* 4000 spheres, radii in [0.5, 1.5], in a cube of side 40 (volume fraction ~0.3); a quarter of
+   * them ghosts: the broadphase treats [0, n) alike */
+  for (int i = 0; i < 4000; i++) PetscCall(add_sphere(&s, i, 40 * urand() - 7, 40 * urand(), 40 * urand() + 100, 0.5 + urand()));
+  s.n_owned = 3000; s.n_ghost = 1000;
+  PetscCall(compare_with_brute_force(&bp, &s, 4000, 0.05, "random cube"));
+  PetscCall(compare_with_brute_force(&bp, &s, 4000, 0.0, "random cube, no envelope"));
+  PetscCall(compare_with_brute_force(&bp, &s, 1500, 0.3, "first 1500 (reused buffers)"));
+  PetscCall(compare_with_brute_force(&bp, &s, 4000, 1.0, "random cube, envelope 1"));
+  PetscCall(compare_with_brute_force(&bp, &s, 1, 0.1, "one body"));
+  PetscCall(compare_with_brute_force(&bp, &s, 0, 0.1, "no body"));
+  s.n_owned = 0; s.n_ghost = 0;
+
+  /* a flat sheet of 3000 spheres (z = 0) with 2 outliers 1e6 away: without the cap the grid would
+   * have ~1e12 cells */
+  for (int i = 0; i < 3000; i++) PetscCall(add_sphere(&s, i, 60 * urand(), 60 * urand(), 0, 0.4 + 0.4 * urand()));
+  PetscCall(add_sphere(&s, 3000, 1e6, -1e6, 3e5, 1.0));
+  PetscCall(add_sphere(&s, 3001, 1e6 + 1.5, -1e6, 3e5, 1.0));
+  PetscCall(compare_with_brute_force(&bp, &s, s.n_owned, 0.1, "sheet with far outliers"));
+  s.n_owned = 0;
+
+  /* a line of 2000 spheres along x */
+  for (int i = 0; i < 2000; i++) PetscCall(add_sphere(&s, i, 2000 * urand(), 0.3 * urand(), 0.3 * urand(), 0.5 * urand()));
+  PetscCall(compare_with_brute_force(&bp, &s, s.n_owned, 0.01, "line"));
+  s.n_owned = 0;
+
+  /* 50 bodies at one point: every pair */
+  for (int i = 0; i < 50; i++) PetscCall(add_sphere(&s, i, 1.0, 2.0, 3.0, 0.1));
+  PetscCall(compare_with_brute_force(&bp, &s, s.n_owned, 0.0, "coincident"));
+  CHECK(bp.npairs == 50 * 49 / 2, "coincident: %d pairs, expected %d", (int)bp.npairs, 50 * 49 / 2);
+
+  PetscCall(BroadphaseDestroy(&bp));
+  PetscCall(BodyStoreDestroy(&s));
+  if (failures) printf("test_broadphase: %d check(s) FAILED\n", failures);
+  else printf("test_broadphase: all checks passed\n");
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

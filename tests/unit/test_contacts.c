@@ -1,0 +1,142 @@
+/* Unit test of the contact set (src/contacts.c) on hand-built sets:
+ *   - append with growth keeps every contact, key and zeroed impulse;
+ *   - sort by key: the hand-written expected order, with each contact's data and impulses moving
+ *     with its key, equal keys keeping their append order, and an already sorted set unchanged;
+ *   - warm start: matched keys get scale * previous impulses (trailing 3 zero for 3-dof
+ *     contacts), the others zero; the matched count; unsorted input is refused;
+ *   - copy and clear.
+ * All values are exact binary fractions copied or scaled by 0.5, so comparisons are exact. */
+// ctest: labels=unit timeout=30
+#include "contacts.h"
+#include <stdio.h>
+
+static int failures = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      failures++; \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
+  } while (0)
+
+/* Append a contact whose phi and impulses carry a marker m, so we can follow it. */
+static PetscErrorCode append_marked(ContactSet *cs, int64_t ida, int64_t idb, int32_t sub, int dof, double m)
+{
+  Contact    c = {0};
+  ContactKey k = {ida, idb, sub};
+  PetscInt   idx;
+  PetscFunctionBegin;
+  c.dof = dof;
+  c.phi = m;
+  c.a   = (int32_t)(10 * m);
+  PetscCall(ContactSetAppend(cs, &c, &k, &idx));
+  CHECK(idx == cs->n - 1, "append returned index %d for contact %d", (int)idx, (int)(cs->n - 1));
+  for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, idx)[d] == 0, "appended contact %d has impulse %g", (int)idx, contact_gamma(cs, idx)[d]);
+  for (int d = 0; d < CONTACT_DOF_MAX; d++) contact_gamma(cs, idx)[d] = m + d / 8.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int has_marker(const ContactSet *cs, PetscInt i, double m)
+{
+  int ok = cs->c[i].phi == m && cs->c[i].a == (int32_t)(10 * m);
+  for (int d = 0; d < CONTACT_DOF_MAX; d++) ok = ok && contact_gamma(cs, i)[d] == m + d / 8.0;
+  return ok;
+}
+
+int main(int argc, char **argv)
+{
+  ContactSet a, b, c;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(ContactSetCreate(&a));
+  PetscCall(ContactSetCreate(&b));
+  PetscCall(ContactSetCreate(&c));
+
+  /* growth: 1000 appends from an empty set */
+  for (int i = 0; i < 1000; i++) PetscCall(append_marked(&a, i, i + 1, 0, 3, i));
+  {
+    int bad = 0;
+    for (int i = 0; i < 1000; i++) bad += !has_marker(&a, i, i) || a.key[i].ida != i || a.key[i].idb != i + 1;
+    CHECK(a.n == 1000 && a.capacity >= 1000 && bad == 0, "growth: n %d, capacity %d, %d contacts changed", (int)a.n, (int)a.capacity, bad);
+  }
+  PetscCall(ContactSetSortByKey(&a)); /* already sorted: unchanged */
+  {
+    int bad = 0;
+    for (int i = 0; i < 1000; i++) bad += !has_marker(&a, i, i);
+    CHECK(bad == 0, "sorting a sorted set moved %d contacts", bad);
+  }
+  ContactSetClear(&a);
+  CHECK(a.n == 0 && a.capacity >= 1000, "clear: n %d, capacity %d", (int)a.n, (int)a.capacity);
+
+  /* sort: walls (negative ids) first, then by idb, then sub; two equal keys (markers 6 and 7)
+   * keep their append order */
+  PetscCall(append_marked(&a, 5, 10, 1, 3, 1));
+  PetscCall(append_marked(&a, -1, 3, 0, 6, 2));
+  PetscCall(append_marked(&a, 5, 10, 0, 3, 3));
+  PetscCall(append_marked(&a, 2, 7, 0, 3, 4));
+  PetscCall(append_marked(&a, -2, 3, 3, 6, 5));
+  PetscCall(append_marked(&a, 2, 8, 0, 3, 6));
+  PetscCall(append_marked(&a, 2, 8, 0, 3, 7));
+  PetscCall(append_marked(&a, -2, 3, 1, 6, 8));
+  PetscCall(append_marked(&a, 5, 9, 2, 3, 9));
+  PetscCall(ContactSetSortByKey(&a));
+  {
+    const double expected[] = {8, 5, 2, 4, 6, 7, 9, 3, 1}; /* markers in key order */
+    CHECK(a.n == 9, "sorted set has %d contacts", (int)a.n);
+    for (int i = 0; i < 9 && a.n == 9; i++)
+      CHECK(has_marker(&a, i, expected[i]), "sorted position %d holds marker %g (key %lld %lld %d), expected %g", i, a.c[i].phi, (long long)a.key[i].ida,
+            (long long)a.key[i].idb, (int)a.key[i].sub, expected[i]);
+  }
+
+  /* warm start: prev = a (sorted). cur has 4 keys of a, 2 new ones, and one 3-dof contact on a
+   * key that was 6-dof before */
+  PetscCall(append_marked(&b, -2, 3, 1, 6, 20)); /* matches marker 8 */
+  PetscCall(append_marked(&b, -1, 3, 0, 3, 21)); /* matches marker 2, now 3-dof */
+  PetscCall(append_marked(&b, -1, 4, 0, 3, 22)); /* new */
+  PetscCall(append_marked(&b, 2, 7, 0, 3, 23));  /* matches marker 4 */
+  PetscCall(append_marked(&b, 5, 9, 1, 3, 24));  /* new (prev had sub 2) */
+  PetscCall(append_marked(&b, 5, 10, 1, 3, 25)); /* matches marker 1 */
+  {
+    PetscInt     matched = -1;
+    const double from[6] = {8, 2, -1, 4, -1, 1}; /* marker of the matching previous contact, -1: none */
+    PetscCall(ContactSetWarmStart(&b, &a, 0.5, &matched));
+    CHECK(matched == 4, "warm start matched %d, expected 4", (int)matched);
+    for (int i = 0; i < 6; i++)
+      for (int d = 0; d < CONTACT_DOF_MAX; d++) {
+        const double want = (from[i] < 0 || d >= b.c[i].dof) ? 0.0 : 0.5 * (from[i] + d / 8.0);
+        CHECK(contact_gamma(&b, i)[d] == want, "warm start contact %d entry %d: %g, expected %g", i, d, contact_gamma(&b, i)[d], want);
+      }
+    CHECK(b.c[0].phi == 20 && b.c[5].phi == 25, "warm start changed the geometry");
+  }
+  /* unsorted input is refused */
+  {
+    PetscErrorCode ierr;
+    PetscCall(append_marked(&c, 3, 4, 0, 3, 30));
+    PetscCall(append_marked(&c, 1, 4, 0, 3, 31));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = ContactSetWarmStart(&c, &a, 1.0, NULL);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(ierr != 0, "warm start accepted an unsorted set");
+  }
+
+  /* copy: c <- a replaces c's contents */
+  PetscCall(ContactSetCopy(&c, &a));
+  {
+    const double expected[] = {8, 5, 2, 4, 6, 7, 9, 3, 1};
+    CHECK(c.n == a.n, "copy has %d contacts, source %d", (int)c.n, (int)a.n);
+    for (int i = 0; i < 9 && c.n == 9; i++)
+      CHECK(has_marker(&c, i, expected[i]) && c.key[i].ida == a.key[i].ida && c.key[i].idb == a.key[i].idb && c.key[i].sub == a.key[i].sub, "copy position %d differs", i);
+  }
+  printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change), refuses unsorted, copy, clear\n");
+
+  PetscCall(ContactSetDestroy(&a));
+  PetscCall(ContactSetDestroy(&b));
+  PetscCall(ContactSetDestroy(&c));
+  CHECK(a.n == 0 && a.c == NULL, "destroy left n %d", (int)a.n);
+  if (failures) printf("test_contacts: %d check(s) FAILED\n", failures);
+  else printf("test_contacts: all checks passed\n");
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,53 @@
+/* Ten spheres stacked in a column on a plane, h = 0.01 s, 5 s: the stack must stay stacked and no
+ * contact may penetrate more than 1e-3 R (the issue's bound). Reference: the exact solution is
+ * static equilibrium (all velocities zero, contact k carrying the weight of the spheres above it),
+ * so any drift is solver error. Lateral drift bound 1e-3 R as well: with no lateral load the
+ * only lateral motion comes from solver error. */
+// ctest: timeout=300
+#include "test_util.h"
+
+int main(int argc, char **argv)
+{
+  const int    n = 10;
+  const double R = 0.05;
+  char         yaml[8192];
+  int          len;
+  Simulation  *sim;
+  double       worst_pen = 0, worst_drift = 0;
+  PetscInt     unconverged = 0, max_it = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  len = snprintf(yaml, sizeof(yaml),
+                 "domain: {min: [-1, -1, -0.5], max: [1, 1, 2]}\n"
+                 "gravity: [0, 0, -9.81]\n"
+                 "time: {step: 0.01, end: 5.0}\n"
+                 "contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}\n"
+                 "solver: {type: apgd, max_iterations: 5000, tolerance: 1.0e-8}\n"
+                 "materials:\n"
+                 "  - {name: m, density: 2500, friction: 0.5}\n"
+                 "walls:\n"
+                 "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
+                 "bodies:\n");
+  for (int k = 0; k < n; k++) len += snprintf(yaml + len, sizeof(yaml) - len, "  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n", R, R + 2 * R * k);
+  PetscCall(TestSimulationFromText(yaml, &sim));
+  while (sim->time < 5.0 - 1e-9) {
+    PetscCall(SimulationStep(sim));
+    unconverged += !sim->last.converged;
+    max_it = PetscMax(max_it, sim->last.iterations);
+    for (int k = 0; k < n; k++) {
+      const PetscInt i = SimulationFindBody(sim, k);
+      const double  *x = sim->bodies.pos + 3 * i;
+      const double   below = k == 0 ? 0 : sim->bodies.pos[3 * SimulationFindBody(sim, k - 1) + 2] + R;
+      worst_pen   = PetscMax(worst_pen, below - (x[2] - R));
+      worst_drift = PetscMax(worst_drift, hypot(x[0], x[1]));
+    }
+  }
+  printf("stack of %d: deepest penetration %.3e m (%.2e R), largest lateral drift %.3e m, %" PetscInt_FMT " steps unconverged, max iterations %" PetscInt_FMT "\n", n, worst_pen, worst_pen / R, worst_drift,
+         unconverged, max_it);
+  TEST_CHECK(worst_pen < 1e-3 * R, "penetration %.3e m exceeds 1e-3 R", worst_pen);
+  TEST_CHECK(worst_drift < 1e-3 * R, "the stack drifted sideways by %.3e m", worst_drift);
+  PetscCall(SimulationDestroy(&sim));
+  int rc = TestFinish("stack of ten spheres");
+  PetscCall(PetscFinalize());
+  return rc;
+}

@@ -56,9 +56,10 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   for (PetscInt i = 0; i < nc; i++) {
     const Contact *c = &P->contact[i];
     ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gk, i), ccp_block(rk, i));
-    const double r = ccp_kernel_residual(c, ccp_cblock(gk, i), ccp_cblock(rk, i));
-    if (!(r <= best_res)) best_res = r;
+    const double r2 = ccp_kernel_residual2(c, ccp_cblock(gk, i), ccp_cblock(rk, i));
+    if (!(r2 <= best_res)) best_res = r2;
   }
+  best_res = sqrt(best_res);
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
     double       *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
     const double *vref = gk; /* v is the velocity of vref */
@@ -72,7 +73,7 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
         const size_t   a = (size_t)c->a, b = (size_t)c->b;
         const double   ima = P->inv_mass[a], imb = P->inv_mass[b], *Ia = P->inv_inertia + 6 * a, *Ib = P->inv_inertia + 6 * b;
         const double  *ref = ccp_cblock(vref, i);
-        double         y[6], gy[6], z[6], d[6], *x = ccp_block(gnew, i);
+        double         y[6], gy[6], z[6], d[6], dg[6], *x = ccp_block(gnew, i);
         CCPMetric      m;
 
         ccp_kernel_metric(c, ima, Ia, imb, Ib, &m);
@@ -81,12 +82,12 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
         ccp_kernel_step(&m, step, y, gy, z);
         ccp_kernel_project_metric(c, &m, z);
         for (int k = 0; k < 6; k++) {
-          d[k] = z[k] - y[k];
-          y[k] = z[k] - ref[k]; /* ref may be x itself: read before the write */
-          x[k] = z[k];
+          d[k]  = z[k] - y[k];   /* the step, for the Lipschitz test */
+          dg[k] = z[k] - ref[k]; /* the impulse change; ref may be x itself: read before the write */
+          x[k]  = z[k];
         }
         dBd += ccp_kernel_metric_norm2(&m, d);
-        ccp_kernel_apply(c, ima, Ia, imb, Ib, y, v + 6 * a, v + 6 * b);
+        ccp_kernel_apply(c, ima, Ia, imb, Ib, dg, v + 6 * a, v + 6 * b);
       }
       res_max = 0;
       uphill  = 0;
@@ -103,9 +104,10 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
           dNd += d * (g[k] - gy[k]);
           uphill += gy[k] * (x[k] - xk[k]);
         }
-        const double r = ccp_kernel_residual(c, x, g);
-        if (!(r <= res_max)) res_max = r; /* NaN propagates */
+        const double r2 = ccp_kernel_residual2(c, x, g);
+        if (!(r2 <= res_max)) res_max = r2; /* NaN propagates */
       }
+      res_max = sqrt(res_max);
       if (!(dNd > L * dBd) || bt == MAX_BACKTRACKS) break;
       L *= L_GROW;
       vref = gnew;

@@ -126,26 +126,30 @@ static inline void ccp_kernel_traces(const Contact *restrict c, double ima, cons
  * torque entries by 1/ell maps the set to the cone with rho/ell, sigma/ell, where the Euclidean
  * projection is that metric projection. A 3-dof contact keeps the scalar eta_i. */
 typedef struct {
-  double f, t;    /* steps of the force and torque rows */
-  double ell, il; /* sqrt(t / f) and its inverse */
+  double f, t;      /* steps of the force and torque rows */
+  double inv_f, inv_t; /* their inverses (inv_t = 0 for 3-dof) */
+  double ell, il;   /* sqrt(t / f) and its inverse */
 } CCPMetric;
 
 static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
 {
   double tf, tt;
   if (c->dof == 3) {
-    m->f   = c->eta;
-    m->t   = 0;
+    m->f     = c->eta;
+    m->inv_f = 1 / c->eta;
+    m->t = m->inv_t = 0;
     m->ell = m->il = 1;
     return;
   }
   ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
   if (!(tt > 0)) tt = tf; /* torque rows without mobility or compliance: any step */
-  const double s = 1 / sqrt(tf * tt); /* one division and one root for all four */
-  m->f   = 3 * tt * s * s;
-  m->t   = 3 * tf * s * s;
-  m->ell = tf * s;
-  m->il  = tt * s;
+  const double s = 1 / sqrt(tf * tt); /* one division and one root for all six */
+  m->f     = 3 * tt * s * s;
+  m->t     = 3 * tf * s * s;
+  m->inv_f = tf / 3;
+  m->inv_t = tt / 3;
+  m->ell   = tf * s;
+  m->il    = tt * s;
 }
 
 /* The metrics of all contacts, kept for a solve by Jacobi and Gauss-Seidel in a gamma-sized work
@@ -194,14 +198,14 @@ static inline void ccp_kernel_project_metric(const Contact *restrict c, const CC
 static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
 {
   const double f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-  return f2 / (m->f * m->f) + (m->t > 0 ? t2 / (m->t * m->t) : 0);
+  return f2 * m->inv_f * m->inv_f + t2 * m->inv_t * m->inv_t;
 }
 
 /* d^T B^-1 d: the squared length of a change in the sweeps' metric */
 static inline double ccp_kernel_metric_norm2(const CCPMetric *m, const double d[6])
 {
   const double f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-  return f2 / m->f + (m->t > 0 ? t2 / m->t : 0);
+  return f2 * m->inv_f + t2 * m->inv_t;
 }
 
 /* Squared norm of the first dof entries of a - b. */
@@ -220,13 +224,14 @@ static inline double ccp_kernel_norm2(const Contact *c, const double x[6])
   return s;
 }
 
-/* GUIDE residual |gamma - Proj(gamma - eta g)| / eta of one contact. */
-static inline double ccp_kernel_residual(const Contact *c, const double gamma[6], const double g[6])
+/* Square of the GUIDE residual |gamma - Proj(gamma - eta g)| / eta of one contact (sweeps take
+ * the max and the sum of squares, so the root is taken once). */
+static inline double ccp_kernel_residual2(const Contact *c, const double gamma[6], const double g[6])
 {
   double y[6];
   for (int k = 0; k < 6; k++) y[k] = gamma[k] - c->eta * g[k];
   ccp_kernel_project(c, y);
-  return sqrt(ccp_kernel_dist2(c, gamma, y)) / c->eta;
+  return ccp_kernel_dist2(c, gamma, y) / (c->eta * c->eta);
 }
 
 /* ---- Bookkeeping shared by the three methods ---- */

@@ -34,7 +34,7 @@ void ccp_velocity_from_impulses(const CCPProblem *P, const double *gamma, double
   for (PetscInt i = 0; i < P->ncontacts; i++) ccp_apply_impulse(P, i, ccp_cblock(gamma, i), v);
 }
 
-double ccp_contact_residual(const Contact *c, const double gamma_i[6], const double gi[6]) { return ccp_kernel_residual(c, gamma_i, gi); }
+double ccp_contact_residual(const Contact *c, const double gamma_i[6], const double gi[6]) { return sqrt(ccp_kernel_residual2(c, gamma_i, gi)); }
 
 void ccp_contact_gradient(const CCPProblem *P, PetscInt i, const double *v, const double gamma_i[6], double gi[6])
 {
@@ -49,10 +49,10 @@ void ccp_residual(const CCPProblem *P, const double *gamma, const double *v, dou
     const Contact *c = &P->contact[i];
     double         g[6];
     ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gamma, i), g);
-    const double r = ccp_kernel_residual(c, ccp_cblock(gamma, i), g);
-    if (!isnan(mx) && !(r <= mx)) mx = r; /* a NaN residual sticks: it must not hide as a small max */
-    sq += r * r;
+    const double r2 = ccp_kernel_residual2(c, ccp_cblock(gamma, i), g);
+    if (!isnan(mx) && !(r2 <= mx)) mx = r2; /* a NaN residual sticks: it must not hide as a small max */
+    sq += r2;
   }
-  *res_max = mx;
+  *res_max = sqrt(mx);
   *res_rms = P->ncontacts > 0 ? sqrt(sq / P->ncontacts) : 0;
 }

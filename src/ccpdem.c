@@ -120,6 +120,15 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  {
+    PetscBool help;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) { /* the options were listed while the simulation was set up: nothing to run */
+      PetscCall(SimulationDestroy(&sim));
+      *exit_code = 0;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   /* All checks passed: only now touch the output directory. */
   if (!rank) rc = MakeDirs(outdir);
   PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));

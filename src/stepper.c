@@ -2,6 +2,7 @@
 #include "stepper.h"
 #include "collision.h"
 #include "population.h"
+#include "spatial_order.h"
 #include "vec3.h"
 #include <string.h>
 
@@ -54,10 +55,13 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, 
   PetscCall(CCPSolverSetFromOptions(sim->solver));
   sim->warm_start_scale = 1.0;
   sim->warm_start_decay = 0.5;
+  sim->sort_interval    = 25;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
+  PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
   PetscOptionsEnd();
+  PetscCheck(sim->sort_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
   sim->last.converged = PETSC_TRUE;
@@ -222,6 +226,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   PetscFunctionBegin;
   t0 = MPI_Wtime();
   PetscCall(PetscLogEventBegin(EV_DETECT, 0, 0, 0, 0));
+  if (sim->sort_interval && sim->step % sim->sort_interval == 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   cset.envelope  = sim->sc.envelope;
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;

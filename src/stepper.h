@@ -26,6 +26,7 @@ typedef struct {
   int64_t     next_id;        /* next global id to hand out */
   double      warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
   double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a non-converged step */
+  PetscInt    sort_interval;    /* -sort_interval: steps between Morton reorderings of the bodies */
   StepStats   last;
   /* solver workspace: solver bodies = bodies then walls */
   size_t      work_cap;

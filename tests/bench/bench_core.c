@@ -1,0 +1,163 @@
+/* Core benchmark (issue: Core; a program, not a test): settled piles of N spheres on one rank.
+ *
+ * Pile: a cubic block of N spheres (d = 20 mm, 2028 kg/m^3, mu = 0.6) on a cubic lattice of
+ * spacing 1.05 d with a seeded lateral jitter of +-0.02 d, on a floor, under gravity. The
+ * columns touch down and jam during the settling steps (default 200 steps of 5 ms), after which it
+ * is a static pack with about 3 contacts per body. The same pile is built with rho = sigma = 0
+ * (3-dof contacts) and rho = sigma = 0.1 d (6-dof). Prints, per contact kind:
+ *   contacts per body; seconds per step by phase (APGD, tolerance 1e-4 m/s, warm started);
+ *   ns per contact per iteration for each solver (a fixed 30-iteration solve, setup included);
+ *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body.
+ * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
+ * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] */
+#include "stepper.h"
+#include "vec3.h"
+#include <stdio.h>
+#include <sys/resource.h>
+
+static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
+{
+  const double R = 0.01, spacing = 2.1 * R;
+  const int    side = (int)ceil(cbrt((double)n));
+  const int    layers = (int)ceil((double)n / ((double)side * side));
+  const double L = side * spacing, H = layers * spacing;
+  char         yaml[4096], err[SCENARIO_ERR_MAX] = "";
+  Scenario     sc;
+  uint64_t     state = 12345;
+
+  PetscFunctionBegin;
+  snprintf(yaml, sizeof(yaml),
+           "domain: {min: [%g, %g, -0.1], max: [%g, %g, %g]}\n"
+           "gravity: [0, 0, -9.81]\n"
+           "time: {step: 0.005, end: 1000}\n"
+           "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
+           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
+           "materials:\n"
+           "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
+           "walls:\n"
+           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
+           "fills:\n"
+           "  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
+           -0.5 * L, -0.5 * L, 1.5 * L, 1.5 * L, 2 * H + 0.2, rho, rho, L, L, H + 0.0005, R, spacing);
+  /* the lattice region above holds side^2 * layers >= n spheres; the fill keeps them all */
+  if (scenario_load_string(yaml, "bench-pile", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  for (PetscInt i = 0; i < (*sim)->bodies.n_owned; i++) { /* seeded lateral jitter: break the columns' symmetry */
+    for (int k = 0; k < 2; k++) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      (*sim)->bodies.pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static long baseline_rss_kb; /* MPI and PETSc before any body exists */
+
+/* A field of copies of the settled base pile on a square grid (gap of 2 d between copies): a large
+ * settled pack without settling it step by step. Ids are fresh (copy-major), so storage and id
+ * order stay spatially coherent within each copy. */
+static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **sim)
+{
+  const BodyStore *b = &base->bodies;
+  double           lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  const int        copies = (int)ceil((double)n / b->n_owned), side = (int)ceil(sqrt((double)copies));
+  char             yaml[2048], err[SCENARIO_ERR_MAX] = "";
+  Scenario         sc;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < b->n_owned; i++)
+    for (int k = 0; k < 2; k++) { lo[k] = PetscMin(lo[k], b->pos[3 * i + k]); hi[k] = PetscMax(hi[k], b->pos[3 * i + k]); }
+  const double pitch = PetscMax(hi[0] - lo[0], hi[1] - lo[1]) + 0.06;
+  snprintf(yaml, sizeof(yaml),
+           "domain: {min: [%g, %g, -0.1], max: [%g, %g, %g]}\n"
+           "gravity: [0, 0, -9.81]\n"
+           "time: {step: 0.005, end: 1000}\n"
+           "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
+           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
+           "materials:\n"
+           "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
+           "walls:\n"
+           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n",
+           lo[0] - 1, lo[1] - 1, lo[0] + side * pitch + 1, lo[1] + side * pitch + 1, base->sc.domain_max[2], base->sc.materials[0].rolling_friction, base->sc.materials[0].spinning_friction);
+  if (scenario_load_string(yaml, "bench-field", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  PetscCall(BodyStoreReserve(&(*sim)->bodies, (PetscInt)copies * b->n_owned));
+  for (int c = 0; c < copies; c++) {
+    for (PetscInt i = 0; i < b->n_owned; i++) {
+      BodyRecord r;
+      BodyStoreGet(b, i, &r);
+      r.id[0] = (*sim)->next_id++;
+      r.pos[0] += (c % side) * pitch;
+      r.pos[1] += (c / side) * pitch;
+      PetscCall(BodyStoreAppendOwned(&(*sim)->bodies, &r));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static long baseline_rss_kb; /* MPI and PETSc before any body exists */
+
+static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n)
+{
+  static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
+  Simulation        *sim, *base;
+  double             detect = 0, solve = 0, integrate = 0;
+  PetscInt           its = 0;
+  const int          msteps = 3;
+  struct rusage      ru;
+
+  PetscFunctionBegin;
+  PetscCall(BuildPile(PetscMin(n, base_n), dof == 6 ? 0.002 : 0.0, &base));
+  for (PetscInt s = 0; s < settle; s++) PetscCall(SimulationStep(base));
+  if (n > base_n) {
+    PetscCall(TilePile(base, n, &sim));
+    PetscCall(SimulationDestroy(&base));
+    PetscCall(SimulationStep(sim)); /* contacts and warm start of the field */
+  } else sim = base;
+  const PetscInt nb = sim->bodies.n_owned;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N = %" PetscInt_FMT " spheres, %d-dof contacts, settled %" PetscInt_FMT " steps: %.2f contacts per body, max speed %.2e m/s\n", nb, dof, settle,
+                        (double)sim->contacts.n / nb, sim->last.max_speed));
+  PetscCall(CCPSolverSetFromScenario(sim->solver, SOLVER_APGD, 500, 1e-4));
+  for (int s = 0; s < msteps; s++) {
+    PetscCall(SimulationStep(sim));
+    detect += sim->last.wall_detect; solve += sim->last.wall_solve; integrate += sim->last.wall_integrate; its += sim->last.iterations;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, %.0f iterations): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body\n", (double)its / msteps, detect / msteps,
+                        solve / msteps, integrate / msteps, 1e9 * detect / msteps / nb));
+  for (int t = 0; t < 3; t++) {
+    PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, 20000, 1e-4));
+    PetscCall(SimulationStep(sim));
+    const PetscInt it_conv = sim->last.iterations;
+    const PetscBool conv = sim->last.converged;
+    PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, 30, 0.0));
+    PetscCall(SimulationStep(sim));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s %6.1f ns per contact-iteration; %5" PetscInt_FMT " iterations to 1e-4 m/s%s\n", names[t], 1e9 * sim->last.wall_solve / (30.0 * PetscMax(sim->contacts.n, 1)), it_conv,
+                          conv ? "" : " (cap reached)"));
+  }
+  getrusage(RUSAGE_SELF, &ru);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body\n", baseline_rss_kb / 1024.0, (ru.ru_maxrss - baseline_rss_kb) * 1024.0 / nb));
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    baseline_rss_kb = ru.ru_maxrss;
+  }
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-settle_steps", &settle, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dof", &dof, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-base_n", &base_n, NULL));
+  if (dof != 6) PetscCall(Bench(n, 3, settle, base_n));
+  if (dof != 3) PetscCall(Bench(n, 6, settle, base_n));
+  PetscCall(PetscFinalize());
+  return 0;
+}

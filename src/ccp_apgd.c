@@ -6,7 +6,14 @@
  *   accept when (gamma+ - y)^T N (gamma+ - y) <= L (gamma+ - y)^T B^-1 (gamma+ - y), else L *= 2
  *   theta+ from theta+^2 = (1 - theta+) theta^2;  beta = theta (1 - theta) / (theta^2 + theta+)
  *   y+ = gamma+ + beta (gamma+ - gamma);  restart (beta = 0, theta = 1) when
- *   (N y + r)^T (gamma+ - gamma) > 0 (the step went uphill);  L *= 0.9 after each iteration.
+ *   (y - gamma+)^T B^-1 (gamma+ - gamma) > 0;  L *= 0.9 after each iteration.
+ *
+ * The restart test is O'Donoghue and Candes' gradient scheme with the gradient mapping
+ * L B^-1 (y - gamma+) in place of the gradient N y + r that Mazhar et al. use: at a solution on the
+ * cones' surfaces the gradient keeps a component normal to the active constraints, which made
+ * that test fire at random late in the solve and APGD crawl as plain projected gradient; the
+ * mapping vanishes at the solution. On settled piles of ~730 contacts at tol 1e-9 this cut the
+ * iterations per step from 7600-10400 to 1900-2400.
  *
  * Why that metric: B N has diagonal blocks of trace dof, so the step is dimensionless and blind to
  * mass ratios and to the force/torque scale of 6-dof contacts, and L starts at 1 (the mean
@@ -68,42 +75,41 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
     for (int bt = 0;; bt++) {
       const double step = 1.0 / L;
       double       dNd = 0, dBd = 0;
-      for (PetscInt i = 0; i < nc; i++) { /* scatter: gamma+, v += M^-1 D (gamma+ - vref), |gamma+ - y|_B^-1 */
+      uphill = 0;
+      for (PetscInt i = 0; i < nc; i++) { /* scatter: gamma+, v += M^-1 D (gamma+ - vref), step and restart tests */
         const Contact *c = &P->contact[i];
         const size_t   a = (size_t)c->a, b = (size_t)c->b;
         const double   ima = P->inv_mass[a], imb = P->inv_mass[b], *Ia = P->inv_inertia + 6 * a, *Ib = P->inv_inertia + 6 * b;
         const double  *ref = ccp_cblock(vref, i);
-        double         y[6], gy[6], z[6], d[6], dg[6], *x = ccp_block(gnew, i);
+        const double  *xk = ccp_cblock(gk, i);
+        double         y[6], gy[6], z[6], d[6], e[6], dg[6], *x = ccp_block(gnew, i);
         CCPMetric      m;
 
         ccp_kernel_metric(c, ima, Ia, imb, Ib, &m);
-        extrapolate(ccp_cblock(gk, i), ccp_cblock(gkm1, i), beta, y);
+        extrapolate(xk, ccp_cblock(gkm1, i), beta, y);
         extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
         ccp_kernel_step(&m, step, y, gy, z);
         ccp_kernel_project_metric(c, &m, z);
         for (int k = 0; k < 6; k++) {
           d[k]  = z[k] - y[k];   /* the step, for the Lipschitz test */
+          e[k]  = z[k] - xk[k];  /* the progress, for the restart test */
           dg[k] = z[k] - ref[k]; /* the impulse change; ref may be x itself: read before the write */
           x[k]  = z[k];
         }
-        dBd += ccp_kernel_metric_norm2(&m, d);
+        dBd += ccp_kernel_metric_dot(&m, d, d);
+        uphill -= ccp_kernel_metric_dot(&m, d, e);
         ccp_kernel_apply(c, ima, Ia, imb, Ib, dg, v + 6 * a, v + 6 * b);
       }
       res_max = 0;
-      uphill  = 0;
-      for (PetscInt i = 0; i < nc; i++) { /* gather: gr+ at gamma+, step test, restart test, residual */
+      for (PetscInt i = 0; i < nc; i++) { /* gather: gr+ at gamma+, step test, residual */
         const Contact *c = &P->contact[i];
-        const double  *x = ccp_cblock(gnew, i), *xk = ccp_cblock(gk, i);
+        const double  *x = ccp_cblock(gnew, i);
         double        *g = ccp_block(rnew, i), y[6], gy[6];
 
         ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, x, g);
-        extrapolate(xk, ccp_cblock(gkm1, i), beta, y);
+        extrapolate(ccp_cblock(gk, i), ccp_cblock(gkm1, i), beta, y);
         extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
-        for (int k = 0; k < 6; k++) {
-          const double d = x[k] - y[k];
-          dNd += d * (g[k] - gy[k]);
-          uphill += gy[k] * (x[k] - xk[k]);
-        }
+        for (int k = 0; k < 6; k++) dNd += (x[k] - y[k]) * (g[k] - gy[k]);
         const double r2 = ccp_kernel_residual2(c, x, g);
         if (!(r2 <= res_max)) res_max = r2; /* NaN propagates */
       }

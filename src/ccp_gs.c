@@ -23,13 +23,13 @@ PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *s
   const PetscInt nc = P->ncontacts;
   const double   omega = s->gs_omega, tol = s->tol;
   double        *gamma = P->gamma, *best = s->work_g[0], *v = P->vel;
+  CCPMetric     *metric   = (CCPMetric *)s->work_g[1]; /* per-contact steps, computed once */
   double         best_res = PETSC_INFINITY;
   PetscBool      check = PETSC_TRUE;
   CCPCheckpoint  state = CCP_CONTINUE;
   PetscInt       it;
 
   PetscFunctionBegin;
-  CCPMetric     *metric = (CCPMetric *)s->work_g[1];
   ccp_kernel_metrics(P, metric);
   ccp_velocity_from_impulses(P, gamma, v);
   for (it = 0;; it++) {

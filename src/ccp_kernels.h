@@ -1,6 +1,7 @@
 /* Private: the per-contact kernels behind ccp_problem.h, as static inline functions so that the
  * solver sweeps (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c) inline them: no call and no branch on the
- * method per contact. ccp_problem.c wraps them for everyone else.
+ * method per contact. ccp_problem.c wraps them for everyone else. Also the sweeps' per-contact
+ * step (CCPMetric) and the bookkeeping the three methods share (checkpoint, divergence, finish).
  *
  * Conventions (ccp_problem.h, contacts.h): a solver body's velocity is 6 doubles, linear then
  * angular, both world frame. Contact c acts between bodies a (A) and b (B) with frame (n, u, w);
@@ -126,9 +127,9 @@ static inline void ccp_kernel_traces(const Contact *restrict c, double ima, cons
  * torque entries by 1/ell maps the set to the cone with rho/ell, sigma/ell, where the Euclidean
  * projection is that metric projection. A 3-dof contact keeps the scalar eta_i. */
 typedef struct {
-  double f, t;      /* steps of the force and torque rows */
+  double f, t;         /* steps of the force and torque rows */
   double inv_f, inv_t; /* their inverses (inv_t = 0 for 3-dof) */
-  double ell, il;   /* sqrt(t / f) and its inverse */
+  double ell, il;      /* sqrt(t / f) and its inverse */
 } CCPMetric;
 
 static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
@@ -142,7 +143,8 @@ static inline void ccp_kernel_metric(const Contact *restrict c, double ima, cons
     return;
   }
   ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
-  if (!(tt > 0)) tt = tf; /* torque rows without mobility or compliance: any step */
+  if (!(tt > 0)) tt = tf; /* a row group without mobility or compliance: any step will do */
+  if (!(tf > 0)) tf = tt;
   const double s = 1 / sqrt(tf * tt); /* one division and one root for all six */
   m->f     = 3 * tt * s * s;
   m->t     = 3 * tf * s * s;
@@ -201,11 +203,10 @@ static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
   return f2 * m->inv_f * m->inv_f + t2 * m->inv_t * m->inv_t;
 }
 
-/* d^T B^-1 d: the squared length of a change in the sweeps' metric */
-static inline double ccp_kernel_metric_norm2(const CCPMetric *m, const double d[6])
+/* a^T B^-1 b: the inner product of the sweeps' metric */
+static inline double ccp_kernel_metric_dot(const CCPMetric *m, const double a[6], const double b[6])
 {
-  const double f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-  return f2 * m->inv_f + t2 * m->inv_t;
+  return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * m->inv_f + (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]) * m->inv_t;
 }
 
 /* Squared norm of the first dof entries of a - b. */
@@ -213,14 +214,6 @@ static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const
 {
   double s = 0;
   for (int k = 0; k < c->dof; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
-  return s;
-}
-
-/* Squared norm of the first dof entries of x. */
-static inline double ccp_kernel_norm2(const Contact *c, const double x[6])
-{
-  double s = 0;
-  for (int k = 0; k < c->dof; k++) s += x[k] * x[k];
   return s;
 }
 

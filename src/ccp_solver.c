@@ -6,16 +6,24 @@ static const char *const CCPSolverTypes[] = {"jacobi", "gauss-seidel", "apgd", "
 
 static PetscClassId  CCP_CLASSID;
 static PetscLogEvent CCP_SOLVE;
+static PetscBool     ccp_registered = PETSC_FALSE;
+
+/* PETSc forgets registrations at PetscFinalize; so must we, for a later PetscInitialize. */
+static PetscErrorCode CCPSolverFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  ccp_registered = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode CCPSolverRegisterLogging(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-
   PetscFunctionBegin;
-  if (!registered) {
+  if (!ccp_registered) {
     PetscCall(PetscClassIdRegister("CCP solver", &CCP_CLASSID));
     PetscCall(PetscLogEventRegister("CCPSolve", CCP_CLASSID, &CCP_SOLVE));
-    registered = PETSC_TRUE;
+    PetscCall(PetscRegisterFinalize(CCPSolverFinalizePackage));
+    ccp_registered = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -61,9 +69,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel or apgd", "CCPSolverSetFromOptions", CCPSolverTypes, type, &type, NULL));
   PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", "CCPSolverSetFromOptions", s->max_it, &s->max_it, NULL));
   PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", "CCPSolverSetFromOptions", tol, &tol, NULL));
-  PetscCall(PetscOptionsReal("-ccp_jacobi_omega", "Projected Jacobi step omega (times eta_i), eq. 46", "CCPSolverSetFromOptions", omega, &omega, NULL));
+  PetscCall(PetscOptionsReal("-ccp_jacobi_omega", "Projected Jacobi step scale omega (times the per-contact step, eta_i for 3-dof), eq. 46", "CCPSolverSetFromOptions", omega, &omega, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_lambda", "Projected Jacobi relaxation lambda in (0, 1], eq. 46", "CCPSolverSetFromOptions", lambda, &lambda, NULL));
-  PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel over-relaxation of eta_i, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
+  PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel relaxation omega of the per-contact step, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
   PetscOptionsEnd();
   PetscCheck(s->max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_max_it %" PetscInt_FMT " is negative: give a count >= 0", s->max_it);
   PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_tol %g is negative: give a residual (m/s) >= 0", (double)tol);

@@ -5,6 +5,12 @@
 
 #define REPOSE_SECTORS 8
 
+static int compare_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int repose_angle(size_t n, const double *pos, const double *radius, const unsigned char *keep, double floor_z, ReposeResult *res)
 {
   double cx = 0, cy = 0, dmean = 0, rmax = 0, hmax = 0;
@@ -22,10 +28,18 @@ int repose_angle(size_t n, const double *pos, const double *radius, const unsign
   cx /= m;
   cy /= m;
   dmean /= m;
-  for (size_t i = 0; i < n; i++) {
-    if (keep && !keep[i]) continue;
-    rmax = fmax(rmax, hypot(pos[3 * i] - cx, pos[3 * i + 1] - cy));
-    hmax = fmax(hmax, pos[3 * i + 2] + radius[i] - floor_z);
+  { /* extent: the radius holding 95% of the bodies, so grains that rolled far away are not the toe */
+    double *r = malloc(m * sizeof(double));
+    size_t  k = 0;
+    if (!r) return -1;
+    for (size_t i = 0; i < n; i++) {
+      if (keep && !keep[i]) continue;
+      r[k++] = hypot(pos[3 * i] - cx, pos[3 * i + 1] - cy);
+      hmax   = fmax(hmax, pos[3 * i + 2] + radius[i] - floor_z);
+    }
+    qsort(r, m, sizeof(double), compare_double);
+    rmax = r[(size_t)(0.95 * (m - 1))];
+    free(r);
   }
   const int nrings = (int)(rmax / dmean) + 1;
   double   *top    = calloc((size_t)nrings * REPOSE_SECTORS, sizeof(double));
@@ -34,6 +48,7 @@ int repose_angle(size_t n, const double *pos, const double *radius, const unsign
     if (keep && !keep[i]) continue;
     const double dx = pos[3 * i] - cx, dy = pos[3 * i + 1] - cy;
     const int    ring = (int)(hypot(dx, dy) / dmean);
+    if (ring >= nrings) continue; /* beyond the extent */
     int          sec  = (int)floor((atan2(dy, dx) + M_PI) / (2 * M_PI) * REPOSE_SECTORS);
     if (sec >= REPOSE_SECTORS) sec = REPOSE_SECTORS - 1;
     double *t = &top[(size_t)ring * REPOSE_SECTORS + sec];

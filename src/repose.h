@@ -1,6 +1,7 @@
 /* Angle of repose of a settled, roughly conical pile on a horizontal floor.
  *
- * Method: the pile axis passes through the centroid (x, y) of the selected bodies. Bodies are binned
+ * Method: the pile axis passes through the centroid (x, y) of the selected bodies; its extent is the
+ * radius holding 95% of them (grains that rolled far away do not count). Bodies are binned
  * by horizontal distance r from the axis into rings one mean diameter wide; in each ring and in each
  * of 8 azimuthal sectors the free-surface height is the top (z + radius) of the highest body. The
  * flank is the range of r between the apex zone (surface above 90% of the pile height) and the toe

@@ -1,9 +1,9 @@
 /* Core benchmark (issue: Core; a program, not a test): settled piles of N spheres on one rank.
  *
- * Pile: a cubic block of N spheres (d = 20 mm, 2028 kg/m^3, mu = 0.6) on a cubic lattice of
+ * Pile: a bed of N spheres (d = 20 mm, 2028 kg/m^3, mu = 0.6), 8 layers deep, on a cubic lattice of
  * spacing 1.05 d with a seeded lateral jitter of +-0.02 d, on a floor, under gravity. The
- * columns touch down and jam during the settling steps (default 200 steps of 5 ms), after which it
- * is a static pack with about 3 contacts per body. The same pile is built with rho = sigma = 0
+ * columns touch down, buckle and jam during the settling steps (default 200 steps of 5 ms), after
+ * which it is a settled pack with about 3 contacts per body. The same pile is built with rho = sigma = 0
  * (3-dof contacts) and rho = sigma = 0.1 d (6-dof). Prints, per contact kind:
  *   contacts per body; seconds per step by phase (APGD, tolerance 1e-4 m/s, warm started);
  *   ns per contact per iteration for each solver (a fixed 30-iteration solve, setup included);
@@ -18,8 +18,8 @@
 static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
 {
   const double R = 0.01, spacing = 2.1 * R;
-  const int    side = (int)ceil(cbrt((double)n));
-  const int    layers = (int)ceil((double)n / ((double)side * side));
+  const int    layers = 8;
+  const int    side = (int)ceil(sqrt((double)n / layers));
   const double L = side * spacing, H = layers * spacing;
   char         yaml[4096], err[SCENARIO_ERR_MAX] = "";
   Scenario     sc;
@@ -38,7 +38,7 @@ static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
            "fills:\n"
            "  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
-           -0.5 * L, -0.5 * L, 1.5 * L, 1.5 * L, 2 * H + 0.2, rho, rho, L, L, H + 0.0005, R, spacing);
+           -0.5 * L - 1, -0.5 * L - 1, 1.5 * L + 1, 1.5 * L + 1, 2 * H + 0.2, rho, rho, L, L, H + 0.0005, R, spacing);
   /* the lattice region above holds side^2 * layers >= n spheres; the fill keeps them all */
   if (scenario_load_string(yaml, "bench-pile", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));

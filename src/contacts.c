@@ -60,10 +60,10 @@ static inline int contact_key_compare(const ContactKey *a, const ContactKey *b)
   return 0;
 }
 
-static PetscBool contact_keys_sorted(const ContactSet *cs)
+static PetscBool contact_keys_sorted(const ContactKey *key, PetscInt n)
 {
-  for (PetscInt i = 1; i < cs->n; i++)
-    if (contact_key_compare(&cs->key[i - 1], &cs->key[i]) > 0) return PETSC_FALSE;
+  for (PetscInt i = 1; i < n; i++)
+    if (contact_key_compare(&key[i - 1], &key[i]) > 0) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
@@ -87,7 +87,7 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
 
   PetscFunctionBegin;
   /* Collision detection emits contacts already in key order: that case costs one pass. */
-  if (contact_keys_sorted(cs)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (contact_keys_sorted(cs->key, cs->n)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(cs->n, &perm));
   for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
   PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
@@ -104,21 +104,21 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ContactSet *prev, double scale, PetscInt *matched)
+PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched)
 {
   PetscInt j = 0, nmatch = 0;
 
   PetscFunctionBegin;
   PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
-  PetscCheck(contact_keys_sorted(cur) && contact_keys_sorted(prev), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
-             "ContactSetWarmStart needs both contact sets sorted by key: call ContactSetSortByKey first");
+  PetscCheck(contact_keys_sorted(cur->key, cur->n) && contact_keys_sorted(prev->key, prev->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ContactSetWarmStart needs the contacts and the memory sorted by key: call ContactSetSortByKey first");
   /* Merge of two sorted key lists: linear in cur->n + prev->n. */
   for (PetscInt i = 0; i < cur->n; i++) {
     double *g = contact_gamma(cur, i);
     int     cmp = 1;
     while (j < prev->n && (cmp = contact_key_compare(&prev->key[j], &cur->key[i])) < 0) j++;
     if (j < prev->n && cmp == 0) {
-      const double *gp = contact_gamma(prev, j);
+      const double *gp = prev->gamma + (size_t)CONTACT_DOF_MAX * j;
       for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
       nmatch++;
     } else {
@@ -129,16 +129,34 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ContactSet *prev, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ContactSetCopy(ContactSet *dst, const ContactSet *src)
+PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
 {
   PetscFunctionBegin;
-  dst->n = 0; /* nothing of dst's old contents needs to survive a reallocation */
-  PetscCall(ContactSetReserve(dst, src->n));
-  if (src->n) {
-    PetscCall(PetscArraycpy(dst->c, src->c, src->n));
-    PetscCall(PetscArraycpy(dst->key, src->key, src->n));
-    PetscCall(PetscArraycpy(dst->gamma, src->gamma, (size_t)src->n * CONTACT_DOF_MAX));
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(m->key, m->gamma));
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCheck(contact_keys_sorted(cs->key, cs->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
+  if (cs->n > m->capacity) {
+    PetscCall(PetscFree2(m->key, m->gamma));
+    m->capacity = PetscMax(cs->n, 2 * m->capacity);
+    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
   }
-  dst->n = src->n;
+  if (cs->n) {
+    PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
+    PetscCall(PetscArraycpy(m->gamma, cs->gamma, (size_t)cs->n * CONTACT_DOF_MAX));
+  }
+  m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -52,9 +52,20 @@ void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
 
-/* Warm start: copy into cur the impulses of prev's contacts with the same key (others zero),
- * scaled by `scale` in [0, 1]. Both sets must be sorted by key. Returns how many matched. */
-PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ContactSet *prev, double scale, PetscInt *matched);
-/* prev <- cur (geometry, keys and impulses); reuses prev's memory. */
-PetscErrorCode ContactSetCopy(ContactSet *dst, const ContactSet *src);
+/* The impulses of one step's contacts by key, sorted by key: what the next step warm-starts from
+ * (and what checkpoints and migration carry). No geometry: 72 bytes per contact. */
+typedef struct {
+  PetscInt    n, capacity;
+  ContactKey *key;
+  double     *gamma;     /* CONTACT_DOF_MAX per contact */
+} ImpulseMemory;
+
+PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
+PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
+/* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. */
+PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
+
+/* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
+ * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */
+PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);
 #endif

@@ -48,7 +48,7 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, 
   PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
   PetscCall(ContactSetCreate(&sim->contacts));
-  PetscCall(ContactSetCreate(&sim->previous));
+  PetscCall(ImpulseMemoryCreate(&sim->previous));
   PetscCall(BroadphaseCreate(&sim->bp));
   PetscCall(CCPSolverCreate(comm, &sim->solver));
   PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
@@ -77,7 +77,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BodyStoreDestroy(&sim->bodies));
   PetscCall(ContactSetDestroy(&sim->contacts));
-  PetscCall(ContactSetDestroy(&sim->previous));
+  PetscCall(ImpulseMemoryDestroy(&sim->previous));
   PetscCall(BroadphaseDestroy(&sim->bp));
   PetscCall(CCPSolverDestroy(&sim->solver));
   PetscCall(PetscFree(sim->walls));
@@ -257,7 +257,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   removed = RemoveEscaped(sim);
   PetscCallMPI(MPI_Allreduce(&removed, &gremoved, 1, MPIU_INT, MPI_SUM, sim->comm));
   sim->removed += gremoved;
-  PetscCall(ContactSetCopy(&sim->previous, &sim->contacts));
+  PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   sim->step++;
   sim->time = sim->step * h; /* no drift from summing h */
   PetscCall(PetscLogEventEnd(EV_INTEGRATE, 0, 0, 0, 0));

@@ -17,7 +17,8 @@ typedef struct {
   Scenario    sc;             /* owned: the simulation frees it */
   BodyStore   bodies;
   Wall       *walls;          /* copy of sc.walls; moving boxes advance with their velocity */
-  ContactSet  contacts, previous; /* this step's and the last step's (warm start) */
+  ContactSet  contacts;       /* this step's contacts */
+  ImpulseMemory previous;     /* the last step's impulses by key (warm start) */
   Broadphase  bp;
   CCPSolver   solver;
   PetscInt    step;

@@ -6,18 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int test_failures = 0;
+#include "test_check.h"
 
-/* Record a failed check with what was expected; the test continues so it reports every failure. */
-#define TEST_CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      test_failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#define TEST_CHECK CHECK
 
 /* Create a simulation from scenario text; aborts the test on bad input. */
 static inline PetscErrorCode TestSimulationFromText(const char *yaml, Simulation **sim)
@@ -48,8 +39,8 @@ static inline PetscErrorCode TestRunUntil(Simulation *sim, double t)
 
 static inline int TestFinish(const char *name)
 {
-  if (test_failures) printf("%s: %d check(s) FAILED\n", name, test_failures);
+  if (failures) printf("%s: %d check(s) FAILED\n", name, failures);
   else printf("%s: all checks passed\n", name);
-  return test_failures ? 1 : 0;
+  return failures ? 1 : 0;
 }
 #endif

@@ -15,19 +15,15 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
+/* A simulation of the bench's material on a floor in the box [lo, hi], plus `fills` (YAML list text). */
+static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho, const char *fills, Simulation **sim)
 {
-  const double R = 0.01, spacing = 2.1 * R;
-  const int    layers = 8;
-  const int    side = (int)ceil(sqrt((double)n / layers));
-  const double L = side * spacing, H = layers * spacing;
-  char         yaml[4096], err[SCENARIO_ERR_MAX] = "";
-  Scenario     sc;
-  uint64_t     state = 12345;
+  char     yaml[4096], err[SCENARIO_ERR_MAX] = "";
+  Scenario sc;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof(yaml),
-           "domain: {min: [%g, %g, -0.1], max: [%g, %g, %g]}\n"
+           "domain: {min: [%.17g, %.17g, -0.1], max: [%.17g, %.17g, %.17g]}\n"
            "gravity: [0, 0, -9.81]\n"
            "time: {step: 0.005, end: 1000}\n"
            "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
@@ -35,14 +31,28 @@ static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
            "materials:\n"
            "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
            "walls:\n"
-           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
-           "fills:\n"
-           "  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
-           -0.5 * L - 1, -0.5 * L - 1, 1.5 * L + 1, 1.5 * L + 1, 2 * H + 0.2, rho, rho, L, L, H + 0.0005, R, spacing);
-  /* the lattice region above holds side^2 * layers >= n spheres; the fill keeps them all */
-  if (scenario_load_string(yaml, "bench-pile", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n%s",
+           lo[0], lo[1], hi[0], hi[1], zmax, rho, rho, fills);
+  if (scenario_load_string(yaml, "bench", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
   PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
+{
+  const double R = 0.01, spacing = 2.1 * R;
+  const int    layers = 8;
+  const int    side = (int)ceil(sqrt((double)n / layers));
+  const double L = side * spacing, H = layers * spacing;
+  const double lo[2] = {-0.5 * L - 1, -0.5 * L - 1}, hi[2] = {1.5 * L + 1, 1.5 * L + 1};
+  char         fills[512];
+  uint64_t     state = 12345;
+
+  PetscFunctionBegin;
+  /* the lattice region holds side^2 * layers >= n spheres */
+  snprintf(fills, sizeof(fills), "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n", L, L, H + 0.0005, R, spacing);
+  PetscCall(BenchSimulation(lo, hi, 2 * H + 0.2, rho, fills, sim));
   for (PetscInt i = 0; i < (*sim)->bodies.n_owned; i++) { /* seeded lateral jitter: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -62,27 +72,15 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
   const BodyStore *b = &base->bodies;
   double           lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
   const int        copies = (int)ceil((double)n / b->n_owned), side = (int)ceil(sqrt((double)copies));
-  char             yaml[2048], err[SCENARIO_ERR_MAX] = "";
-  Scenario         sc;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < b->n_owned; i++)
     for (int k = 0; k < 2; k++) { lo[k] = PetscMin(lo[k], b->pos[3 * i + k]); hi[k] = PetscMax(hi[k], b->pos[3 * i + k]); }
   const double pitch = PetscMax(hi[0] - lo[0], hi[1] - lo[1]) + 0.06;
-  snprintf(yaml, sizeof(yaml),
-           "domain: {min: [%g, %g, -0.1], max: [%g, %g, %g]}\n"
-           "gravity: [0, 0, -9.81]\n"
-           "time: {step: 0.005, end: 1000}\n"
-           "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
-           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
-           "materials:\n"
-           "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
-           "walls:\n"
-           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n",
-           lo[0] - 1, lo[1] - 1, lo[0] + side * pitch + 1, lo[1] + side * pitch + 1, base->sc.domain_max[2], base->sc.materials[0].rolling_friction, base->sc.materials[0].spinning_friction);
-  if (scenario_load_string(yaml, "bench-field", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
-  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
-  PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  {
+    const double flo[2] = {lo[0] - 1, lo[1] - 1}, fhi[2] = {lo[0] + side * pitch + 1, lo[1] + side * pitch + 1};
+    PetscCall(BenchSimulation(flo, fhi, base->sc.domain_max[2], base->sc.materials[0].rolling_friction, "", sim));
+  }
   PetscCall(BodyStoreReserve(&(*sim)->bodies, (PetscInt)copies * b->n_owned));
   for (int c = 0; c < copies; c++) {
     for (PetscInt i = 0; i < b->n_owned; i++) {

@@ -14,25 +14,9 @@
 #include <math.h>
 #include <stdio.h>
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double   urand(void) /* [0, 1), splitmix64 */
-{
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
+#include "test_random.h"
 
 static PetscErrorCode add_sphere(BodyStore *s, int64_t id, double x, double y, double z, double r)
 {

@@ -22,25 +22,9 @@
  * numbers (~1e-15), so 1e-12 has a wide margin while any geometric mistake is O(0.01). */
 #define TOL 1e-12
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static double   urand(void) /* [0, 1), splitmix64 */
-{
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
+#include "test_random.h"
 
 static void body(BodyRecord *b, int64_t id, ShapeKind shape, double x, double y, double z, double s0, double s1, double s2, int material)
 {
@@ -391,6 +375,7 @@ static PetscErrorCode test_timing(void)
 
 int main(int argc, char **argv)
 {
+  rng_state = 0x243F6A8885A308D3ull; /* this test's seed */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(test_hand_built());
   PetscCall(test_random_scene());

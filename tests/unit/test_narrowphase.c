@@ -20,16 +20,7 @@
  * so 1e-12 has a margin of three orders of magnitude while any wrong formula is off by O(0.01). */
 #define TOL 1e-12
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
 static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static double dist3(const double a[3], const double b[3])

@@ -9,17 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
 /* Copied verbatim from GUIDE "Scenario files": it must be accepted exactly as written. */
 static const char guide_example[] =

@@ -21,17 +21,7 @@
 #include "snapshot.h"
 
 #define NB 9 /* bodies in the test system */
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
 /* ---- the test system: body g of NB, spheres (even g) and boxes (odd g) ---- */
 

@@ -17,17 +17,7 @@
 #define NCOL 16
 static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
                              "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io";
-static int failures = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
 /* The statistics of step `step` of run `run`, with values that need all 17 digits. */
 static void MakeStats(PetscInt step, int run, StepStats *st, double *wall_io)

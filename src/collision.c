@@ -1,7 +1,7 @@
 /* Collision detection for one step.
  *
- * 1. Broadphase pairs among bodies [0, nb); pairs of two ghosts are dropped (the rank owning either
- *    body computes them). Every owned body is tested against every wall (walls are replicated, so
+ * 1. Broadphase pairs among bodies [0, nb); a pair is kept only on the rank that owns body A (the
+ *    smaller global id), so with symmetric halos every contact is computed by exactly one rank. Every owned body is tested against every wall (walls are replicated, so
  *    the body's owner computes its wall contacts); ghosts never are.
  * 2. Narrowphase in that order (storage order: the body data are read nearly sequentially), each
  *    point staged in a compact record with its key (id A, id B, sub). A is the smaller global id
@@ -201,6 +201,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     }
     if (i >= s->n_owned) continue; /* i < j, so both are ghosts: another rank computes it */
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
+    if (A >= s->n_owned) continue; /* the owner of A computes the contact: exactly one rank does */
     const int     np = body_pair_points(s, A, B, env, pts);
     if (np) stage_points(st, &nst, pts, np, A, B, s->id[A], s->id[B], s->material[A], s->material[B], s->pos + 3 * (size_t)A, s->pos + 3 * (size_t)B);
   }

@@ -16,7 +16,8 @@ typedef struct {
   int             nwalls;
 } CollisionSettings;
 
-/* Detect all contacts among bodies [0, nb) of s and between them and the walls. Contacts
- * between two ghosts are skipped (another rank owns them). cs is cleared first. */
+/* Detect all contacts among bodies [0, nb) of s and between them and the walls. A body-body
+ * contact is kept only where its body A (smaller id) is owned, a wall contact where its body is
+ * owned: every contact belongs to exactly one rank. cs is cleared first. */
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs);
 #endif

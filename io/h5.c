@@ -2,11 +2,13 @@
  * (directories, atomic rename) every output writer needs. */
 #include "h5.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 PetscErrorCode IoH5RowsCreate(MPI_Comm comm, PetscInt n_local, IoH5Rows *rows)
 {
@@ -22,6 +24,24 @@ PetscErrorCode IoH5RowsCreate(MPI_Comm comm, PetscInt n_local, IoH5Rows *rows)
   rows->n_global = (hsize_t)total;
   rows->offset   = (hsize_t)offset;
   rows->n_local  = (hsize_t)n;
+  CCPDEM_H5_ID(rows->dxpl, H5Pcreate(H5P_DATASET_XFER));
+  CCPDEM_H5(H5Pset_dxpl_mpio(rows->dxpl, H5FD_MPIO_COLLECTIVE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode IoH5RowsCreateSplit(MPI_Comm comm, hsize_t n_global, IoH5Rows *rows)
+{
+  PetscMPIInt rank, size;
+  hsize_t     base, extra;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  base           = n_global / (hsize_t)size;
+  extra          = n_global % (hsize_t)size;
+  rows->n_global = n_global;
+  rows->n_local  = base + ((hsize_t)rank < extra);
+  rows->offset   = (hsize_t)rank * base + PetscMin((hsize_t)rank, extra);
   CCPDEM_H5_ID(rows->dxpl, H5Pcreate(H5P_DATASET_XFER));
   CCPDEM_H5(H5Pset_dxpl_mpio(rows->dxpl, H5FD_MPIO_COLLECTIVE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -85,6 +105,84 @@ PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t
   CCPDEM_H5(H5Dclose(dset));
   CCPDEM_H5(H5Sclose(filespace));
   CCPDEM_H5(H5Tclose(filetype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode IoH5DatasetRows(hid_t loc, const char *name, hsize_t *n, PetscBool *found)
+{
+  hid_t   dset, space;
+  hsize_t dims[H5S_MAX_RANK];
+  int     ndims;
+
+  PetscFunctionBegin;
+  *n     = 0;
+  *found = PETSC_FALSE;
+  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  dset = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (dset < 0) PetscFunctionReturn(PETSC_SUCCESS); /* a group or a broken link of that name */
+  CCPDEM_H5_ID(space, H5Dget_space(dset));
+  ndims = H5Sget_simple_extent_dims(space, dims, NULL);
+  if (ndims >= 1) {
+    *n     = dims[0];
+    *found = PETSC_TRUE;
+  }
+  CCPDEM_H5(H5Sclose(space));
+  CCPDEM_H5(H5Dclose(dset));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Why dataset dset does not hold rows->n_global x width values like memtype, or "" if it does. */
+static void DescribeMismatch(hid_t dset, hid_t memtype, hsize_t width, const IoH5Rows *rows, char *why, size_t len)
+{
+  const int ndims_expected = width == 1 ? 1 : 2;
+  hid_t     type  = H5Dget_type(dset), space = H5Dget_space(dset);
+  hsize_t   dims[H5S_MAX_RANK];
+  int       ndims = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+
+  why[0] = 0;
+  if (type < 0 || H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype)) snprintf(why, len, "has another element type than expected");
+  else if (ndims != ndims_expected) snprintf(why, len, "has %d dimensions instead of %d", ndims, ndims_expected);
+  else if (dims[0] != rows->n_global || (ndims == 2 && dims[1] != width))
+    snprintf(why, len, "has %llu x %llu values instead of %llu x %llu", (unsigned long long)dims[0], ndims == 2 ? (unsigned long long)dims[1] : 1ULL, (unsigned long long)rows->n_global, (unsigned long long)width);
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+}
+
+PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, char *err, size_t errlen)
+{
+  const int     ndims         = width == 1 ? 1 : 2;
+  const hsize_t local_dims[2] = {rows->n_local, width};
+  const hsize_t start[2]      = {rows->offset, 0};
+  char          placeholder   = 0, why[160];
+  hid_t         dset, filespace, memspace;
+  herr_t        status = 0;
+
+  PetscFunctionBegin;
+  if (H5Lexists(loc, name, H5P_DEFAULT) <= 0 || (dset = H5Dopen2(loc, name, H5P_DEFAULT)) < 0) {
+    snprintf(err, errlen, "dataset %s is missing", name);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  DescribeMismatch(dset, memtype, width, rows, why, sizeof(why));
+  if (why[0]) {
+    snprintf(err, errlen, "dataset %s %s", name, why);
+    CCPDEM_H5(H5Dclose(dset));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (rows->n_global > 0) { /* an empty dataset has no storage to read (as in IoH5WriteRows) */
+    CCPDEM_H5_ID(filespace, H5Dget_space(dset));
+    CCPDEM_H5_ID(memspace, H5Screate_simple(ndims, local_dims, NULL));
+    if (rows->n_local > 0) {
+      CCPDEM_H5(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, local_dims, NULL));
+    } else {
+      CCPDEM_H5(H5Sselect_none(filespace));
+      CCPDEM_H5(H5Sselect_none(memspace));
+    }
+    status = H5Dread(dset, memtype, memspace, filespace, rows->dxpl, buf ? buf : (void *)&placeholder);
+    CCPDEM_H5(H5Sclose(memspace));
+    CCPDEM_H5(H5Sclose(filespace));
+  }
+  CCPDEM_H5(H5Dclose(dset));
+  if (status < 0) snprintf(err, errlen, "dataset %s cannot be read (the file is truncated or damaged)", name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,6 +276,23 @@ PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path)
   if (rank == 0) err = MakeDirsLocal(path, failed, sizeof(failed));
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
   PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "Cannot create output directory %s (at %s): %s; choose a writable output directory (-o)", path, rank == 0 ? failed : "rank 0", strerror(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode IoFsyncOnRoot(MPI_Comm comm, const char *path)
+{
+  PetscMPIInt rank;
+  int         err = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) err = errno;
+    if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "Cannot flush %s to disk: %s", path, strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

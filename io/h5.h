@@ -32,6 +32,9 @@ typedef struct {
 
 /* Collective. Computes the global layout of n_local rows per rank and creates the transfer list. */
 PetscErrorCode IoH5RowsCreate(MPI_Comm comm, PetscInt n_local, IoH5Rows *rows);
+/* Collective. The layout for reading a dataset of n_global rows: contiguous blocks in rank order
+ * whose sizes differ by at most one (at one rank: every row, in file order). */
+PetscErrorCode IoH5RowsCreateSplit(MPI_Comm comm, hsize_t n_global, IoH5Rows *rows);
 /* Closes the transfer list; accepts a zeroed struct. */
 PetscErrorCode IoH5RowsDestroy(IoH5Rows *rows);
 /* Collective. Creates (truncates) path with the MPI-IO driver. Close with H5Fclose. */
@@ -40,6 +43,16 @@ PetscErrorCode IoH5CreateParallel(MPI_Comm comm, const char *path, hid_t *file);
  * of memtype each (width 1: 1-D (n), else 2-D (n x width)), stored little-endian, and writes this
  * rank's buf (n_local * width values, may be NULL when n_local = 0) at rows->offset. */
 PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, const void *buf);
+/* Collective on a parallel file. Reads this rank's rows [offset, offset + n_local) of dataset
+ * loc/name into buf (n_local * width values of memtype). A file that does not hold what is expected
+ * is the user's input, not a bug: a missing dataset, another type class or element size than
+ * memtype, another shape than rows->n_global x width, or a failed read (a truncated file) returns
+ * PETSC_SUCCESS with err set to one line naming the dataset (err untouched on success). The caller
+ * silences HDF5's own error printing if it wants only that line. */
+PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, char *err, size_t errlen);
+/* Number of rows (first dimension) of dataset loc/name; found = PETSC_FALSE (and *n = 0) if there
+ * is no such dataset. Not collective. */
+PetscErrorCode IoH5DatasetRows(hid_t loc, const char *name, hsize_t *n, PetscBool *found);
 /* Scalar attribute loc/name of memtype (stored little-endian). On a parallel file: collective,
  * same value on every rank. */
 PetscErrorCode IoH5WriteAttribute(hid_t loc, const char *name, hid_t memtype, const void *value);
@@ -57,6 +70,10 @@ PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path);
 /* Collective. Barrier, then rank 0 renames from -> to (atomic on POSIX within a file system); the
  * outcome is broadcast so every rank returns the same error. */
 PetscErrorCode IoRenameOnRoot(MPI_Comm comm, const char *from, const char *to);
+/* Collective. Rank 0 flushes path (a file or a directory) to stable storage (open(2) + fsync), so
+ * that a rename after it cannot leave an empty or partial file behind a power loss; the outcome is
+ * broadcast. */
+PetscErrorCode IoFsyncOnRoot(MPI_Comm comm, const char *path);
 /* Not collective. Renames from -> to; errors naming both paths. */
 PetscErrorCode IoRename(const char *from, const char *to);
 /* Not collective. snprintf into buf[size]; errors instead of truncating (paths built from user dirs). */

@@ -1,14 +1,19 @@
 /* ccpdem: the one entry point.
  *   ccpdem run [SCENARIO.yaml] [-o OUT] [PETSc options]   (no scenario: the embedded default pile)
+ *   ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]     (continue a checkpointed run)
  *   ccpdem check SCENARIO.yaml                            (validate only)
+ *   ccpdem info FILE.h5                                   (summary of a snapshot or checkpoint)
  * Exit codes: 0 success, CCPDEM_EXIT_BAD_INPUT (2) rejected input, CCPDEM_EXIT_RUNTIME (1) other
  * failures, CCPDEM_EXIT_REQUEUE (3) checkpointed on a signal. */
 #include "scenario.h"
 #include "population.h"
 #include "stepper.h"
 #include "run_loop.h"
+#include "checkpoint.h"
 #include "default_scenario.h"
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,9 +21,18 @@
 static const char help[] = "ccpdem: granular and multibody dynamics with frictional contact (CCP time stepping).\n"
                            "Usage:\n"
                            "  ccpdem run [SCENARIO.yaml] [-o OUT] [options]   run a scenario (default: the embedded pile)\n"
+                           "  ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]\n"
+                           "                                                  continue a run from a checkpoint, into OUT (default:\n"
+                           "                                                  the checkpoint's run directory), to the end time T\n"
+                           "                                                  (default: the scenario's time.end)\n"
                            "  ccpdem check SCENARIO.yaml                      validate a scenario and exit\n"
+                           "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
                            "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
-                           "solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n";
+                           "checkpoints: -checkpoint_every_steps N, -checkpoint_interval T (simulated s, overrides\n"
+                           "output.checkpoint_interval), -checkpoint_wall_interval W (wall s), -checkpoint_keep K (default 2);\n"
+                           "SIGUSR1 or SIGTERM: finish the step, checkpoint, exit 3 (requeue).\n"
+                           "Solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n"
+                           "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 checkpointed on a signal (requeue).\n";
 
 /* One line on stderr for input the user must fix; the caller exits with CCPDEM_EXIT_BAD_INPUT. */
 static void ReportBadInput(const char *msg)
@@ -95,7 +109,7 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
   Scenario    sc;
   Simulation *sim = NULL;
   char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
-  PetscBool   has_o;
+  PetscBool   has_o, requeue;
   int         bad, rc = 0;
   PetscMPIInt rank;
 
@@ -139,9 +153,119 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", sim->bodies.n_owned, sim->sc.n_walls, sim->sc.time_step, sim->sc.time_end, outdir));
-  PetscCall(RunLoop(sim, outdir));
+  PetscCall(RunLoop(sim, outdir, &requeue));
   PetscCall(SimulationDestroy(&sim));
-  *exit_code = 0;
+  *exit_code = requeue ? CCPDEM_EXIT_REQUEUE : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The run directory of a checkpoint: the parent of its checkpoints/ folder. 0, or 1 if the file
+ * does not lie in a folder named checkpoints. */
+static int RunDirOf(const char *ckpt, char *dir, size_t len)
+{
+  char *slash;
+
+  if (snprintf(dir, len, "%s", ckpt) >= (int)len) return 1;
+  slash = strrchr(dir, '/');
+  if (!slash) return 1;
+  *slash = 0; /* dir = folder of the file */
+  slash  = strrchr(dir, '/');
+  if (strcmp(slash ? slash + 1 : dir, "checkpoints")) return 1;
+  if (slash == dir) strcpy(dir, "/");
+  else if (slash) *slash = 0;
+  else strcpy(dir, ".");
+  return 0;
+}
+
+/* --until T (or -until T) from the command line: 0 absent, 1 given in *t, -1 not a number. */
+static int UntilOption(int argc, char **argv, double *t)
+{
+  for (int i = 2; i < argc; i++) {
+    char *end;
+    if (strcmp(argv[i], "--until") && strcmp(argv[i], "-until")) continue;
+    if (i + 1 >= argc) return -1;
+    *t = strtod(argv[i + 1], &end);
+    return end != argv[i + 1] && !*end && isfinite(*t) ? 1 : -1;
+  }
+  return 0;
+}
+
+static PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
+{
+  const char *ckpt = Positional(argc, argv);
+  Simulation *sim  = NULL;
+  char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
+  PetscBool   has_o, requeue;
+  double      until = 0;
+  int         until_given, rc = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!ckpt) {
+    ReportBadInput("no checkpoint given; usage: ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  until_given = UntilOption(argc, argv, &until);
+  if (until_given < 0) {
+    ReportBadInput("--until needs a number of simulated seconds, e.g. --until 2.5");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  outdir[0] = 0;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
+  if (!has_o && RunDirOf(ckpt, outdir, sizeof(outdir))) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "%s is not inside a run's checkpoints/ folder, so its run directory is unknown; give the output directory with -o OUT", ckpt));
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(CheckpointRead(PETSC_COMM_WORLD, ckpt, &sim, err, sizeof(err)));
+  if (err[0]) {
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (until_given) {
+    if (llround(until / sim->sc.time_step) <= sim->step) {
+      PetscCall(PetscSNPrintf(err, sizeof(err), "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT " of %g s); give a later end time", until, sim->time, sim->step, sim->sc.time_step));
+      ReportBadInput(err);
+      PetscCall(SimulationDestroy(&sim));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    sim->sc.time_end = until;
+  } else if (llround(sim->sc.time_end / sim->sc.time_step) <= sim->step) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt, sim->sc.time_end));
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!rank) rc = MakeDirs(outdir);
+  PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+  if (rc) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); choose another with -o OUT", outdir, strerror(rc)));
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT " bodies, to t = %g s, output in %s\n", ckpt, sim->step, sim->time, sim->last.bodies, sim->sc.time_end, outdir));
+  PetscCall(RunLoop(sim, outdir, &requeue));
+  PetscCall(SimulationDestroy(&sim));
+  *exit_code = requeue ? CCPDEM_EXIT_REQUEUE : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CommandInfo(const char *path, int *exit_code)
+{
+  char err[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  if (!path) {
+    ReportBadInput("no file given; usage: ccpdem info FILE.h5");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(CheckpointPrintInfo(PETSC_COMM_WORLD, path, err, sizeof(err)));
+  if (err[0]) ReportBadInput(err);
+  else *exit_code = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,11 +278,13 @@ int main(int argc, char **argv)
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return CCPDEM_EXIT_RUNTIME;
   if (!strcmp(cmd, "run")) ierr = CommandRun(Positional(argc, argv), &exit_code);
+  else if (!strcmp(cmd, "restart")) ierr = CommandRestart(argc, argv, &exit_code);
   else if (!strcmp(cmd, "check")) ierr = CommandCheck(Positional(argc, argv), &exit_code);
+  else if (!strcmp(cmd, "info")) ierr = CommandInfo(Positional(argc, argv), &exit_code);
   else {
     char msg[256];
     PetscHelpPrintf(PETSC_COMM_WORLD, "%s", help);
-    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run' or 'check'", cmd);
+    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check' or 'info'", cmd);
     if (strcmp(cmd, "-help") && strcmp(cmd, "--help")) ReportBadInput(msg);
     exit_code = strcmp(cmd, "-help") && strcmp(cmd, "--help") ? CCPDEM_EXIT_BAD_INPUT : 0;
   }

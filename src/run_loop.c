@@ -1,6 +1,9 @@
 #include "run_loop.h"
+#include "checkpoint.h"
 #include "snapshot.h"
 #include "timeseries.h"
+#include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 static PetscLogEvent EV_OUTPUT;
@@ -11,13 +14,72 @@ typedef struct {
   double    wall_detect, wall_solve, wall_integrate, wall_io;
   PetscInt  unconverged, iterations;
   double    max_speed;
+  PetscInt  first_step;                       /* step the run (or restart) began at */
 } Progress;
+
+/* When to checkpoint (0 = never by that criterion). */
+typedef struct {
+  PetscInt every_steps;     /* -checkpoint_every_steps */
+  PetscInt every_sim_steps; /* -checkpoint_interval (or output.checkpoint_interval) as steps */
+  double   wall_interval;   /* -checkpoint_wall_interval (s) */
+  double   wall_last;       /* wall time of the last checkpoint, or of the start */
+  PetscInt last_step;       /* step of the last checkpoint written, -1 none */
+} CheckpointPlan;
+
+/* Set by SIGUSR1/SIGTERM (batch systems send them before a time limit); read once per step. */
+static volatile sig_atomic_t stop_requested = 0;
+
+static void OnStopSignal(int sig)
+{
+  (void)sig;
+  stop_requested = 1;
+}
+
+static PetscErrorCode InstallStopHandlers(struct sigaction old[2])
+{
+  struct sigaction sa;
+
+  PetscFunctionBegin;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  stop_requested = 0;
+  PetscCheck(sigaction(SIGUSR1, &sa, &old[0]) == 0 && sigaction(SIGTERM, &sa, &old[1]) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot install the SIGUSR1/SIGTERM handlers");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreStopHandlers(const struct sigaction old[2])
+{
+  PetscFunctionBegin;
+  PetscCheck(sigaction(SIGUSR1, &old[0], NULL) == 0 && sigaction(SIGTERM, &old[1], NULL) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot restore the SIGUSR1/SIGTERM handlers");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckpointPlanSetUp(const Simulation *sim, CheckpointPlan *cp)
+{
+  double interval = sim->sc.checkpoint_interval;
+
+  PetscFunctionBegin;
+  memset(cp, 0, sizeof(*cp));
+  cp->last_step = -1;
+  cp->wall_last = MPI_Wtime();
+  PetscOptionsBegin(sim->comm, NULL, "Checkpoints", NULL);
+  PetscCall(PetscOptionsInt("-checkpoint_every_steps", "Write a checkpoint every N steps (0 = not by step count)", NULL, cp->every_steps, &cp->every_steps, NULL));
+  PetscCall(PetscOptionsReal("-checkpoint_interval", "Write a checkpoint every T simulated seconds (overrides output.checkpoint_interval; 0 = not by simulated time)", NULL, interval, &interval, NULL));
+  PetscCall(PetscOptionsReal("-checkpoint_wall_interval", "Write a checkpoint every W wall-clock seconds (0 = not by wall time)", NULL, cp->wall_interval, &cp->wall_interval, NULL));
+  PetscOptionsEnd();
+  PetscCheck(cp->every_steps >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every_steps must be >= 0, got %" PetscInt_FMT, cp->every_steps);
+  PetscCheck(interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_interval must be >= 0, got %g", interval);
+  PetscCheck(cp->wall_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
+  cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sim->sc.time_step)) : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static void ProgressLine(MPI_Comm comm, Progress *pr, const Simulation *sim, PetscInt nsteps, PetscBool final)
 {
   const StepStats *st   = &sim->last;
   const double     now  = MPI_Wtime(), el = now - pr->wall_start;
-  const double     rate = el > 0 ? sim->step / el : 0;
+  const double     rate = el > 0 ? (sim->step - pr->first_step) / el : 0;
   const double     eta  = rate > 0 ? (nsteps - sim->step) / rate : 0;
 
   if (!final && now - pr->last_print < pr->interval) return;
@@ -52,7 +114,38 @@ static PetscErrorCode WriteSnapshot(Simulation *sim, const char *outdir, Progres
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode RunLoop(Simulation *sim, const char *outdir)
+static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path, size_t len)
+{
+  double t0 = MPI_Wtime();
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
+  PetscCall(CheckpointWrite(sim, outdir, path, len));
+  PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
+  pr->wall_io += MPI_Wtime() - t0;
+  cp->last_step = sim->step;
+  cp->wall_last = MPI_Wtime();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective: whether a stop was requested on any rank, and whether a checkpoint is due (rank 0's
+ * wall clock decides the wall interval, so every rank agrees). */
+static PetscErrorCode PollStopAndWall(const Simulation *sim, const CheckpointPlan *cp, PetscBool *stop, PetscBool *wall_due)
+{
+  PetscMPIInt rank;
+  int         local[2], global[2];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  local[0] = stop_requested ? 1 : 0;
+  local[1] = rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval;
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, sim->comm));
+  *stop     = (PetscBool)(global[0] != 0);
+  *wall_due = (PetscBool)(global[1] != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
 {
   const double   h         = sim->sc.time_step;
   const PetscInt nsteps    = (PetscInt)llround(sim->sc.time_end / h);
@@ -61,8 +154,13 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir)
   Progress       pr = {0};
   double         io_prev = 0;
   PetscClassId   cls;
+  CheckpointPlan cp;
+  PetscBool      checkpointing;
+  struct sigaction old_handlers[2];
+  char           ckpt_path[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBegin;
+  *requeue = PETSC_FALSE;
   if (!EV_OUTPUT) {
     PetscCall(PetscClassIdRegister("ccpdem output", &cls));
     PetscCall(PetscLogEventRegister("Output", cls, &EV_OUTPUT));
@@ -70,11 +168,16 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir)
   pr.wall_start = pr.last_print = MPI_Wtime();
   pr.tty        = (PetscBool)isatty(fileno(stderr));
   pr.interval   = pr.tty ? 0.5 : 10.0;
+  pr.first_step = sim->step;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-progress_interval", &pr.interval, NULL));
+  PetscCall(CheckpointPlanSetUp(sim, &cp));
+  checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
   PetscCall(TimeseriesOpen(sim->comm, outdir, sim->step > 0, sim->step + 1, &ts));
   if (sim->step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr));
+  PetscCall(InstallStopHandlers(old_handlers));
   while (sim->step < nsteps) {
-    double io0;
+    double    io0;
+    PetscBool stop = PETSC_FALSE, wall_due = PETSC_FALSE;
     PetscCall(SimulationStep(sim));
     pr.wall_detect += sim->last.wall_detect;
     pr.wall_solve += sim->last.wall_solve;
@@ -85,10 +188,23 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir)
     io0 = MPI_Wtime();
     PetscCall(TimeseriesWrite(sim->comm, &ts, &sim->last, io_prev));
     if ((snap_every && sim->step % snap_every == 0) || sim->step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
+    PetscCall(PollStopAndWall(sim, &cp, &stop, &wall_due));
+    if (stop || wall_due || (cp.every_steps && sim->step % cp.every_steps == 0) || (cp.every_sim_steps && sim->step % cp.every_sim_steps == 0) || (checkpointing && sim->step == nsteps))
+      PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path)));
     io_prev = MPI_Wtime() - io0;
     ProgressLine(sim->comm, &pr, sim, nsteps, PETSC_FALSE);
+    if (stop && sim->step < nsteps) { /* stopped at the last step: the run is simply done */
+      *requeue = PETSC_TRUE;
+      break;
+    }
   }
+  PetscCall(RestoreStopHandlers(old_handlers));
   ProgressLine(sim->comm, &pr, sim, nsteps, PETSC_TRUE);
+  if (*requeue) {
+    PetscCall(TimeseriesClose(&ts));
+    PetscCall(PetscPrintf(sim->comm, "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT " (t = %.17g s) to %s; continue with: ccpdem restart %s\n", sim->step, sim->time, ckpt_path, ckpt_path));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(TimeseriesClose(&ts));
   PetscCall(PrintSummary(sim->comm, sim, &pr, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);

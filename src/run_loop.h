@@ -1,10 +1,16 @@
-/* The run: steps from the current state to the end time, writing the time series every step and
- * snapshots at the scenario's interval, with a progress line and a closing summary.
+/* The run: steps from the current state to the end time, writing the time series every step,
+ * snapshots at the scenario's interval and checkpoints (io/checkpoint.h) every
+ * -checkpoint_every_steps N steps, every -checkpoint_interval T simulated seconds (default: the
+ * scenario's output.checkpoint_interval), every -checkpoint_wall_interval W wall seconds, and at the
+ * end when any of those is set; with a progress line and a closing summary.
+ * SIGUSR1 or SIGTERM: the current step is finished, a checkpoint written, and RunLoop returns with
+ * *requeue set (ccpdem then exits with CCPDEM_EXIT_REQUEUE). Ranks agree on stopping every step.
  * Like the stepper, a composing layer: it calls io/. */
 #ifndef CCPDEM_RUN_LOOP_H
 #define CCPDEM_RUN_LOOP_H
 #include "stepper.h"
 
-/* Collective. outdir must exist. */
-PetscErrorCode RunLoop(Simulation *sim, const char *outdir);
+/* Collective. outdir must exist. A simulation at step > 0 (a restart) appends to the time series
+ * (dropping rows at or after its next step) and writes no initial snapshot. */
+PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue);
 #endif

@@ -23,28 +23,21 @@ static PetscErrorCode StepperRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, char *err, size_t errlen)
+PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **simp)
 {
   Simulation *sim;
   PetscMPIInt size;
 
   PetscFunctionBegin;
   *simp = NULL;
-  err[0] = 0;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(size == 1, comm, PETSC_ERR_SUP, "ccpdem runs on 1 rank until the domain decomposition lands; start it without mpirun or with -n 1");
   PetscCall(StepperRegisterEvents());
   PetscCall(PetscNew(&sim));
   sim->comm = comm;
+  sim->size = size;
   sim->sc   = *sc;
   PetscCall(PetscMemzero(sc, sizeof(*sc)));
   PetscCall(BodyStoreCreate(&sim->bodies));
-  PetscCall(PopulationBuild(&sim->sc, &sim->bodies, err, errlen));
-  if (err[0]) {
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  sim->next_id = sim->bodies.n_owned;
   PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
   PetscCall(ContactSetCreate(&sim->contacts));
@@ -65,7 +58,43 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, 
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
   sim->last.converged = PETSC_TRUE;
+  if (size > 1) {
+    PetscBool experimental = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-experimental_distributed", &experimental, NULL));
+    PetscCheck(experimental, comm, PETSC_ERR_SUP, "ccpdem runs on 1 rank for now: the distributed solve is still being validated (start without mpirun or with -n 1)");
+    PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
+    PetscCall(ExchangeCreate(&sim->exchange));
+    PetscCall(OuterIterationCreate(comm, &sim->outer));
+    PetscCall(OuterIterationSetFromOptions(sim->outer));
+  }
   *simp = sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, char *err, size_t errlen)
+{
+  Simulation *sim;
+
+  PetscFunctionBegin;
+  *simp  = NULL;
+  err[0] = 0;
+  PetscCall(SimulationCreateEmpty(comm, sc, &sim));
+  PetscCall(PopulationBuild(&sim->sc, &sim->bodies, err, errlen));
+  if (err[0]) {
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  sim->next_id = sim->bodies.n_owned;
+  if (sim->size > 1) { /* every rank built all bodies (deterministically): keep the own ones */
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    for (PetscInt i = sim->bodies.n_owned - 1; i >= 0; i--) {
+      if (DomainOwnerOfPoint(sim->domain, sim->bodies.pos + 3 * i) != rank) BodyStoreRemoveOwned(&sim->bodies, i);
+    }
+    PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
+    PetscCall(DomainSetHalo(sim->domain, sim->halo));
+  }
+  *simp        = sim;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -80,6 +109,11 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ImpulseMemoryDestroy(&sim->previous));
   PetscCall(BroadphaseDestroy(&sim->bp));
   PetscCall(CCPSolverDestroy(&sim->solver));
+  if (sim->domain) {
+    PetscCall(OuterIterationDestroy(&sim->outer));
+    PetscCall(ExchangeDestroy(&sim->exchange));
+    PetscCall(DomainDestroy(&sim->domain));
+  }
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
   scenario_free(&sim->sc);
@@ -212,21 +246,39 @@ static PetscErrorCode ComputeStats(Simulation *sim, StepStats *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Distributed run: owned bodies to their owners (counting those that left the domain), the spatial
+ * order, and the ghosts of this step. */
+static PetscErrorCode MigrateAndBuildGhosts(Simulation *sim, PetscBool sort, PetscInt *removed)
+{
+  PetscFunctionBegin;
+  sim->bodies.n_ghost = 0;
+  PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed));
+  if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SimulationStep(Simulation *sim)
 {
   const double      h  = sim->sc.time_step;
-  const PetscInt    nb = sim->bodies.n_owned + sim->bodies.n_ghost;
   CollisionSettings cset;
   CCPProblem        P;
   CCPSolveStats     ss;
   StepStats        *st = &sim->last;
-  PetscInt          matched, removed, gremoved;
-  double            t0, t1, t2, t3;
+  PetscInt          matched, removed = 0, gremoved = 0, nb;
+  double            t0, t1, t2, t3, tcomm = 0;
+  const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
 
   PetscFunctionBegin;
   t0 = MPI_Wtime();
+  if (sim->size > 1) {
+    /* After migration owned bodies are in id order: re-sort every step when distributed. */
+    PetscCall(MigrateAndBuildGhosts(sim, (PetscBool)(sim->sort_interval > 0), &gremoved));
+    sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
+    tcomm = MPI_Wtime() - t0;
+  } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  nb = sim->bodies.n_owned + sim->bodies.n_ghost;
   PetscCall(PetscLogEventBegin(EV_DETECT, 0, 0, 0, 0));
-  if (sim->sort_interval && sim->step % sim->sort_interval == 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   cset.envelope  = sim->sc.envelope;
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
@@ -248,14 +300,24 @@ PetscErrorCode SimulationStep(Simulation *sim)
   P.contact     = sim->contacts.c;
   P.gamma       = sim->contacts.gamma;
   SetupContacts(sim, &P, h);
-  PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+  if (sim->size > 1) {
+    PetscCall(OuterIterationSetUp(sim->outer, &sim->exchange));
+    PetscCall(OuterIterationSolve(sim->outer, sim->solver, &P, &ss));
+  } else PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_INTEGRATE, 0, 0, 0, 0));
-  Integrate(sim, nb, h);
-  removed = RemoveEscaped(sim);
-  PetscCallMPI(MPI_Allreduce(&removed, &gremoved, 1, MPIU_INT, MPI_SUM, sim->comm));
+  Integrate(sim, sim->bodies.n_owned, h);
+  if (sim->size > 1) {
+    double tm = MPI_Wtime();
+    sim->bodies.n_ghost = 0;
+    PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, &gremoved));
+    tcomm += MPI_Wtime() - tm;
+  } else {
+    removed = RemoveEscaped(sim);
+    PetscCallMPI(MPI_Allreduce(&removed, &gremoved, 1, MPIU_INT, MPI_SUM, sim->comm));
+  }
   sim->removed += gremoved;
   PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   sim->step++;
@@ -272,7 +334,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->wall_detect    = t1 - t0;
   st->wall_solve     = t2 - t1;
   st->wall_integrate = t3 - t2;
-  st->wall_comm      = 0;
+  st->wall_comm      = tcomm;
   PetscCall(ComputeStats(sim, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

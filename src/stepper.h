@@ -10,6 +10,9 @@
 #include "broadphase.h"
 #include "ccp_solver.h"
 #include "step_stats.h"
+#include "domain.h"
+#include "exchange.h"
+#include "outer_iteration.h"
 
 
 typedef struct {
@@ -21,6 +24,12 @@ typedef struct {
   ImpulseMemory previous;     /* the last step's impulses by key (warm start) */
   Broadphase  bp;
   CCPSolver   solver;
+  /* distributed run (more than one rank): */
+  PetscMPIInt    size;          /* ranks */
+  Domain         domain;        /* process grid and cuts */
+  Exchange       exchange;      /* ghosts of this step and their maps */
+  OuterIteration outer;         /* block-Jacobi CCP over ranks */
+  double         halo;          /* ghost halo width (m) */
   PetscInt    step;
   double      time;
   PetscInt    removed;        /* bodies that left the domain so far (global) */
@@ -38,6 +47,9 @@ typedef struct {
  * Bad input (overlaps, bodies outside the domain, ...) returns PETSC_SUCCESS with err set
  * (err[0] != 0) and *sim NULL. */
 PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **sim, char *err, size_t errlen);
+/* As SimulationCreate, but without bodies (step 0, no contacts memory): for a restart, whose
+ * bodies and state come from a checkpoint. Takes ownership of *sc. */
+PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **sim);
 PetscErrorCode SimulationStep(Simulation *sim);
 PetscErrorCode SimulationDestroy(Simulation **sim);
 /* Storage index of the owned body with this id, or -1. */

@@ -1,0 +1,734 @@
+/* Checkpoint writer and reader; the format is documented in checkpoint.h. */
+#include "checkpoint.h"
+#include "h5.h"
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the checkpoint checksum hashes values as they lie in memory, assumed little-endian (as stored)"
+#endif
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME  0x100000001b3ULL
+#define WHY_MAX    512
+
+/* HDF5 memory type of a BODY_FIELDS array; a field of a new C type needs a line here. */
+#define FIELD_MEMTYPE(ptr) _Generic((ptr), int64_t *: H5T_NATIVE_INT64, int32_t *: H5T_NATIVE_INT32, double *: H5T_NATIVE_DOUBLE)
+
+static uint64_t Fnv1a(uint64_t h, const void *data, size_t n)
+{
+  const unsigned char *b = (const unsigned char *)data;
+  for (size_t i = 0; i < n; i++) {
+    h ^= b[i];
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* This rank's part of the checksum (checkpoint.h) for rows [offset, offset + n_local) of dataset name. */
+static uint64_t RowsHash(const char *name, const void *buf, size_t row_bytes, const IoH5Rows *rows)
+{
+  const uint64_t seed = Fnv1a(FNV_OFFSET, name, strlen(name));
+  uint64_t       sum  = 0;
+
+  for (hsize_t r = 0; r < rows->n_local; r++) {
+    const uint64_t g = rows->offset + r;
+    sum += Fnv1a(Fnv1a(seed, &g, sizeof(g)), (const char *)buf + r * row_bytes, row_bytes);
+  }
+  return sum;
+}
+
+/* The root attributes, as one record for the checksum. */
+typedef struct {
+  int32_t version;
+  int64_t step;
+  double  time;
+  int64_t removed, next_id;
+  int32_t last_converged;
+  int64_t bodies, contacts;
+  int32_t walls;
+} Header;
+
+static uint64_t HeaderHash(const Header *h)
+{
+  static const char name[] = "@attributes";
+  const uint64_t    zero   = 0;
+  uint64_t          x      = Fnv1a(Fnv1a(FNV_OFFSET, name, strlen(name)), &zero, sizeof(zero));
+
+  x = Fnv1a(x, &h->version, sizeof(h->version));
+  x = Fnv1a(x, &h->step, sizeof(h->step));
+  x = Fnv1a(x, &h->time, sizeof(h->time));
+  x = Fnv1a(x, &h->removed, sizeof(h->removed));
+  x = Fnv1a(x, &h->next_id, sizeof(h->next_id));
+  x = Fnv1a(x, &h->last_converged, sizeof(h->last_converged));
+  x = Fnv1a(x, &h->bodies, sizeof(h->bodies));
+  x = Fnv1a(x, &h->contacts, sizeof(h->contacts));
+  return Fnv1a(x, &h->walls, sizeof(h->walls));
+}
+
+/* ------------------------------------------------------------------ writer */
+
+static PetscErrorCode WriteHashed(hid_t file, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, const void *buf, uint64_t *sum)
+{
+  PetscFunctionBegin;
+  PetscCall(IoH5WriteRows(file, name, memtype, width, rows, buf));
+  *sum += RowsHash(name, buf, width * H5Tget_size(memtype), rows);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s, uint64_t *sum)
+{
+  IoH5Rows rows;
+  hid_t    group;
+
+  PetscFunctionBegin;
+  PetscCall(IoH5RowsCreate(comm, s->n_owned, &rows));
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "bodies", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+#define WRITE_FIELD(type, name, width) PetscCall(WriteHashed(file, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
+  BODY_FIELDS(WRITE_FIELD)
+#undef WRITE_FIELD
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
+{
+  const PetscInt n = m->n;
+  IoH5Rows       rows;
+  hid_t          group;
+  int64_t       *ida, *idb;
+  int32_t       *sub;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(n + 1, &ida, n + 1, &idb, n + 1, &sub));
+  for (PetscInt i = 0; i < n; i++) {
+    ida[i] = m->key[i].ida;
+    idb[i] = m->key[i].idb;
+    sub[i] = m->key[i].sub;
+  }
+  PetscCall(IoH5RowsCreate(comm, n, &rows));
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "contacts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
+  PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
+  PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
+  PetscCall(WriteHashed(file, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree3(ida, idb, sub));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /layout/rows_per_rank (ranks x 2, int64): each writing rank's (bodies, contacts) rows, so that a
+ * restart at the same rank count can give every rank back exactly its rows. */
+static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+{
+  const int64_t counts[2] = {sim->bodies.n_owned, sim->previous.n};
+  IoH5Rows      rows;
+  hid_t         group;
+
+  PetscFunctionBegin;
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "layout", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsCreate(comm, 1, &rows));
+  PetscCall(WriteHashed(file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* State replicated on every rank, written by rank 0: wall centres and the scenario. */
+static PetscErrorCode WriteReplicated(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+{
+  const int   nw = sim->sc.n_walls;
+  PetscMPIInt rank;
+  IoH5Rows    rows;
+  double     *centers;
+  hid_t       group;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(3 * nw + 1, &centers));
+  for (int k = 0; k < nw; k++) PetscCall(PetscArraycpy(centers + 3 * k, sim->walls[k].center, 3));
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "walls", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  CCPDEM_H5(H5Gclose(group));
+  CCPDEM_H5_ID(group, H5Gcreate2(file, "scenario", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? nw : 0, &rows));
+  PetscCall(WriteHashed(file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, centers, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(sim->sc.text) : 0, &rows));
+  PetscCall(WriteHashed(file, "/scenario/text", H5T_NATIVE_UINT8, 1, &rows, sim->sc.text, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(sim->sc.path) : 0, &rows));
+  PetscCall(WriteHashed(file, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, sim->sc.path, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree(centers));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteHeader(hid_t file, const Header *h, uint64_t checksum)
+{
+  PetscFunctionBegin;
+  PetscCall(IoH5WriteAttribute(file, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
+  PetscCall(IoH5WriteAttribute(file, "step", H5T_NATIVE_INT64, &h->step));
+  PetscCall(IoH5WriteAttribute(file, "time", H5T_NATIVE_DOUBLE, &h->time));
+  PetscCall(IoH5WriteAttribute(file, "removed", H5T_NATIVE_INT64, &h->removed));
+  PetscCall(IoH5WriteAttribute(file, "next_id", H5T_NATIVE_INT64, &h->next_id));
+  PetscCall(IoH5WriteAttribute(file, "last_converged", H5T_NATIVE_INT32, &h->last_converged));
+  PetscCall(IoH5WriteAttribute(file, "bodies", H5T_NATIVE_INT64, &h->bodies));
+  PetscCall(IoH5WriteAttribute(file, "contacts", H5T_NATIVE_INT64, &h->contacts));
+  PetscCall(IoH5WriteAttribute(file, "walls", H5T_NATIVE_INT32, &h->walls));
+  PetscCall(IoH5WriteAttribute(file, "checksum", H5T_NATIVE_UINT64, &checksum));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int CompareDescending(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* Rank 0: the rotation of CheckpointWrite (see checkpoint.h). Failures to delete only warn: the
+ * new checkpoint is in place and the run can go on. */
+static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt keep)
+{
+  DIR           *d = opendir(dir);
+  struct dirent *e;
+  int64_t       *steps = NULL;
+  size_t         n = 0, cap = 0;
+  char           path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  if (!d) {
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot list %s to delete old checkpoints: %s\n", dir, strerror(errno)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  while ((e = readdir(d))) {
+    long long step;
+    int       end = 0;
+    if (sscanf(e->d_name, ".ckpt-%lld.h5.tmp%n", &step, &end) == 1 && e->d_name[end] == 0) { /* left by a killed writer */
+      PetscCall(IoPathPrintf(path, sizeof(path), "%s/%s", dir, e->d_name));
+      if (unlink(path)) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete %s: %s\n", path, strerror(errno)));
+      continue;
+    }
+    if (sscanf(e->d_name, "ckpt-%lld.h5%n", &step, &end) != 1 || e->d_name[end] != 0) continue;
+    if (n == cap) {
+      cap   = 2 * cap + 16;
+      steps = (int64_t *)realloc(steps, cap * sizeof(*steps));
+      PetscCheck(steps, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory listing %s", dir);
+    }
+    steps[n++] = step;
+  }
+  closedir(d);
+  qsort(steps, n, sizeof(*steps), CompareDescending);
+  for (size_t i = 0, kept = 0; i < n; i++) {
+    if (steps[i] <= current && (PetscInt)kept < keep) {
+      kept++;
+      continue;
+    }
+    PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, steps[i]));
+    if (unlink(path)) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete old checkpoint %s: %s\n", path, strerror(errno)));
+  }
+  free(steps);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_out, size_t pathlen)
+{
+  MPI_Comm    comm = sim->comm;
+  char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  Header      h;
+  uint64_t    local = 0, sum = 0;
+  int64_t     n_contacts = sim->previous.n, total_contacts;
+  PetscInt    keep = 2;
+  hid_t       file;
+  ssize_t     open_objects;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_keep", &keep, NULL));
+  PetscCheck(keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, keep);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/checkpoints", outdir));
+  PetscCall(IoMakeDirs(comm, dir));
+  PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, (int64_t)sim->step));
+  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.ckpt-%06" PRId64 ".h5.tmp", dir, (int64_t)sim->step));
+
+  PetscCall(IoH5CreateParallel(comm, tmp, &file));
+  PetscCall(WriteBodies(comm, file, &sim->bodies, &local));
+  PetscCall(WriteContacts(comm, file, &sim->previous, &local));
+  PetscCall(WriteReplicated(comm, file, sim, &local));
+  PetscCall(WriteLayout(comm, file, sim, &local));
+  PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&n_contacts, &total_contacts, 1, MPI_INT64_T, MPI_SUM, comm));
+  memset(&h, 0, sizeof(h));
+  h.version        = CHECKPOINT_FORMAT_VERSION;
+  h.step           = sim->step;
+  h.time           = sim->time;
+  h.removed        = sim->removed;
+  h.next_id        = sim->next_id;
+  h.last_converged = sim->last.converged ? 1 : 0;
+  h.contacts       = total_contacts;
+  h.walls          = sim->sc.n_walls;
+  { /* the global body count (sim->last.bodies is 0 before the first step) */
+    int64_t nb = sim->bodies.n_owned;
+    PetscCallMPI(MPI_Allreduce(&nb, &h.bodies, 1, MPI_INT64_T, MPI_SUM, comm));
+  }
+  sum += HeaderHash(&h);
+  PetscCall(WriteHeader(file, &h, sum));
+  PetscCall(IoH5OpenObjects(file, &open_objects));
+  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CheckpointWrite left %zd HDF5 objects open in %s (a bug in io/checkpoint.c)", open_objects, tmp);
+  CCPDEM_H5(H5Fclose(file));
+  PetscCall(IoFsyncOnRoot(comm, tmp));
+  PetscCall(IoRenameOnRoot(comm, tmp, path));
+  PetscCall(IoFsyncOnRoot(comm, dir)); /* the rename itself reaches the disk */
+  if (rank == 0) PetscCall(PruneOnRoot(dir, h.step, keep));
+  PetscCallMPI(MPI_Barrier(comm));
+  if (path_out) PetscCall(PetscStrncpy(path_out, path, pathlen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ reader */
+
+/* What a read holds, so that every exit path releases it. */
+typedef struct {
+  hid_t         file;
+  Simulation   *sim;
+  char         *text, *spath;
+  BodyStore     bodies;  /* read and verified before any of it is used */
+  ImpulseMemory memory;
+  double       *centers; /* walls x 3 */
+  char          why[WHY_MAX]; /* the first reason the file is refused, "" if none */
+} Reader;
+
+static PetscErrorCode ReadScalar(Reader *r, const char *name, hid_t memtype, void *value)
+{
+  hid_t attr, type, space;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (H5Aexists(r->file, name) <= 0) {
+    snprintf(r->why, sizeof(r->why), "attribute %s is missing", name);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  CCPDEM_H5_ID(attr, H5Aopen(r->file, name, H5P_DEFAULT));
+  CCPDEM_H5_ID(type, H5Aget_type(attr));
+  CCPDEM_H5_ID(space, H5Aget_space(attr));
+  if (H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype) || H5Sget_simple_extent_npoints(space) != 1)
+    snprintf(r->why, sizeof(r->why), "attribute %s is not a scalar of the expected type", name);
+  else if (H5Aread(attr, memtype, value) < 0) snprintf(r->why, sizeof(r->why), "attribute %s cannot be read", name);
+  CCPDEM_H5(H5Sclose(space));
+  CCPDEM_H5(H5Tclose(type));
+  CCPDEM_H5(H5Aclose(attr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReadHashed(Reader *r, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, uint64_t *sum)
+{
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5ReadRows(r->file, name, memtype, width, rows, buf, r->why, sizeof(r->why)));
+  if (!r->why[0]) *sum += RowsHash(name, buf, width * H5Tget_size(memtype), rows);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 looks at the first bytes: an HDF5 file starts with its signature (no user block here). */
+static PetscErrorCode CheckSignature(MPI_Comm comm, const char *file, Reader *r)
+{
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char              head[8];
+  int                        state = 0; /* 0 ok, 1 cannot open, 2 not HDF5 */
+  int                        err   = 0;
+  PetscMPIInt                rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    FILE *fp = fopen(file, "rb");
+    if (!fp) {
+      state = 1;
+      err   = errno;
+    } else {
+      if (fread(head, 1, sizeof(head), fp) != sizeof(head) || memcmp(head, signature, sizeof(head))) state = 2;
+      (void)fclose(fp); /* read-only */
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&state, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  if (state == 1) snprintf(r->why, sizeof(r->why), "cannot open it: %s", strerror(err));
+  if (state == 2) snprintf(r->why, sizeof(r->why), "not an HDF5 file");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpenFile(MPI_Comm comm, const char *file, Reader *r)
+{
+  hid_t fapl;
+
+  PetscFunctionBegin;
+  PetscCall(CheckSignature(comm, file, r));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  CCPDEM_H5_ID(fapl, H5Pcreate(H5P_FILE_ACCESS));
+  CCPDEM_H5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  r->file = H5Fopen(file, H5F_ACC_RDONLY, fapl);
+  CCPDEM_H5(H5Pclose(fapl));
+  if (r->file < 0) snprintf(r->why, sizeof(r->why), "HDF5 cannot open it (truncated or damaged)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A snapshot has step and time and /bodies/id but no checkpoint version. */
+static PetscBool IsSnapshot(hid_t file)
+{
+  return (PetscBool)(H5Aexists(file, "step") > 0 && H5Aexists(file, "time") > 0 && H5Lexists(file, "bodies", H5P_DEFAULT) > 0 && H5Lexists(file, "/bodies/id", H5P_DEFAULT) > 0);
+}
+
+static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
+{
+  PetscFunctionBegin;
+  memset(h, 0, sizeof(*h));
+  if (H5Aexists(r->file, "ccpdem_checkpoint_version") <= 0) {
+    snprintf(r->why, sizeof(r->why), IsSnapshot(r->file) ? "it is a ccpdem snapshot; restart from a checkpoint (OUT/checkpoints/ckpt-NNNNNN.h5)" : "it has no ccpdem_checkpoint_version attribute (not written by ccpdem)");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ReadScalar(r, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
+  if (!r->why[0] && h->version != CHECKPOINT_FORMAT_VERSION) {
+    snprintf(r->why, sizeof(r->why), "format version %d, but this ccpdem reads version %d", (int)h->version, CHECKPOINT_FORMAT_VERSION);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &h->step));
+  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &h->time));
+  PetscCall(ReadScalar(r, "removed", H5T_NATIVE_INT64, &h->removed));
+  PetscCall(ReadScalar(r, "next_id", H5T_NATIVE_INT64, &h->next_id));
+  PetscCall(ReadScalar(r, "last_converged", H5T_NATIVE_INT32, &h->last_converged));
+  PetscCall(ReadScalar(r, "bodies", H5T_NATIVE_INT64, &h->bodies));
+  PetscCall(ReadScalar(r, "contacts", H5T_NATIVE_INT64, &h->contacts));
+  PetscCall(ReadScalar(r, "walls", H5T_NATIVE_INT32, &h->walls));
+  PetscCall(ReadScalar(r, "checksum", H5T_NATIVE_UINT64, stored_sum));
+  if (!r->why[0] && (h->step < 0 || h->bodies < 0 || h->contacts < 0 || h->walls < 0)) snprintf(r->why, sizeof(r->why), "negative counts in its attributes");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads a replicated byte string (every rank reads all of it) into a new NUL-terminated buffer. */
+static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, char **out, uint64_t *sum)
+{
+  hsize_t     n;
+  PetscBool   found;
+  IoH5Rows    rows, all;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5DatasetRows(r->file, name, &n, &found));
+  if (!found) {
+    snprintf(r->why, sizeof(r->why), "dataset %s is missing", name);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(n + 1, out));
+  (*out)[n] = 0;
+  /* Every rank reads every byte; the checksum counts them once, as rank 0's rows. */
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, n, &all));
+  PetscCall(IoH5ReadRows(r->file, name, H5T_NATIVE_UINT8, 1, &all, *out, r->why, sizeof(r->why)));
+  PetscCall(IoH5RowsDestroy(&all));
+  if (!r->why[0] && rank == 0) {
+    PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, n, &rows));
+    *sum += RowsHash(name, *out, 1, &rows);
+    PetscCall(IoH5RowsDestroy(&rows));
+  }
+  if (!r->why[0] && strlen(*out) != n) snprintf(r->why, sizeof(r->why), "dataset %s holds a NUL byte", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReadBodies(MPI_Comm comm, Reader *r, int64_t n, uint64_t *sum)
+{
+  BodyStore *s = &r->bodies;
+  IoH5Rows   rows;
+
+  PetscFunctionBegin;
+  PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
+  PetscCall(BodyStoreReserve(s, (PetscInt)rows.n_local));
+  s->n_owned = (PetscInt)rows.n_local;
+#define READ_FIELD(type, name, width) PetscCall(ReadHashed(r, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
+  BODY_FIELDS(READ_FIELD)
+#undef READ_FIELD
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t *sum)
+{
+  ImpulseMemory *m = &r->memory;
+  IoH5Rows       rows;
+  int64_t       *ida, *idb;
+  int32_t       *sub;
+  PetscInt       nl;
+
+  PetscFunctionBegin;
+  PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
+  nl = (PetscInt)rows.n_local;
+  /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and impulses), so
+   * ImpulseMemoryDestroy and later stores manage it. */
+  PetscCall(PetscFree2(m->key, m->gamma));
+  m->capacity = nl;
+  PetscCall(PetscMalloc2(nl + 1, &m->key, (size_t)(nl + 1) * CONTACT_DOF_MAX, &m->gamma));
+  PetscCall(PetscMalloc3(nl + 1, &ida, nl + 1, &idb, nl + 1, &sub));
+  PetscCall(ReadHashed(r, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
+  PetscCall(ReadHashed(r, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
+  PetscCall(ReadHashed(r, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
+  PetscCall(ReadHashed(r, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  for (PetscInt i = 0; i < nl; i++) {
+    m->key[i].ida = ida[i];
+    m->key[i].idb = idb[i];
+    m->key[i].sub = sub[i];
+  }
+  m->n = r->why[0] ? 0 : nl;
+  PetscCall(PetscFree3(ida, idb, sub));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Wall centres are replicated: every rank reads all of them; the checksum counts rank 0's. */
+static PetscErrorCode ReadWalls(MPI_Comm comm, Reader *r, int nw, uint64_t *sum)
+{
+  IoH5Rows    all;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(3 * nw + 1, &r->centers));
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, (hsize_t)nw, &all));
+  PetscCall(IoH5ReadRows(r->file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &all, r->centers, r->why, sizeof(r->why)));
+  if (!r->why[0] && rank == 0) *sum += RowsHash("/walls/center", r->centers, 3 * sizeof(double), &all);
+  PetscCall(IoH5RowsDestroy(&all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scenario from the stored text, and the simulation around the state read. */
+static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *h)
+{
+  Scenario sc;
+  char     serr[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (scenario_load_string(r->text, r->spath, &sc, serr, sizeof(serr))) {
+    snprintf(r->why, sizeof(r->why), "its stored scenario is rejected: %.400s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (sc.n_walls != h->walls) {
+    snprintf(r->why, sizeof(r->why), "it stores %d walls but its scenario has %d", (int)h->walls, sc.n_walls);
+    scenario_free(&sc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SimulationCreateEmpty(comm, &sc, &r->sim));
+  /* hand the verified state over; the empty store and memory it replaces are released */
+  PetscCall(BodyStoreDestroy(&r->sim->bodies));
+  PetscCall(ImpulseMemoryDestroy(&r->sim->previous));
+  r->sim->bodies   = r->bodies;
+  r->sim->previous = r->memory;
+  PetscCall(BodyStoreCreate(&r->bodies));
+  PetscCall(ImpulseMemoryCreate(&r->memory));
+  for (int k = 0; k < h->walls; k++) PetscCall(PetscArraycpy(r->sim->walls[k].center, r->centers + 3 * k, 3));
+  r->sim->step           = (PetscInt)h->step;
+  r->sim->time           = h->time;
+  r->sim->removed        = (PetscInt)h->removed;
+  r->sim->next_id        = h->next_id;
+  r->sim->last.converged = h->last_converged ? PETSC_TRUE : PETSC_FALSE;
+  r->sim->last.step      = r->sim->step;
+  r->sim->last.time      = r->sim->time;
+  r->sim->last.bodies    = (PetscInt)h->bodies;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The writer's rows per rank: read by every rank (counted once, as rank 0's rows); they must add
+ * up to the attributes' counts. At one rank only checked; see checkpoint.h for their later use. */
+static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint64_t *sum)
+{
+  hsize_t     n;
+  PetscBool   found;
+  IoH5Rows    all;
+  int64_t    *counts, nb = 0, nc = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5DatasetRows(r->file, "/layout/rows_per_rank", &n, &found));
+  if (!found || n < 1 || n > (1u << 24)) {
+    snprintf(r->why, sizeof(r->why), "dataset /layout/rows_per_rank is missing or has %llu rows", (unsigned long long)n);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(2 * n, &counts));
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, n, &all));
+  PetscCall(IoH5ReadRows(r->file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &all, counts, r->why, sizeof(r->why)));
+  if (!r->why[0]) {
+    if (rank == 0) *sum += RowsHash("/layout/rows_per_rank", counts, 2 * sizeof(int64_t), &all);
+    for (hsize_t k = 0; k < n; k++) {
+      nb += counts[2 * k];
+      nc += counts[2 * k + 1];
+    }
+    if (nb != h->bodies || nc != h->contacts) snprintf(r->why, sizeof(r->why), "its rows per rank add up to %" PRId64 " bodies and %" PRId64 " contacts, not %" PRId64 " and %" PRId64, nb, nc, h->bodies, h->contacts);
+  }
+  PetscCall(IoH5RowsDestroy(&all));
+  PetscCall(PetscFree(counts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The counts in the attributes must match the datasets before anything is allocated from them. */
+static PetscErrorCode CheckRows(Reader *r, const char *name, int64_t expected)
+{
+  hsize_t   n;
+  PetscBool found;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5DatasetRows(r->file, name, &n, &found));
+  if (!found) snprintf(r->why, sizeof(r->why), "dataset %s is missing", name);
+  else if ((int64_t)n != expected) snprintf(r->why, sizeof(r->why), "dataset %s has %llu rows but the attributes say %" PRId64, name, (unsigned long long)n, expected);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
+{
+  Header   h;
+  uint64_t stored = 0, local = 0, sum = 0;
+  int      bad, any_bad;
+
+  PetscFunctionBegin;
+  PetscCall(OpenFile(comm, file, r));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ReadHeader(r, &h, &stored));
+  PetscCall(ReadString(comm, r, "/scenario/text", &r->text, &local));
+  PetscCall(ReadString(comm, r, "/scenario/path", &r->spath, &local));
+  PetscCall(CheckRows(r, "/walls/center", h.walls));
+  PetscCall(CheckRows(r, "/bodies/id", h.bodies));
+  PetscCall(CheckRows(r, "/contacts/ida", h.contacts));
+  PetscCall(ReadWalls(comm, r, (int)h.walls, &local));
+  PetscCall(ReadLayout(comm, r, &h, &local));
+  if (!r->why[0]) PetscCall(ReadBodies(comm, r, h.bodies, &local));
+  if (!r->why[0]) PetscCall(ReadContacts(comm, r, h.contacts, &local));
+  /* Ranks agree before comparing, so a failure on one rank is a refusal on all. */
+  bad = r->why[0] != 0;
+  PetscCallMPI(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+  if (any_bad && !bad) snprintf(r->why, sizeof(r->why), "another rank could not read it");
+  if (any_bad) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
+  sum += HeaderHash(&h);
+  if (sum != stored) snprintf(r->why, sizeof(r->why), "checksum mismatch (stored %016" PRIx64 ", computed %016" PRIx64 "): the file is corrupt", stored, sum);
+  PetscCall(RebuildSimulation(comm, r, &h)); /* only from verified bytes */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Runs call with HDF5's automatic error printing off: a refused file gets our one line, not a stack. */
+#define WITH_HDF5_QUIET(call) \
+  do { \
+    H5E_auto2_t    old_func_; \
+    void          *old_data_; \
+    PetscErrorCode ierr_; \
+    CCPDEM_H5(H5Eget_auto2(H5E_DEFAULT, &old_func_, &old_data_)); \
+    CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); \
+    ierr_ = (call); \
+    CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, old_func_, old_data_)); \
+    PetscCall(ierr_); \
+  } while (0)
+
+static PetscErrorCode ReaderClose(Reader *r)
+{
+  PetscFunctionBegin;
+  if (r->file >= 0) { /* read-only: nothing is lost if closing fails, so that is not reported */
+    H5E_auto2_t old_func;
+    void       *old_data;
+    CCPDEM_H5(H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data));
+    CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+    (void)H5Fclose(r->file);
+    CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, old_func, old_data));
+  }
+  r->file = -1;
+  PetscCall(PetscFree(r->text));
+  PetscCall(PetscFree(r->spath));
+  PetscCall(PetscFree(r->centers));
+  PetscCall(BodyStoreDestroy(&r->bodies));
+  PetscCall(ImpulseMemoryDestroy(&r->memory));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, Simulation **simp, char *err, size_t errlen)
+{
+  Reader r;
+
+  PetscFunctionBegin;
+  *simp = NULL;
+  err[0] = 0;
+  memset(&r, 0, sizeof(r));
+  r.file = -1;
+  WITH_HDF5_QUIET(ReadAll(comm, file, &r));
+  PetscCall(ReaderClose(&r));
+  if (r.why[0]) {
+    snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, r.why);
+    PetscCall(SimulationDestroy(&r.sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *simp = r.sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ info */
+
+static PetscErrorCode PrintSnapshotInfo(MPI_Comm comm, const char *file, Reader *r)
+{
+  int64_t   step = 0;
+  double    time = 0;
+  hsize_t   n;
+  PetscBool found;
+
+  PetscFunctionBegin;
+  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &step));
+  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &time));
+  PetscCall(IoH5DatasetRows(r->file, "/bodies/id", &n, &found));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPrintf(comm, "%s: ccpdem snapshot\n  step %" PRId64 ", time %.17g s\n  bodies %llu\n  contacts stored: none (snapshots hold bodies only)\n", file, step, time, (unsigned long long)n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode InfoAll(MPI_Comm comm, const char *file, Reader *r, PetscBool *checkpoint)
+{
+  PetscFunctionBegin;
+  *checkpoint = PETSC_FALSE;
+  PetscCall(OpenFile(comm, file, r));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (H5Aexists(r->file, "ccpdem_checkpoint_version") > 0) *checkpoint = PETSC_TRUE;
+  else if (IsSnapshot(r->file)) PetscCall(PrintSnapshotInfo(comm, file, r));
+  else snprintf(r->why, sizeof(r->why), "neither a ccpdem snapshot nor a checkpoint");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, size_t errlen)
+{
+  Reader      r;
+  PetscBool   checkpoint;
+  Simulation *sim;
+
+  PetscFunctionBegin;
+  err[0] = 0;
+  memset(&r, 0, sizeof(r));
+  r.file = -1;
+  WITH_HDF5_QUIET(InfoAll(comm, file, &r, &checkpoint));
+  PetscCall(ReaderClose(&r));
+  if (r.why[0]) {
+    snprintf(err, errlen, "%s: %s", file, r.why);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!checkpoint) PetscFunctionReturn(PETSC_SUCCESS);
+  /* A checkpoint is read in full, so the summary also says whether it would restart. */
+  PetscCall(CheckpointRead(comm, file, &sim, err, errlen));
+  if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (warm-start impulses)\n  walls %d, scenario %s\n",
+                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n, sim->sc.n_walls, sim->sc.path));
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,54 @@
+/* Checkpoints (GUIDE "Files"): OUT/checkpoints/ckpt-NNNNNN.h5 (NNNNNN = step), everything needed
+ * to continue a run bitwise exactly, written collectively (each rank its own rows as one
+ * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
+ *
+ * Format version 1 (CHECKPOINT_FORMAT_VERSION). Root attributes (scalars, little-endian):
+ *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
+ *   last_converged int32 (the last step's converged flag: it picks the warm-start decay)
+ *   bodies int64   contacts int64   walls int32   checksum uint64
+ * Datasets (n = bodies, c = contacts, w = walls; width-1 fields are 1-D):
+ *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies.h), named as the field, n x width,
+ *                         its C type (id int64, pos n x 3, quat n x 4, vel n x 6 with the angular
+ *                         part in the BODY frame, mass, inertia, shape int32, size, radius, material int32)
+ *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contacts.h ImpulseMemory)
+ *   /contacts/sub         int32 (c)
+ *   /contacts/impulse     double (c x 6): the remembered impulses
+ *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
+ *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
+ *   /scenario/path        uint8: the path it was read from
+ *   /layout/rows_per_rank int64 (ranks x 2): each writing rank's (bodies, contacts) row counts
+ * Rows of /bodies and /contacts: each rank's rows as one block, in rank order (the owned bodies in
+ * storage order, the contact memory sorted by key); at one rank the storage order, so a one-rank
+ * restart continues bitwise. Reading at P ranks splits the rows into P even blocks
+ * (IoH5RowsCreateSplit); the multi-rank restart will instead hand each rank its own block from
+ * /layout when P equals the writer's rank count (bitwise), else re-partition bodies by position and
+ * contact memory by the contact-ownership rule (then sort each rank's memory by key).
+ *
+ * Checksum: the sum modulo 2^64 over every row of every dataset above of
+ *   FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes as
+ *   stored, little-endian),
+ * plus FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
+ * next_id, last_converged, bodies, contacts, walls, packed little-endian without padding). A sum of
+ * per-row hashes is independent of how rows are split over ranks (one Allreduce), changes with any
+ * byte of any row, and with the order of rows. */
+#ifndef CCPDEM_CHECKPOINT_H
+#define CCPDEM_CHECKPOINT_H
+#include "stepper.h"
+
+#define CHECKPOINT_FORMAT_VERSION 1
+
+/* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
+ * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the
+ * others (checkpoints of later steps belong to a history this run has replaced) and temporary
+ * files left by killed writers, only after the new checkpoint is in place. path (may be NULL)
+ * receives the file written. */
+PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path, size_t pathlen);
+/* Collective. Rebuilds a simulation from a checkpoint. A missing, foreign (not a ccpdem checkpoint,
+ * e.g. a snapshot), truncated or corrupt (checksum mismatch) file returns PETSC_SUCCESS with *sim
+ * NULL and err set to one line. At one rank the bodies and contact memory come back in the order
+ * written. */
+PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, Simulation **sim, char *err, size_t errlen);
+/* Collective. Prints (rank 0) a short summary of a ccpdem snapshot or checkpoint: kind, step, time,
+ * bodies, contacts stored, format version. Neither: returns PETSC_SUCCESS with err set. */
+PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, size_t errlen);
+#endif

@@ -1,0 +1,241 @@
+// ctest: labels=restart timeout=120
+/* Checkpoints: bitwise continuation and refusal of bad files.
+ *  1. A 300-sphere pile with rolling friction (6-dof contacts), a box wall moving into it and APGD
+ *     capped at 40 iterations (most steps do not converge, so the warm-start decay path is taken)
+ *     runs 200 steps in one go; a second copy runs 100 steps, writes a checkpoint, and a simulation
+ *     read back from it (CheckpointRead) runs the other 100. Every body field, the contact memory,
+ *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
+ *     checkpoint must not change a single bit of the result at one rank.
+ *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
+ *     HDF5, a snapshot, a checkpoint truncated to half its size, and checkpoints with one byte
+ *     flipped inside /bodies/pos, /contacts/impulse and /scenario/text (data bytes found with
+ *     H5Dget_offset, independent of the writer), each caught by the checksum.
+ *  3. Rotation: with -checkpoint_keep 2 only the two newest checkpoints remain, and no temporary.
+ * Prints the bytes per sphere of a checkpoint. */
+#define _GNU_SOURCE
+#include "test_util.h"
+#include "checkpoint.h"
+#include "snapshot.h"
+#include "h5.h"
+#include <dirent.h>
+#include <ftw.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char pile[] =
+  "domain: {min: [-0.5, -0.5, -0.1], max: [0.5, 0.5, 1.0]}\n"
+  "gravity: [0, 0, -9.81]\n"
+  "time: {step: 0.002, end: 0.4}\n"
+  "contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}\n"
+  "solver: {type: apgd, max_iterations: 40, tolerance: 1.0e-5}\n"
+  "materials:\n"
+  "  - {name: grit, density: 2000, friction: 0.5, rolling_friction: 0.002, spinning_friction: 0.002}\n"
+  "walls:\n"
+  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
+  "  - {type: box, center: [-0.2, 0, 0.04], half_extents: [0.02, 0.15, 0.04], material: grit, velocity: [0.25, 0, 0]}\n"
+  "fills:\n"
+  "  - {type: random, region: {min: [-0.1, -0.1, 0.01], max: [0.1, 0.1, 0.2]}, radius: 0.01, count: 300, seed: 3, material: grit}\n"
+  "output: {dir: out, snapshot_interval: 0.1}\n";
+
+static int RemoveEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st; (void)flag; (void)ftw;
+  return remove(path);
+}
+
+static PetscErrorCode Steps(Simulation *sim, int n)
+{
+  PetscFunctionBegin;
+  for (int i = 0; i < n; i++) PetscCall(SimulationStep(sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void CompareSimulations(const Simulation *a, const Simulation *b)
+{
+  const BodyStore *x = &a->bodies, *y = &b->bodies;
+
+  CHECK(a->step == b->step && !memcmp(&a->time, &b->time, sizeof(double)), "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", a->step, a->time, b->step, b->time);
+  CHECK(a->removed == b->removed && a->next_id == b->next_id, "removed/next_id differ");
+  CHECK(x->n_owned == y->n_owned, "body counts differ: %" PetscInt_FMT " vs %" PetscInt_FMT, x->n_owned, y->n_owned);
+  if (x->n_owned != y->n_owned) return;
+  /* Exact equality: the restart replays the same floating-point operations in the same order. */
+#define CMP_FIELD(type, name, width) CHECK(!memcmp(x->name, y->name, sizeof(type) * (width) * (size_t)x->n_owned), "body field %s differs after the restart", #name);
+  BODY_FIELDS(CMP_FIELD)
+#undef CMP_FIELD
+  CHECK(a->previous.n == b->previous.n, "contact memory sizes differ: %" PetscInt_FMT " vs %" PetscInt_FMT, a->previous.n, b->previous.n);
+  if (a->previous.n == b->previous.n) {
+    int same_keys = 1;
+    for (PetscInt i = 0; i < a->previous.n; i++)
+      same_keys &= a->previous.key[i].ida == b->previous.key[i].ida && a->previous.key[i].idb == b->previous.key[i].idb && a->previous.key[i].sub == b->previous.key[i].sub;
+    CHECK(same_keys, "contact memory keys differ");
+    CHECK(!memcmp(a->previous.gamma, b->previous.gamma, sizeof(double) * CONTACT_DOF_MAX * a->previous.n), "contact memory impulses differ");
+  }
+  for (int k = 0; k < a->sc.n_walls; k++) CHECK(!memcmp(a->walls[k].center, b->walls[k].center, 3 * sizeof(double)), "wall %d centre differs", k);
+  CHECK(a->last.converged == b->last.converged, "last converged flag differs");
+}
+
+static PetscErrorCode CopyFile(const char *from, const char *to, long keep_bytes)
+{
+  FILE *in, *out;
+  char  buf[65536];
+  long  total = 0;
+  size_t n;
+
+  PetscFunctionBegin;
+  in  = fopen(from, "rb");
+  out = fopen(to, "wb");
+  PetscCheck(in && out, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot copy %s to %s", from, to);
+  while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+    if (keep_bytes >= 0 && total + (long)n > keep_bytes) n = (size_t)(keep_bytes - total);
+    PetscCheck(fwrite(buf, 1, n, out) == n, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "write %s", to);
+    total += (long)n;
+    if (keep_bytes >= 0 && total >= keep_bytes) break;
+  }
+  fclose(in);
+  PetscCheck(fclose(out) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "close %s", to);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* File offset of element `index` bytes into dataset name, from HDF5's own layout information. */
+static long DataOffset(const char *file, const char *name, long index)
+{
+  hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, name, H5P_DEFAULT);
+  haddr_t off = H5Dget_offset(d);
+  H5Dclose(d);
+  H5Fclose(f);
+  return off == HADDR_UNDEF ? -1 : (long)off + index;
+}
+
+static PetscErrorCode FlipByte(const char *file, long offset)
+{
+  FILE *fp = fopen(file, "r+b");
+  int   c;
+
+  PetscFunctionBegin;
+  PetscCheck(fp && offset >= 0 && fseek(fp, offset, SEEK_SET) == 0 && (c = fgetc(fp)) != EOF, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot flip byte %ld of %s", offset, file);
+  fseek(fp, offset, SEEK_SET);
+  fputc(c ^ 0x10, fp);
+  PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "close %s", file);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The file must be refused: no simulation, a one-line message containing `expect`. */
+static PetscErrorCode ExpectRefused(const char *what, const char *file, const char *expect)
+{
+  Simulation *sim = NULL;
+  char        err[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  PetscCall(CheckpointRead(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
+  CHECK(!sim && err[0], "%s: accepted", what);
+  CHECK(!strchr(err, '\n'), "%s: message is not one line: %s", what, err);
+  CHECK(strstr(err, expect) != NULL, "%s: message lacks '%s': %s", what, expect, err);
+  printf("  refused %-28s %s\n", what, err);
+  if (sim) PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int CountCheckpointFiles(const char *dir, int *temporaries)
+{
+  DIR           *d = opendir(dir);
+  struct dirent *e;
+  int            n = 0;
+
+  *temporaries = 0;
+  if (!d) return -1;
+  while ((e = readdir(d))) {
+    if (!strncmp(e->d_name, "ckpt-", 5)) n++;
+    if (strstr(e->d_name, ".tmp")) (*temporaries)++;
+  }
+  closedir(d);
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  Simulation *ref, *first, *restarted = NULL;
+  char        dir[] = "/tmp/ccpdem_test_checkpoint_XXXXXX", path[PETSC_MAX_PATH_LEN], bad[PETSC_MAX_PATH_LEN + 32], err[SCENARIO_ERR_MAX] = "";
+  struct stat st;
+  int         tmps, unconverged = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsSetValue(NULL, "-checkpoint_keep", "2"));
+  if (!mkdtemp(dir)) {
+    printf("FAIL: cannot create a temporary directory\n");
+    return 1;
+  }
+
+  /* 1. bitwise continuation */
+  PetscCall(TestSimulationFromText(pile, &ref));
+  PetscCall(TestSimulationFromText(pile, &first));
+  for (int i = 0; i < 200; i++) {
+    PetscCall(SimulationStep(ref));
+    unconverged += !ref->last.converged;
+  }
+  printf("reference: 200 steps, %d not converged, %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered\n", unconverged, ref->bodies.n_owned, ref->previous.n);
+  CHECK(unconverged > 20, "only %d steps did not converge: the decay path is not exercised", unconverged);
+  PetscCall(Steps(first, 100));
+  CHECK(!first->last.converged, "step 100 converged: the checkpoint does not exercise the decay flag");
+  PetscCall(CheckpointWrite(first, dir, path, sizeof(path)));
+  CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
+  printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT " contacts = %.1f bytes per sphere (contacts and scenario included)\n", path, (long long)st.st_size, first->bodies.n_owned,
+         first->previous.n, (double)st.st_size / first->bodies.n_owned);
+  PetscCall(CheckpointRead(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
+  CHECK(restarted && !err[0], "CheckpointRead refused its own checkpoint: %s", err);
+  if (restarted) {
+    CompareSimulations(first, restarted); /* the state as read */
+    PetscCall(Steps(restarted, 100));
+    CompareSimulations(ref, restarted);
+    printf("restart after 100 steps + 100 more vs 200 in one go: %s\n", failures ? "DIFFERENT" : "bitwise identical");
+  }
+
+  /* 2. refusals */
+  PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/missing.h5", dir));
+  PetscCall(ExpectRefused("missing file", bad, "cannot open"));
+  PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/text.h5", dir));
+  {
+    FILE *fp = fopen(bad, "w");
+    fputs("this is not HDF5\n", fp);
+    fclose(fp);
+  }
+  PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
+  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, first->time, &first->bodies));
+  PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
+  PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
+  PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));
+  PetscCall(CopyFile(path, bad, (long)st.st_size / 2));
+  PetscCall(ExpectRefused("truncated to half", bad, "truncated"));
+  {
+    const char *const datasets[] = {"/bodies/pos", "/contacts/impulse", "/scenario/text"};
+    for (int k = 0; k < 3; k++) {
+      char what[64];
+      PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/flipped%d.h5", dir, k));
+      PetscCall(CopyFile(path, bad, -1));
+      PetscCall(FlipByte(bad, DataOffset(bad, datasets[k], 13)));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "byte flipped in %s", datasets[k]));
+      PetscCall(ExpectRefused(what, bad, "checksum mismatch"));
+    }
+  }
+
+  /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */
+  PetscCall(Steps(first, 10));
+  PetscCall(CheckpointWrite(first, dir, NULL, 0));
+  PetscCall(Steps(first, 10));
+  PetscCall(CheckpointWrite(first, dir, NULL, 0));
+  {
+    char ckdir[PETSC_MAX_PATH_LEN], p110[PETSC_MAX_PATH_LEN + 32], p120[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));
+    PetscCall(PetscSNPrintf(p110, sizeof(p110), "%s/ckpt-000110.h5", ckdir));
+    PetscCall(PetscSNPrintf(p120, sizeof(p120), "%s/ckpt-000120.h5", ckdir));
+    CHECK(CountCheckpointFiles(ckdir, &tmps) == 2 && tmps == 0, "expected exactly 2 checkpoints and no temporaries after keep=2 rotation, got %d and %d", CountCheckpointFiles(ckdir, &tmps), tmps);
+    CHECK(access(p110, F_OK) == 0 && access(p120, F_OK) == 0, "the newest two checkpoints (110, 120) are not the ones kept");
+  }
+
+  PetscCall(SimulationDestroy(&ref));
+  PetscCall(SimulationDestroy(&first));
+  PetscCall(SimulationDestroy(&restarted));
+  nftw(dir, RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+  PetscCall(PetscFinalize());
+  return TestFinish("test_checkpoint");
+}

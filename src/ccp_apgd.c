@@ -25,12 +25,14 @@
  * at y then follows by linearity, gy = gr + beta (gr - gr_prev), so y and gy are never stored:
  * both passes rebuild them per contact from (gamma, gamma_prev, gr, gr_prev, beta). The gather
  * pass also yields the exact GUIDE residual of gamma+ (its gradient is at hand), so the best
- * iterate by that residual is tracked every iteration, by pointer (buffers rotate; no copies). */
+ * iterate by that residual is tracked every iteration, by pointer (buffers rotate; no copies).
+ *
+ * Two implementations of the same iteration: the packed one (default; ccp_pack.h, vectorized
+ * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
+ * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
+ * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay. */
 #include "ccp_kernels.h"
 
-#define L_INITIAL      1.0
-#define L_GROW         2.0
-#define L_DECAY        0.9
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
 
 /* A buffer of bufs[0..n) that is none of x, y, z (n exceeds the distinct ones passed). */
@@ -47,17 +49,77 @@ static inline void extrapolate(const double *x, const double *xp, double beta, d
   for (int k = 0; k < 6; k++) y[k] = x[k] + beta * (x[k] - xp[k]);
 }
 
-PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+/* The momentum update after an accepted iteration (restart when the step went uphill). */
+static inline void momentum(double uphill, double *theta, double *beta)
+{
+  const double theta_next = 0.5 * *theta * (sqrt(*theta * *theta + 4) - *theta);
+  *beta                   = *theta * (1 - *theta) / (*theta * *theta + theta_next);
+  *theta                  = theta_next;
+  if (uphill > 0) { /* restart the momentum */
+    *beta  = 0;
+    *theta = 1;
+  }
+}
+
+static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  CCPPacked   *pk  = &s->pk;
+  const double tol = s->tol;
+  double       best_res, L = s->apgd_L0, theta = 1, beta = 0, dNd = 0;
+  PetscInt     iterations = 0;
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedBuild(pk, P, 7, PETSC_FALSE));
+  pk->simd = s->simd;
+  double *const G[4] = {pk->g[0], pk->g[1], pk->g[2], pk->g[3]}; /* multipliers */
+  double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
+  double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
+  /* the warm start: its velocity, gradient and residual (a gather pass with beta = 0) */
+  CCPPackedVelocity(pk, P, gk);
+  best_res = sqrt(ccp_sweep_apgd_gather(pk, gk, gk, gk, gk, gk, 0, rk, &dNd));
+  for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
+    double       *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
+    const double *vref = gk; /* v is the velocity of vref */
+    double        res_max = 0, uphill = 0;
+
+    for (int bt = 0;; bt++) {
+      double dBd = 0;
+      dNd = uphill = 0;
+      ccp_sweep_apgd_scatter(pk, gk, gkm1, rk, rkm1, beta, 1.0 / L, vref, gnew, &dBd, &uphill);
+      res_max = sqrt(ccp_sweep_apgd_gather(pk, gnew, gk, gkm1, rk, rkm1, beta, rnew, &dNd));
+      if (!(dNd > L * dBd) || bt == MAX_BACKTRACKS) break;
+      L *= s->apgd_L_grow;
+      vref = gnew;
+    }
+    iterations = it;
+    if (res_max < best_res) {
+      best     = gnew;
+      best_res = res_max;
+    }
+    if (ccp_diverged(res_max, best_res)) break;
+    momentum(uphill, &theta, &beta);
+    gkm1 = gk;
+    gk   = gnew;
+    rkm1 = rk;
+    rk   = rnew;
+    L *= s->apgd_L_decay;
+  }
+  CCPPackedFinish(pk, P, best, iterations, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   const PetscInt nc  = P->ncontacts;
   const double   tol = s->tol;
-  double *const  G[4] = {P->gamma, s->work_g[0], s->work_g[1], s->work_g[2]}; /* multipliers */
-  double *const  R[3] = {s->work_g[3], s->work_g[4], s->work_g[5]};          /* gradients N gamma + r */
-  double        *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0], *v = P->vel;
-  double         best_res = 0, L = L_INITIAL, theta = 1, beta = 0;
+  double         best_res = 0, L = s->apgd_L0, theta = 1, beta = 0, *v = P->vel;
   PetscInt       iterations = 0;
 
   PetscFunctionBegin;
+  PetscCall(CCPSolverEnsureWork(s, P));
+  double *const G[4] = {P->gamma, s->work_g[0], s->work_g[1], s->work_g[2]}; /* multipliers */
+  double *const R[3] = {s->work_g[3], s->work_g[4], s->work_g[5]};          /* gradients N gamma + r */
+  double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
   /* the warm start: its velocity, gradient and residual */
   ccp_velocity_from_impulses(P, gk, v);
   for (PetscInt i = 0; i < nc; i++) {
@@ -115,7 +177,7 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       }
       res_max = sqrt(res_max);
       if (!(dNd > L * dBd) || bt == MAX_BACKTRACKS) break;
-      L *= L_GROW;
+      L *= s->apgd_L_grow;
       vref = gnew;
     }
     iterations = it;
@@ -124,19 +186,21 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       best_res = res_max;
     }
     if (ccp_diverged(res_max, best_res)) break;
-    const double theta_next = 0.5 * theta * (sqrt(theta * theta + 4) - theta);
-    beta                    = theta * (1 - theta) / (theta * theta + theta_next);
-    theta                   = theta_next;
-    if (uphill > 0) { /* restart the momentum */
-      beta  = 0;
-      theta = 1;
-    }
+    momentum(uphill, &theta, &beta);
     gkm1 = gk;
     gk   = gnew;
     rkm1 = rk;
     rk   = rnew;
-    L *= L_DECAY;
+    L *= s->apgd_L_decay;
   }
   ccp_finish(P, best, iterations, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  PetscFunctionBegin;
+  if (s->packed) PetscCall(APGD_Packed(s, P, stats));
+  else PetscCall(APGD_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

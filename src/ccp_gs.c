@@ -12,24 +12,31 @@
  * The largest per-contact change |B_i^-1 change| / omega of a sweep goes to zero with the residual
  * (it is |g_i| where the projection is inactive) but is not the GUIDE residual of any one iterate.
  * So the exact residual is evaluated (one extra gradient pass) when that change falls to the
- * tolerance and every CHECK_INTERVAL sweeps; those checks keep a copy of the best iterate,
- * returned when the sweeps stop without converging (iteration cap, unsolvable or diverging). */
+ * tolerance and every -ccp_check_interval sweeps; those checks keep a copy of the best iterate,
+ * returned when the sweeps stop without converging (iteration cap, unsolvable or diverging).
+ *
+ * Two implementations: the packed one (default; ccp_pack.h) sweeps conflict-free blocks of 4
+ * contacts (no two share a movable body, so updating a block's lanes at once is the same as one
+ * after another) in the packed order, which is deterministic but not the problem's order; the
+ * reference loops (-ccp_packed false) sweep in the problem's order. Both are Gauss-Seidel
+ * sweeps, in different orders: their iterates differ, not their fixed points. */
 #include "ccp_kernels.h"
 
-#define CHECK_INTERVAL 10
-
-PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   const PetscInt nc = P->ncontacts;
   const double   omega = s->gs_omega, tol = s->tol;
-  double        *gamma = P->gamma, *best = s->work_g[0], *v = P->vel;
-  CCPMetric     *metric   = (CCPMetric *)s->work_g[1]; /* per-contact steps, computed once */
+  double        *gamma = P->gamma, *best, *v = P->vel;
+  CCPMetric     *metric; /* per-contact steps, computed once */
   double         best_res = PETSC_INFINITY;
   PetscBool      check = PETSC_TRUE;
   CCPCheckpoint  state = CCP_CONTINUE;
   PetscInt       it;
 
   PetscFunctionBegin;
+  PetscCall(CCPSolverEnsureWork(s, P));
+  metric = (CCPMetric *)s->work_g[1];
+  best   = s->work_g[0];
   ccp_kernel_metrics(P, metric);
   ccp_velocity_from_impulses(P, gamma, v);
   for (it = 0;; it++) {
@@ -58,8 +65,16 @@ PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *s
       ccp_kernel_apply(c, ima, Ia, imb, Ib, d, v + 6 * a, v + 6 * b);
     }
     const double change = sqrt(change2) / omega;
-    check = (PetscBool)(!(change > tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % CHECK_INTERVAL == 0);
+    check = ccp_need_check(s, change, best_res, it);
   }
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  PetscFunctionBegin;
+  if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_TRUE, stats));
+  else PetscCall(GaussSeidel_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

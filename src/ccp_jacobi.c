@@ -17,25 +17,31 @@
  * detected and the best iterate returned.
  *
  * Convergence checks as in ccp_gs.c: the exact residual when the sweep's largest change
- * |B_i^-1 change| / (omega lambda) reaches the tolerance, and every CHECK_INTERVAL sweeps (which also
- * keeps a copy of the best iterate). */
+ * |B_i^-1 change| / (omega lambda) reaches the tolerance, and every -ccp_check_interval sweeps (which also
+ * keeps a copy of the best iterate).
+ *
+ * Two implementations of the same iteration: the packed one (default; ccp_pack.h, vectorized
+ * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
+ * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums. */
 #include "ccp_kernels.h"
 
-#define CHECK_INTERVAL 10
-
-PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   const PetscInt nc = P->ncontacts;
   const size_t   nv = 6 * (size_t)P->nbodies;
   const double   omega = s->jacobi_omega, lambda = s->jacobi_lambda, tol = s->tol;
-  double        *gamma = P->gamma, *best = s->work_g[0], *v = P->vel, *dv = s->work_v[0];
-  CCPMetric     *metric   = (CCPMetric *)s->work_g[1]; /* per-contact steps, computed once */
+  double        *gamma = P->gamma, *best, *v = P->vel, *dv;
+  CCPMetric     *metric; /* per-contact steps, computed once */
   double         best_res = PETSC_INFINITY;
   PetscBool      check = PETSC_TRUE;
   CCPCheckpoint  state = CCP_CONTINUE;
   PetscInt       it;
 
   PetscFunctionBegin;
+  PetscCall(CCPSolverEnsureWork(s, P));
+  metric = (CCPMetric *)s->work_g[1];
+  best   = s->work_g[0];
+  dv     = s->work_v[0];
   ccp_kernel_metrics(P, metric);
   ccp_velocity_from_impulses(P, gamma, v);
   PetscCall(PetscArrayzero(dv, nv));
@@ -68,8 +74,16 @@ PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       dv[k] = 0;
     }
     const double change = sqrt(change2) / (omega * lambda);
-    check = (PetscBool)(!(change > tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % CHECK_INTERVAL == 0);
+    check = ccp_need_check(s, change, best_res, it);
   }
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  PetscFunctionBegin;
+  if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_FALSE, stats));
+  else PetscCall(Jacobi_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,8 @@
 /* Private: the per-contact kernels behind ccp_problem.h, as static inline functions so that the
- * solver sweeps (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c) inline them: no call and no branch on the
- * method per contact. ccp_problem.c wraps them for everyone else. Also the sweeps' per-contact
+ * reference solver sweeps (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c with -ccp_packed false) inline them:
+ * no call and no branch on the method per contact. ccp_problem.c wraps them for everyone else;
+ * the packed layout (ccp_pack.c) takes its per-contact steps from here. The fast sweeps are the
+ * vectorized ones of ccp_sweep.c, which follow the same formulas. Also the sweeps' per-contact
  * step (CCPMetric) and the bookkeeping the three methods share (checkpoint, divergence, finish).
  *
  * Conventions (ccp_problem.h, contacts.h): a solver body's velocity is 6 doubles, linear then
@@ -248,16 +250,35 @@ typedef enum {
   CCP_STOP
 } CCPCheckpoint;
 
-static inline CCPCheckpoint ccp_checkpoint(const CCPProblem *P, const double *gamma, const double *v, double tol, PetscBool last, double *best, double *best_res)
+/* Jacobi and Gauss-Seidel: whether to run the exact residual check before the next sweep, given
+ * the last sweep's largest change (velocity units): when the change reaches the tolerance, when it
+ * explodes, and every check_interval sweeps. */
+static inline PetscBool ccp_need_check(const CCPSolver s, double change, double best_res, PetscInt it)
 {
-  double res_max, res_rms;
-  ccp_residual(P, gamma, v, &res_max, &res_rms);
+  return (PetscBool)(!(change > s->tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % s->check_interval == 0);
+}
+
+/* The decision of a checkpoint given the exact residual res_max of the current iterate; *improved
+ * tells the caller to keep a copy of it as the best. */
+static inline CCPCheckpoint ccp_checkpoint_decide(double res_max, double tol, PetscBool last, double *best_res, PetscBool *improved)
+{
+  *improved = PETSC_FALSE;
   if (res_max <= tol) return CCP_CONVERGED;
   if (res_max < *best_res) {
     *best_res = res_max;
-    memcpy(best, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
+    *improved = PETSC_TRUE;
   }
   return last || ccp_diverged(res_max, *best_res) ? CCP_STOP : CCP_CONTINUE;
+}
+
+static inline CCPCheckpoint ccp_checkpoint(const CCPProblem *P, const double *gamma, const double *v, double tol, PetscBool last, double *best, double *best_res)
+{
+  double        res_max, res_rms;
+  PetscBool     improved;
+  ccp_residual(P, gamma, v, &res_max, &res_rms);
+  CCPCheckpoint state = ccp_checkpoint_decide(res_max, tol, last, best_res, &improved);
+  if (improved) memcpy(best, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
+  return state;
 }
 
 /* End of a solve: the returned multipliers gamma (any buffer) go to P->gamma, P->vel is recomputed

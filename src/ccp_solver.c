@@ -43,6 +43,12 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->jacobi_omega  = 0.3; /* safe for ~12 contacts per body: see ccp_jacobi.c */
   n->jacobi_lambda = 1.0;
   n->gs_omega      = 1.0;
+  n->check_interval = 10;
+  n->packed         = PETSC_TRUE;
+  n->simd           = PETSC_TRUE;
+  n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
+  n->apgd_L_grow    = 2.0;
+  n->apgd_L_decay   = 0.9;
   *s               = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -63,6 +69,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 {
   PetscEnum type = (PetscEnum)s->type;
   PetscReal tol = s->tol, omega = s->jacobi_omega, lambda = s->jacobi_lambda, gs_omega = s->gs_omega;
+  PetscReal L0 = s->apgd_L0, grow = s->apgd_L_grow, decay = s->apgd_L_decay;
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
@@ -72,7 +79,17 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsReal("-ccp_jacobi_omega", "Projected Jacobi step scale omega (times the per-contact step, eta_i for 3-dof), eq. 46", "CCPSolverSetFromOptions", omega, &omega, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_lambda", "Projected Jacobi relaxation lambda in (0, 1], eq. 46", "CCPSolverSetFromOptions", lambda, &lambda, NULL));
   PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel relaxation omega of the per-contact step, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
+  PetscCall(PetscOptionsInt("-ccp_check_interval", "Jacobi and Gauss-Seidel: sweeps between exact residual checks (each costs about half a sweep; they also keep the best iterate)", "CCPSolverSetFromOptions", s->check_interval, &s->check_interval, NULL));
+  PetscCall(PetscOptionsBool("-ccp_packed", "Run the solvers on the packed, vectorized layout (false: the reference per-contact loops: slower; the same iterates for Jacobi and APGD, another sweep order for Gauss-Seidel)", "CCPSolverSetFromOptions", s->packed, &s->packed, NULL));
+  PetscCall(PetscOptionsBool("-ccp_simd", "Packed kernels: use AVX2+FMA when the CPU has them (false: the portable build of the same kernels)", "CCPSolverSetFromOptions", s->simd, &s->simd, NULL));
+  PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_initial", "APGD initial Lipschitz estimate L in the metric of the per-contact steps (1 = mean eigenvalue of the diagonal blocks)", "CCPSolverSetFromOptions", L0, &L0, NULL));
+  PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_grow", "APGD factor on L when a step fails the sufficient-decrease test (> 1)", "CCPSolverSetFromOptions", grow, &grow, NULL));
+  PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_decay", "APGD factor on L after each accepted step, in (0, 1] (< 1 lets the step grow back)", "CCPSolverSetFromOptions", decay, &decay, NULL));
   PetscOptionsEnd();
+  PetscCheck(s->check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_check_interval %" PetscInt_FMT " must be >= 1 (typical 10)", s->check_interval);
+  PetscCheck(L0 > 0 && isfinite(L0), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_initial %g must be a positive number (typical 1)", (double)L0);
+  PetscCheck(grow > 1 && isfinite(grow), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_grow %g must be > 1 (typical 2)", (double)grow);
+  PetscCheck(decay > 0 && decay <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_decay %g must be in (0, 1] (typical 0.9)", (double)decay);
   PetscCheck(s->max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_max_it %" PetscInt_FMT " is negative: give a count >= 0", s->max_it);
   PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_tol %g is negative: give a residual (m/s) >= 0", (double)tol);
   PetscCheck(omega > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_jacobi_omega %g must be > 0 (typical 0.2-0.5)", (double)omega);
@@ -83,6 +100,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   s->jacobi_omega  = omega;
   s->jacobi_lambda = lambda;
   s->gs_omega      = gs_omega;
+  s->apgd_L0       = L0;
+  s->apgd_L_grow   = grow;
+  s->apgd_L_decay  = decay;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -143,7 +163,6 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
     stats->res_max = stats->res_rms = 0;
     stats->converged                = PETSC_TRUE;
   } else {
-    PetscCall(CCPSolverEnsureWork(s, P));
     switch (s->type) {
     case SOLVER_JACOBI:
       PetscCall(CCPSolve_Jacobi(s, P, stats));
@@ -180,6 +199,7 @@ PetscErrorCode CCPSolverDestroy(CCPSolver *s)
   if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
   for (int k = 0; k < 6; k++) PetscCall(PetscFree((*s)->work_g[k]));
   for (int k = 0; k < 2; k++) PetscCall(PetscFree((*s)->work_v[k]));
+  PetscCall(CCPPackedDestroy(&(*s)->pk));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

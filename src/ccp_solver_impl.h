@@ -2,6 +2,7 @@
 #ifndef CCPDEM_CCP_SOLVER_IMPL_H
 #define CCPDEM_CCP_SOLVER_IMPL_H
 #include "ccp_solver.h"
+#include "ccp_pack.h"
 
 struct _p_CCPSolver {
   MPI_Comm   comm;
@@ -11,6 +12,13 @@ struct _p_CCPSolver {
   double     jacobi_omega;  /* eq. 46 step scale omega (multiplies eta_i) */
   double     jacobi_lambda; /* eq. 46 relaxation lambda in (0, 1] */
   double     gs_omega;      /* Gauss-Seidel over-relaxation of eta_i */
+  PetscInt   check_interval; /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
+  PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
+  PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */
+  double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
+  double     apgd_L_grow;   /* APGD backtracking factor on L (> 1) */
+  double     apgd_L_decay;  /* APGD factor on L after each accepted iteration (in (0, 1]) */
+  CCPPacked  pk;            /* the packed layout, rebuilt per solve, memory kept */
   /* workspace, grown on demand */
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */

@@ -9,7 +9,8 @@
  *   ns per contact per iteration for each solver (a fixed 30-iteration solve, setup included);
  *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body.
  * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
- * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] */
+ * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] [-conv_cap C (iteration cap of
+ * the iterations-to-1e-4 runs, default 20000)] */
 #include "stepper.h"
 #include "vec3.h"
 #include <stdio.h>
@@ -97,7 +98,7 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
 
 static long baseline_rss_kb; /* MPI and PETSc before any body exists */
 
-static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n)
+static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap)
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
   Simulation        *sim, *base;
@@ -125,7 +126,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, %.0f iterations): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body\n", (double)its / msteps, detect / msteps,
                         solve / msteps, integrate / msteps, 1e9 * detect / msteps / nb));
   for (int t = 0; t < 3; t++) {
-    PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, 20000, 1e-4));
+    PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, conv_cap, 1e-4));
     PetscCall(SimulationStep(sim));
     const PetscInt it_conv = sim->last.iterations;
     const PetscBool conv = sim->last.converged;
@@ -142,7 +143,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 
 int main(int argc, char **argv)
 {
-  PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000;
+  PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000, conv_cap = 20000;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   {
@@ -154,8 +155,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-settle_steps", &settle, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dof", &dof, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-base_n", &base_n, NULL));
-  if (dof != 6) PetscCall(Bench(n, 3, settle, base_n));
-  if (dof != 3) PetscCall(Bench(n, 6, settle, base_n));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-conv_cap", &conv_cap, NULL));
+  if (dof != 6) PetscCall(Bench(n, 3, settle, base_n, conv_cap));
+  if (dof != 3) PetscCall(Bench(n, 6, settle, base_n, conv_cap));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -1,0 +1,264 @@
+/* Packing a CCP problem into the solvers' layout (ccp_pack.h) and back. */
+#include "ccp_pack.h"
+#include "ccp_kernels.h"
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes), before they are
+ * first touched: the sweeps reach bodies through indices, and with 4 KB pages a pack of 10^5+
+ * bodies misses the TLB on most of them. Advice only: where it is not supported, nothing changes. */
+static void advise_huge_pages(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+/* Grow *p to hold n elements of size sz (contents not kept). */
+static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+  PetscFunctionBegin;
+  if (n > *cap) {
+    const size_t c = n + n / 2 + 8; /* headroom: the contact count changes every step */
+    PetscCall(PetscFree(*p));
+    PetscCall(PetscMalloc(c * sz, p));
+    advise_huge_pages(*p, c * sz);
+    *cap = c;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sorted: contacts by lower solver-body index (a stable counting sort: ties keep problem order) */
+static PetscErrorCode SortContacts(CCPPacked *pk, const CCPProblem *P, PetscInt *sorted)
+{
+  const PetscInt nb = P->nbodies;
+
+  PetscFunctionBegin;
+  PetscCall(grow((void **)&pk->count, &pk->count_cap, (size_t)nb + 1, sizeof(PetscInt)));
+  PetscCall(PetscArrayzero(pk->count, nb + 1));
+  for (PetscInt i = 0; i < P->ncontacts; i++) pk->count[PetscMin(P->contact[i].a, P->contact[i].b) + 1]++;
+  for (PetscInt k = 0; k < nb; k++) pk->count[k + 1] += pk->count[k];
+  for (PetscInt i = 0; i < P->ncontacts; i++) sorted[pk->count[PetscMin(P->contact[i].a, P->contact[i].b)]++] = i;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int immovable(const CCPProblem *P, int32_t j)
+{
+  const double *I = P->inv_inertia + 6 * (size_t)j;
+  return P->inv_mass[j] == 0 && I[0] == 0 && I[1] == 0 && I[2] == 0 && I[3] == 0 && I[4] == 0 && I[5] == 0;
+}
+
+/* Whether contact c shares a movable body with the filled lanes of block slots perm[0..L). */
+static int conflicts(const CCPProblem *P, const PetscInt *perm, const Contact *c)
+{
+  for (int l = 0; l < CCP_LANES && perm[l] >= 0; l++) {
+    const Contact *o = &P->contact[perm[l]];
+    if ((c->a == o->a || c->a == o->b) && !immovable(P, c->a)) return 1;
+    if ((c->b == o->a || c->b == o->b) && !immovable(P, c->b)) return 1;
+  }
+  return 0;
+}
+
+#define OPEN_BLOCKS 8 /* conflict-free packing: how many recent blocks a contact may join */
+
+/* perm (nblk CCP_LANES slots, -1 = padding) from the sorted order: plainly (padding at the end),
+ * or conflict-free (no two lanes of a block share a movable body, so the lanes of a block may be
+ * updated at once by Gauss-Seidel): each contact joins the oldest of the last OPEN_BLOCKS blocks
+ * it does not conflict with, else opens a new one. Deterministic. */
+static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt *sorted, PetscBool conflict_free)
+{
+  const PetscInt nc = P->ncontacts;
+
+  PetscFunctionBegin;
+  if (!conflict_free) {
+    pk->nblk = (nc + CCP_LANES - 1) / CCP_LANES;
+    PetscCall(grow((void **)&pk->perm, &pk->perm_cap, (size_t)pk->nblk * CCP_LANES, sizeof(PetscInt)));
+    for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) pk->perm[slot] = slot < nc ? sorted[slot] : -1;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(grow((void **)&pk->perm, &pk->perm_cap, (size_t)nc * CCP_LANES, sizeof(PetscInt))); /* worst case: a block per contact */
+  pk->nblk = 0;
+  for (PetscInt k = 0; k < nc; k++) {
+    const Contact *c    = &P->contact[sorted[k]];
+    PetscInt       q    = PetscMax(pk->nblk - OPEN_BLOCKS, 0);
+    int            lane = -1;
+    for (; q < pk->nblk; q++) {
+      const PetscInt *perm = pk->perm + q * CCP_LANES;
+      if (perm[CCP_LANES - 1] >= 0 || conflicts(P, perm, c)) continue;
+      for (lane = 0; perm[lane] >= 0; lane++) { }
+      break;
+    }
+    if (lane < 0) { /* open a block */
+      q = pk->nblk++;
+      for (int l = 0; l < CCP_LANES; l++) pk->perm[q * CCP_LANES + l] = -1;
+      lane = 0;
+    }
+    pk->perm[q * CCP_LANES + lane] = sorted[k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
+{
+  const PetscInt nb = P->nbodies, nc = P->ncontacts;
+
+  PetscFunctionBegin;
+  pk->nc      = nc;
+  pk->nbodies = nb;
+  PetscCall(grow((void **)&pk->sorted, &pk->sorted_cap, (size_t)nc, sizeof(PetscInt)));
+  PetscCall(SortContacts(pk, P, pk->sorted));
+  PetscCall(Layout(pk, P, pk->sorted, conflict_free));
+  const PetscInt nblk = pk->nblk;
+  PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
+  PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
+  for (int k = 0; k < nvec; k++) PetscCall(grow((void **)&pk->g[k], &pk->g_cap[k], ccp_packed_len(pk), sizeof(double)));
+
+  for (PetscInt i = 0; i <= nb; i++) {
+    CCPBody *B = &pk->body[i];
+    PetscCall(PetscMemzero(B, sizeof(*B)));
+    if (i == nb) continue; /* the padding lanes' dummy: immovable, at rest */
+    for (int k = 0; k < 6; k++) {
+      B->v[k] = P->vel_free[6 * i + k];
+      B->I[k] = P->inv_inertia[6 * i + k];
+    }
+    B->im = P->inv_mass[i];
+  }
+
+  pk->all3 = PETSC_TRUE;
+  PetscCall(PetscArrayzero(pk->g[0], ccp_packed_len(pk)));
+  for (PetscInt q = 0; q < nblk; q++) {
+    CCPBlock *K = &pk->blk[q];
+    PetscCall(PetscMemzero(K, sizeof(*K)));
+    for (int l = 0; l < CCP_LANES; l++) {
+      const PetscInt slot = q * CCP_LANES + l;
+      if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
+        K->a[l] = K->b[l] = (int32_t)nb;
+        K->eta[l] = K->ell[l] = K->il[l] = 1;
+        continue;
+      }
+      const PetscInt i = pk->perm[slot];
+      const Contact *c = &P->contact[i];
+      const size_t   a = (size_t)c->a, b = (size_t)c->b;
+      const int      six = c->dof == 6;
+      CCPMetric      m;
+
+      ccp_kernel_metric(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m);
+      K->a[l] = c->a;
+      K->b[l] = c->b;
+      for (int k = 0; k < 3; k++) {
+        K->n[k][l]  = c->n[k];
+        K->u[k][l]  = c->u[k];
+        K->w[k][l]  = c->w[k];
+        K->ra[k][l] = c->ra[k];
+        K->rb[k][l] = c->rb[k];
+      }
+      K->bn[l]    = c->bn;
+      K->clin[l]  = c->c_lin;
+      K->crot[l]  = six ? c->c_rot : 0;
+      K->coh[l]   = c->cohesion_impulse;
+      K->mu[l]    = c->mu;
+      K->rho[l]   = six ? c->rho : 0;
+      K->sigma[l] = six ? c->sigma : 0;
+      K->eta[l]   = c->eta;
+      K->rot[l]   = six;
+      K->f[l]     = m.f;
+      K->t[l]     = m.t;
+      K->inv_f[l] = m.inv_f;
+      K->inv_t[l] = m.inv_t;
+      K->ell[l]   = m.ell;
+      K->il[l]    = m.il;
+      if (six) pk->all3 = PETSC_FALSE;
+      const double *g = ccp_cblock(P->gamma, i);
+      for (int k = 0; k < 6; k++) pk->g[0][(size_t)q * 6 * CCP_LANES + k * CCP_LANES + l] = six || k < 3 ? g[k] : 0;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
+{
+  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
+    if (pk->perm[slot] < 0) continue;
+    const size_t o = (size_t)(slot / CCP_LANES) * 6 * CCP_LANES + slot % CCP_LANES;
+    double      *g = ccp_block(P->gamma, pk->perm[slot]);
+    for (int k = 0; k < 6; k++) g[k] = x[o + k * CCP_LANES];
+  }
+}
+
+void CCPPackedVelocity(CCPPacked *pk, const CCPProblem *P, const double *x)
+{
+  for (PetscInt i = 0; i < pk->nbodies; i++)
+    for (int k = 0; k < 6; k++) pk->body[i].v[k] = P->vel_free[6 * i + k];
+  for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
+  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
+    const PetscInt i = pk->perm[slot];
+    if (i < 0) continue;
+    const Contact *c = &P->contact[i];
+    const size_t   o = (size_t)(slot / CCP_LANES) * 6 * CCP_LANES + slot % CCP_LANES;
+    CCPBody       *A = &pk->body[c->a], *B = &pk->body[c->b];
+    double         dg[6];
+    for (int k = 0; k < 6; k++) dg[k] = x[o + k * CCP_LANES];
+    ccp_kernel_apply(c, A->im, A->I, B->im, B->I, dg, A->v, B->v);
+  }
+}
+
+void CCPPackedFinish(CCPPacked *pk, CCPProblem *P, const double *x, PetscInt iterations, double tol, CCPSolveStats *stats)
+{
+  double r2max, r2sum;
+
+  CCPPackedUnpackGamma(pk, x, P);
+  CCPPackedVelocity(pk, P, x);
+  ccp_sweep_residual(pk, x, &r2max, &r2sum);
+  for (PetscInt i = 0; i < pk->nbodies; i++)
+    for (int k = 0; k < 6; k++) P->vel[6 * i + k] = pk->body[i].v[k];
+  stats->res_max    = sqrt(r2max);
+  stats->res_rms    = pk->nc > 0 ? sqrt(r2sum / pk->nc) : 0;
+  stats->iterations = iterations;
+  stats->converged  = (PetscBool)(stats->res_max <= tol);
+}
+
+PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats)
+{
+  CCPPacked    *pk = &s->pk;
+  const double  tol = s->tol, scale = gauss_seidel ? s->gs_omega : s->jacobi_omega * s->jacobi_lambda;
+  double        best_res = PETSC_INFINITY;
+  PetscBool     check = PETSC_TRUE, improved;
+  CCPCheckpoint state = CCP_CONTINUE;
+  PetscInt      it;
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel));
+  pk->simd      = s->simd;
+  double *gamma = pk->g[0], *best = pk->g[1];
+  CCPPackedVelocity(pk, P, gamma);
+  for (it = 0;; it++) {
+    if (check || it == s->max_it) {
+      double r2max, r2sum;
+      ccp_sweep_residual(pk, gamma, &r2max, &r2sum);
+      state = ccp_checkpoint_decide(sqrt(r2max), tol, (PetscBool)(it == s->max_it), &best_res, &improved);
+      if (improved) PetscCall(PetscArraycpy(best, gamma, ccp_packed_len(pk)));
+      if (state != CCP_CONTINUE) break;
+    }
+    const double change2 = gauss_seidel ? ccp_sweep_gauss_seidel(pk, gamma, s->gs_omega) : ccp_sweep_jacobi(pk, gamma, s->jacobi_omega, s->jacobi_lambda);
+    check                = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
+  }
+  CCPPackedFinish(pk, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(pk->blk));
+  PetscCall(PetscFree(pk->body));
+  PetscCall(PetscFree(pk->perm));
+  PetscCall(PetscFree(pk->count));
+  PetscCall(PetscFree(pk->sorted));
+  for (int k = 0; k < 7; k++) PetscCall(PetscFree(pk->g[k]));
+  PetscCall(PetscMemzero(pk, sizeof(*pk)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,95 @@
+/* Private: the solvers' packed layout of one CCP problem, built once per solve (O(contacts),
+ * amortized over the iterations) and the sweep kernels that run on it (ccp_sweep.c).
+ *
+ * Why (notes/performance.md): one struct per contact read through body indices ran 50-110 ns per
+ * contact-iteration; blocks of 4 contacts with each field a 4-lane array (AoSoA) let the
+ * compiler do 4 contacts per AVX2 instruction, and one record per body with its velocity, its
+ * increment and its inverse mass and inertia makes each body one or two cache lines.
+ *
+ * Contacts: CCP_LANES per block, in an order of their own (by lower solver-body index, ties in
+ * problem order: deterministic, and neighbouring bodies' contacts end up together); perm maps
+ * packed slot -> problem contact. For Gauss-Seidel the blocks are conflict-free (no two lanes
+ * share a movable body), so a block's lanes may be updated at once. Padding lanes (at the end, or
+ * wherever conflicts left a block short) join the dummy body nbodies (zero inverse mass, zero
+ * velocity) with zero geometry: every kernel maps them to zero, so no lane needs a branch.
+ * A 3-dof contact is a 6-dof one with rho = sigma = 0, torque step t = 0 and rot = 0 (its torque
+ * rows read no velocity), so its torque impulses stay exactly 0.
+ * Multipliers in packed order: 6 x CCP_LANES doubles per block, entry k of lane l at [6 L blk + L k + l].
+ * Everything stays double: the validation tests resolve velocities to 1e-10 m/s. */
+#ifndef CCPDEM_CCP_PACK_H
+#define CCPDEM_CCP_PACK_H
+#include "ccp_solver.h"
+
+#define CCP_LANES 4
+
+typedef struct {
+  int32_t a[CCP_LANES], b[CCP_LANES];  /* packed body indices */
+  double  n[3][CCP_LANES], u[3][CCP_LANES], w[3][CCP_LANES];
+  double  ra[3][CCP_LANES], rb[3][CCP_LANES];
+  double  bn[CCP_LANES], clin[CCP_LANES], crot[CCP_LANES], coh[CCP_LANES];
+  double  mu[CCP_LANES], rho[CCP_LANES], sigma[CCP_LANES], eta[CCP_LANES];
+  double  rot[CCP_LANES];              /* 1 for 6-dof, 0 for 3-dof */
+  /* the per-contact step B_i (CCPMetric of ccp_kernels.h) */
+  double  f[CCP_LANES], t[CCP_LANES], inv_f[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES];
+} CCPBlock;
+
+/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment. */
+typedef struct {
+  double v[6], dv[6];
+  double im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
+  double pad;
+} CCPBody;
+
+typedef struct {
+  PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
+  PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
+  PetscBool simd;              /* allow the AVX2+FMA kernels (when the CPU has them) */
+  CCPBlock *blk;
+  CCPBody  *body;              /* nbodies + 1 */
+  PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
+  size_t    blk_cap, body_cap, perm_cap;
+  PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index */
+  size_t    count_cap, sorted_cap;
+  double   *g[7];              /* multiplier-sized packed vectors (6 CCP_LANES per block), grown on demand */
+  size_t    g_cap[7];
+} CCPPacked;
+
+static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * 6 * CCP_LANES; }
+
+/* Build the layout of P (metrics included) and pack P->gamma into pk->g[0], P->vel_free into the
+ * bodies' v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for Gauss-Seidel. */
+PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
+/* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
+void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
+/* bodies' v <- v_free + M^-1 D x (packed order of accumulation). */
+void           CCPPackedVelocity(CCPPacked *pk, const CCPProblem *P, const double *x);
+/* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
+ * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
+void           CCPPackedFinish(CCPPacked *pk, CCPProblem *P, const double *x, PetscInt iterations, double tol, CCPSolveStats *stats);
+PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
+/* The checkpointed sweeps of ccp_jacobi.c (gauss_seidel false) and ccp_gs.c (true) on s's packed
+ * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */
+PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats);
+
+/* ---- Sweep kernels (ccp_sweep.c): AVX2+FMA when the CPU has it, else portable C ---- */
+
+/* Projected Jacobi sweep: gamma <- gamma + lambda (Proj_B(gamma - omega B g) - gamma) for every
+ * contact at the bodies' v, increments accumulated in dv then added to v. Returns the largest
+ * |B_i^-1 change|^2. */
+double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda);
+/* Projected Gauss-Seidel sweep over conflict-free blocks: each block's lanes at once, their
+ * changes added to v before the next block. Returns the largest |B_i^-1 change|^2. */
+double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega);
+/* Max and sum of squares of the GUIDE residual of x at the bodies' v. */
+void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum);
+/* APGD scatter pass (ccp_apgd.c): x = Proj_B(y - step B gy) with y = xk + beta (xk - xkm1),
+ * gy = rk + beta (rk - rkm1); v += M^-1 D (x - ref); dBd += |x - y|_B^-1^2,
+ * uphill -= (x - y)^T B^-1 (x - xk). ref may be x. */
+void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x,
+                              double *dBd, double *uphill);
+/* APGD gather pass: r = N x + r0 at the bodies' v; dNd += (x - y)^T (r - gy) (y, gy as above);
+ * returns the largest squared GUIDE residual of x. */
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd);
+/* Which kernels run on pk: "avx2" or "generic". */
+const char *ccp_sweep_isa(const CCPPacked *pk);
+#endif

@@ -1,0 +1,464 @@
+/* The sweep kernels on the packed layout (ccp_pack.h).
+ *
+ * Each kernel is written once, as an always-inline function on GCC vector types of CCP_LANES
+ * doubles (one lane per contact of a block: 4-wide AVX2 code, or pairs of SSE2), with a constant
+ * argument `six` (0: every contact 3-dof, the torque rows are skipped). It is instantiated for
+ * the generic target and for AVX2+FMA; the AVX2 ones run when the CPU has both
+ * (__builtin_cpu_supports), so the build stays portable. Body records are loaded with full-width
+ * loads and 4x4 transposes; increments are added record after record (the A lanes in lane order,
+ * then the B lanes): results depend on the inputs only. The exact
+ * projections of cone.c run on all lanes at once (the same formulas), behind the common "already
+ * inside" test.
+ *
+ * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
+ * records (both cache lines a 160-byte record touches most) of the block PREFETCH_AHEAD blocks
+ * ahead are requested early. */
+#include "ccp_pack.h"
+#include <math.h>
+#include <string.h>
+
+#define L              CCP_LANES
+#define PREFETCH_AHEAD 8
+#define ALWAYS_INLINE  static inline __attribute__((always_inline))
+
+/* Every function taking or returning these vectors is inlined into its kernel: no call passes
+ * one, so the ABI note GCC gives for 32-byte vectors without AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+/* 4 lanes of doubles (GCC vector extension: ymm with AVX2, pairs of xmm on the generic target) */
+typedef double  v4d __attribute__((vector_size(L * sizeof(double))));
+typedef int64_t v4l __attribute__((vector_size(L * sizeof(double))));
+_Static_assert(L == 4, "the vector type holds 4 lanes");
+
+ALWAYS_INLINE v4d ld(const double *p)
+{
+  v4d r;
+  memcpy(&r, p, sizeof(r));
+  return r;
+}
+/* a macro, not a function: see lane_max */
+#define vst(p, x) \
+  do { \
+    const v4d vst_value_ = (x); \
+    memcpy((p), &vst_value_, sizeof(vst_value_)); \
+  } while (0)
+ALWAYS_INLINE v4d  splat(double a) { return (v4d){a, a, a, a}; }
+
+/* block q's multipliers: entry k of lane l at x[6 L q + L k + l] */
+ALWAYS_INLINE const double *cblk(const double *x, PetscInt q) { return x + (size_t)q * 6 * L; }
+ALWAYS_INLINE double       *blk(double *x, PetscInt q) { return x + (size_t)q * 6 * L; }
+
+ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
+{
+  if (q < pk->nblk) {
+    const CCPBlock *K = &pk->blk[q];
+    for (int l = 0; l < L; l++) {
+      __builtin_prefetch(&pk->body[K->a[l]], 1);
+      __builtin_prefetch(&pk->body[K->b[l]], 1);
+      __builtin_prefetch(pk->body[K->a[l]].I + 5, 0);
+      __builtin_prefetch(pk->body[K->b[l]].I + 5, 0);
+    }
+  }
+}
+
+/* 4x4 transpose: rows r[l] (4 entries of lane l) <-> columns c[k] (entry k of the 4 lanes) */
+ALWAYS_INLINE void transpose4(const v4d r[4], v4d c[4])
+{
+  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
+  const v4d t0 = __builtin_shuffle(r[0], r[1], lo), t1 = __builtin_shuffle(r[0], r[1], hi);
+  const v4d t2 = __builtin_shuffle(r[2], r[3], lo), t3 = __builtin_shuffle(r[2], r[3], hi);
+  c[0] = __builtin_shuffle(t0, t2, first);
+  c[1] = __builtin_shuffle(t1, t3, first);
+  c[2] = __builtin_shuffle(t0, t2, second);
+  c[3] = __builtin_shuffle(t1, t3, second);
+}
+
+/* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
+ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
+{
+  const v4d r[4] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
+  transpose4(r, x);
+  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
+  const v4d u02 = {p[0][4], p[0][5], p[2][4], p[2][5]}, u13 = {p[1][4], p[1][5], p[3][4], p[3][5]};
+  x[4] = __builtin_shuffle(u02, u13, lo);
+  x[5] = __builtin_shuffle(u02, u13, hi);
+}
+
+/* p[l][k] += x[k][l], lane after lane (lanes may share a record: each add sees the previous) */
+ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
+{
+  v4d r[4];
+  transpose4(x, r);
+  for (int l = 0; l < L; l++) {
+    vst(p[l], ld(p[l]) + r[l]);
+    p[l][4] += x[4][l];
+    p[l][5] += x[5][l];
+  }
+}
+
+/* g = D^T v + b + C x for the block's lanes (torque rows only when six) */
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+{
+  const double *pa[L], *pb[L];
+  for (int l = 0; l < L; l++) {
+    pa[l] = body[K->a[l]].v;
+    pb[l] = body[K->b[l]].v;
+  }
+  v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
+  load6(pa, va);
+  load6(pb, vb);
+  const v4d ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
+  /* B's contact point velocity relative to A's: v + omega x r */
+  const v4d d0 = vb[0] - va[0] + (vb[4] * rb2 - vb[5] * rb1) - (va[4] * ra2 - va[5] * ra1);
+  const v4d d1 = vb[1] - va[1] + (vb[5] * rb0 - vb[3] * rb2) - (va[5] * ra0 - va[3] * ra2);
+  const v4d d2 = vb[2] - va[2] + (vb[3] * rb1 - vb[4] * rb0) - (va[3] * ra1 - va[4] * ra0);
+  const v4d n0 = ld(K->n[0]), n1 = ld(K->n[1]), n2 = ld(K->n[2]), u0 = ld(K->u[0]), u1 = ld(K->u[1]), u2 = ld(K->u[2]), w0 = ld(K->w[0]), w1 = ld(K->w[1]), w2 = ld(K->w[2]);
+  const v4d clin = ld(K->clin);
+  g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * ld(x + 0 * L);
+  g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * ld(x + 1 * L);
+  g[2]           = w0 * d0 + w1 * d1 + w2 * d2 + clin * ld(x + 2 * L);
+  if (six) {
+    const v4d rot = ld(K->rot), crot = ld(K->crot);
+    const v4d e0 = rot * (vb[3] - va[3]), e1 = rot * (vb[4] - va[4]), e2 = rot * (vb[5] - va[5]);
+    g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * ld(x + 3 * L);
+    g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * ld(x + 4 * L);
+    g[5] = w0 * e0 + w1 * e1 + w2 * e2 + crot * ld(x + 5 * L);
+  } else g[3] = g[4] = g[5] = splat(0);
+}
+
+/* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1) */
+ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
+{
+  const CCPBody *A[L], *B[L];
+  const double  *Ia[L], *Ib[L];
+  for (int l = 0; l < L; l++) {
+    A[l]  = &body[K->a[l]];
+    B[l]  = &body[K->b[l]];
+    Ia[l] = A[l]->I;
+    Ib[l] = B[l]->I;
+  }
+  const v4d ima = {A[0]->im, A[1]->im, A[2]->im, A[3]->im}, imb = {B[0]->im, B[1]->im, B[2]->im, B[3]->im};
+  v4d       F[3], T[3], oa[6], ob[6];
+  for (int k = 0; k < 3; k++) {
+    const v4d nk = ld(K->n[k]), uk = ld(K->u[k]), wk = ld(K->w[k]);
+    F[k]         = dg[0] * nk + dg[1] * uk + dg[2] * wk;
+    T[k]         = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
+  }
+  const v4d ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
+  /* m = r x F + T, then I m */
+  const v4d mb0 = rb1 * F[2] - rb2 * F[1] + T[0], mb1 = rb2 * F[0] - rb0 * F[2] + T[1], mb2 = rb0 * F[1] - rb1 * F[0] + T[2];
+  const v4d ma0 = ra1 * F[2] - ra2 * F[1] + T[0], ma1 = ra2 * F[0] - ra0 * F[2] + T[1], ma2 = ra0 * F[1] - ra1 * F[0] + T[2];
+  for (int k = 0; k < 3; k++) {
+    ob[k] = imb * F[k];
+    oa[k] = -ima * F[k];
+  }
+  v4d Ibk[6] = {0}, Iak[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
+  load6(Ib, Ibk);
+  load6(Ia, Iak);
+  ob[3] = Ibk[0] * mb0 + Ibk[3] * mb1 + Ibk[4] * mb2;
+  ob[4] = Ibk[3] * mb0 + Ibk[1] * mb1 + Ibk[5] * mb2;
+  ob[5] = Ibk[4] * mb0 + Ibk[5] * mb1 + Ibk[2] * mb2;
+  oa[3] = -(Iak[0] * ma0 + Iak[3] * ma1 + Iak[4] * ma2);
+  oa[4] = -(Iak[3] * ma0 + Iak[1] * ma1 + Iak[5] * ma2);
+  oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
+  double *ta[L], *tb[L];
+  for (int l = 0; l < L; l++) {
+    ta[l] = into_dv ? body[K->a[l]].dv : body[K->a[l]].v;
+    tb[l] = into_dv ? body[K->b[l]].dv : body[K->b[l]].v;
+  }
+  add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
+  add6(tb, ob);
+}
+
+/* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
+ * torque entries scaled by il before and ell after, torque coefficients times il); else
+ * Euclidean. Lanes already inside take the vector test only. */
+ALWAYS_INLINE void block_project(const CCPBlock *restrict K, v4d z[6], const int six, const int metric)
+{
+  const v4d il = ld(K->il), mu = ld(K->mu), coh = ld(K->coh);
+  v4d       rho = ld(K->rho), sg = ld(K->sigma);
+  if (six && metric) {
+    z[3] *= il;
+    z[4] *= il;
+    z[5] *= il;
+    rho *= il;
+    sg *= il;
+  }
+  z[0] += coh;
+  const v4d gn  = z[0];
+  v4l       in = (gn >= 0) & (z[1] * z[1] + z[2] * z[2] <= mu * mu * gn * gn);
+  if (six) in &= (z[4] * z[4] + z[5] * z[5] <= rho * rho * gn * gn) & (z[3] * z[3] <= sg * sg * gn * gn);
+  if (!(in[0] & in[1] & in[2] & in[3])) {
+    /* Lanes in the polar cone (separating contacts: the common case after "inside") go to the
+     * apex; the rest go onto a surface: cone_project3's closed form, or cone_project6's active-set
+     * iteration. Norms as plain square roots of sums of squares: cone.c's hypot fallback only
+     * matters below 1e-150 or above 1e150. */
+    v4d ns = splat(0), nr = splat(0), nt = splat(0);
+    for (int l = 0; l < L; l++) ns[l] = sqrt(z[1][l] * z[1][l] + z[2][l] * z[2][l]);
+    if (six)
+      for (int l = 0; l < L; l++) {
+        nr[l] = sqrt(z[4][l] * z[4][l] + z[5][l] * z[5][l]);
+        nt[l] = fabs(z[3][l]);
+      }
+    const v4l apex = ~in & (gn + mu * ns + rho * nr + sg * nt <= 0);
+    const v4l keep = in | apex;
+    if (!six) {
+      const v4d q = gn + mu * ns, dd = 1 + mu * mu, sc = mu * q / (dd * ns), n0 = q / dd; /* lanes not on the surface discard these */
+      const v4d z0 = n0, z1 = z[1] * sc, z2 = z[2] * sc;
+      z[0] = (v4d)((in & (v4l)z[0]) | (~keep & (v4l)z0));
+      z[1] = (v4d)((in & (v4l)z[1]) | (~keep & (v4l)z1));
+      z[2] = (v4d)((in & (v4l)z[2]) | (~keep & (v4l)z2));
+    } else if (!(keep[0] & keep[1] & keep[2] & keep[3])) { /* some lane on a surface */
+      /* cone_project6's active-set iteration on all lanes at once (see cone.c): minimize over
+       * gn = y the sum of (y - x0)^2 and the squared excesses of the three blocks; start from
+       * the blocks with a nonzero part and drop those whose breakpoint y_A has passed. */
+      const v4d ms = mu * ns, mr = rho * nr, mt = sg * nt, zero = splat(0);
+      v4l       as = ns > 0, ar = nr > 0, at = nt > 0;
+      v4d       num = zero, den = zero;
+      for (int pass = 0; pass < 4; pass++) { /* each pass shrinks a set strictly or stops it */
+        num        = gn + (v4d)(as & (v4l)ms) + (v4d)(ar & (v4l)mr) + (v4d)(at & (v4l)mt);
+        den        = 1 + (v4d)(as & (v4l)(mu * mu)) + (v4d)(ar & (v4l)(rho * rho)) + (v4d)(at & (v4l)(sg * sg));
+        const v4l s2 = as & (mu * num < ns * den), r2 = ar & (rho * num < nr * den), t2 = at & (sg * num < nt * den);
+        const v4l changed = (s2 ^ as) | (r2 ^ ar) | (t2 ^ at);
+        as = s2;
+        ar = r2;
+        at = t2;
+        if (!(changed[0] | changed[1] | changed[2] | changed[3])) break;
+      }
+      v4d y = num / den;
+      y     = (v4d)((v4l)y & ~(y < 0)); /* y > 0 in exact arithmetic: the clamp guards rounding (a NaN stays) */
+      /* radial clamp of each block into its ball of radius coefficient * y */
+      const v4d ys = mu * y, yr = rho * y, yt = sg * y;
+      const v4l cs = ns > ys, cr = nr > yr, ct = nt > yt;
+      const v4d fs = (v4d)((cs & (v4l)(ys / ns)) | (~cs & (v4l)splat(1)));
+      const v4d fr = (v4d)((cr & (v4l)(yr / nr)) | (~cr & (v4l)splat(1)));
+      const v4d ft = (v4d)((ct & (v4l)(yt / nt)) | (~ct & (v4l)splat(1)));
+      const v4d p[6] = {y, fs * z[1], fs * z[2], ft * z[3], fr * z[4], fr * z[5]};
+      for (int k = 0; k < 6; k++) z[k] = (v4d)((in & (v4l)z[k]) | (~keep & (v4l)p[k]));
+    } else
+      for (int k = 0; k < 6; k++) z[k] = (v4d)(~apex & (v4l)z[k]);
+  }
+  z[0] -= coh;
+  if (six && metric) {
+    const v4d ell = ld(K->ell);
+    z[3] *= ell;
+    z[4] *= ell;
+    z[5] *= ell;
+  }
+}
+
+/* squared GUIDE residual |x - Proj(x - eta g)| / eta per lane */
+ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const double *restrict x, const v4d g[6], const int six)
+{
+  const v4d eta = ld(K->eta);
+  v4d       y[6], s = splat(0);
+  for (int k = 0; k < 6; k++) y[k] = ld(x + k * L) - eta * g[k];
+  block_project(K, y, six, 0);
+  for (int k = 0; k < (six ? 6 : 3); k++) {
+    const v4d e = ld(x + k * L) - y[k];
+    s += e * e;
+  }
+  return s / (eta * eta);
+}
+
+/* *m = lane-wise max of *m and r that keeps a NaN once seen: m where r <= m, else r (vectors by
+ * address: GCC notes an ABI change for 32-byte vector parameters even when inlined) */
+ALWAYS_INLINE void lane_max(v4d *m, const v4d *r)
+{
+  const v4l keep = *r <= *m;
+  *m             = (v4d)((keep & (v4l)*m) | (~keep & (v4l)*r));
+}
+
+ALWAYS_INLINE double hmax(const v4d *m)
+{
+  double r = 0;
+  for (int l = 0; l < L; l++)
+    if (!isnan(r) && !((*m)[l] <= r)) r = (*m)[l];
+  return r;
+}
+
+/* ---- the kernels ---- */
+
+/* Jacobi (gs = 0): changes into dv, added to v after the sweep. Gauss-Seidel (gs = 1, lambda = 1,
+ * conflict-free blocks): changes into v at once. */
+ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, double lambda, const int six, const int gs)
+{
+  CCPBody *restrict body    = pk->body;
+  v4d               change2 = splat(0);
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock *restrict K = &pk->blk[q];
+    double *restrict x         = blk(gamma, q);
+    v4d g[6], z[6], d[6];
+
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    block_gradient(K, body, x, g, six);
+    const v4d sf = omega * ld(K->f), st = omega * ld(K->t);
+    for (int k = 0; k < 3; k++) {
+      z[k]     = ld(x + k * L) - sf * g[k];
+      z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
+    }
+    block_project(K, z, six, 1);
+    for (int k = 0; k < 6; k++) {
+      const v4d xk = ld(x + k * L);
+      d[k]         = gs ? z[k] - xk : lambda * (z[k] - xk);
+      vst(x + k * L, xk + d[k]);
+    }
+    const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
+    const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
+    const v4d r2 = f2 * fi * fi + t2 * ti * ti;
+    lane_max(&change2, &r2);
+    block_apply(K, body, d, six, !gs);
+  }
+  for (PetscInt i = 0; !gs && i <= pk->nbodies; i++) {
+    CCPBody *B = &body[i];
+    for (int k = 0; k < 6; k++) {
+      B->v[k] += B->dv[k];
+      B->dv[k] = 0;
+    }
+  }
+  return hmax(&change2);
+}
+
+ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum, const int six)
+{
+  v4d mx = splat(0), sum = splat(0);
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock *restrict K = &pk->blk[q];
+    v4d g[6];
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    block_gradient(K, pk->body, cblk(x, q), g, six);
+    const v4d r2 = block_residual2(K, cblk(x, q), g, six);
+    lane_max(&mx, &r2);
+    sum += r2;
+  }
+  *res2_max = hmax(&mx);
+  *res2_sum = sum[0] + sum[1] + sum[2] + sum[3];
+}
+
+ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *xout,
+                                     double *dBd, double *uphill, const int six)
+{
+  v4d sdd = splat(0), sde = splat(0);
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock *restrict K = &pk->blk[q];
+    const double *X = cblk(xk, q), *Xp = cblk(xkm1, q), *R = cblk(rk, q), *Rp = cblk(rkm1, q), *Ref = cblk(ref, q);
+    double       *Out = blk(xout, q);
+    v4d           y[6], z[6], dg[6], x0[6];
+
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    const v4d sf = step * ld(K->f), st_ = step * ld(K->t);
+    for (int k = 0; k < 6; k++) {
+      x0[k]        = ld(X + k * L);
+      y[k]         = x0[k] + beta * (x0[k] - ld(Xp + k * L));
+      const v4d gy = ld(R + k * L) + beta * (ld(R + k * L) - ld(Rp + k * L));
+      z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
+    }
+    block_project(K, z, six, 1);
+    v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
+    for (int k = 0; k < 6; k++) {
+      const v4d d = z[k] - y[k], e = z[k] - x0[k];
+      dg[k]       = z[k] - ld(Ref + k * L); /* ref may be the output: read before the write */
+      if (k < 3) {
+        ff += d * d;
+        ef += d * e;
+      } else {
+        ft += d * d;
+        et += d * e;
+      }
+    }
+    for (int k = 0; k < 6; k++) vst(Out + k * L, z[k]);
+    const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
+    sdd += ff * fi + ft * ti;
+    sde += ef * fi + et * ti;
+    block_apply(K, pk->body, dg, six, 0);
+  }
+  *dBd += sdd[0] + sdd[1] + sdd[2] + sdd[3];
+  *uphill -= sde[0] + sde[1] + sde[2] + sde[3];
+}
+
+ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd,
+                                      const int six)
+{
+  v4d mx = splat(0), s = splat(0);
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock *restrict K = &pk->blk[q];
+    const double *Xn = cblk(x, q), *X = cblk(xk, q), *Xp = cblk(xkm1, q), *R = cblk(rk, q), *Rp = cblk(rkm1, q);
+    double       *G = blk(r, q);
+    v4d           g[6];
+
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    block_gradient(K, pk->body, Xn, g, six);
+    for (int k = 0; k < 6; k++) {
+      const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
+      const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
+      s += (ld(Xn + k * L) - y) * (g[k] - gy);
+      vst(G + k * L, g[k]);
+    }
+    const v4d r2 = block_residual2(K, Xn, g, six);
+    lane_max(&mx, &r2);
+  }
+  *dNd += s[0] + s[1] + s[2] + s[3];
+  return hmax(&mx);
+}
+
+/* ---- instantiation and dispatch ---- */
+
+#define INSTANTIATE(suffix, attr) \
+  attr static double jacobi_##suffix(CCPPacked *pk, double *gamma, double omega, double lambda) \
+  { \
+    return pk->all3 ? sweep_impl(pk, gamma, omega, lambda, 0, 0) : sweep_impl(pk, gamma, omega, lambda, 1, 0); \
+  } \
+  attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) \
+  { \
+    return pk->all3 ? sweep_impl(pk, gamma, omega, 1, 0, 1) : sweep_impl(pk, gamma, omega, 1, 1, 1); \
+  } \
+  attr static void residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) \
+  { \
+    if (pk->all3) residual_impl(pk, x, m, s, 0); \
+    else residual_impl(pk, x, m, s, 1); \
+  } \
+  attr static void scatter_##suffix(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, \
+                                    double *uphill) \
+  { \
+    if (pk->all3) apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, 0); \
+    else apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, 1); \
+  } \
+  attr static double gather_##suffix(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd) \
+  { \
+    return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1); \
+  }
+
+INSTANTIATE(generic, )
+#if defined(__x86_64__) && defined(__GNUC__)
+INSTANTIATE(avx2, __attribute__((target("avx2,fma"))))
+static int use_avx2(void)
+{
+  static int known = 0, yes = 0;
+  if (!known) {
+    __builtin_cpu_init();
+    yes   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    known = 1;
+  }
+  return yes;
+}
+#define DISPATCH(name, pk, ...) (pk->simd && use_avx2() ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
+#else
+#define DISPATCH(name, pk, ...) name##_generic(pk, __VA_ARGS__)
+static int use_avx2(void) { return 0; }
+#endif
+
+double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda) { return DISPATCH(jacobi, pk, gamma, omega, lambda); }
+double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega) { return DISPATCH(gauss_seidel, pk, gamma, omega); }
+void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, res2_max, res2_sum); }
+void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, double *uphill)
+{
+  DISPATCH(scatter, pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill);
+}
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd)
+{
+  return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd);
+}
+const char *ccp_sweep_isa(const CCPPacked *pk) { return pk->simd && use_avx2() ? "avx2" : "generic"; }

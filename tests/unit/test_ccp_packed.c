@@ -1,0 +1,233 @@
+// ctest: labels=unit timeout=60
+/* The packed, vectorized solver path (ccp_pack.h, ccp_sweep.c; the default) against the reference
+ * per-contact loops (-ccp_packed false, validated against dense solutions in test_ccp_solvers) on
+ * random problems: mixed 3/6-dof, all 3-dof and all 6-dof contacts, contact counts that leave
+ * padding lanes, cohesion, compliance, two walls with prescribed velocities, shared bodies
+ * within a block. The two paths run the same iteration on the same data and differ only in the
+ * order of floating-point sums (contacts are reordered by body inside the packed layout), so
+ * after a fixed number of iterations their impulses and velocities must agree to rounding.
+ * Gauss-Seidel sweeps conflict-free blocks in the packed order (another order than the reference's),
+ * so for it, as for converged APGD, the converged velocities are compared. The packed kernels
+ * run in both builds: AVX2+FMA (where the CPU has it) and portable (-ccp_simd false). */
+#include <petscsys.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ccp_solver.h"
+#include "vec3.h"
+
+static int failures = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      failures++; \
+      printf("  FAIL (%s:%d): ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
+  } while (0)
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static double   urand(void) /* uniform in [0, 1), xorshift64* */
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return (double)((rng_state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
+}
+static double srand1(void) { return 2 * urand() - 1; }
+
+typedef struct {
+  PetscInt nbodies, nc;
+  double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma, *gamma0;
+  Contact *contact;
+} Problem;
+
+/* Random symmetric positive definite 3x3 as (xx, yy, zz, xy, xz, yz): R diag(d) R^T. */
+static void random_spd(double S[6], double scale)
+{
+  double q[4] = {srand1(), srand1(), srand1(), srand1()}, R[9], d[3];
+  quat_normalize(q);
+  quat_to_matrix(q, R);
+  for (int k = 0; k < 3; k++) d[k] = scale * (0.5 + urand());
+  sym_rotate_diag(S, R, d);
+}
+
+/* nmoving bodies then 2 walls; contacts between nearby bodies (|a - b| small, so blocks share
+ * bodies), eta = dof / trace as the stepper sets it, a random warm start */
+static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, int dof_mode /* 3, 6, or 0 = mixed */)
+{
+  PetscFunctionBeginUser;
+  P->nbodies = nmoving + 2;
+  P->nc      = nc;
+  PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free, 6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
+  PetscCall(PetscCalloc2(nc, &P->contact, 6 * nc, &P->gamma0));
+  for (PetscInt j = 0; j < nmoving; j++) {
+    P->inv_mass[j] = 0.5 + urand();
+    random_spd(P->inv_inertia + 6 * j, 3.0);
+  }
+  for (PetscInt k = 0; k < 6 * P->nbodies; k++) P->vel_free[k] = srand1();
+  CCPProblem view = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
+  for (PetscInt i = 0; i < nc; i++) {
+    Contact *c = &P->contact[i];
+    c->b       = (int32_t)(urand() * nmoving);
+    if (urand() < 0.15) c->a = (int32_t)(nmoving + (urand() < 0.5)); /* a wall */
+    else
+      do {
+        const int near = c->b + (int)(7 * srand1()); /* PetscMax evaluates its arguments twice */
+        c->a           = (int32_t)PetscMin(PetscMax(near, 0), nmoving - 1);
+      } while (c->a == c->b);
+    c->dof = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6);
+    double n[3] = {srand1(), srand1(), srand1()};
+    v3_scale(c->n, 1 / v3_norm(n), n);
+    v3_tangents(c->n, c->u, c->w);
+    for (int q = 0; q < 3; q++) {
+      c->ra[q] = 0.5 * srand1();
+      c->rb[q] = 0.5 * srand1();
+    }
+    c->mu               = urand() < 0.1 ? 0 : 0.2 + 0.5 * urand();
+    c->rho              = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->sigma            = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->bn               = srand1();
+    c->c_lin            = urand() < 0.5 ? 0 : 0.1 * urand();
+    c->c_rot            = c->dof == 6 && urand() < 0.5 ? 0.1 * urand() : 0;
+    c->cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
+    c->eta              = c->dof / ccp_contact_trace(&view, i);
+    for (int k = 0; k < c->dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode free_problem(Problem *P)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree5(P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->gamma));
+  PetscCall(PetscFree2(P->contact, P->gamma0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solve from the warm start gamma0 with the packed path or the reference; impulses and velocities out. */
+static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, PetscBool simd, double *gamma, double *vel, CCPSolveStats *st)
+{
+  CCPSolver  s;
+  CCPProblem view = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
+  PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", packed ? "true" : "false"));
+  PetscCall(PetscOptionsSetValue(NULL, "-ccp_simd", simd ? "true" : "false"));
+  PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &s));
+  PetscCall(CCPSolverSetFromScenario(s, type, max_it, tol));
+  PetscCall(CCPSolverSetFromOptions(s));
+  PetscCall(CCPSolverSolve(s, &view, st));
+  PetscCall(CCPSolverSolve(s, &view, st)); /* again, warm: the kept layout memory is reused */
+  PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
+  PetscCall(CCPSolverSolve(s, &view, st));
+  PetscCall(CCPSolverDestroy(&s));
+  PetscCall(PetscOptionsClearValue(NULL, "-ccp_packed"));
+  PetscCall(PetscOptionsClearValue(NULL, "-ccp_simd"));
+  PetscCall(PetscArraycpy(gamma, P->gamma, 6 * P->nc));
+  PetscCall(PetscArraycpy(vel, P->vel, 6 * P->nbodies));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static double max_abs(const double *x, size_t n)
+{
+  double m = 0;
+  for (size_t k = 0; k < n; k++) m = PetscMax(m, fabs(x[k]));
+  return m;
+}
+
+static double max_diff(const double *x, const double *y, size_t n)
+{
+  double m = 0;
+  for (size_t k = 0; k < n; k++) m = PetscMax(m, fabs(x[k] - y[k]));
+  return m;
+}
+
+/* Tolerances. Jacobi, 40 sweeps: each sweep is a contraction in exact arithmetic up to the kinks
+ * of the projections, so rounding differences (1e-16 relative per operation, summed in another
+ * order) grow at most mildly: 1e-9 relative to the largest impulse leaves 10^6 of headroom yet
+ * catches any wrong coefficient, index or lane (those give O(1) differences). APGD, 40
+ * iterations: its backtracking test and restart compare computed quantities, so a rounding
+ * difference could in principle flip a decision; the same 1e-9 holds on these problems and a
+ * flipped decision would show as an O(1e-3+) difference. Converged solves (tol 1e-10 m/s): the
+ * velocities of two solutions within the tolerance differ by O(tol), hence 1e-7 m/s. */
+static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const char *name)
+{
+  static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
+  Problem            P;
+
+  PetscFunctionBeginUser;
+  PetscCall(random_problem(&P, nmoving, nc, dof_mode));
+  double *g1, *g2, *v1, *v2;
+  PetscCall(PetscMalloc4(6 * nc, &g1, 6 * nc, &g2, 6 * P.nbodies, &v1, 6 * P.nbodies, &v2));
+  for (int run = 0; run < 4; run++) {
+    const int       t    = run % 2 ? SOLVER_APGD : SOLVER_JACOBI;
+    const PetscBool simd = (PetscBool)(run < 2); /* the AVX2 kernels (where the CPU has them), then the portable ones */
+    CCPSolveStats   s1, s2;
+    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_TRUE, simd, g1, v1, &s1));
+    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_FALSE, simd, g2, v2, &s2));
+    const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies) / PetscMax(max_abs(v2, 6 * P.nbodies), 1);
+    printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs %d\n", name, names[t], simd ? "simd" : "generic", dg, dv, s1.res_max, s2.res_max, (int)s1.iterations, (int)s2.iterations);
+    CHECK(dg < 1e-9 && dv < 1e-9, "%s %s: packed and reference differ by %.2e (gamma), %.2e (v)", name, names[t], dg, dv);
+    CHECK(s1.iterations == s2.iterations, "%s %s: %d vs %d iterations", name, names[t], (int)s1.iterations, (int)s2.iterations);
+    /* 3-dof contacts keep zero torque impulses */
+    for (PetscInt i = 0; i < nc; i++)
+      if (P.contact[i].dof == 3) CHECK(g1[6 * i + 3] == 0 && g1[6 * i + 4] == 0 && g1[6 * i + 5] == 0, "%s: 3-dof contact %d got torque impulses", name, (int)i);
+  }
+  /* Converged solves; Gauss-Seidel sweeps the packed blocks in another order than the reference,
+   * so only its converged velocities can be compared. */
+  for (int t = 1; t < 3; t++) {
+    CCPSolveStats s1, s2;
+    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_TRUE, PETSC_TRUE, g1, v1, &s1));
+    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_FALSE, PETSC_TRUE, g2, v2, &s2));
+    const double dv = max_diff(v1, v2, 6 * P.nbodies);
+    printf("  %-22s %-7s to 1e-10: converged %d/%d in %d/%d iterations, |d v| %.1e m/s\n", name, names[t], (int)s1.converged, (int)s2.converged, (int)s1.iterations, (int)s2.iterations, dv);
+    CHECK(s1.converged && s2.converged, "%s %s: packed converged %d, reference %d", name, names[t], (int)s1.converged, (int)s2.converged);
+    if (s1.converged && s2.converged) CHECK(dv < 1e-7, "%s %s: converged velocities differ by %.2e m/s", name, names[t], dv);
+  }
+  PetscCall(PetscFree4(g1, g2, v1, v2));
+  PetscCall(free_problem(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The knobs added with the packed path reject values that make no sense, with an error (not a crash). */
+static PetscErrorCode check_options(void)
+{
+  static const char *bad[][2] = {
+    {"-ccp_check_interval", "0"},
+    {"-ccp_apgd_lipschitz_initial", "-1"},
+    {"-ccp_apgd_lipschitz_grow", "1"},
+    {"-ccp_apgd_lipschitz_decay", "1.5"},
+  };
+
+  PetscFunctionBeginUser;
+  printf("  options: each out-of-range value is rejected\n");
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    CCPSolver s;
+    PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &s));
+    PetscCall(PetscOptionsSetValue(NULL, bad[k][0], bad[k][1]));
+    PetscErrorCode err = CCPSolverSetFromOptions(s);
+    PetscCall(PetscOptionsClearValue(NULL, bad[k][0]));
+    CHECK(err != 0, "%s %s was accepted", bad[k][0], bad[k][1]);
+    PetscCall(CCPSolverDestroy(&s));
+  }
+  PetscCall(PetscPopErrorHandler());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  printf("test_ccp_packed: packed (vectorized) solver path vs the reference loops\n");
+  PetscCall(compare(40, 61, 0, "mixed, 61 contacts"));
+  PetscCall(compare(40, 62, 3, "3-dof, 62 contacts"));
+  PetscCall(compare(40, 63, 6, "6-dof, 63 contacts"));
+  PetscCall(compare(3, 1, 6, "6-dof, 1 contact"));
+  PetscCall(compare(300, 500, 0, "mixed, 500 contacts"));
+  PetscCall(check_options());
+  printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

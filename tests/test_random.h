@@ -12,4 +12,5 @@ static inline double urand(void) /* [0, 1) */
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
+static inline double srand1(void) { return 2 * urand() - 1; } /* [-1, 1) */
 #endif

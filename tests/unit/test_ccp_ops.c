@@ -10,26 +10,9 @@
 #include "vec3.h"
 #include "ccp_dense.h"
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("  FAIL (%s:%d): ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double   urand(void) /* uniform in [0, 1), xorshift64* */
-{
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (double)((rng_state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-}
-static double srand1(void) { return 2 * urand() - 1; }
+#include "test_random.h"
 
 typedef struct {
   PetscInt nbodies, nmoving, nc;
@@ -310,6 +293,7 @@ static PetscErrorCode check_residual(void)
 
 int main(int argc, char **argv)
 {
+  rng_state = 0x9E3779B97F4A7C15ull; /* this test's seed */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   printf("test_ccp_ops: matrix-free CCP operators vs a dense D built in the test\n");
   PetscCall(check_against_dense(3, "3-dof"));

@@ -15,26 +15,9 @@
 #include "ccp_solver.h"
 #include "vec3.h"
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("  FAIL (%s:%d): ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static double   urand(void) /* uniform in [0, 1), xorshift64* */
-{
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (double)((rng_state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-}
-static double srand1(void) { return 2 * urand() - 1; }
+#include "test_random.h"
 
 typedef struct {
   PetscInt nbodies, nc;
@@ -219,6 +202,7 @@ static PetscErrorCode check_options(void)
 
 int main(int argc, char **argv)
 {
+  rng_state = 0x243F6A8885A308D3ull; /* this test's seed */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   printf("test_ccp_packed: packed (vectorized) solver path vs the reference loops\n");
   PetscCall(compare(40, 61, 0, "mixed, 61 contacts"));

@@ -20,26 +20,9 @@
 #include "ccp_solver.h"
 #include "ccp_dense.h"
 
-static int failures = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      failures++; \
-      printf("  FAIL (%s:%d): ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "test_check.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static double   urand(void) /* uniform in [0, 1), xorshift64* */
-{
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (double)((rng_state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-}
-static double srand1(void) { return 2 * urand() - 1; }
+#include "test_random.h"
 
 static const double H = 0.01, GRAV = 9.81, V_RECOVER = 0.1;
 static const double MASS = 1.3, RADIUS = 0.1; /* m != 1 so that a missing factor m shows */
@@ -700,6 +683,7 @@ static PetscErrorCode bench(void)
 
 int main(int argc, char **argv)
 {
+  rng_state = 0x2545F4914F6CDD1Dull; /* this test's seed */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   printf("test_ccp_solvers: Jacobi, Gauss-Seidel and APGD against analytic and dense answers\n");
   PetscCall(test_resting());

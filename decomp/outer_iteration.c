@@ -34,6 +34,7 @@ PetscErrorCode OuterIterationCreate(MPI_Comm comm, OuterIteration *oi)
   PetscCallMPI(MPI_Type_contiguous(6, MPI_DOUBLE, &o->unit6));
   PetscCallMPI(MPI_Type_commit(&o->unit6));
   PetscCall(CCPSolverCreate(comm, &o->local));
+  PetscCall(CCPSolverSetReturnLast(o->local, PETSC_TRUE));
   *oi = o;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -104,7 +104,7 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
     rk   = rnew;
     L *= s->apgd_L_decay;
   }
-  CCPPackedFinish(pk, P, best, iterations, tol, stats);
+  CCPPackedFinish(pk, P, s->return_last ? gk : best, iterations, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -193,7 +193,7 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
     rk   = rnew;
     L *= s->apgd_L_decay;
   }
-  ccp_finish(P, best, iterations, tol, stats);
+  ccp_finish(P, s->return_last ? gk : best, iterations, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -246,7 +246,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
     const double change2 = gauss_seidel ? ccp_sweep_gauss_seidel(pk, gamma, s->gs_omega) : ccp_sweep_jacobi(pk, gamma, s->jacobi_omega, s->jacobi_lambda);
     check                = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
   }
-  CCPPackedFinish(pk, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
+  CCPPackedFinish(pk, P, state == CCP_STOP && best_res < PETSC_INFINITY && !s->return_last ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -186,6 +186,13 @@ PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last)
+{
+  PetscFunctionBegin;
+  s->return_last = last;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol)
 {
   PetscFunctionBegin;

@@ -28,5 +28,8 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s);
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type);
 PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol);
+/* Return the last iterate instead of the best one. For a few inner sweeps inside an outer
+ * iteration the best by residual is often the warm start itself, which would stall the outer loop. */
+PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last);
 PetscErrorCode CCPSolverDestroy(CCPSolver *s);
 #endif

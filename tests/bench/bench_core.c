@@ -10,7 +10,7 @@
  *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body.
  * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
  * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] [-conv_cap C (iteration cap of
- * the iterations-to-1e-4 runs, default 20000)] */
+ * the iterations-to-1e-4 runs, default 20000)] [-step_cap S (APGD cap of the timed steps, default 500)] */
 #include "stepper.h"
 #include "vec3.h"
 #include <stdio.h>
@@ -98,7 +98,7 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
 
 static long baseline_rss_kb; /* MPI and PETSc before any body exists */
 
-static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap)
+static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap, PetscInt step_cap)
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
   Simulation        *sim, *base;
@@ -118,12 +118,12 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   const PetscInt nb = sim->bodies.n_owned;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N = %" PetscInt_FMT " spheres, %d-dof contacts, settled %" PetscInt_FMT " steps: %.2f contacts per body, max speed %.2e m/s\n", nb, dof, settle,
                         (double)sim->contacts.n / nb, sim->last.max_speed));
-  PetscCall(CCPSolverSetFromScenario(sim->solver, SOLVER_APGD, 500, 1e-4));
+  PetscCall(CCPSolverSetFromScenario(sim->solver, SOLVER_APGD, step_cap, 1e-4));
   for (int s = 0; s < msteps; s++) {
     PetscCall(SimulationStep(sim));
     detect += sim->last.wall_detect; solve += sim->last.wall_solve; integrate += sim->last.wall_integrate; its += sim->last.iterations;
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, %.0f iterations): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body\n", (double)its / msteps, detect / msteps,
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body\n", step_cap, (double)its / msteps, detect / msteps,
                         solve / msteps, integrate / msteps, 1e9 * detect / msteps / nb));
   for (int t = 0; t < 3; t++) {
     PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, conv_cap, 1e-4));
@@ -143,7 +143,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 
 int main(int argc, char **argv)
 {
-  PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000, conv_cap = 20000;
+  PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000, conv_cap = 20000, step_cap = 500;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   {
@@ -156,8 +156,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dof", &dof, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-base_n", &base_n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-conv_cap", &conv_cap, NULL));
-  if (dof != 6) PetscCall(Bench(n, 3, settle, base_n, conv_cap));
-  if (dof != 3) PetscCall(Bench(n, 6, settle, base_n, conv_cap));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-step_cap", &step_cap, NULL));
+  if (dof != 6) PetscCall(Bench(n, 3, settle, base_n, conv_cap, step_cap));
+  if (dof != 3) PetscCall(Bench(n, 6, settle, base_n, conv_cap, step_cap));
   PetscCall(PetscFinalize());
   return 0;
 }

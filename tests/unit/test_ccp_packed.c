@@ -25,15 +25,6 @@ typedef struct {
   Contact *contact;
 } Problem;
 
-/* Random symmetric positive definite 3x3 as (xx, yy, zz, xy, xz, yz): R diag(d) R^T. */
-static void random_spd(double S[6], double scale)
-{
-  double q[4] = {srand1(), srand1(), srand1(), srand1()}, R[9], d[3];
-  quat_normalize(q);
-  quat_to_matrix(q, R);
-  for (int k = 0; k < 3; k++) d[k] = scale * (0.5 + urand());
-  sym_rotate_diag(S, R, d);
-}
 
 /* nmoving bodies then 2 walls; contacts between nearby bodies (|a - b| small, so blocks share
  * bodies), eta = dof / trace as the stepper sets it, a random warm start */

@@ -169,7 +169,10 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
   pr.tty        = (PetscBool)isatty(fileno(stderr));
   pr.interval   = pr.tty ? 0.5 : 10.0;
   pr.first_step = sim->step;
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-progress_interval", &pr.interval, NULL));
+  PetscOptionsBegin(sim->comm, NULL, "Progress", NULL);
+  PetscCall(PetscOptionsReal("-progress_interval", "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL, pr.interval, &pr.interval, NULL));
+  PetscOptionsEnd();
+  PetscCheck(pr.interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", pr.interval);
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
   PetscCall(TimeseriesOpen(sim->comm, outdir, sim->step > 0, sim->step + 1, &ts));

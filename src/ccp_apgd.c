@@ -75,19 +75,28 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
   double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
   double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
   /* the warm start: its velocity, gradient and residual (a gather pass with beta = 0) */
-  CCPPackedVelocity(pk, P, gk);
-  best_res = sqrt(ccp_sweep_apgd_gather(pk, gk, gk, gk, gk, gk, 0, rk, &dNd));
+  PetscCall(CCPPackedVelocity(s, P, gk));
+  {
+    double r[2] = {0, ccp_sweep_apgd_gather(pk, gk, gk, gk, gk, gk, 0, rk, &dNd)};
+    PetscCall(CCPCouplingReduce(s, r, 2));
+    best_res = sqrt(r[1]);
+  }
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
     double       *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
     const double *vref = gk; /* v is the velocity of vref */
     double        res_max = 0, uphill = 0;
 
     for (int bt = 0;; bt++) {
-      double dBd = 0;
-      dNd = uphill = 0;
-      ccp_sweep_apgd_scatter(pk, gk, gkm1, rk, rkm1, beta, 1.0 / L, vref, gnew, &dBd, &uphill);
-      res_max = sqrt(ccp_sweep_apgd_gather(pk, gnew, gk, gkm1, rk, rkm1, beta, rnew, &dNd));
-      if (!(dNd > L * dBd) || bt == MAX_BACKTRACKS) break;
+      double r[4] = {0, 0, 0, 0}; /* |d|_B^-1^2, uphill, dNd: sums; squared residual: max */
+      PetscCall(CCPPackedMark(s));
+      ccp_sweep_apgd_scatter(pk, gk, gkm1, rk, rkm1, beta, 1.0 / L, vref, gnew, &r[0], &r[1]);
+      PetscCall(CCPPackedSum(s));
+      r[3] = ccp_sweep_apgd_gather(pk, gnew, gk, gkm1, rk, rkm1, beta, rnew, &r[2]);
+      PetscCall(CCPCouplingReduce(s, r, 4));
+      uphill  = r[1];
+      dNd     = r[2];
+      res_max = sqrt(r[3]);
+      if (!(dNd > L * r[0]) || bt == MAX_BACKTRACKS) break;
       L *= s->apgd_L_grow;
       vref = gnew;
     }
@@ -104,7 +113,7 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
     rk   = rnew;
     L *= s->apgd_L_decay;
   }
-  CCPPackedFinish(pk, P, s->return_last ? gk : best, iterations, tol, stats);
+  PetscCall(CCPPackedFinish(s, P, s->return_last ? gk : best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -200,6 +209,7 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
 PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
+  PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
   if (s->packed) PetscCall(APGD_Packed(s, P, stats));
   else PetscCall(APGD_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);

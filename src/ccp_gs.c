@@ -74,6 +74,7 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
 PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
+  PetscCheck(!CCPCoupled(s), s->comm, PETSC_ERR_SUP, "Gauss-Seidel is sequential over all contacts and cannot run on several ranks: use solver type apgd (or jacobi)");
   if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_TRUE, stats));
   else PetscCall(GaussSeidel_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);

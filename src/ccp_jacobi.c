@@ -83,6 +83,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
 PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
+  PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference Jacobi loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
   if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_FALSE, stats));
   else PetscCall(Jacobi_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -189,11 +189,18 @@ void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
   }
 }
 
-void CCPPackedVelocity(CCPPacked *pk, const CCPProblem *P, const double *x)
+/* The bodies' velocity field as the coupling sees it: body i's 6 values at v + stride i. */
+#define PACKED_STRIDE (sizeof(CCPBody) / sizeof(double))
+
+PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x)
 {
+  CCPPacked *pk = &s->pk;
+
+  PetscFunctionBegin;
   for (PetscInt i = 0; i < pk->nbodies; i++)
     for (int k = 0; k < 6; k++) pk->body[i].v[k] = P->vel_free[6 * i + k];
   for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
+  PetscCall(CCPCouplingMark(s, P->vel_free, 6));
   for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
     const PetscInt i = pk->perm[slot];
     if (i < 0) continue;
@@ -204,21 +211,46 @@ void CCPPackedVelocity(CCPPacked *pk, const CCPProblem *P, const double *x)
     for (int k = 0; k < 6; k++) dg[k] = x[o + k * CCP_LANES];
     ccp_kernel_apply(c, A->im, A->I, B->im, B->I, dg, A->v, B->v);
   }
+  PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void CCPPackedFinish(CCPPacked *pk, CCPProblem *P, const double *x, PetscInt iterations, double tol, CCPSolveStats *stats)
+PetscErrorCode CCPPackedMark(CCPSolver s)
 {
-  double r2max, r2sum;
+  return CCPCouplingMark(s, s->pk.body[0].v, PACKED_STRIDE);
+}
 
+PetscErrorCode CCPPackedSum(CCPSolver s)
+{
+  return CCPCouplingSum(s, s->pk.body[0].v, PACKED_STRIDE);
+}
+
+PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms)
+{
+  double r[3]; /* sum of squares, contacts, max of squares */
+
+  PetscFunctionBegin;
+  ccp_sweep_residual(&s->pk, x, &r[2], &r[0]);
+  r[1] = (double)s->pk.nc;
+  PetscCall(CCPCouplingReduce(s, r, 3));
+  *res_max = sqrt(r[2]);
+  *res_rms = r[1] > 0 ? sqrt(r[0] / r[1]) : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats)
+{
+  CCPPacked *pk = &s->pk;
+
+  PetscFunctionBegin;
   CCPPackedUnpackGamma(pk, x, P);
-  CCPPackedVelocity(pk, P, x);
-  ccp_sweep_residual(pk, x, &r2max, &r2sum);
+  PetscCall(CCPPackedVelocity(s, P, x));
+  PetscCall(CCPPackedResidual(s, x, &stats->res_max, &stats->res_rms));
   for (PetscInt i = 0; i < pk->nbodies; i++)
     for (int k = 0; k < 6; k++) P->vel[6 * i + k] = pk->body[i].v[k];
-  stats->res_max    = sqrt(r2max);
-  stats->res_rms    = pk->nc > 0 ? sqrt(r2sum / pk->nc) : 0;
   stats->iterations = iterations;
-  stats->converged  = (PetscBool)(stats->res_max <= tol);
+  stats->converged  = (PetscBool)(stats->res_max <= s->tol);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats)
@@ -234,19 +266,26 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
   PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel));
   pk->simd      = s->simd;
   double *gamma = pk->g[0], *best = pk->g[1];
-  CCPPackedVelocity(pk, P, gamma);
+  PetscCall(CCPPackedVelocity(s, P, gamma));
   for (it = 0;; it++) {
     if (check || it == s->max_it) {
-      double r2max, r2sum;
-      ccp_sweep_residual(pk, gamma, &r2max, &r2sum);
-      state = ccp_checkpoint_decide(sqrt(r2max), tol, (PetscBool)(it == s->max_it), &best_res, &improved);
+      double res_max, res_rms;
+      PetscCall(CCPPackedResidual(s, gamma, &res_max, &res_rms));
+      state = ccp_checkpoint_decide(res_max, tol, (PetscBool)(it == s->max_it), &best_res, &improved);
       if (improved) PetscCall(PetscArraycpy(best, gamma, ccp_packed_len(pk)));
       if (state != CCP_CONTINUE) break;
     }
-    const double change2 = gauss_seidel ? ccp_sweep_gauss_seidel(pk, gamma, s->gs_omega) : ccp_sweep_jacobi(pk, gamma, s->jacobi_omega, s->jacobi_lambda);
-    check                = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
+    PetscCall(CCPPackedMark(s));
+    double change2 = gauss_seidel ? ccp_sweep_gauss_seidel(pk, gamma, s->gs_omega) : ccp_sweep_jacobi(pk, gamma, s->jacobi_omega, s->jacobi_lambda);
+    PetscCall(CCPPackedSum(s));
+    if (CCPCoupled(s)) { /* the largest change over all ranks */
+      double r[2] = {0, change2};
+      PetscCall(CCPCouplingReduce(s, r, 2));
+      change2 = r[1];
+    }
+    check = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
   }
-  CCPPackedFinish(pk, P, state == CCP_STOP && best_res < PETSC_INFINITY && !s->return_last ? best : gamma, it, tol, stats);
+  PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY && !s->return_last ? best : gamma, it, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -61,11 +61,17 @@ static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nb
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
-/* bodies' v <- v_free + M^-1 D x (packed order of accumulation). */
-void           CCPPackedVelocity(CCPPacked *pk, const CCPProblem *P, const double *x);
+/* The functions below run on s->pk and take part in s's coupling over ranks (ccp_solver.h), if any. */
+/* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. */
+PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x);
+/* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
+PetscErrorCode CCPPackedMark(CCPSolver s);
+PetscErrorCode CCPPackedSum(CCPSolver s);
+/* The GUIDE residual of x at the bodies' v over all ranks' contacts: max and RMS. */
+PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms);
 /* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
  * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
-void           CCPPackedFinish(CCPPacked *pk, CCPProblem *P, const double *x, PetscInt iterations, double tol, CCPSolveStats *stats);
+PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
 /* The checkpointed sweeps of ccp_jacobi.c (gauss_seidel false) and ccp_gs.c (true) on s's packed
  * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */

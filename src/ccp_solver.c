@@ -157,7 +157,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
-  if (P->ncontacts == 0) {
+  if (P->ncontacts == 0 && !CCPCoupled(s)) { /* coupled: the other ranks' contacts need this rank */
     PetscCall(PetscArraycpy(P->vel, P->vel_free, 6 * (size_t)P->nbodies));
     stats->iterations = 0;
     stats->res_max = stats->res_rms = 0;
@@ -190,6 +190,16 @@ PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last)
 {
   PetscFunctionBegin;
   s->return_last = last;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling)
+{
+  PetscFunctionBegin;
+  if (coupling) {
+    PetscCheck(coupling->mark && coupling->sum && coupling->reduce, s->comm, PETSC_ERR_ARG_NULL, "CCPSolverSetCoupling: the coupling needs mark, sum and reduce");
+    s->coupling = *coupling;
+  } else PetscCall(PetscMemzero(&s->coupling, sizeof(s->coupling)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -23,13 +23,31 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s);
 PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt max_it, double tol);
 PetscErrorCode CCPSolverSetFromOptions(CCPSolver s);
 /* Solve P in place: on entry gamma holds the warm start; on exit gamma is the best iterate found
- * and vel = v_free + M^-1 D gamma for it. Collective on the solver's communicator only in that
- * it is called by every rank; the core solve itself is local. */
+ * and vel = v_free + M^-1 D gamma for it. Local, unless a coupling is set (then collective). */
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type);
 PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol);
-/* Return the last iterate instead of the best one. For a few inner sweeps inside an outer
- * iteration the best by residual is often the warm start itself, which would stall the outer loop. */
+/* Return the last iterate instead of the best one (the best by residual is the default). */
 PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last);
+
+/* Coupling of one solve over several ranks (decomp/velocity_coupling.h provides it). Each rank
+ * passes its own contacts and its solver bodies (owned, ghosts, walls); the methods then call:
+ *   mark(ctx, v, stride)   before a pass that adds impulse contributions to the velocities v
+ *                          (body i's 6 values at v + stride i): remember the ghosts' values;
+ *   sum(ctx, v, stride)    after it: every copy of a shared body gets its value at the mark plus
+ *                          the contributions added since by all ranks (the owner sums, in a fixed
+ *                          order, then copies to the ghosts);
+ *   reduce(ctx, x, n)      x[0 .. n-1) summed over ranks, x[n-1] the maximum (one Allreduce).
+ * With a coupling the solve is collective: every rank takes part in every iteration, whatever
+ * its contacts, and the iterates are those of one solve of all contacts together (up to the
+ * order of floating-point sums). Supported by the packed APGD and Jacobi methods.
+ * NULL (the default) makes the solve local. The coupling must outlive the solves. */
+typedef struct {
+  void *ctx;
+  PetscErrorCode (*mark)(void *ctx, const double *v, size_t stride);
+  PetscErrorCode (*sum)(void *ctx, double *v, size_t stride);
+  PetscErrorCode (*reduce)(void *ctx, double *x, int n);
+} CCPCoupling;
+PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling);
 PetscErrorCode CCPSolverDestroy(CCPSolver *s);
 #endif

@@ -13,7 +13,8 @@ struct _p_CCPSolver {
   double     jacobi_lambda; /* eq. 46 relaxation lambda in (0, 1] */
   double     gs_omega;      /* Gauss-Seidel over-relaxation of eta_i */
   PetscInt   check_interval; /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
-  PetscBool  return_last;    /* return the last iterate, not the best (inner solves of the outer iteration) */
+  PetscBool  return_last;    /* return the last iterate, not the best */
+  CCPCoupling coupling;      /* over ranks; all NULL: local */
   PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
   PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */
   double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
@@ -29,6 +30,21 @@ struct _p_CCPSolver {
 PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
+/* The coupling's calls (ccp_solver.h); nothing on a local solve. */
+static inline PetscErrorCode CCPCouplingMark(CCPSolver s, const double *v, size_t stride)
+{
+  return s->coupling.mark ? s->coupling.mark(s->coupling.ctx, v, stride) : PETSC_SUCCESS;
+}
+static inline PetscErrorCode CCPCouplingSum(CCPSolver s, double *v, size_t stride)
+{
+  return s->coupling.sum ? s->coupling.sum(s->coupling.ctx, v, stride) : PETSC_SUCCESS;
+}
+static inline PetscErrorCode CCPCouplingReduce(CCPSolver s, double *x, int n)
+{
+  return s->coupling.reduce ? s->coupling.reduce(s->coupling.ctx, x, n) : PETSC_SUCCESS;
+}
+static inline PetscBool CCPCoupled(CCPSolver s) { return (PetscBool)(s->coupling.sum != NULL); }
+
 /* Ensure workspace for P. */
 PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P);
 #endif

@@ -59,13 +59,15 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
   sim->last.converged = PETSC_TRUE;
   if (size > 1) {
-    PetscBool experimental = PETSC_FALSE;
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-experimental_distributed", &experimental, NULL));
-    PetscCheck(experimental, comm, PETSC_ERR_SUP, "ccpdem runs on 1 rank for now: the distributed solve is still being validated (start without mpirun or with -n 1)");
+    CCPCoupling hooks;
+    SolverType  type;
+    PetscCall(CCPSolverGetType(sim->solver, &type));
+    PetscCheck(type != SOLVER_GAUSS_SEIDEL, comm, PETSC_ERR_SUP, "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only: use apgd (or jacobi) with %d ranks", (int)size);
     PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
     PetscCall(ExchangeCreate(&sim->exchange));
-    PetscCall(OuterIterationCreate(comm, &sim->outer));
-    PetscCall(OuterIterationSetFromOptions(sim->outer));
+    PetscCall(VelocityCouplingCreate(comm, &sim->coupling));
+    PetscCall(VelocityCouplingGetHooks(sim->coupling, &hooks));
+    PetscCall(CCPSolverSetCoupling(sim->solver, &hooks));
   }
   *simp = sim;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -110,7 +112,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(BroadphaseDestroy(&sim->bp));
   PetscCall(CCPSolverDestroy(&sim->solver));
   if (sim->domain) {
-    PetscCall(OuterIterationDestroy(&sim->outer));
+    PetscCall(VelocityCouplingDestroy(&sim->coupling));
     PetscCall(ExchangeDestroy(&sim->exchange));
     PetscCall(DomainDestroy(&sim->domain));
   }
@@ -300,10 +302,8 @@ PetscErrorCode SimulationStep(Simulation *sim)
   P.contact     = sim->contacts.c;
   P.gamma       = sim->contacts.gamma;
   SetupContacts(sim, &P, h);
-  if (sim->size > 1) {
-    PetscCall(OuterIterationSetUp(sim->outer, &sim->exchange));
-    PetscCall(OuterIterationSolve(sim->outer, sim->solver, &P, &ss));
-  } else PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+  if (sim->size > 1) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
+  PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();
 

@@ -12,7 +12,7 @@
 #include "step_stats.h"
 #include "domain.h"
 #include "exchange.h"
-#include "outer_iteration.h"
+#include "velocity_coupling.h"
 
 
 typedef struct {
@@ -28,7 +28,7 @@ typedef struct {
   PetscMPIInt    size;          /* ranks */
   Domain         domain;        /* process grid and cuts */
   Exchange       exchange;      /* ghosts of this step and their maps */
-  OuterIteration outer;         /* block-Jacobi CCP over ranks */
+  VelocityCoupling coupling;    /* the solve over ranks */
   double         halo;          /* ghost halo width (m) */
   PetscInt    step;
   double      time;

@@ -681,7 +681,7 @@ static PetscErrorCode bench(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* CCPSolverSetReturnLast (inner solves of the outer iteration): Jacobi is memoryless, so with the
+/* CCPSolverSetReturnLast: Jacobi is memoryless, so with the
  * last iterate returned, 8 solves of one sweep each, every one warm-started from the last, must
  * give the 8th iterate of one 8-sweep solve (to rounding: 1e-12 relative, since one solve updates
  * v incrementally and the other recomputes it from gamma). A solve returning its best iterate by

@@ -1,7 +1,3 @@
-/* WORK IN PROGRESS (not built: the name does not match test_*.c): the issue-3 one-step check. It
- * fails today: the mass-split block-Jacobi outer iteration makes no progress because the local
- * solvers return their best iterate, which after a few inner sweeps is often the warm start.
- * Run with -experimental_distributed once the outer iteration converges. */
 /* One step of a 512-sphere block in a box, solved to 1e-8 m/s on this run's ranks and, on rank 0
  * alone, on one rank: the velocities must agree within 1e-6 m/s (GUIDE "Distributed run": the CCP
  * velocities are unique, forces need not be; two solves each within 1e-8 m/s of the solution set

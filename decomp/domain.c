@@ -69,11 +69,60 @@ static void SlabsNear(const Domain d, int k, double a, double b, double r, Petsc
   if (!(r > 0)) *last = -1; /* Gap >= 0: nothing is at distance < r <= 0 (or NaN) */
 }
 
+/* The process grid asked for (grid, then -decomp_grid) and whether it fits the rank count. */
+static PetscErrorCode GridWanted(MPI_Comm comm, const PetscInt grid[3], PetscInt want[3], PetscBool *ok, char msg[], size_t msglen)
+{
+  PetscInt    nopt = 3, fixed = 1;
+  PetscBool   set = PETSC_FALSE, all_fixed = PETSC_TRUE;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  msg[0] = 0;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (int k = 0; k < 3; k++) want[k] = grid ? grid[k] : 0;
+  PetscOptionsBegin(comm, NULL, "Domain decomposition", "DomainCreate");
+  PetscCall(PetscOptionsIntArray("-decomp_grid", "Subdomains per axis px,py,pz (product = number of MPI ranks; 0 = let MPI_Dims_create choose)", "DomainCreate", want, &nopt, &set));
+  PetscOptionsEnd();
+  if (set && nopt != 3) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid needs three counts px,py,pz, got %" PetscInt_FMT "; e.g. -decomp_grid %d,1,1", nopt, size));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int k = 0; k < 3; k++) {
+    if (want[k] < 0) {
+      *ok = PETSC_FALSE;
+      PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has a negative count; give counts >= 1 (or 0 to let MPI choose)", want[0], want[1], want[2]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (want[k]) fixed *= want[k];
+    else all_fixed = PETSC_FALSE;
+  }
+  if (all_fixed && fixed != size) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has %" PetscInt_FMT " subdomains but the run has %d MPI ranks; give counts whose product is %d, or 0 entries to let MPI choose", want[0], want[1], want[2], fixed, size, size));
+  } else if (!all_fixed && size % fixed) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ": the fixed counts multiply to %" PetscInt_FMT ", which does not divide the %d MPI ranks; change them or run on a multiple of %" PetscInt_FMT " ranks", want[0], want[1], want[2], fixed, size, fixed));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DomainCheckGrid(MPI_Comm comm, const PetscInt grid[3], PetscBool *ok, char msg[], size_t msglen)
+{
+  PetscInt want[3];
+
+  PetscFunctionBegin;
+  PetscCall(GridWanted(comm, grid, want, ok, msg, msglen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3], const PetscInt grid[3], Domain *dp)
 {
   Domain      d;
-  PetscInt    want[3] = {0, 0, 0}, nopt = 3, fixed = 1;
-  PetscBool   set     = PETSC_FALSE, all_fixed = PETSC_TRUE;
+  PetscInt    want[3];
+  PetscBool   ok;
+  char        msg[512];
   PetscMPIInt size, idims[3], periods[3] = {0, 0, 0}, c[3];
 
   PetscFunctionBegin;
@@ -81,19 +130,8 @@ PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3
   PetscCallMPI(MPI_Comm_size(comm, &size));
   for (int k = 0; k < 3; k++)
     PetscCheck(lo[k] < hi[k] && isfinite(lo[k]) && isfinite(hi[k]), comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainCreate: the domain must have min < max along every axis; along %c it is [%g, %g]", axis_name[k], lo[k], hi[k]);
-  if (grid)
-    for (int k = 0; k < 3; k++) want[k] = grid[k];
-  PetscOptionsBegin(comm, NULL, "Domain decomposition", "DomainCreate");
-  PetscCall(PetscOptionsIntArray("-decomp_grid", "Subdomains per axis px,py,pz (product = number of MPI ranks; 0 = let MPI_Dims_create choose)", "DomainCreate", want, &nopt, &set));
-  PetscOptionsEnd();
-  PetscCheck(!set || nopt == 3, comm, PETSC_ERR_ARG_WRONG, "-decomp_grid needs three counts px,py,pz, got %" PetscInt_FMT, nopt);
-  for (int k = 0; k < 3; k++) {
-    PetscCheck(want[k] >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "the process grid (-decomp_grid) %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has a negative count; give counts >= 1 (or 0 to let MPI choose)", want[0], want[1], want[2]);
-    if (want[k]) fixed *= want[k];
-    else all_fixed = PETSC_FALSE;
-  }
-  PetscCheck(!all_fixed || fixed == size, comm, PETSC_ERR_ARG_INCOMP, "the process grid (-decomp_grid) %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has %" PetscInt_FMT " subdomains but the run has %d MPI ranks; give counts whose product is %d, or 0 entries to let MPI choose", want[0], want[1], want[2], fixed, size, size);
-  PetscCheck(all_fixed || size % fixed == 0, comm, PETSC_ERR_ARG_INCOMP, "the fixed counts of the process grid (-decomp_grid) %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " multiply to %" PetscInt_FMT ", which does not divide the %d MPI ranks", want[0], want[1], want[2], fixed, size);
+  PetscCall(GridWanted(comm, grid, want, &ok, msg, sizeof(msg)));
+  PetscCheck(ok, comm, PETSC_ERR_ARG_INCOMP, "%s", msg);
   for (int k = 0; k < 3; k++) PetscCall(PetscMPIIntCast(want[k], &idims[k]));
   PetscCallMPI(MPI_Dims_create(size, 3, idims));
 

@@ -30,6 +30,9 @@ typedef struct _p_Domain *Domain;
  * both. Cuts start uniform; no halo is set (DomainSetHalo). Destroy with DomainDestroy. */
 PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3], const PetscInt grid[3], Domain *d);
 PetscErrorCode DomainDestroy(Domain *d);
+/* Not collective (reads the options): whether DomainCreate would accept the grid and -decomp_grid on
+ * comm's rank count; if not, *ok = PETSC_FALSE and msg says what to change (for a bad-input report). */
+PetscErrorCode DomainCheckGrid(MPI_Comm comm, const PetscInt grid[3], PetscBool *ok, char msg[], size_t msglen);
 
 /* Replace the cuts of one axis by cuts[0 .. p_axis] (identical on every rank, checked): the ends must
  * equal lo[axis] and hi[axis] exactly and the cuts must increase strictly; if a halo is set, every

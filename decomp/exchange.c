@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_MIGRATE, TAG_GHOST, TAG_INDEX, TAG_UPDATE, TAG_REDUCE };
+enum { TAG_MIGRATE, TAG_GHOST, TAG_INDEX, TAG_UPDATE, TAG_REDUCE }; /* EXCHANGE_TAG_ROUTE follows: exchange.h */
 
 /* ---- packing: one record = the selected fields, in X-macro order, without padding ---- */
 
@@ -223,10 +223,7 @@ static PetscErrorCode SortOwnedById(BodyStore *s, int *dup)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Send tocounts[k] records of rec bytes (packed back to back in sendbuf) to toranks[k], to any
- * ranks; receive whatever other ranks send here into *recvbuf (PetscFree it), *nrecv records,
- * ordered by source rank so the layout does not depend on arrival order. */
-static PetscErrorCode SendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscMPIInt nto, const PetscMPIInt toranks[], const PetscMPIInt tocounts[], const char *sendbuf, PetscInt *nrecv, char **recvbuf)
+PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscMPIInt nto, const PetscMPIInt toranks[], const PetscMPIInt tocounts[], const char *sendbuf, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent)
 {
   PetscMPIInt  nfrom, *fromranks, *fromcounts, nreq = 0;
   MPI_Datatype rtype;
@@ -251,6 +248,7 @@ static PetscErrorCode SendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, Pe
   for (PetscMPIInt k = 0; k < nto; k++) {
     PetscCallMPI(MPI_Isend(q, tocounts[k], rtype, toranks[k], tag, comm, &req[nreq++]));
     q += (size_t)tocounts[k] * rec;
+    if (bytes_sent) *bytes_sent += (PetscInt64)tocounts[k] * (PetscInt64)rec;
   }
   PetscCallMPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
   PetscCallMPI(MPI_Type_free(&rtype));
@@ -260,7 +258,7 @@ static PetscErrorCode SendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global)
+PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent)
 {
   const size_t rec = PackedSize(EXCHANGE_FIELDS_ALL);
   MPI_Comm     comm;
@@ -301,7 +299,7 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global)
     tocounts[nto - 1]++;
     p = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
   }
-  PetscCall(SendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, &nrecv, &recvbuf));
+  PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, &nrecv, &recvbuf, bytes_sent));
 
   /* drop the leavers (from the back, so the body swapped in has been looked at), add the arrivals */
   for (PetscInt i = n - 1; i >= 0; i--)

@@ -14,7 +14,7 @@
  * One step of a distributed run (the maps are only valid while the store is not reordered, so
  * every reordering comes before the ghost build):
  *   s->n_ghost = 0;                      ghosts of the last step are stale
- *   ExchangeMigrate(d, s, &removed)      owned bodies to their new owners, leavers counted
+ *   ExchangeMigrate(d, s, &removed, NULL) owned bodies to their new owners, leavers counted
  *   [BodyStoreSortSpatially]             optional, owned bodies only
  *   ExchangeHaloWidth(d, s, env, &w)     one Allreduce; can be kept while no body is added
  *   ExchangeBuildGhosts(d, w, s, &ex)    ghosts appended, maps for the outer iteration
@@ -99,8 +99,17 @@ PetscErrorCode ExchangeHaloWidth(Domain d, const BodyStore *s, double envelope, 
  * Pre: s->n_ghost == 0 (drop stale ghosts first: s->n_ghost = 0).
  * Post: s holds exactly the bodies whose centre lies in this rank's subdomain, every field intact,
  * sorted by id; *removed_global (may be NULL) = bodies dropped on all ranks together, so the count
- * does not depend on the rank count. Invalidates any Exchange built on s. */
-PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global);
+ * does not depend on the rank count; *bytes_sent (may be NULL) grows by this rank's message bytes.
+ * Invalidates any Exchange built on s. */
+PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent);
+
+/* Send tocounts[k] records of rec bytes (packed back to back in sendbuf) to toranks[k] (any ranks,
+ * increasing); receive whatever other ranks send here into *recvbuf (PetscFree it), *nrecv
+ * records, ordered by source rank so the layout does not depend on arrival order. *bytes_sent (may
+ * be NULL) grows by the bytes sent. Collective. tag: one of the domain's tags (DomainGetTag). */
+PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscMPIInt nto, const PetscMPIInt toranks[], const PetscMPIInt tocounts[], const char *sendbuf, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* The domain tag decomp/impulse_routing.c sends on (the exchange uses tags 0 .. 4). */
+#define EXCHANGE_TAG_ROUTE 5
 
 /* Replace the ghosts of s by copies (all fields) of every body owned by another rank whose centre
  * is at distance < halo from this rank's subdomain box (faces, edges and corners), sorted by id,

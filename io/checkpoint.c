@@ -525,7 +525,11 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
     scenario_free(&sc);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(SimulationCreateEmpty(comm, &sc, &r->sim));
+  PetscCall(SimulationCreateEmpty(comm, &sc, &r->sim, serr, sizeof(serr)));
+  if (serr[0]) {
+    snprintf(r->why, sizeof(r->why), "%.480s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* hand the verified state over; the empty store and memory it replaces are released */
   PetscCall(BodyStoreDestroy(&r->sim->bodies));
   PetscCall(ImpulseMemoryDestroy(&r->sim->previous));
@@ -542,6 +546,8 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   r->sim->last.step      = r->sim->step;
   r->sim->last.time      = r->sim->time;
   r->sim->last.bodies    = (PetscInt)h->bodies;
+  PetscCall(SimulationSetUpHalo(r->sim, serr, sizeof(serr)));
+  if (serr[0]) snprintf(r->why, sizeof(r->why), "%.480s", serr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
-                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io\n";
+                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent\n";
 
 /* Opens the existing time series at path for reading, positioned after its header; *in = NULL if
  * there is no file (or an empty one). A file with other columns is refused before anything is
@@ -112,9 +112,9 @@ static PetscErrorCode WriteRow(FILE *fp, const StepStats *st, double wall_io)
 
   PetscFunctionBegin;
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TimeseriesWrite: call TimeseriesOpen first");
-  len = fprintf(fp, "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g\n", st->step, st->time, st->bodies, st->contacts,
+  len = fprintf(fp, "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT ",%.6g,%" PetscInt64_FMT "\n", st->step, st->time, st->bodies, st->contacts,
                 st->iterations, st->residual_max, st->residual_rms, st->converged ? 1 : 0, st->max_speed, st->kinetic_energy, st->potential_energy, st->wall_detect, st->wall_solve,
-                st->wall_integrate, st->wall_comm, wall_io);
+                st->wall_integrate, st->wall_comm, wall_io, st->ghosts, st->imbalance, st->bytes_sent);
   PetscCheck(len >= 0 && fflush(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write timeseries.csv: %s", strerror(errno));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

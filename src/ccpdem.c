@@ -152,7 +152,9 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", sim->bodies.n_owned, sim->sc.n_walls, sim->sc.time_step, sim->sc.time_end, outdir));
+  PetscInt nbodies;
+  PetscCallMPI(MPI_Allreduce(&sim->bodies.n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", nbodies, sim->sc.n_walls, sim->sc.time_step, sim->sc.time_end, outdir));
   PetscCall(RunLoop(sim, outdir, &requeue));
   PetscCall(SimulationDestroy(&sim));
   *exit_code = requeue ? CCPDEM_EXIT_REQUEUE : 0;

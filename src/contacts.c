@@ -160,3 +160,27 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
   m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma)
+{
+  PetscInt *perm;
+
+  PetscFunctionBegin;
+  if (n > m->capacity) {
+    PetscCall(PetscFree2(m->key, m->gamma));
+    m->capacity = PetscMax(n, 2 * m->capacity);
+    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
+  }
+  PetscCall(PetscMalloc1(n + 1, &perm));
+  for (PetscInt i = 0; i < n; i++) perm[i] = i;
+  if (n > 1) PetscCall(PetscTimSort(n, perm, sizeof(PetscInt), contact_index_compare, (void *)key)); /* PETSc 3.18's reads out of bounds at n = 0 */
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCheck(i == 0 || contact_key_compare(&key[perm[i - 1]], &key[perm[i]]) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ImpulseMemorySet: contact (%lld, %lld, %d) is remembered twice; keys must be unique",
+               (long long)key[perm[i]].ida, (long long)key[perm[i]].idb, (int)key[perm[i]].sub);
+    m->key[i] = key[perm[i]];
+    memcpy(m->gamma + (size_t)CONTACT_DOF_MAX * i, gamma + (size_t)CONTACT_DOF_MAX * perm[i], sizeof(double) * CONTACT_DOF_MAX);
+  }
+  m->n = n;
+  PetscCall(PetscFree(perm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

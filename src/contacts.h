@@ -65,6 +65,10 @@ PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
 /* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
 
+/* m <- the n entries (key[i], gamma[6 i .. 6 i + 6)) in key order, whatever their order here (the
+ * arrays must not be m's own). Keys must be unique. */
+PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma);
+
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
  * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */
 PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);

@@ -14,5 +14,8 @@ typedef struct {
   double    max_speed;        /* largest body speed after the step (m/s) */
   double    kinetic_energy, potential_energy; /* J; potential relative to the origin, -m g.x */
   double    wall_detect, wall_solve, wall_integrate, wall_comm; /* s */
+  PetscInt64 ghosts;          /* ghost copies this step, all ranks (0 on one rank) */
+  double    imbalance;        /* max / mean owned bodies over ranks (1 on one rank) */
+  PetscInt64 bytes_sent;      /* bytes sent by all ranks this step (migration, ghosts, solve) */
 } StepStats;
 #endif

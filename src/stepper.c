@@ -3,6 +3,8 @@
 #include "collision.h"
 #include "population.h"
 #include "spatial_order.h"
+#include "balance.h"
+#include "impulse_routing.h"
 #include "vec3.h"
 #include <string.h>
 
@@ -23,14 +25,21 @@ static PetscErrorCode StepperRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **simp)
+PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **simp, char *err, size_t errlen)
 {
   Simulation *sim;
   PetscMPIInt size;
+  PetscBool   grid_ok = PETSC_TRUE;
 
   PetscFunctionBegin;
-  *simp = NULL;
+  *simp  = NULL;
+  err[0] = 0;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) PetscCall(DomainCheckGrid(comm, NULL, &grid_ok, err, errlen));
+  if (!grid_ok) {
+    scenario_free(sc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(StepperRegisterEvents());
   PetscCall(PetscNew(&sim));
   sim->comm = comm;
@@ -49,11 +58,14 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->warm_start_scale = 1.0;
   sim->warm_start_decay = 0.5;
   sim->sort_interval    = 25;
+  sim->balance_interval = 100;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
+  PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
   PetscOptionsEnd();
+  PetscCheck(sim->balance_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-balance_interval must be >= 0, got %" PetscInt_FMT, sim->balance_interval);
   PetscCheck(sim->sort_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
@@ -80,7 +92,8 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, 
   PetscFunctionBegin;
   *simp  = NULL;
   err[0] = 0;
-  PetscCall(SimulationCreateEmpty(comm, sc, &sim));
+  PetscCall(SimulationCreateEmpty(comm, sc, &sim, err, errlen));
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PopulationBuild(&sim->sc, &sim->bodies, err, errlen));
   if (err[0]) {
     PetscCall(SimulationDestroy(&sim));
@@ -93,10 +106,26 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **simp, 
     for (PetscInt i = sim->bodies.n_owned - 1; i >= 0; i--) {
       if (DomainOwnerOfPoint(sim->domain, sim->bodies.pos + 3 * i) != rank) BodyStoreRemoveOwned(&sim->bodies, i);
     }
-    PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
-    PetscCall(DomainSetHalo(sim->domain, sim->halo));
+  }
+  PetscCall(SimulationSetUpHalo(sim, err, errlen));
+  if (err[0]) {
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   *simp        = sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen)
+{
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  err[0] = 0;
+  if (!sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
+  PetscCall(DomainCheckHalo(sim->domain, sim->halo, &ok, err, errlen));
+  if (ok) PetscCall(DomainSetHalo(sim->domain, sim->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -221,11 +250,11 @@ static PetscInt RemoveEscaped(Simulation *sim)
   return removed;
 }
 
-static PetscErrorCode ComputeStats(Simulation *sim, StepStats *st)
+static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, StepStats *st)
 {
   const BodyStore *s = &sim->bodies;
   double           local[2] = {0, 0}, global[2], vmax = 0, gvmax;
-  PetscInt         counts[2], gcounts[2];
+  PetscInt64       counts[4], gcounts[4];
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < s->n_owned; i++) {
@@ -237,26 +266,50 @@ static PetscErrorCode ComputeStats(Simulation *sim, StepStats *st)
   }
   counts[0] = s->n_owned;
   counts[1] = sim->contacts.n;
+  counts[2] = sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
+  counts[3] = bytes;
   PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
   PetscCallMPI(MPI_Allreduce(&vmax, &gvmax, 1, MPI_DOUBLE, MPI_MAX, sim->comm));
-  PetscCallMPI(MPI_Allreduce(counts, gcounts, 2, MPIU_INT, MPI_SUM, sim->comm));
+  PetscCallMPI(MPI_Allreduce(counts, gcounts, 4, MPIU_INT64, MPI_SUM, sim->comm));
+  st->ghosts     = gcounts[2];
+  st->bytes_sent = gcounts[3];
+  if (sim->domain) PetscCall(DomainImbalance(sim->domain, s->n_owned, &st->imbalance));
+  else st->imbalance = 1;
   st->kinetic_energy   = global[0];
   st->potential_energy = global[1];
   st->max_speed        = gvmax;
-  st->bodies           = gcounts[0];
-  st->contacts         = gcounts[1];
+  st->bodies           = (PetscInt)gcounts[0];
+  st->contacts         = (PetscInt)gcounts[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Distributed run: owned bodies to their owners (counting those that left the domain), the spatial
- * order, and the ghosts of this step. */
-static PetscErrorCode MigrateAndBuildGhosts(Simulation *sim, PetscBool sort, PetscInt *removed)
+/* Distributed run, start of a step: bodies not yet placed (first step, restart) to their owners
+ * (counting those outside the domain), the spatial order (migration leaves the bodies in id
+ * order), the ghosts of this step and the solve's communication graph. */
+static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
   sim->bodies.n_ghost = 0;
-  PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed));
-  if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  if (!sim->placed) PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
+  sim->placed = PETSC_TRUE;
+  if (sim->sort_interval > 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
+  *bytes += sim->exchange.build_bytes_sent;
+  PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Distributed run, end of a step (the owned bodies have moved): the cuts move if balancing is due,
+ * the warm-start memory goes where its contacts will be owned, then the bodies migrate. */
+static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
+{
+  PetscBool moved;
+
+  PetscFunctionBegin;
+  if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
+  PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &sim->previous, bytes));
+  sim->bodies.n_ghost = 0;
+  PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -268,14 +321,15 @@ PetscErrorCode SimulationStep(Simulation *sim)
   CCPSolveStats     ss;
   StepStats        *st = &sim->last;
   PetscInt          matched, removed = 0, gremoved = 0, nb;
+  PetscInt64        bytes = 0; /* sent by this rank */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
 
   PetscFunctionBegin;
   t0 = MPI_Wtime();
   if (sim->size > 1) {
-    /* After migration owned bodies are in id order: re-sort every step when distributed. */
-    PetscCall(MigrateAndBuildGhosts(sim, (PetscBool)(sim->sort_interval > 0), &gremoved));
+    PetscCall(VelocityCouplingResetStats(sim->coupling));
+    PetscCall(DistributedBegin(sim, &gremoved, &bytes));
     sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
     tcomm = MPI_Wtime() - t0;
   } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
@@ -302,24 +356,25 @@ PetscErrorCode SimulationStep(Simulation *sim)
   P.contact     = sim->contacts.c;
   P.gamma       = sim->contacts.gamma;
   SetupContacts(sim, &P, h);
-  if (sim->size > 1) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
   PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_INTEGRATE, 0, 0, 0, 0));
   Integrate(sim, sim->bodies.n_owned, h);
+  PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   if (sim->size > 1) {
-    double tm = MPI_Wtime();
-    sim->bodies.n_ghost = 0;
-    PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, &gremoved));
-    tcomm += MPI_Wtime() - tm;
+    double        tm = MPI_Wtime();
+    CouplingStats cs;
+    PetscCall(DistributedEnd(sim, &gremoved, &bytes));
+    PetscCall(VelocityCouplingGetStats(sim->coupling, &cs));
+    tcomm += MPI_Wtime() - tm + cs.seconds;
+    bytes += cs.bytes_sent;
   } else {
     removed = RemoveEscaped(sim);
     PetscCallMPI(MPI_Allreduce(&removed, &gremoved, 1, MPIU_INT, MPI_SUM, sim->comm));
   }
   sim->removed += gremoved;
-  PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   sim->step++;
   sim->time = sim->step * h; /* no drift from summing h */
   PetscCall(PetscLogEventEnd(EV_INTEGRATE, 0, 0, 0, 0));
@@ -335,6 +390,6 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->wall_solve     = t2 - t1;
   st->wall_integrate = t3 - t2;
   st->wall_comm      = tcomm;
-  PetscCall(ComputeStats(sim, st));
+  PetscCall(ComputeStats(sim, bytes, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -30,6 +30,8 @@ typedef struct {
   Exchange       exchange;      /* ghosts of this step and their maps */
   VelocityCoupling coupling;    /* the solve over ranks */
   double         halo;          /* ghost halo width (m) */
+  PetscBool      placed;        /* every owned body is on its owner (after a step's migration) */
+  PetscInt       balance_interval; /* -balance_interval: steps between load balancing (0 = never) */
   PetscInt    step;
   double      time;
   PetscInt    removed;        /* bodies that left the domain so far (global) */
@@ -48,8 +50,13 @@ typedef struct {
  * (err[0] != 0) and *sim NULL. */
 PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation **sim, char *err, size_t errlen);
 /* As SimulationCreate, but without bodies (step 0, no contacts memory): for a restart, whose
- * bodies and state come from a checkpoint. Takes ownership of *sc. */
-PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **sim);
+ * bodies and state come from a checkpoint; call SimulationSetUpHalo once they are in. Takes
+ * ownership of *sc. A process grid that does not fit the rank count (-decomp_grid) is bad input:
+ * err set, *sim NULL. */
+PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **sim, char *err, size_t errlen);
+/* Distributed run: the ghost halo from the bodies' largest radius (collective). A subdomain
+ * narrower than the halo is bad input: err set (the same on every rank). Nothing on one rank. */
+PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen);
 PetscErrorCode SimulationStep(Simulation *sim);
 PetscErrorCode SimulationDestroy(Simulation **sim);
 /* Storage index of the owned body with this id, or -1. */

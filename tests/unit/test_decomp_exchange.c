@@ -400,7 +400,7 @@ static PetscErrorCode BuildSystem(Domain d, int start, BodyStore *s, Exchange *e
   PetscCall(BodyStoreCreate(s));
   PetscCall(ExchangeCreate(ex));
   PetscCall(Populate(N_BODIES, start, rank, size, s));
-  PetscCall(ExchangeMigrate(d, s, removed));
+  PetscCall(ExchangeMigrate(d, s, removed, NULL));
   PetscCall(ExchangeHaloWidth(d, s, ENVELOPE, w));
   PetscCall(ExchangeBuildGhosts(d, *w, s, ex));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -421,7 +421,7 @@ static PetscErrorCode CheckErrors(Domain d, const RefGrid *g, BodyStore *s, Exch
     PetscCallMPI(MPI_Allreduce(&has, &all, 1, MPIU_INT, MPI_MIN, g->comm));
     CHECK(size == 1 || all, "every rank should have ghosts here");
     if (all) {
-      TRY(&err, ExchangeMigrate(d, s, NULL));
+      TRY(&err, ExchangeMigrate(d, s, NULL, NULL));
       CHECK(err == PETSC_ERR_ARG_WRONGSTATE, "ExchangeMigrate with ghosts present: error %d, expected %d", (int)err, PETSC_ERR_ARG_WRONGSTATE);
     }
   }
@@ -465,7 +465,7 @@ static PetscErrorCode CheckFarMoves(void)
   PetscCall(SetUnevenCuts(d, &g));
   PetscCall(BodyStoreCreate(&s));
   PetscCall(Populate(N_BODIES, 1, rank, size, &s));
-  PetscCall(ExchangeMigrate(d, &s, &removed));
+  PetscCall(ExchangeMigrate(d, &s, &removed, NULL));
   n_in = N_BODIES - removed;
 
   /* the reference: the tracked body is the lowest id in slab 0; it goes to the middle of slab 2 */
@@ -491,7 +491,7 @@ static PetscErrorCode CheckFarMoves(void)
     if (s.id[i] == tracked) v3_copy(s.pos + 3 * i, target);
     else s.pos[3 * i] += dx;
   }
-  PetscCall(ExchangeMigrate(d, &s, &removed));
+  PetscCall(ExchangeMigrate(d, &s, &removed, NULL));
   CHECK(removed == moved_out, "moving +%g m along x: %d removed, %d left the domain", dx, (int)removed, (int)moved_out);
   for (PetscInt i = 0; i < s.n_owned; i++) {
     PetscCall(RefOwner(&g, s.pos + 3 * i, &owner));
@@ -561,7 +561,7 @@ static PetscErrorCode MeasureBlock(void)
     b.pos[2] = margin + (id / (nx * ny) + 0.5) * spacing;
     PetscCall(BodyStoreAppendOwned(&s, &b));
   }
-  PetscCall(ExchangeMigrate(d, &s, &removed));
+  PetscCall(ExchangeMigrate(d, &s, &removed, NULL));
   PetscCall(ExchangeHaloWidth(d, &s, envelope, &w));
   PetscCall(ExchangeBuildGhosts(d, w, &s, &ex));
   PetscCall(RefBox(&g, rank, mylo, myhi));

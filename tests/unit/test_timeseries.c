@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include "timeseries.h"
 
-#define NCOL 16
+#define NCOL 19
 static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
-                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io";
+                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent";
 #include "test_check.h"
 
 /* The statistics of step `step` of run `run`, with values that need all 17 digits. */
@@ -37,17 +37,20 @@ static void MakeStats(PetscInt step, int run, StepStats *st, double *wall_io)
   st->wall_solve       = 2.0 / (step + 9);
   st->wall_integrate   = 1e-5 / (step + 3);
   st->wall_comm        = 0;
+  st->ghosts           = 11 * step + run;
+  st->imbalance        = 1.0 + 0.25 * run; /* printed with 6 digits: exact in binary */
+  st->bytes_sent       = (PetscInt64)48 << 33; /* beyond 32 bits */
   *wall_io             = 12345.678901 / (step + 1);
 }
 
-/* Fills the 16 values of a row in column order, from run `run` at step `step`. */
+/* Fills the 19 values of a row in column order, from run `run` at step `step`. */
 static void ExpectedRow(PetscInt step, int run, double v[NCOL])
 {
   StepStats st;
   double    io;
   MakeStats(step, run, &st, &io);
   const double e[NCOL] = {(double)st.step, st.time, (double)st.bodies, (double)st.contacts, (double)st.iterations, st.residual_max, st.residual_rms, st.converged ? 1 : 0,
-                          st.max_speed, st.kinetic_energy, st.potential_energy, st.wall_detect, st.wall_solve, st.wall_integrate, st.wall_comm, io};
+                          st.max_speed, st.kinetic_energy, st.potential_energy, st.wall_detect, st.wall_solve, st.wall_integrate, st.wall_comm, io, (double)st.ghosts, st.imbalance, (double)st.bytes_sent};
   memcpy(v, e, sizeof(e));
 }
 
@@ -92,9 +95,9 @@ static void CheckFile(const char *what, const char *path, int nrows, const Petsc
     ExpectedRow(steps[row], runs[row], e);
     for (int c = 0; c < NCOL; c++) {
       /* Columns 0-10 are printed with %.17g (integers exactly), which round-trips an IEEE double
-       * exactly (DBL_DECIMAL_DIG = 17): equality. Wall times (11-15) use %.6g: relative rounding
-       * error at most 5e-6. */
-      const double tol = c < 11 ? 0.0 : 5e-6 * fabs(e[c]);
+       * exactly (DBL_DECIMAL_DIG = 17): equality; so are the counts 16 and 18. Wall times (11-15)
+       * and the imbalance (17) use %.6g: relative rounding error at most 5e-6. */
+      const double tol = c < 11 || c == 16 || c == 18 ? 0.0 : 5e-6 * fabs(e[c]);
       CHECK(fabs(v[c] - e[c]) <= tol, "%s: row %d (step %d run %d) column %d: read %.17g, wrote %.17g", what, row, (int)steps[row], runs[row], c, v[c], e[c]);
     }
     row++;

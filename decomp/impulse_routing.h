@@ -1,0 +1,21 @@
+/* Warm-start impulses follow their contacts when ownership changes.
+ *
+ * A contact is owned by the rank that owns its lower-id body (collision.h; a wall is not a body, so
+ * a wall contact goes with its body). When that body migrates, so must the impulse remembered for
+ * the contact, or the new owner starts it cold and the run on several ranks drifts from the 1-rank
+ * run (within the solver tolerance, but needlessly: a cold start costs iterations).
+ *
+ * Call at the end of a step, after the owned bodies moved and before ExchangeMigrate: the memory m
+ * was just stored from the step's contacts cs (entry i is contact i), so the owning body of entry i
+ * is a local index; its next owner is the rank that owns its new centre, the same decision
+ * ExchangeMigrate will take. Entries bound for another rank are sent there (entries of bodies
+ * leaving the domain dropped), received ones merged, and m sorted by key again: the result does not
+ * depend on message arrival order. Collective on the domain's communicator. */
+#ifndef CCPDEM_IMPULSE_ROUTING_H
+#define CCPDEM_IMPULSE_ROUTING_H
+#include "bodies.h"
+#include "contacts.h"
+#include "domain.h"
+
+PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, ImpulseMemory *m, PetscInt64 *bytes_sent);
+#endif

@@ -37,6 +37,39 @@ static inline PetscErrorCode TestRunUntil(Simulation *sim, double t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Position and velocity (linear world, angular body frame, as stored) of the body with this id,
+ * from whichever rank owns it, on every rank (collective; zeros if no rank owns it). *found: owners. */
+static inline PetscErrorCode TestBodyGet(const Simulation *sim, int64_t id, double x[3], double v[6], PetscInt *found)
+{
+  double   mine[10] = {0}, all[10];
+  PetscInt i = SimulationFindBody(sim, id);
+
+  PetscFunctionBegin;
+  if (i >= 0) {
+    for (int k = 0; k < 3; k++) mine[k] = sim->bodies.pos[3 * i + k];
+    for (int k = 0; k < 6; k++) mine[3 + k] = sim->bodies.vel[6 * i + k];
+    mine[9] = 1;
+  }
+  PetscCallMPI(MPI_Allreduce(mine, all, 10, MPI_DOUBLE, MPI_SUM, sim->comm)); /* one owner: exact */
+  for (int k = 0; k < 3; k++) x[k] = all[k];
+  for (int k = 0; k < 6; k++) v[k] = all[3 + k];
+  if (found) *found = (PetscInt)all[9];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Distributed tests: the process grid (e.g. "1,1,4") on more than one rank, and no load balancing,
+ * so the cuts stay where the test put them. Call before creating the simulation. */
+static inline PetscErrorCode TestFixedGrid(const char *grid)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size > 1) PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", grid));
+  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "0"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static inline int TestFinish(const char *name)
 {
   if (failures) printf("%s: %d check(s) FAILED\n", name, failures);

@@ -18,4 +18,11 @@
 #include "domain.h"
 
 PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, ImpulseMemory *m, PetscInt64 *bytes_sent);
+
+/* After a restart: the memory's entries may be on any rank (rows as read), the bodies on their
+ * owners (after ExchangeMigrate). Each entry goes to the owner of its owning body, found through a
+ * rendezvous (directory rank = id mod ranks: owners announce their ids there, entries meet them
+ * and are forwarded), three rounds of point-to-point messages. Entries whose body no rank owns are
+ * dropped. m ends sorted by key. Collective. */
+PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemory *m, PetscInt64 *bytes_sent);
 #endif

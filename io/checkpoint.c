@@ -88,7 +88,7 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
 
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreate(comm, s->n_owned, &rows));
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "bodies", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "bodies", &group));
 #define WRITE_FIELD(type, name, width) PetscCall(WriteHashed(file, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
   BODY_FIELDS(WRITE_FIELD)
 #undef WRITE_FIELD
@@ -113,7 +113,7 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
     sub[i] = m->key[i].sub;
   }
   PetscCall(IoH5RowsCreate(comm, n, &rows));
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "contacts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "contacts", &group));
   PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
@@ -121,6 +121,40 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /layout/grid (3, int64) and /layout/cuts (double, the cuts of x, then y, then z: p_k + 1 each),
+ * written by rank 0: a restart on the same grid puts the load balancer's cuts back, so it owns the
+ * bodies as the uninterrupted run did (bitwise). One rank: grid 1 1 1, cuts = the domain box. */
+static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+{
+  int64_t     grid[3] = {1, 1, 1};
+  double      cuts[3 * 64 + 3];
+  PetscInt    ncuts = 0;
+  PetscMPIInt rank;
+  IoH5Rows    rows;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  for (PetscInt axis = 0; axis < 3; axis++) {
+    PetscInt      dims[3] = {1, 1, 1};
+    const double *c       = NULL;
+    double        box[2]  = {sim->sc.domain_min[axis], sim->sc.domain_max[axis]};
+    if (sim->domain) {
+      PetscCall(DomainGetGrid(sim->domain, dims));
+      PetscCall(DomainGetCuts(sim->domain, axis, &c));
+    }
+    grid[axis] = dims[axis];
+    PetscCheck(ncuts + dims[axis] + 1 <= (PetscInt)(sizeof(cuts) / sizeof(cuts[0])), comm, PETSC_ERR_SUP, "checkpoint: more than 64 subdomains along one axis are not supported");
+    for (PetscInt j = 0; j <= dims[axis]; j++) cuts[ncuts++] = c ? c[j] : box[j];
+  }
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? 3 : 0, &rows));
+  PetscCall(WriteHashed(file, "/layout/grid", H5T_NATIVE_INT64, 1, &rows, grid, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? ncuts : 0, &rows));
+  PetscCall(WriteHashed(file, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &rows, cuts, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -133,11 +167,12 @@ static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *s
   hid_t         group;
 
   PetscFunctionBegin;
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "layout", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "layout", &group));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsCreate(comm, 1, &rows));
   PetscCall(WriteHashed(file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(WriteCuts(comm, file, sim, sum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,9 +189,9 @@ static PetscErrorCode WriteReplicated(MPI_Comm comm, hid_t file, const Simulatio
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(3 * nw + 1, &centers));
   for (int k = 0; k < nw; k++) PetscCall(PetscArraycpy(centers + 3 * k, sim->walls[k].center, 3));
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "walls", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "walls", &group));
   CCPDEM_H5(H5Gclose(group));
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "scenario", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "scenario", &group));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? nw : 0, &rows));
   PetscCall(WriteHashed(file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, centers, sum));
@@ -303,6 +338,8 @@ typedef struct {
   BodyStore     bodies;  /* read and verified before any of it is used */
   ImpulseMemory memory;
   double       *centers; /* walls x 3 */
+  int64_t       grid[3]; /* the writer's process grid (0 0 0: not stored) */
+  double       *cuts;    /* and its cuts, x then y then z */
   char          why[WHY_MAX]; /* the first reason the file is refused, "" if none */
 } Reader;
 
@@ -486,6 +523,7 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
     m->key[i].sub = sub[i];
   }
   m->n = r->why[0] ? 0 : nl;
+  PetscCall(ImpulseMemorySort(m)); /* several writers' blocks, each sorted, in one read */
   PetscCall(PetscFree3(ida, idb, sub));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -505,6 +543,23 @@ static PetscErrorCode ReadWalls(MPI_Comm comm, Reader *r, int nw, uint64_t *sum)
   PetscCall(IoH5ReadRows(r->file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &all, r->centers, r->why, sizeof(r->why)));
   if (!r->why[0] && rank == 0) *sum += RowsHash("/walls/center", r->centers, 3 * sizeof(double), &all);
   PetscCall(IoH5RowsDestroy(&all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The writer's cuts, when this run has the same process grid (else the uniform cuts stay and the
+ * load balancer moves them). */
+static PetscErrorCode RestoreCuts(Reader *r)
+{
+  PetscInt dims[3], offset = 0;
+
+  PetscFunctionBegin;
+  if (!r->cuts || !r->sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGrid(r->sim->domain, dims));
+  if (dims[0] != r->grid[0] || dims[1] != r->grid[1] || dims[2] != r->grid[2]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt axis = 0; axis < 3; axis++) {
+    PetscCall(DomainSetCuts(r->sim->domain, axis, r->cuts + offset));
+    offset += dims[axis] + 1;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -548,6 +603,7 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   r->sim->last.bodies    = (PetscInt)h->bodies;
   PetscCall(SimulationSetUpHalo(r->sim, serr, sizeof(serr)));
   if (serr[0]) snprintf(r->why, sizeof(r->why), "%.480s", serr);
+  else PetscCall(RestoreCuts(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -585,6 +641,42 @@ static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* /layout/grid and /layout/cuts, replicated: every rank reads them, the checksum counts rank 0's.
+ * Optional (checkpoints of format 1 written before the load balancer lack them: uniform cuts). */
+static PetscErrorCode ReadCuts(MPI_Comm comm, Reader *r, uint64_t *sum)
+{
+  hsize_t     ng, nc;
+  PetscBool   has_grid, has_cuts;
+  IoH5Rows    all;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5DatasetRows(r->file, "/layout/grid", &ng, &has_grid));
+  PetscCall(IoH5DatasetRows(r->file, "/layout/cuts", &nc, &has_cuts));
+  if (!has_grid && !has_cuts) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!has_grid || !has_cuts || ng != 3 || nc > 3 * 65) {
+    snprintf(r->why, sizeof(r->why), "datasets /layout/grid and /layout/cuts are incomplete");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, 3, &all));
+  PetscCall(IoH5ReadRows(r->file, "/layout/grid", H5T_NATIVE_INT64, 1, &all, r->grid, r->why, sizeof(r->why)));
+  if (!r->why[0] && rank == 0) *sum += RowsHash("/layout/grid", r->grid, sizeof(int64_t), &all);
+  PetscCall(IoH5RowsDestroy(&all));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (r->grid[0] < 1 || r->grid[1] < 1 || r->grid[2] < 1 || (hsize_t)(r->grid[0] + r->grid[1] + r->grid[2] + 3) != nc) {
+    snprintf(r->why, sizeof(r->why), "dataset /layout/cuts has %llu rows, not the %lld the grid needs", (unsigned long long)nc, (long long)(r->grid[0] + r->grid[1] + r->grid[2] + 3));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(nc, &r->cuts));
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, nc, &all));
+  PetscCall(IoH5ReadRows(r->file, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &all, r->cuts, r->why, sizeof(r->why)));
+  if (!r->why[0] && rank == 0) *sum += RowsHash("/layout/cuts", r->cuts, sizeof(double), &all);
+  PetscCall(IoH5RowsDestroy(&all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The counts in the attributes must match the datasets before anything is allocated from them. */
 static PetscErrorCode CheckRows(Reader *r, const char *name, int64_t expected)
 {
@@ -616,6 +708,7 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscCall(CheckRows(r, "/contacts/ida", h.contacts));
   PetscCall(ReadWalls(comm, r, (int)h.walls, &local));
   PetscCall(ReadLayout(comm, r, &h, &local));
+  PetscCall(ReadCuts(comm, r, &local));
   if (!r->why[0]) PetscCall(ReadBodies(comm, r, h.bodies, &local));
   if (!r->why[0]) PetscCall(ReadContacts(comm, r, h.contacts, &local));
   /* Ranks agree before comparing, so a failure on one rank is a refusal on all. */
@@ -658,6 +751,7 @@ static PetscErrorCode ReaderClose(Reader *r)
   PetscCall(PetscFree(r->text));
   PetscCall(PetscFree(r->spath));
   PetscCall(PetscFree(r->centers));
+  PetscCall(PetscFree(r->cuts));
   PetscCall(BodyStoreDestroy(&r->bodies));
   PetscCall(ImpulseMemoryDestroy(&r->memory));
   PetscFunctionReturn(PETSC_SUCCESS);

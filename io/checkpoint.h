@@ -17,12 +17,16 @@
  *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
  *   /scenario/path        uint8: the path it was read from
  *   /layout/rows_per_rank int64 (ranks x 2): each writing rank's (bodies, contacts) row counts
+ *   /layout/grid          int64 (3): the writer's process grid (1 1 1 on one rank)
+ *   /layout/cuts          double (px + py + pz + 3): its cuts along x, then y, then z (optional:
+ *                         older files lack grid and cuts, and restart with uniform cuts)
  * Rows of /bodies and /contacts: each rank's rows as one block, in rank order (the owned bodies in
  * storage order, the contact memory sorted by key); at one rank the storage order, so a one-rank
  * restart continues bitwise. Reading at P ranks splits the rows into P even blocks
- * (IoH5RowsCreateSplit); the multi-rank restart will instead hand each rank its own block from
- * /layout when P equals the writer's rank count (bitwise), else re-partition bodies by position and
- * contact memory by the contact-ownership rule (then sort each rank's memory by key).
+ * (IoH5RowsCreateSplit); the first step then moves every body to the owner of its centre and every
+ * memory entry to the owner of its contact (ExchangeMigrate, ImpulseMemoryRouteById), and puts the
+ * writer's cuts back when the grid is the same, so a restart on the writer's rank count continues
+ * bitwise and one on another rank count continues with the same state.
  *
  * Checksum: the sum modulo 2^64 over every row of every dataset above of
  *   FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes as

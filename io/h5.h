@@ -39,6 +39,8 @@ PetscErrorCode IoH5RowsCreateSplit(MPI_Comm comm, hsize_t n_global, IoH5Rows *ro
 PetscErrorCode IoH5RowsDestroy(IoH5Rows *rows);
 /* Collective. Creates (truncates) path with the MPI-IO driver. Close with H5Fclose. */
 PetscErrorCode IoH5CreateParallel(MPI_Comm comm, const char *path, hid_t *file);
+/* H5Gcreate2 without timestamps (so two equal runs write equal files); close with H5Gclose. */
+PetscErrorCode IoH5CreateGroup(hid_t loc, const char *name, hid_t *group);
 /* Collective on a parallel file. Creates dataset loc/name of rows->n_global rows of width values
  * of memtype each (width 1: 1-D (n), else 2-D (n x width)), stored little-endian, and writes this
  * rank's buf (n_local * width values, may be NULL when n_local = 0) at rows->offset. */

@@ -26,7 +26,7 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc2(3 * n + 1, &vec3s, n + 1, &ranks));
   PetscCall(IoH5RowsCreate(comm, n, &rows));
-  CCPDEM_H5_ID(group, H5Gcreate2(file, "bodies", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  PetscCall(IoH5CreateGroup(file, "bodies", &group));
 
   PetscCall(IoH5WriteRows(group, "id", H5T_NATIVE_INT64, 1, &rows, s->id));
   PetscCall(IoH5WriteRows(group, "position", H5T_NATIVE_DOUBLE, 3, &rows, s->pos));

@@ -184,3 +184,18 @@ PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *
   PetscCall(PetscFree(perm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode ImpulseMemorySort(ImpulseMemory *m)
+{
+  ContactKey *key;
+  double     *gamma;
+
+  PetscFunctionBegin;
+  if (contact_keys_sorted(m->key, m->n)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(m->n, &key, (size_t)m->n * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscArraycpy(key, m->key, m->n));
+  PetscCall(PetscArraycpy(gamma, m->gamma, (size_t)m->n * CONTACT_DOF_MAX));
+  PetscCall(ImpulseMemorySet(m, m->n, key, gamma));
+  PetscCall(PetscFree2(key, gamma));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

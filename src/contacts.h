@@ -69,6 +69,9 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
  * arrays must not be m's own). Keys must be unique. */
 PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma);
 
+/* Sort m by key (a no-op when it is): e.g. the blocks of several writers read back as one. */
+PetscErrorCode ImpulseMemorySort(ImpulseMemory *m);
+
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
  * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */
 PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);

@@ -290,7 +290,10 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, Petsc
 {
   PetscFunctionBegin;
   sim->bodies.n_ghost = 0;
-  if (!sim->placed) PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
+  if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
+    PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
+    PetscCall(ImpulseMemoryRouteById(sim->domain, &sim->bodies, &sim->previous, bytes));
+  }
   sim->placed = PETSC_TRUE;
   if (sim->sort_interval > 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));

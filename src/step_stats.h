@@ -8,6 +8,7 @@ typedef struct {
   PetscInt  step;             /* number of the step just taken (1 = first) */
   double    time;             /* simulated time after it */
   PetscInt  bodies, contacts;
+  PetscInt  warm_started;     /* contacts that found last step's impulse in the memory */
   PetscInt  iterations;
   double    residual_max, residual_rms;
   PetscBool converged;

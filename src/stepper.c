@@ -250,11 +250,11 @@ static PetscInt RemoveEscaped(Simulation *sim)
   return removed;
 }
 
-static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, StepStats *st)
+static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt matched, StepStats *st)
 {
   const BodyStore *s = &sim->bodies;
   double           local[2] = {0, 0}, global[2], vmax = 0, gvmax;
-  PetscInt64       counts[4], gcounts[4];
+  PetscInt64       counts[5], gcounts[5];
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < s->n_owned; i++) {
@@ -268,11 +268,13 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, StepStats 
   counts[1] = sim->contacts.n;
   counts[2] = sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
   counts[3] = bytes;
+  counts[4] = matched;
   PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
   PetscCallMPI(MPI_Allreduce(&vmax, &gvmax, 1, MPI_DOUBLE, MPI_MAX, sim->comm));
-  PetscCallMPI(MPI_Allreduce(counts, gcounts, 4, MPIU_INT64, MPI_SUM, sim->comm));
+  PetscCallMPI(MPI_Allreduce(counts, gcounts, 5, MPIU_INT64, MPI_SUM, sim->comm));
   st->ghosts     = gcounts[2];
   st->bytes_sent = gcounts[3];
+  st->warm_started = (PetscInt)gcounts[4];
   if (sim->domain) PetscCall(DomainImbalance(sim->domain, s->n_owned, &st->imbalance));
   else st->imbalance = 1;
   st->kinetic_energy   = global[0];
@@ -393,6 +395,6 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->wall_solve     = t2 - t1;
   st->wall_integrate = t3 - t2;
   st->wall_comm      = tcomm;
-  PetscCall(ComputeStats(sim, bytes, st));
+  PetscCall(ComputeStats(sim, bytes, matched, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,9 @@
 /* A 200-step pour: a 6 x 6 x 5 lattice of spheres thrown sideways onto a floor, where it lands
  * layer by layer, spreads, and partly slides out of the domain. Run on this run's ranks and (rank 0
  * alone) on one rank: at every step the contact count, the bodies that left and the total linear
- * momentum must agree, and no body may be lost or duplicated (owned bodies summed over ranks =
+ * momentum must agree, as must the number of contacts that found their last impulse in the
+ * warm-start memory (the memory follows a contact when its body changes owner), and no body may be
+ * lost or duplicated (owned bodies summed over ranks =
  * created - left, each id owned once).
  *
  * Tolerances. Every solve reaches a residual of 1e-7 m/s (checked); two runs whose floating-point
@@ -34,7 +36,7 @@ static const char *scenario =
   "  - {type: lattice, region: {min: [-0.15, -0.15, 0.03], max: [0.15, 0.15, 0.25]}, radius: 0.02, spacing: 0.045, material: m, velocity: [0.2, -0.1, 0]}\n";
 
 typedef struct {
-  PetscInt contacts, bodies, removed, converged;
+  PetscInt contacts, bodies, removed, converged, warm_started;
   double   momentum[3], mass;
 } StepRecord;
 
@@ -64,6 +66,7 @@ static PetscErrorCode Pour(MPI_Comm comm, StepRecord *rec)
     PetscCallMPI(MPI_Allreduce(local, rec[n].momentum, 3, MPI_DOUBLE, MPI_SUM, comm));
     PetscCallMPI(MPI_Allreduce(&local[3], &rec[n].mass, 1, MPI_DOUBLE, MPI_SUM, comm));
     rec[n].contacts  = sim->last.contacts;
+    rec[n].warm_started = sim->last.warm_started;
     rec[n].bodies    = sim->last.bodies;
     rec[n].removed   = sim->removed;
     rec[n].converged = sim->last.converged;
@@ -108,6 +111,7 @@ int main(int argc, char **argv)
       unconverged += !par[n].converged || !ser[n].converged;
       if (!first_contacts && ser[n].contacts) first_contacts = n + 1;
       TEST_CHECK(par[n].contacts == ser[n].contacts, "step %d: %" PetscInt_FMT " contacts on %d ranks, %" PetscInt_FMT " on one", n + 1, par[n].contacts, size, ser[n].contacts);
+      TEST_CHECK(par[n].warm_started == ser[n].warm_started, "step %d: %" PetscInt_FMT " contacts warm-started on %d ranks, %" PetscInt_FMT " on one (impulses lost when bodies migrate?)", n + 1, par[n].warm_started, size, ser[n].warm_started);
       TEST_CHECK(par[n].removed == ser[n].removed, "step %d: %" PetscInt_FMT " bodies left on %d ranks, %" PetscInt_FMT " on one", n + 1, par[n].removed, size, ser[n].removed);
     }
     printf("%d ranks vs 1: %d steps, contacts from step %d, %" PetscInt_FMT " at the end, %" PetscInt_FMT " bodies left the domain; largest momentum difference / mass %.3e m/s (step %d); %d steps unconverged\n", size, STEPS, first_contacts,

@@ -70,6 +70,65 @@ static inline PetscErrorCode TestFixedGrid(const char *grid)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A body's id and velocity (linear world, angular body frame, as stored). */
+typedef struct {
+  int64_t id;
+  double  v[6];
+} TestBodyVel;
+
+static inline int TestCompareBodyVel(const void *a, const void *b)
+{
+  const int64_t x = ((const TestBodyVel *)a)->id, y = ((const TestBodyVel *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* The (id, velocity) of every body of sim gathered on rank 0 of sim->comm, sorted by id (*out
+ * allocated there, PetscFree it; other ranks get *n = 0). Collective. */
+static inline PetscErrorCode TestGatherVelocities(const Simulation *sim, TestBodyVel **out, PetscInt *n)
+{
+  PetscMPIInt  size, rank, nloc = (PetscMPIInt)sim->bodies.n_owned;
+  int         *counts = NULL, *displs = NULL;
+  TestBodyVel *mine;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(sim->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  PetscCall(PetscMalloc1(nloc + 1, &mine));
+  for (PetscInt i = 0; i < nloc; i++) {
+    mine[i].id = sim->bodies.id[i];
+    for (int k = 0; k < 6; k++) mine[i].v[k] = sim->bodies.vel[6 * i + k];
+  }
+  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
+  nloc *= (PetscMPIInt)sizeof(TestBodyVel);
+  PetscCallMPI(MPI_Gather(&nloc, 1, MPI_INT, counts, 1, MPI_INT, 0, sim->comm));
+  *n = 0;
+  if (!rank) {
+    for (int r = 0; r < size; r++) {
+      displs[r] = (int)(*n * (PetscInt)sizeof(TestBodyVel));
+      *n += counts[r] / (PetscInt)sizeof(TestBodyVel);
+    }
+    PetscCall(PetscMalloc1(*n + 1, out));
+  }
+  PetscCallMPI(MPI_Gatherv(mine, nloc, MPI_BYTE, rank ? NULL : *out, counts, displs, MPI_BYTE, 0, sim->comm));
+  if (!rank) qsort(*out, (size_t)*n, sizeof(TestBodyVel), TestCompareBodyVel);
+  PetscCall(PetscFree(mine));
+  if (!rank) PetscCall(PetscFree2(counts, displs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Largest velocity difference (m/s; angular rates times the length scale R) between two gathered
+ * sets, which must hold the same ids (*same_ids says whether they do). */
+static inline double TestLargestVelocityDifference(const TestBodyVel *a, PetscInt na, const TestBodyVel *b, PetscInt nb, double R, PetscBool *same_ids)
+{
+  double worst = 0;
+  *same_ids    = (PetscBool)(na == nb);
+  for (PetscInt i = 0; i < PetscMin(na, nb); i++) {
+    if (a[i].id != b[i].id) *same_ids = PETSC_FALSE;
+    for (int k = 0; k < 6; k++) worst = PetscMax(worst, fabs(a[i].v[k] - b[i].v[k]) * (k < 3 ? 1.0 : R));
+  }
+  return worst;
+}
+
 static inline int TestFinish(const char *name)
 {
   if (failures) printf("%s: %d check(s) FAILED\n", name, failures);

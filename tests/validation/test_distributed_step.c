@@ -25,58 +25,30 @@ static const char *scenario =
   "fills:\n"
   "  - {type: lattice, region: {min: [-0.16, -0.16, -0.16], max: [0.16, 0.16, 0.16]}, radius: 0.02, spacing: 0.04, material: m, velocity: [0.3, -0.2, 0.1]}\n";
 
-typedef struct { int64_t id; double v[6]; } BodyVel;
-
-static int CompareId(const void *a, const void *b)
-{
-  const int64_t x = ((const BodyVel *)a)->id, y = ((const BodyVel *)b)->id;
-  return (x > y) - (x < y);
-}
-
 /* One step on comm; the (id, velocity) of every body gathered on rank 0, sorted by id. */
-static PetscErrorCode StepAndGather(MPI_Comm comm, BodyVel **out, PetscInt *n, PetscInt *its)
+static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *n, PetscInt *its)
 {
   Simulation *sim;
   Scenario    sc;
   char        err[SCENARIO_ERR_MAX] = "";
-  PetscMPIInt size, rank, nloc;
-  int        *counts = NULL, *displs = NULL;
-  BodyVel    *mine;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (scenario_load_string(scenario, "distributed-step", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));
   *its = sim->last.iterations;
   TEST_CHECK(sim->last.converged, "%d ranks: the step did not converge (residual %.3e m/s)", size, sim->last.residual_max);
-  nloc = (PetscMPIInt)sim->bodies.n_owned;
-  PetscCall(PetscMalloc1(nloc + 1, &mine));
-  for (PetscInt i = 0; i < nloc; i++) {
-    mine[i].id = sim->bodies.id[i];
-    for (int k = 0; k < 6; k++) mine[i].v[k] = sim->bodies.vel[6 * i + k];
-  }
-  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
-  nloc *= (PetscMPIInt)sizeof(BodyVel);
-  PetscCallMPI(MPI_Gather(&nloc, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-  *n = 0;
-  if (!rank) {
-    for (int r = 0; r < size; r++) { displs[r] = (int)(*n * sizeof(BodyVel)); *n += counts[r] / (PetscInt)sizeof(BodyVel); }
-    PetscCall(PetscMalloc1(*n + 1, out));
-  }
-  PetscCallMPI(MPI_Gatherv(mine, nloc, MPI_BYTE, rank ? NULL : *out, counts, displs, MPI_BYTE, 0, comm));
-  if (!rank) qsort(*out, (size_t)*n, sizeof(BodyVel), CompareId);
-  PetscCall(PetscFree(mine));
-  if (!rank) PetscCall(PetscFree2(counts, displs));
+  PetscCall(TestGatherVelocities(sim, out, n));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  BodyVel    *par = NULL, *ser = NULL;
+  TestBodyVel *par = NULL, *ser = NULL;
   PetscInt    npar = 0, nser = 0, its_par, its_ser = 0;
   PetscMPIInt rank, size;
 
@@ -85,13 +57,11 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(StepAndGather(PETSC_COMM_WORLD, &par, &npar, &its_par));
   if (!rank) {
-    double worst = 0;
+    PetscBool same_ids;
     PetscCall(StepAndGather(PETSC_COMM_SELF, &ser, &nser, &its_ser));
     TEST_CHECK(npar == nser && nser == 512, "body counts: %d ranks %" PetscInt_FMT ", 1 rank %" PetscInt_FMT " (expected 512)", size, npar, nser);
-    for (PetscInt i = 0; i < PetscMin(npar, nser); i++) {
-      TEST_CHECK(par[i].id == ser[i].id, "body %" PetscInt_FMT ": id %lld vs %lld (lost or duplicated)", i, (long long)par[i].id, (long long)ser[i].id);
-      for (int k = 0; k < 6; k++) worst = PetscMax(worst, fabs(par[i].v[k] - ser[i].v[k]) * (k < 3 ? 1.0 : 0.02)); /* angular: times R */
-    }
+    const double worst = TestLargestVelocityDifference(par, npar, ser, nser, 0.02, &same_ids); /* angular: times R */
+    TEST_CHECK(same_ids, "the ids differ from the 1-rank run (a body lost or duplicated)");
     printf("%d ranks: %" PetscInt_FMT " bodies, outer iterations %" PetscInt_FMT " (1 rank: %" PetscInt_FMT " iterations), largest velocity difference to 1 rank %.3e m/s\n", size, npar, its_par, its_ser, worst);
     TEST_CHECK(worst <= 1e-6, "velocities differ from the 1-rank solve by %.3e m/s > 1e-6", worst);
     PetscCall(PetscFree(ser));

@@ -193,6 +193,15 @@ PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len)
+{
+  PetscFunctionBegin;
+  msg[0] = 0;
+  if (s->type == SOLVER_GAUSS_SEIDEL) PetscCall(PetscSNPrintf(msg, len, "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only; use solver type apgd (or jacobi) on several ranks"));
+  else if (!s->packed) PetscCall(PetscSNPrintf(msg, len, "-ccp_packed false (the reference loops) runs on 1 rank only; drop it to run on several ranks"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling)
 {
   PetscFunctionBegin;

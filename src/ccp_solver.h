@@ -49,5 +49,7 @@ typedef struct {
   PetscErrorCode (*reduce)(void *ctx, double *x, int n);
 } CCPCoupling;
 PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling);
+/* msg "" if s's method and options can be coupled over ranks, else what to change (for a bad-input report). */
+PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len);
 PetscErrorCode CCPSolverDestroy(CCPSolver *s);
 #endif

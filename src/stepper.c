@@ -72,9 +72,11 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->last.converged = PETSC_TRUE;
   if (size > 1) {
     CCPCoupling hooks;
-    SolverType  type;
-    PetscCall(CCPSolverGetType(sim->solver, &type));
-    PetscCheck(type != SOLVER_GAUSS_SEIDEL, comm, PETSC_ERR_SUP, "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only: use apgd (or jacobi) with %d ranks", (int)size);
+    PetscCall(CCPSolverCheckCoupling(sim->solver, err, errlen));
+    if (err[0]) { /* bad input: the caller reports it */
+      PetscCall(SimulationDestroy(&sim));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
     PetscCall(ExchangeCreate(&sim->exchange));
     PetscCall(VelocityCouplingCreate(comm, &sim->coupling));

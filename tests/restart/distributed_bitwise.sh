@@ -8,8 +8,8 @@
 #     counted as having left the domain: this pile's solves stop at 40 iterations, far from
 #     converged, so runs on other rank counts part ways and a few bodies may fly out).
 #  4. Bad decompositions are refused at start on 2 ranks, with one "ccpdem: error:" line, exit 2 and
-#     no output directory: a process grid that does not match the rank count, and a domain whose
-#     subdomains are narrower than the ghost halo.
+#     no output directory: a process grid that does not match the rank count, a domain whose
+#     subdomains are narrower than the ghost halo, and the (sequential) Gauss-Seidel solver.
 set -u
 CCPDEM=$1
 W=$2
@@ -82,6 +82,7 @@ refused() { # expected text, scenario, options...
 }
 refused "has 3 subdomains but the run has 2 MPI ranks" "$SCEN" -decomp_grid 3,1,1
 refused "less than the halo" "$W/narrow.yaml" -decomp_grid 2,1,1
+refused "gauss-seidel is sequential" "$SCEN" -ccp_type gauss-seidel
 
 [ $fails -eq 0 ] && echo "distributed runs: all checks passed" || echo "distributed runs: $fails check(s) FAILED"
 [ $fails -eq 0 ]

@@ -7,24 +7,9 @@
  * every process grid pass through contact points, along faces, edges and corners. */
 // ctest: labels=mpi timeout=300 ranks=2;3;4;8
 #include "test_util.h"
+#include "test_block.h"
 #include <stdlib.h>
 
-static const char *scenario =
-  "domain: {min: [-0.2, -0.2, -0.2], max: [0.2, 0.2, 0.2]}\n"
-  "gravity: [0, 0, -9.81]\n"
-  "time: {step: 0.005, end: 0.005}\n"
-  "contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}\n"
-  "solver: {type: apgd, max_iterations: 20000, tolerance: 1.0e-8}\n"
-  "materials:\n"
-  "  - {name: m, density: 2000, friction: 0.5, rolling_friction: 0.001, spinning_friction: 0.001}\n"
-  "walls:\n"
-  "  - {type: plane, point: [0, 0, -0.16], normal: [0, 0, 1], material: m}\n"
-  "  - {type: plane, point: [-0.16, 0, 0], normal: [1, 0, 0], material: m}\n"
-  "  - {type: plane, point: [0.16, 0, 0], normal: [-1, 0, 0], material: m}\n"
-  "  - {type: plane, point: [0, -0.16, 0], normal: [0, 1, 0], material: m}\n"
-  "  - {type: plane, point: [0, 0.16, 0], normal: [0, -1, 0], material: m}\n"
-  "fills:\n"
-  "  - {type: lattice, region: {min: [-0.16, -0.16, -0.16], max: [0.16, 0.16, 0.16]}, radius: 0.02, spacing: 0.04, material: m, velocity: [0.3, -0.2, 0.1]}\n";
 
 /* One step on comm; the (id, velocity) of every body gathered on rank 0, sorted by id. */
 static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *n, PetscInt *its)
@@ -37,7 +22,7 @@ static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (scenario_load_string(scenario, "distributed-step", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
+  if (scenario_load_string(test_block_512, "distributed-step", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));

@@ -10,26 +10,11 @@
 // ctest: labels=restart;mpi timeout=300 ranks=4
 #define _GNU_SOURCE
 #include "test_util.h"
+#include "test_block.h"
 #include "checkpoint.h"
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char *scenario =
-  "domain: {min: [-0.2, -0.2, -0.2], max: [0.2, 0.2, 0.2]}\n"
-  "gravity: [0, 0, -9.81]\n"
-  "time: {step: 0.005, end: 1.0}\n"
-  "contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}\n"
-  "solver: {type: apgd, max_iterations: 20000, tolerance: 1.0e-8}\n"
-  "materials:\n"
-  "  - {name: m, density: 2000, friction: 0.5, rolling_friction: 0.001, spinning_friction: 0.001}\n"
-  "walls:\n"
-  "  - {type: plane, point: [0, 0, -0.16], normal: [0, 0, 1], material: m}\n"
-  "  - {type: plane, point: [-0.16, 0, 0], normal: [1, 0, 0], material: m}\n"
-  "  - {type: plane, point: [0.16, 0, 0], normal: [-1, 0, 0], material: m}\n"
-  "  - {type: plane, point: [0, -0.16, 0], normal: [0, 1, 0], material: m}\n"
-  "  - {type: plane, point: [0, 0.16, 0], normal: [0, -1, 0], material: m}\n"
-  "fills:\n"
-  "  - {type: lattice, region: {min: [-0.16, -0.16, -0.16], max: [0.16, 0.16, 0.16]}, radius: 0.02, spacing: 0.04, material: m, velocity: [0.3, -0.2, 0.1]}\n";
 
 int main(int argc, char **argv)
 {
@@ -45,7 +30,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   if (!rank && !mkdtemp(dir)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create a temporary directory");
   PetscCallMPI(MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, PETSC_COMM_WORLD));
-  if (scenario_load_string(scenario, "restart-ranks", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
+  if (scenario_load_string(test_block_512, "restart-ranks", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   for (int n = 0; n < 5; n++) PetscCall(SimulationStep(sim));

@@ -174,6 +174,21 @@ static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const Simulation *sim
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* /layout/emitted (int64, one per emitter, rank 0): how many bodies each emitter has made; their
+ * random streams are functions of (seed, emitter, step), so that count is the whole emitter state. */
+static PetscErrorCode WriteEmitters(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+{
+  PetscMPIInt rank;
+  IoH5Rows    rows;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? sim->sc.n_emitters : 0, &rows));
+  PetscCall(WriteHashed(file, "/layout/emitted", H5T_NATIVE_INT64, 1, &rows, sim->emitted, sum));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* /layout/rows_per_rank (ranks x 2, int64): each writing rank's (bodies, contacts) rows, so that a
  * restart at the same rank count can give every rank back exactly its rows. */
 static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
@@ -189,6 +204,7 @@ static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *s
   PetscCall(WriteHashed(file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(WriteCuts(comm, file, sim, sum));
+  PetscCall(WriteEmitters(comm, file, sim, sum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -356,6 +372,8 @@ typedef struct {
   double       *centers; /* walls x 3 */
   int64_t       grid[3]; /* the writer's process grid (0 0 0: not stored) */
   double       *cuts;    /* and its cuts, x then y then z */
+  int64_t      *emitted; /* bodies made per emitter (NULL: not stored, none made) */
+  hsize_t       n_emitted;
   char          why[WHY_MAX]; /* the first reason the file is refused, "" if none */
 } Reader;
 
@@ -562,6 +580,33 @@ static PetscErrorCode ReadWalls(MPI_Comm comm, Reader *r, int nw, uint64_t *sum)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* /layout/emitted, replicated (optional: files written before emitters existed have none). */
+static PetscErrorCode ReadEmitters(MPI_Comm comm, Reader *r, uint64_t *sum)
+{
+  PetscBool   found;
+  IoH5Rows    all;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoH5DatasetRows(r->file, "/layout/emitted", &r->n_emitted, &found));
+  if (!found) {
+    r->n_emitted = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (r->n_emitted > (1u << 20)) {
+    snprintf(r->why, sizeof(r->why), "dataset /layout/emitted has %llu rows", (unsigned long long)r->n_emitted);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(r->n_emitted + 1, &r->emitted));
+  PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, r->n_emitted, &all));
+  PetscCall(IoH5ReadRows(r->file, "/layout/emitted", H5T_NATIVE_INT64, 1, &all, r->emitted, r->why, sizeof(r->why)));
+  if (!r->why[0] && rank == 0) *sum += RowsHash("/layout/emitted", r->emitted, sizeof(int64_t), &all);
+  PetscCall(IoH5RowsDestroy(&all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The writer's cuts, when this run has the same process grid (else the uniform cuts stay and the
  * load balancer moves them). */
 static PetscErrorCode RestoreCuts(Reader *r)
@@ -617,6 +662,11 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   r->sim->last.step      = r->sim->step;
   r->sim->last.time      = r->sim->time;
   r->sim->last.bodies    = (PetscInt)h->bodies;
+  if (r->n_emitted != (hsize_t)r->sim->sc.n_emitters && (r->n_emitted || r->emitted)) {
+    snprintf(r->why, sizeof(r->why), "it stores the state of %llu emitters but its scenario has %d", (unsigned long long)r->n_emitted, r->sim->sc.n_emitters);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (hsize_t k = 0; k < r->n_emitted; k++) r->sim->emitted[k] = r->emitted[k];
   PetscCall(SimulationSetUpHalo(r->sim, serr, sizeof(serr)));
   if (serr[0]) snprintf(r->why, sizeof(r->why), "%.480s", serr);
   else PetscCall(RestoreCuts(r));
@@ -725,6 +775,7 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscCall(ReadWalls(comm, r, (int)h.walls, &local));
   PetscCall(ReadLayout(comm, r, &h, &local));
   PetscCall(ReadCuts(comm, r, &local));
+  PetscCall(ReadEmitters(comm, r, &local));
   if (!r->why[0]) PetscCall(ReadBodies(comm, r, h.bodies, &local));
   if (!r->why[0]) PetscCall(ReadContacts(comm, r, h.contacts, &local));
   /* Ranks agree before comparing, so a failure on one rank is a refusal on all. */
@@ -768,6 +819,7 @@ static PetscErrorCode ReaderClose(Reader *r)
   PetscCall(PetscFree(r->spath));
   PetscCall(PetscFree(r->centers));
   PetscCall(PetscFree(r->cuts));
+  PetscCall(PetscFree(r->emitted));
   PetscCall(BodyStoreDestroy(&r->bodies));
   PetscCall(ImpulseMemoryDestroy(&r->memory));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -20,6 +20,8 @@
  *   /layout/grid          int64 (3): the writer's process grid (1 1 1 on one rank)
  *   /layout/cuts          double (px + py + pz + 3): its cuts along x, then y, then z (optional:
  *                         older files lack grid and cuts, and restart with uniform cuts)
+ *   /layout/emitted       int64 (emitters): bodies each emitter has made (its random stream is a
+ *                         function of seed, emitter and step, so this is its whole state; optional)
  * Rows of /bodies and /contacts: each rank's rows as one block, in rank order (the owned bodies in
  * storage order, the contact memory sorted by key); at one rank the storage order, so a one-rank
  * restart continues bitwise. Reading at P ranks splits the rows into P even blocks

@@ -26,6 +26,7 @@
  *     overlaps another box body's bounding sphere or reaches into a box wall is rejected rather
  *     than left to pass through it. */
 #include "population.h"
+#include "random.h"
 #include "broadphase.h"
 #include "narrowphase.h"
 #include "vec3.h"
@@ -187,16 +188,6 @@ static PetscErrorCode FillLattice(const Scenario *sc, const FillSpec *f, BodySto
 }
 
 /* ---- random fill --------------------------------------------------------------------------- */
-
-/* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator whose whole state is the seed. */
-static uint64_t splitmix64(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-static double uniform01(uint64_t *state) { return (double)(splitmix64(state) >> 11) * 0x1.0p-53; } /* [0, 1) */
 
 /* Spheres that a random candidate must not overlap: the small ones in a cell grid over the
  * candidate box (cell >= candidate radius + their radius, so the 27 cells around a candidate hold

@@ -7,12 +7,12 @@
  * numbers, so "abc", true, null and "5" are rejected rather than read as 0 or 5.
  *
  * Keys read in a fixed order (domain, gravity, time, contact, solver, materials, walls, bodies,
- * fills, output), so materials are known before anything refers to them by name.
+ * fills, emitters, output), so materials are known before anything refers to them by name.
  *
  * Defaults (the documented choices):
  *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s;
  *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
- *     extent, fill radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
+ *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
  *     active set scales with the grains; 0.001 m when the file has no bodies;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s;
  *   materials: rolling_friction, spinning_friction, compliance, cohesion 0;
@@ -20,6 +20,8 @@
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape;
  *   fills: velocity 0; random seed 0;
+ *   emitters: start 0, count 0 and end 0 (no limit of that kind; one of them is required),
+ *     velocity and velocity_spread 0, seed 0; radius: a number is a fixed size;
  *   output: dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none). */
 #include "scenario.h"
 #include "vec3.h"
@@ -587,6 +589,110 @@ static int read_fills(Reader *r, const yaml_node_t *root, Scenario *sc)
   return 0;
 }
 
+/* radius: R (fixed), or {distribution: uniform, min, max}, or {distribution: normal, mean, std, min, max} */
+static int read_emitter_radius(Reader *r, const yaml_node_t *m, const char *ip, EmitterSpec *e)
+{
+  static const char *const dists[] = {"fixed", "uniform", "normal", NULL};
+  static const char *const keys[][6] = {{"distribution", "value", NULL}, {"distribution", "min", "max", NULL}, {"distribution", "mean", "std", "min", "max", NULL}};
+  const char *hint = "give radius: R, or {distribution: uniform, min: A, max: B}, or {distribution: normal, mean: M, std: S, min: A, max: B} (m)";
+  char kp[KEY_PATH_MAX], dp[KEY_PATH_MAX];
+  yaml_node_t *v = field(r, m, ip, "radius", kp);
+  int dist = SIZE_FIXED;
+  if (!v) return missing(r, m, kp, hint);
+  if (v->type == YAML_SCALAR_NODE) {
+    e->size = SIZE_FIXED;
+    TRY(get_number(r, m, ip, "radius", REQUIRED, POSITIVE, hint, &e->radius));
+    e->radius_min = e->radius_max = e->radius;
+    return 0;
+  }
+  TRY(expect_mapping(r, v, kp, hint));
+  TRY(get_choice(r, v, kp, "distribution", REQUIRED, dists, "give the size distribution fixed, uniform or normal", &dist));
+  e->size = (SizeDistribution)dist;
+  TRY(check_keys(r, v, kp, keys[dist]));
+  if (dist == SIZE_FIXED) {
+    TRY(get_number(r, v, kp, "value", REQUIRED, POSITIVE, "give the radius in m", &e->radius));
+    e->radius_min = e->radius_max = e->radius;
+    return 0;
+  }
+  TRY(get_number(r, v, kp, "min", REQUIRED, POSITIVE, "give the smallest radius in m", &e->radius_min));
+  TRY(get_number(r, v, kp, "max", REQUIRED, POSITIVE, "give the largest radius in m", &e->radius_max));
+  if (e->radius_max < e->radius_min) return fail(r, field(r, v, kp, "max", dp), dp, "%g is less than min %g; give min <= max", e->radius_max, e->radius_min);
+  if (dist == SIZE_NORMAL) {
+    TRY(get_number(r, v, kp, "mean", REQUIRED, POSITIVE, "give the mean radius in m", &e->radius_mean));
+    TRY(get_number(r, v, kp, "std", REQUIRED, NON_NEGATIVE, "give the standard deviation of the radius in m", &e->radius_std));
+    if (e->radius_mean < e->radius_min || e->radius_mean > e->radius_max)
+      return fail(r, field(r, v, kp, "mean", dp), dp, "%g lies outside [min, max] = [%g, %g]; the normal is truncated to that range", e->radius_mean, e->radius_min, e->radius_max);
+  }
+  e->radius = dist == SIZE_NORMAL ? e->radius_mean : 0.5 * (e->radius_min + e->radius_max);
+  return 0;
+}
+
+/* Bad emitters are caught here (GUIDE: at check): a region outside the domain or narrower than the
+ * largest sphere, and a rate whose bodies of one step could not fit in the region without
+ * overlap (more than 30% of its volume, about the densest a random placement reaches easily). */
+static int check_emitter(Reader *r, const yaml_node_t *m, const char *ip, const yaml_node_t *region, const char *rp, const Scenario *sc, const EmitterSpec *e)
+{
+  static const char *const axes = "xyz";
+  char kp[KEY_PATH_MAX];
+  double volume = 1, per_step, batch;
+  for (int a = 0; a < 3; a++) {
+    if (e->region_min[a] < sc->domain_min[a] || e->region_max[a] > sc->domain_max[a])
+      return fail(r, region, rp, "[%g, %g] along %c is not inside the domain [%g, %g]; move the emitter region into the domain", e->region_min[a], e->region_max[a], axes[a], sc->domain_min[a],
+                  sc->domain_max[a]);
+    if (e->region_max[a] - e->region_min[a] < 2 * e->radius_max)
+      return fail(r, region, rp, "is %g m wide along %c, less than the largest sphere diameter %g m; enlarge the region", e->region_max[a] - e->region_min[a], axes[a], 2 * e->radius_max);
+    volume *= e->region_max[a] - e->region_min[a];
+  }
+  per_step = ceil(e->rate * sc->time_step);
+  batch    = per_step * 4.0 / 3.0 * M_PI * pow(e->radius_max, 3);
+  if (batch > 0.3 * volume)
+    return fail(r, field(r, m, ip, "rate", kp), kp, "%g bodies per second are %g per step of %g s, %.3g m^3 of spheres, more than 30%% of the region's %.3g m^3, so they cannot be placed without overlap; lower the rate, enlarge the region or shorten the time step",
+                e->rate, per_step, sc->time_step, batch, volume);
+  return 0;
+}
+
+static int read_emitters(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"region", "rate", "count", "start", "end", "radius", "velocity", "velocity_spread", "seed", "material", NULL};
+  static const char *const region_keys[] = {"min", "max", NULL};
+  const char *hint = "write emitters: [{region: {min: [..], max: [..]}, rate: N, count: C, radius: R, material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "emitters", kp);
+  int n;
+  if (!list) return 0;
+  TRY(expect_list(r, list, kp, hint));
+  n = seq_count(list);
+  sc->emitters = calloc((size_t)n + 1, sizeof(EmitterSpec));
+  if (!sc->emitters) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *m = seq_item(r, list, i), *region;
+    EmitterSpec *e = &sc->emitters[i];
+    long long count = 0, seed = 0;
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, hint));
+    TRY(check_keys(r, m, ip, keys));
+    TRY(get_mapping(r, m, ip, "region", REQUIRED, region_keys, "give region: {min: [x, y, z], max: [x, y, z]} (m)", &region, rp));
+    TRY(get_box(r, region, rp, "region", e->region_min, e->region_max));
+    TRY(get_number(r, m, ip, "rate", REQUIRED, POSITIVE, "give the bodies per second", &e->rate));
+    TRY(get_integer(r, m, ip, "count", OPTIONAL, 0, "give the total number of bodies to emit (0: no limit)", &count));
+    TRY(get_number(r, m, ip, "start", OPTIONAL, NON_NEGATIVE, "give the time to start emitting in s", &e->start));
+    TRY(get_number(r, m, ip, "end", OPTIONAL, NON_NEGATIVE, "give the time to stop emitting in s (0: no limit)", &e->end));
+    if (!count && !e->end) return fail(r, m, ip, "has neither count nor end, so it would never stop; give count: N or end: T");
+    if (e->end && e->end <= e->start) return fail(r, field(r, m, ip, "end", sp), sp, "%g is not after start %g; give end > start", e->end, e->start);
+    e->count = (long)count;
+    TRY(read_emitter_radius(r, m, ip, e));
+    TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the mean velocity [x, y, z] of the new bodies in m/s", e->velocity));
+    TRY(get_vector(r, m, ip, "velocity_spread", OPTIONAL, 3, NON_NEGATIVE, "give the half-width [x, y, z] of the uniform random velocity added, in m/s", e->velocity_spread));
+    TRY(get_integer(r, m, ip, "seed", OPTIONAL, 0, "give the random seed, an integer >= 0", &seed));
+    e->seed = (unsigned long)seed;
+    TRY(get_material(r, sc, m, ip, &e->material));
+    TRY(check_emitter(r, m, ip, region, rp, sc, e));
+    e->line = line_of(m);
+    sc->n_emitters = i + 1;
+  }
+  return 0;
+}
+
 static int read_output(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[] = {"dir", "snapshot_interval", "checkpoint_interval", NULL};
@@ -606,12 +712,13 @@ static double default_envelope(const Scenario *sc)
   for (int i = 0; i < sc->n_bodies; i++)
     for (int a = 0; a < (sc->bodies[i].shape == SHAPE_SPHERE ? 1 : 3); a++) smallest = fmin(smallest, sc->bodies[i].size[a]);
   for (int i = 0; i < sc->n_fills; i++) smallest = fmin(smallest, sc->fills[i].radius);
+  for (int i = 0; i < sc->n_emitters; i++) smallest = fmin(smallest, sc->emitters[i].radius_min);
   return isfinite(smallest) ? 0.1 * smallest : 1e-3;
 }
 
 static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "output", NULL};
+  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "emitters", "output", NULL};
   char got[96], names[256];
   int envelope_given = 0;
   if (root->type != YAML_MAPPING_NODE) {
@@ -629,6 +736,7 @@ static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
   TRY(read_walls(r, root, sc));
   TRY(read_bodies(r, root, sc));
   TRY(read_fills(r, root, sc));
+  TRY(read_emitters(r, root, sc));
   TRY(read_output(r, root, sc));
   if (!envelope_given) sc->envelope = default_envelope(sc);
   return 0;
@@ -762,6 +870,7 @@ void scenario_free(Scenario *sc)
   free(sc->wall_lines);
   free(sc->bodies);
   free(sc->fills);
+  free(sc->emitters);
   memset(sc, 0, sizeof *sc);
 }
 

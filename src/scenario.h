@@ -21,6 +21,7 @@
 typedef enum { CONTACT_MODEL_CCP = 0, CONTACT_MODEL_PENALTY = 1 } ContactModel;
 typedef enum { SOLVER_JACOBI = 0, SOLVER_GAUSS_SEIDEL = 1, SOLVER_APGD = 2 } SolverType;
 typedef enum { FILL_LATTICE = 0, FILL_RANDOM = 1 } FillType;
+typedef enum { SIZE_FIXED = 0, SIZE_UNIFORM = 1, SIZE_NORMAL = 2 } SizeDistribution;
 
 typedef struct {
   ShapeKind shape;
@@ -46,6 +47,23 @@ typedef struct {
   int      line;
 } FillSpec;
 
+/* A source of spheres (src/emitter.h): `rate` per second from `start` on, until `count` were made
+ * or the time reaches `end` (0: no limit of that kind); each at a random place in the region, with
+ * a radius from the distribution and the velocity plus a uniform random part of +-spread. */
+typedef struct {
+  double           region_min[3], region_max[3];
+  double           rate, start, end;
+  long             count;
+  SizeDistribution size;
+  double           radius;              /* fixed */
+  double           radius_min, radius_max; /* uniform, and the bounds of the truncated normal */
+  double           radius_mean, radius_std; /* normal */
+  double           velocity[3], velocity_spread[3];
+  unsigned long    seed;
+  int              material;
+  int              line;
+} EmitterSpec;
+
 typedef struct {
   char         path[SCENARIO_PATH_MAX]; /* file it was read from */
   char        *text;                    /* the whole file, for checkpoints */
@@ -62,6 +80,7 @@ typedef struct {
   int          n_walls;      Wall     *walls;   int *wall_lines;
   int          n_bodies;     BodySpec *bodies;
   int          n_fills;      FillSpec *fills;
+  int          n_emitters;   EmitterSpec *emitters;
   char         output_dir[SCENARIO_PATH_MAX];
   double       snapshot_interval;       /* simulated s; 0 = only first and last */
   double       checkpoint_interval;     /* simulated s; 0 = none */

@@ -5,6 +5,7 @@
 #include "spatial_order.h"
 #include "balance.h"
 #include "impulse_routing.h"
+#include "emitter.h"
 #include "vec3.h"
 #include <string.h>
 
@@ -49,6 +50,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(BodyStoreCreate(&sim->bodies));
   PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
+  PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
   PetscCall(ImpulseMemoryCreate(&sim->previous));
   PetscCall(BroadphaseCreate(&sim->bp));
@@ -126,6 +128,7 @@ PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen)
   err[0] = 0;
   if (!sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
+  sim->halo = PetscMax(sim->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
   PetscCall(DomainCheckHalo(sim->domain, sim->halo, &ok, err, errlen));
   if (ok) PetscCall(DomainSetHalo(sim->domain, sim->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -148,6 +151,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
     PetscCall(DomainDestroy(&sim->domain));
   }
   PetscCall(PetscFree(sim->walls));
+  PetscCall(PetscFree(sim->emitted));
   PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
@@ -334,6 +338,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
 
   PetscFunctionBegin;
   t0 = MPI_Wtime();
+  PetscCall(SimulationEmit(sim));
   if (sim->size > 1) {
     PetscCall(VelocityCouplingResetStats(sim->coupling));
     PetscCall(DistributedBegin(sim, &gremoved, &bytes));

@@ -35,7 +35,8 @@ typedef struct {
   PetscInt    step;
   double      time;
   PetscInt    removed;        /* bodies that left the domain so far (global) */
-  int64_t     next_id;        /* next global id to hand out */
+  int64_t     next_id;        /* next global id to hand out (the same on every rank) */
+  int64_t    *emitted;        /* bodies each emitter has made so far (sc.n_emitters) */
   double      warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
   double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a non-converged step */
   PetscInt    sort_interval;    /* -sort_interval: steps between Morton reorderings of the bodies */
@@ -58,6 +59,8 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
  * narrower than the halo is bad input: err set (the same on every rank). Nothing on one rank. */
 PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen);
 PetscErrorCode SimulationStep(Simulation *sim);
+/* The emitters' bodies due at the current time (src/emission.c); called by SimulationStep. */
+PetscErrorCode SimulationEmit(Simulation *sim);
 PetscErrorCode SimulationDestroy(Simulation **sim);
 /* Storage index of the owned body with this id, or -1. */
 PetscInt SimulationFindBody(const Simulation *sim, int64_t id);

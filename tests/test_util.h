@@ -70,10 +70,10 @@ static inline PetscErrorCode TestFixedGrid(const char *grid)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A body's id and velocity (linear world, angular body frame, as stored). */
+/* A body's id, position and velocity (linear world, angular body frame, as stored). */
 typedef struct {
   int64_t id;
-  double  v[6];
+  double  x[3], v[6], r;
 } TestBodyVel;
 
 static inline int TestCompareBodyVel(const void *a, const void *b)
@@ -82,7 +82,7 @@ static inline int TestCompareBodyVel(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The (id, velocity) of every body of sim gathered on rank 0 of sim->comm, sorted by id (*out
+/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of sim->comm, sorted by id (*out
  * allocated there, PetscFree it; other ranks get *n = 0). Collective. */
 static inline PetscErrorCode TestGatherVelocities(const Simulation *sim, TestBodyVel **out, PetscInt *n)
 {
@@ -96,6 +96,8 @@ static inline PetscErrorCode TestGatherVelocities(const Simulation *sim, TestBod
   PetscCall(PetscMalloc1(nloc + 1, &mine));
   for (PetscInt i = 0; i < nloc; i++) {
     mine[i].id = sim->bodies.id[i];
+    mine[i].r  = sim->bodies.radius[i];
+    for (int k = 0; k < 3; k++) mine[i].x[k] = sim->bodies.pos[3 * i + k];
     for (int k = 0; k < 6; k++) mine[i].v[k] = sim->bodies.vel[6 * i + k];
   }
   if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));

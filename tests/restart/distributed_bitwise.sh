@@ -3,7 +3,9 @@
 #  1. Two runs of the restart pile on 2 ranks (load balancing every 20 steps) write byte-identical
 #     snapshots (cmp).
 #  2. A restart on 2 ranks from the step-70 checkpoint writes snapshots byte-identical to the
-#     uninterrupted run's (the cuts, the body order and the warm-start memory come back as they were).
+#     uninterrupted run's (the cuts, the body order and the warm-start memory come back as they
+#     were); the same for a pour from an emitter (pour.yaml: checkpoint at step 100 of 200, while
+#     the emitter is still pouring: its state and the id counter come back too).
 #  3. Restarts of that 2-rank checkpoint on 1 and 3 ranks run to the end with every body (owned or
 #     counted as having left the domain: this pile's solves stop at 40 iterations, far from
 #     converged, so runs on other rank counts part ways and a few bodies may fly out).
@@ -42,6 +44,10 @@ same_snapshots "$W/a" "$W/b" 0
 echo "2. 2-rank restart from step 70:"
 $MPI -n 2 "$CCPDEM" restart "$W/a/checkpoints/ckpt-000070.h5" -o "$W/r2" -balance_interval 20 > "$W/r2.log" 2>&1 || fail "2-rank restart failed: $(tail -3 "$W/r2.log")"
 same_snapshots "$W/a" "$W/r2" 71
+
+$MPI -n 2 "$CCPDEM" run "$HERE/pour.yaml" -o "$W/pour" -checkpoint_every_steps 100 > "$W/pour.log" 2>&1 || fail "2-rank pour failed: $(tail -3 "$W/pour.log")"
+$MPI -n 2 "$CCPDEM" restart "$W/pour/checkpoints/ckpt-000100.h5" -o "$W/pour_r" > "$W/pour_r.log" 2>&1 || fail "2-rank pour restart failed: $(tail -3 "$W/pour_r.log")"
+same_snapshots "$W/pour" "$W/pour_r" 101
 
 echo "3. restarts on other rank counts:"
 for np in 1 3; do

@@ -4,7 +4,9 @@
  *
  * Besides the GUIDE's datasets, /bodies/shape (int32, ShapeKind) and /bodies/half_extents (n x 3;
  * box half extents, (r, r, r) for a sphere: the half extents of its bounding cube) let ParaView
- * draw boxes. */
+ * draw boxes, and /boxes/ holds the box bodies alone (id, position, quaternion, half_extents,
+ * velocity, angular_velocity (world), rank, material; b rows, possibly 0) for their own grid in the
+ * XDMF index. */
 #include "snapshot.h"
 #include "h5.h"
 #include "vec3.h"
@@ -53,6 +55,50 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* /boxes/<datasets>: the owned box bodies again. Collective (every rank joins, boxes or not). */
+static PetscErrorCode WriteBoxes(MPI_Comm comm, hid_t file, const BodyStore *s)
+{
+  PetscInt    nbox = 0;
+  PetscInt   *pick;
+  IoH5Rows    rows;
+  hid_t       group;
+  double     *d;
+  int64_t    *ids;
+  int32_t    *ints;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(s->n_owned + 1, &pick));
+  for (PetscInt i = 0; i < s->n_owned; i++)
+    if (s->shape[i] == SHAPE_BOX) pick[nbox++] = i;
+  PetscCall(PetscMalloc3(4 * nbox + 1, &d, nbox + 1, &ids, nbox + 1, &ints));
+  PetscCall(IoH5RowsCreate(comm, nbox, &rows));
+  PetscCall(IoH5CreateGroup(file, "boxes", &group));
+  for (PetscInt k = 0; k < nbox; k++) ids[k] = s->id[pick[k]];
+  PetscCall(IoH5WriteRows(group, "id", H5T_NATIVE_INT64, 1, &rows, ids));
+  for (PetscInt k = 0; k < nbox; k++) v3_copy(&d[3 * k], &s->pos[3 * pick[k]]);
+  PetscCall(IoH5WriteRows(group, "position", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt k = 0; k < nbox; k++) v3_copy(&d[3 * k], &s->size[3 * pick[k]]);
+  PetscCall(IoH5WriteRows(group, "half_extents", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt k = 0; k < nbox; k++) v3_copy(&d[3 * k], &s->vel[6 * pick[k]]);
+  PetscCall(IoH5WriteRows(group, "velocity", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt k = 0; k < nbox; k++) quat_rotate(&d[3 * k], &s->quat[4 * pick[k]], &s->vel[6 * pick[k] + 3]); /* body -> world frame */
+  PetscCall(IoH5WriteRows(group, "angular_velocity", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt k = 0; k < nbox; k++)
+    for (int c = 0; c < 4; c++) d[4 * k + c] = s->quat[4 * pick[k] + c];
+  PetscCall(IoH5WriteRows(group, "quaternion", H5T_NATIVE_DOUBLE, 4, &rows, d));
+  for (PetscInt k = 0; k < nbox; k++) ints[k] = rank;
+  PetscCall(IoH5WriteRows(group, "rank", H5T_NATIVE_INT32, 1, &rows, ints));
+  for (PetscInt k = 0; k < nbox; k++) ints[k] = s->material[pick[k]];
+  PetscCall(IoH5WriteRows(group, "material", H5T_NATIVE_INT32, 1, &rows, ints));
+  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree3(d, ids, ints));
+  PetscCall(PetscFree(pick));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* HDF5 needs identical attribute values on every rank of a parallel file; a mismatch would be
  * silently resolved by one rank's value, so it is an error here. */
 static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double time)
@@ -91,6 +137,7 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, d
   PetscCall(IoH5WriteAttribute(file, "step", H5T_NATIVE_INT64, &step64));
   PetscCall(IoH5WriteAttribute(file, "time", H5T_NATIVE_DOUBLE, &time));
   PetscCall(WriteBodies(comm, file, s));
+  PetscCall(WriteBoxes(comm, file, s));
   PetscCall(IoH5OpenObjects(file, &open_objects));
   PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SnapshotWrite left %zd HDF5 objects open in %s (a bug in io/snapshot.c)", open_objects, tmp);
   CCPDEM_H5(H5Fclose(file));

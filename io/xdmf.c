@@ -14,8 +14,8 @@
 typedef struct {
   int64_t step;
   double  time;
-  hsize_t rows;
-  char    file[32]; /* snap-<step>.h5 */
+  hsize_t rows, box_rows; /* /bodies and /boxes rows (0 boxes: no /boxes group, or empty) */
+  char    file[32];       /* snap-<step>.h5 */
 } SnapshotEntry;
 
 /* The per-body datasets shown as point attributes (the writer is io/snapshot.c). */
@@ -35,6 +35,30 @@ static const PointAttribute point_attributes[] = {
   {"half_extents",     "Vector", "Float", 3, 8},
   {"quaternion",       "Matrix", "Float", 4, 8},
 };
+
+/* The box bodies again, in their own grid (/boxes: the writer's BOX_DATASETS). */
+static const PointAttribute box_attributes[] = {
+  {"half_extents",     "Vector", "Float", 3, 8},
+  {"quaternion",       "Matrix", "Float", 4, 8},
+  {"velocity",         "Vector", "Float", 3, 8},
+  {"angular_velocity", "Vector", "Float", 3, 8},
+  {"id",               "Scalar", "Int",   1, 8},
+  {"rank",             "Scalar", "Int",   1, 4},
+  {"material",         "Scalar", "Int",   1, 4},
+};
+
+/* Rows of a 2-D dataset of width 3 (its first dimension), or -1. */
+static long long Rows3(hid_t file, const char *name)
+{
+  hid_t     dset = H5Dopen2(file, name, H5P_DEFAULT), space = -1;
+  long long rows = -1;
+  hsize_t   dims[2];
+
+  if (dset >= 0 && (space = H5Dget_space(dset)) >= 0 && H5Sget_simple_extent_ndims(space) == 2 && H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[1] == 3) rows = (long long)dims[0];
+  if (space >= 0 && H5Sclose(space) < 0) rows = -1;
+  if (dset >= 0 && H5Dclose(dset) < 0) rows = -1;
+  return rows;
+}
 
 /* snap-<at least 6 digits>.h5 -> step. Anything else (temporary files included) is not a snapshot. */
 static PetscBool ParseSnapshotName(const char *name, int64_t *step)
@@ -63,20 +87,17 @@ static herr_t ReadScalarAttribute(hid_t loc, const char *name, hid_t memtype, vo
 static int ReadSnapshotEntry(const char *path, SnapshotEntry *e)
 {
   int   status = -1;
-  hid_t file, dset = -1, space = -1;
+  hid_t file;
 
   H5E_BEGIN_TRY {
     file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file >= 0) {
-      hsize_t dims[2];
-      if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 && ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 &&
-          (dset = H5Dopen2(file, "/bodies/position", H5P_DEFAULT)) >= 0 && (space = H5Dget_space(dset)) >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
-          H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[1] == 3) {
-        e->rows = dims[0];
-        status  = 0;
+      const long long rows = Rows3(file, "/bodies/position"), boxes = H5Lexists(file, "/boxes", H5P_DEFAULT) > 0 ? Rows3(file, "/boxes/position") : 0;
+      if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 && ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 && rows >= 0 && boxes >= 0) {
+        e->rows     = (hsize_t)rows;
+        e->box_rows = (hsize_t)boxes;
+        status      = 0;
       }
-      if (space >= 0 && H5Sclose(space) < 0) status = -1;
-      if (dset >= 0 && H5Dclose(dset) < 0) status = -1;
       if (H5Fclose(file) < 0) status = -1;
     }
   } H5E_END_TRY;
@@ -145,31 +166,51 @@ static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* <DataItem> for dataset /bodies/<name> of e's file, rows x width. */
-static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, const char *name, int width, const char *number_type, int precision)
+/* <DataItem> for dataset /<group>/<name> of e's file, rows x width. */
+static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, hsize_t rows, const char *group, const char *name, int width, const char *number_type, int precision)
 {
   PetscFunctionBegin;
-  PetscCall(Emit(fp, path, "          <DataItem Dimensions=\"%llu", (unsigned long long)e->rows));
+  PetscCall(Emit(fp, path, "          <DataItem Dimensions=\"%llu", (unsigned long long)rows));
   if (width > 1) PetscCall(Emit(fp, path, " %d", width));
-  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/bodies/%s</DataItem>\n", number_type, precision, e->file, name));
+  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/%s/%s</DataItem>\n", number_type, precision, e->file, group, name));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *e)
+/* One Polyvertex grid over /<group> of e's file: a point per row with the given attributes. */
+static PetscErrorCode EmitPoints(FILE *fp, const char *path, const SnapshotEntry *e, const char *name, const char *group, hsize_t rows, const PointAttribute *attrs, size_t nattrs, PetscBool with_time)
 {
   PetscFunctionBegin;
-  PetscCall(Emit(fp, path, "      <Grid Name=\"step %" PRId64 "\" GridType=\"Uniform\">\n", e->step));
-  PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
-  PetscCall(Emit(fp, path, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n", (unsigned long long)e->rows));
+  PetscCall(Emit(fp, path, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", name));
+  if (with_time) PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
+  PetscCall(Emit(fp, path, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n", (unsigned long long)rows));
   PetscCall(Emit(fp, path, "        <Geometry GeometryType=\"XYZ\">\n"));
-  PetscCall(EmitDataItem(fp, path, e, "position", 3, "Float", 8));
+  PetscCall(EmitDataItem(fp, path, e, rows, group, "position", 3, "Float", 8));
   PetscCall(Emit(fp, path, "        </Geometry>\n"));
-  for (size_t k = 0; k < sizeof(point_attributes) / sizeof(point_attributes[0]); k++) {
-    const PointAttribute *a = &point_attributes[k];
-    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", a->name, a->attribute_type));
-    PetscCall(EmitDataItem(fp, path, e, a->name, a->width, a->number_type, a->precision));
+  for (size_t k = 0; k < nattrs; k++) {
+    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[k].name, attrs[k].attribute_type));
+    PetscCall(EmitDataItem(fp, path, e, rows, group, attrs[k].name, attrs[k].width, attrs[k].number_type, attrs[k].precision));
     PetscCall(Emit(fp, path, "        </Attribute>\n"));
   }
+  PetscCall(Emit(fp, path, "      </Grid>\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One time step: all bodies as points; with boxes, a spatial collection of that grid and the boxes' own. */
+static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *e)
+{
+  const size_t nb = sizeof(point_attributes) / sizeof(point_attributes[0]), nx = sizeof(box_attributes) / sizeof(box_attributes[0]);
+  char         name[64];
+
+  PetscFunctionBegin;
+  snprintf(name, sizeof(name), "step %" PRId64, e->step);
+  if (!e->box_rows) {
+    PetscCall(EmitPoints(fp, path, e, name, "bodies", e->rows, point_attributes, nb, PETSC_TRUE));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(Emit(fp, path, "      <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Spatial\">\n", name));
+  PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
+  PetscCall(EmitPoints(fp, path, e, "bodies", "bodies", e->rows, point_attributes, nb, PETSC_FALSE));
+  PetscCall(EmitPoints(fp, path, e, "boxes", "boxes", e->box_rows, box_attributes, nx, PETSC_FALSE));
   PetscCall(Emit(fp, path, "      </Grid>\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -188,7 +229,7 @@ PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step)
   fp = fopen(tmp, "w");
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
   PetscCall(Emit(fp, tmp, "<?xml version=\"1.0\" ?>\n"));
-  PetscCall(Emit(fp, tmp, "<!-- ccpdem snapshots: one point per body (spheres and boxes); see io/xdmf.h -->\n"));
+  PetscCall(Emit(fp, tmp, "<!-- ccpdem snapshots: one point per body (spheres and boxes), and the boxes again in a grid of their own; see io/xdmf.h -->\n"));
   PetscCall(Emit(fp, tmp, "<Xdmf Version=\"3.0\">\n  <Domain>\n"));
   PetscCall(Emit(fp, tmp, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n"));
   for (size_t k = 0; k < count; k++) PetscCall(EmitGrid(fp, tmp, &entries[k]));

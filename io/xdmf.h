@@ -2,8 +2,10 @@
  *
  * Every body is one point of a Polyvertex grid (spheres and boxes alike) at /bodies/position, with
  * point attributes radius, velocity, angular_velocity (world frame), id, rank, material, shape,
- * half_extents and quaternion. Spheres: glyph by 'radius'. Boxes: threshold on shape = 1 and glyph
- * a cube scaled by half_extents and oriented by quaternion. */
+ * half_extents and quaternion. Spheres: glyph by 'radius'. A snapshot with boxes makes its time
+ * step a spatial collection of that grid ("bodies") and a second one ("boxes", from /boxes) with a
+ * point per box at its centre and half_extents, quaternion, velocity, angular_velocity, id, rank,
+ * material: glyph a cube scaled by half_extents and oriented by quaternion. */
 #ifndef CCPDEM_XDMF_H
 #define CCPDEM_XDMF_H
 #include <petscsys.h>

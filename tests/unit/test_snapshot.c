@@ -268,6 +268,9 @@ typedef struct {
 /* Checks one <DataItem Dimensions=.. NumberType=.. Precision=.. Format="HDF">file:/path</DataItem>
  * against the HDF5 file it names (relative to outdir) and returns the leading dimension. */
 static const char *const dataset_names[10] = {"id", "position", "quaternion", "velocity", "angular_velocity", "radius", "material", "rank", "shape", "half_extents"};
+static const char *const box_dataset_names[8] = {"id", "position", "quaternion", "velocity", "angular_velocity", "material", "rank", "half_extents"};
+#define BODIES_MASK 0x3ffu            /* every /bodies dataset: bits 0-9 */
+#define BOXES_MASK  (0xffu << 10)     /* every /boxes dataset: bits 10-17 */
 
 static long long CheckDataItem(const char *outdir, const char *tag, const char *tag_end, const char *text, size_t text_len, unsigned *mask)
 {
@@ -299,6 +302,8 @@ static long long CheckDataItem(const char *outdir, const char *tag, const char *
   CHECK(dset >= 0, "DataItem names dataset %s, absent from %s", colon + 4, file);
   for (int k = 0; k < 10; k++)
     if (!strncmp(colon + 4, "/bodies/", 8) && !strcmp(colon + 12, dataset_names[k])) *mask |= 1u << k;
+  for (int k = 0; k < 8; k++)
+    if (!strncmp(colon + 4, "/boxes/", 7) && !strcmp(colon + 11, box_dataset_names[k])) *mask |= 1u << (10 + k);
   if (dset >= 0) {
     type  = H5Dget_type(dset);
     space = H5Dget_space(dset);
@@ -327,7 +332,8 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
   FILE      *fp;
   GridSeen   seen[16];
   long long  grid_rows = -1;
-  unsigned   grid_mask = 0;
+  unsigned   grid_mask = 0, want_mask = 0; /* datasets seen in the current point grid, and wanted */
+  int        point_grids = 0, box_grids = 0;
   const char *p, *item_tag = NULL, *item_tag_end = NULL, *item_text = NULL;
 
   snprintf(path, sizeof(path), "%s/snapshots.xmf", outdir);
@@ -395,16 +401,21 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
       char value[64];
       if (depth == 0) roots++;
       if (!strcmp(name, "Grid")) {
+        char gname[64];
+        long long st = -1;
         TagAttribute(p, q, "GridType", value, sizeof(value));
-        if (!strcmp(value, "Uniform") && ngrids < 16) {
-          if (ngrids > 0) CHECK(grid_mask == 0x3ffu, "%s grid %d does not show every /bodies dataset (mask %x)", path, ngrids - 1, grid_mask);
-          grid_mask = 0;
-          TagAttribute(p, q, "Name", value, sizeof(value));
-          long long st = -1;
-          if (sscanf(value, "step %lld", &st) != 1) st = -1;
+        TagAttribute(p, q, "Name", gname, sizeof(gname));
+        if (sscanf(gname, "step %lld", &st) == 1 && ngrids < 16) { /* a time step: one grid, or a collection of bodies and boxes */
           seen[ngrids].step = st;
           seen[ngrids].time = NAN;
           ngrids++;
+        }
+        if (!strcmp(value, "Uniform")) { /* a point grid: all bodies, or the boxes */
+          if (point_grids > 0) CHECK(grid_mask == want_mask, "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path, point_grids - 1, grid_mask, want_mask);
+          grid_mask = 0;
+          want_mask = strcmp(gname, "boxes") ? BODIES_MASK : BOXES_MASK;
+          box_grids += want_mask == BOXES_MASK;
+          point_grids++;
         }
       } else if (!strcmp(name, "Time") && ngrids > 0) {
         TagAttribute(p, q, "Value", value, sizeof(value));
@@ -428,9 +439,10 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
   for (int k = 0; k < ngrids && k < nwant; k++)
     /* time printed with %.17g: read back exactly */
     CHECK(seen[k].step == want[k].step && seen[k].time == want[k].time, "%s grid %d: step %lld time %.17g, want %lld %.17g", path, k, (long long)seen[k].step, seen[k].time, (long long)want[k].step, want[k].time);
-  if (ngrids > 0) CHECK(grid_mask == 0x3ffu, "%s grid %d does not show every /bodies dataset (mask %x)", path, ngrids - 1, grid_mask);
-  CHECK(items == 10 * ngrids, "%s: %d DataItems for %d grids, want 10 each (one per /bodies dataset)", path, items, ngrids);
-  printf("  %s: well formed, %d grids in step order, %d data items match their datasets\n", path, ngrids, items);
+  if (point_grids > 0) CHECK(grid_mask == want_mask, "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path, point_grids - 1, grid_mask, want_mask);
+  CHECK(point_grids == ngrids + box_grids, "%s: %d point grids for %d steps and %d box grids", path, point_grids, ngrids, box_grids);
+  CHECK(items == 10 * ngrids + 8 * box_grids, "%s: %d DataItems for %d steps and %d box grids, want 10 each (one per /bodies dataset) and 8 per box grid", path, items, ngrids, box_grids);
+  printf("  %s: well formed, %d steps in order (%d with a box grid), %d data items match their datasets\n", path, ngrids, box_grids, items);
   free(xml);
 }
 

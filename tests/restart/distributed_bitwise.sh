@@ -2,7 +2,7 @@
 # Distributed runs through the binary (label restart). Usage: distributed_bitwise.sh CCPDEM WORKDIR
 #  1. Two runs of the restart pile on 2 ranks (load balancing every 20 steps) write byte-identical
 #     snapshots (cmp).
-#  2. A restart on 2 ranks from the step-70 checkpoint writes snapshots byte-identical to the
+#  2. A restart on 2 ranks from the step-100 checkpoint (of 200) writes snapshots byte-identical to the
 #     uninterrupted run's (the cuts, the body order and the warm-start memory come back as they
 #     were); the same for a pour from an emitter (pour.yaml: checkpoint at step 100 of 200, while
 #     the emitter is still pouring: its state and the id counter come back too).
@@ -36,14 +36,14 @@ same_snapshots() { # dir a, dir b, first step
 }
 
 for run in a b; do
-  $MPI -n 2 "$CCPDEM" run "$SCEN" -o "$W/$run" -balance_interval 20 -checkpoint_every_steps 70 -checkpoint_keep 5 > "$W/$run.log" 2>&1 || fail "2-rank run $run failed: $(tail -3 "$W/$run.log")"
+  $MPI -n 2 "$CCPDEM" run "$SCEN" -o "$W/$run" -balance_interval 20 -checkpoint_every_steps 100 -checkpoint_keep 5 > "$W/$run.log" 2>&1 || fail "2-rank run $run failed: $(tail -3 "$W/$run.log")"
 done
 echo "1. two 2-rank runs:"
 same_snapshots "$W/a" "$W/b" 0
 
-echo "2. 2-rank restart from step 70:"
-$MPI -n 2 "$CCPDEM" restart "$W/a/checkpoints/ckpt-000070.h5" -o "$W/r2" -balance_interval 20 > "$W/r2.log" 2>&1 || fail "2-rank restart failed: $(tail -3 "$W/r2.log")"
-same_snapshots "$W/a" "$W/r2" 71
+echo "2. 2-rank restarts from step 100:"
+$MPI -n 2 "$CCPDEM" restart "$W/a/checkpoints/ckpt-000100.h5" -o "$W/r2" -balance_interval 20 > "$W/r2.log" 2>&1 || fail "2-rank restart failed: $(tail -3 "$W/r2.log")"
+same_snapshots "$W/a" "$W/r2" 101
 
 $MPI -n 2 "$CCPDEM" run "$HERE/pour.yaml" -o "$W/pour" -checkpoint_every_steps 100 > "$W/pour.log" 2>&1 || fail "2-rank pour failed: $(tail -3 "$W/pour.log")"
 $MPI -n 2 "$CCPDEM" restart "$W/pour/checkpoints/ckpt-000100.h5" -o "$W/pour_r" > "$W/pour_r.log" 2>&1 || fail "2-rank pour restart failed: $(tail -3 "$W/pour_r.log")"
@@ -51,7 +51,7 @@ same_snapshots "$W/pour" "$W/pour_r" 101
 
 echo "3. restarts on other rank counts:"
 for np in 1 3; do
-  $MPI -n $np "$CCPDEM" restart "$W/a/checkpoints/ckpt-000070.h5" -o "$W/r$np" > "$W/r$np.log" 2>&1 || fail "$np-rank restart failed: $(tail -3 "$W/r$np.log")"
+  $MPI -n $np "$CCPDEM" restart "$W/a/checkpoints/ckpt-000100.h5" -o "$W/r$np" > "$W/r$np.log" 2>&1 || fail "$np-rank restart failed: $(tail -3 "$W/r$np.log")"
   last=$(tail -1 "$W/r$np/timeseries.csv" | cut -d, -f1)
   summary=$(grep -o "bodies [0-9]* ([0-9]* left the domain)" "$W/r$np.log")
   kept=$(echo "$summary" | awk '{print $2}'); left=$(echo "$summary" | tr -d '(' | awk '{print $3}')

@@ -3,6 +3,7 @@
  *   ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]     (continue a checkpointed run)
  *   ccpdem check SCENARIO.yaml                            (validate only)
  *   ccpdem info FILE.h5                                   (summary of a snapshot or checkpoint)
+ *   ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B]     (angle of repose of a pile)
  * Exit codes: 0 success, CCPDEM_EXIT_BAD_INPUT (2) rejected input, CCPDEM_EXIT_RUNTIME (1) other
  * failures, CCPDEM_EXIT_REQUEUE (3) checkpointed on a signal. */
 #include "scenario.h"
@@ -11,6 +12,7 @@
 #include "run_loop.h"
 #include "checkpoint.h"
 #include "default_scenario.h"
+#include "commands.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +29,8 @@ static const char help[] = "ccpdem: granular and multibody dynamics with frictio
                            "                                                  (default: the scenario's time.end)\n"
                            "  ccpdem check SCENARIO.yaml                      validate a scenario and exit\n"
                            "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
+                           "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
+                           "                                                  angle of repose of the pile (of bodies with A <= x <= B)\n"
                            "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
                            "checkpoints: -checkpoint_every_steps N, -checkpoint_interval T (simulated s, overrides\n"
                            "output.checkpoint_interval), -checkpoint_wall_interval W (wall s), -checkpoint_keep K (default 2);\n"
@@ -283,10 +287,15 @@ int main(int argc, char **argv)
   else if (!strcmp(cmd, "restart")) ierr = CommandRestart(argc, argv, &exit_code);
   else if (!strcmp(cmd, "check")) ierr = CommandCheck(Positional(argc, argv), &exit_code);
   else if (!strcmp(cmd, "info")) ierr = CommandInfo(Positional(argc, argv), &exit_code);
+  else if (!strcmp(cmd, "analyze")) {
+    char err[SCENARIO_ERR_MAX];
+    ierr = CommandAnalyze(argc, argv, err, sizeof(err), &exit_code);
+    if (!ierr && err[0]) ReportBadInput(err);
+  }
   else {
     char msg[256];
     PetscHelpPrintf(PETSC_COMM_WORLD, "%s", help);
-    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check' or 'info'", cmd);
+    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check', 'info' or 'analyze'", cmd);
     if (strcmp(cmd, "-help") && strcmp(cmd, "--help")) ReportBadInput(msg);
     exit_code = strcmp(cmd, "-help") && strcmp(cmd, "--help") ? CCPDEM_EXIT_BAD_INPUT : 0;
   }

@@ -1,4 +1,5 @@
 #include "run_loop.h"
+#include "repose.h"
 #include "checkpoint.h"
 #include "snapshot.h"
 #include "timeseries.h"
@@ -89,6 +90,64 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, const Simulation *sim, Pet
                              st->converged ? "" : "*", rate, eta, pr->tty && !final ? "   " : "\n"));
 }
 
+/* The angle of repose of each pile of the scenario's analysis.repose (src/repose.h), bodies gathered
+ * on rank 0; the floor is each pile's lowest body bottom. */
+static PetscErrorCode PrintRepose(MPI_Comm comm, const Simulation *sim)
+{
+  const BodyStore *s = &sim->bodies;
+  PetscMPIInt      size, rank, n4 = (PetscMPIInt)(4 * s->n_owned), *counts = NULL, *displs = NULL;
+  double          *mine, *all = NULL;
+  PetscInt         total = 0;
+
+  PetscFunctionBegin;
+  if (!sim->sc.n_repose) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(n4 + 1, &mine));
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    for (int k = 0; k < 3; k++) mine[4 * i + k] = s->pos[3 * i + k];
+    mine[4 * i + 3] = s->radius[i];
+  }
+  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
+  PetscCallMPI(MPI_Gather(&n4, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+  if (!rank) {
+    for (int r = 0; r < size; r++) {
+      displs[r] = (PetscMPIInt)total;
+      total += counts[r];
+    }
+    PetscCall(PetscMalloc1(total + 1, &all));
+  }
+  PetscCallMPI(MPI_Gatherv(mine, n4, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm));
+  if (!rank) {
+    const PetscInt n = total / 4;
+    double        *pos, *radius;
+    unsigned char *keep;
+    PetscCall(PetscMalloc3(3 * n + 1, &pos, n + 1, &radius, n + 1, &keep));
+    for (PetscInt i = 0; i < n; i++) {
+      for (int k = 0; k < 3; k++) pos[3 * i + k] = all[4 * i + k];
+      radius[i] = all[4 * i + 3];
+    }
+    for (int p = 0; p < sim->sc.n_repose; p++) {
+      const ReposeSpec *spec = &sim->sc.repose[p];
+      double            floor_z = PETSC_INFINITY;
+      ReposeResult      res;
+      for (PetscInt i = 0; i < n; i++) {
+        keep[i] = pos[3 * i] >= spec->x_min && pos[3 * i] <= spec->x_max;
+        if (keep[i]) floor_z = PetscMin(floor_z, pos[3 * i + 2] - radius[i]);
+      }
+      if (repose_angle((size_t)n, pos, radius, keep, floor_z, &res)) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name, spec->x_min, spec->x_max));
+      else
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n", spec->name, spec->x_min, spec->x_max, res.angle_deg, res.uncertainty_deg, res.height,
+                              res.radius));
+    }
+    PetscCall(PetscFree3(pos, radius, keep));
+    PetscCall(PetscFree(all));
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscCall(PetscFree(mine));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PrintSummary(MPI_Comm comm, const Simulation *sim, const Progress *pr, const char *outdir)
 {
   const double total = MPI_Wtime() - pr->wall_start;
@@ -98,6 +157,7 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, const Simulation *sim, const P
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n", pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm, "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         sim->last.bodies, sim->removed, sim->last.contacts, pr->iterations, pr->unconverged, pr->max_speed));
+  PetscCall(PrintRepose(comm, sim));
   PetscCall(PetscPrintf(comm, "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, Apply, then glyph the points by 'radius')\n", outdir, outdir, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,7 +7,7 @@
  * numbers, so "abc", true, null and "5" are rejected rather than read as 0 or 5.
  *
  * Keys read in a fixed order (domain, gravity, time, contact, solver, materials, walls, bodies,
- * fills, emitters, output), so materials are known before anything refers to them by name.
+ * fills, emitters, analysis, output), so materials are known before anything refers to them by name.
  *
  * Defaults (the documented choices):
  *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s;
@@ -693,6 +693,40 @@ static int read_emitters(Reader *r, const yaml_node_t *root, Scenario *sc)
   return 0;
 }
 
+/* analysis: {repose: [{name: N, x_range: [A, B]}, ...]}: piles whose angle of repose the summary prints. */
+static int read_analysis(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"repose", NULL};
+  static const char *const pile_keys[] = {"name", "x_range", NULL};
+  const char *hint = "write analysis: {repose: [{name: left, x_range: [-2, 0]}]}";
+  char kp[KEY_PATH_MAX], lp[KEY_PATH_MAX], ip[KEY_PATH_MAX], xp[KEY_PATH_MAX];
+  yaml_node_t *m, *list;
+  int n;
+  TRY(get_mapping(r, root, "", "analysis", OPTIONAL, keys, hint, &m, kp));
+  if (!m) return 0;
+  list = field(r, m, kp, "repose", lp);
+  if (!list) return missing(r, m, lp, hint);
+  TRY(expect_list(r, list, lp, hint));
+  n = seq_count(list);
+  sc->repose = calloc((size_t)n + 1, sizeof(ReposeSpec));
+  if (!sc->repose) return fail(r, list, lp, "out of memory");
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *p = seq_item(r, list, i);
+    ReposeSpec  *spec = &sc->repose[i];
+    double       range[2] = {0, 0};
+    index_path(ip, lp, i);
+    TRY(expect_mapping(r, p, ip, hint));
+    TRY(check_keys(r, p, ip, pile_keys));
+    TRY(get_string(r, p, ip, "name", REQUIRED, "give the pile a name for the summary", spec->name, sizeof spec->name));
+    TRY(get_vector(r, p, ip, "x_range", REQUIRED, 2, ANY_NUMBER, "give [x_min, x_max] of the pile's bodies in m", range));
+    if (!(range[0] < range[1])) return fail(r, field(r, p, ip, "x_range", xp), xp, "[%g, %g] is empty; give x_min < x_max", range[0], range[1]);
+    spec->x_min = range[0];
+    spec->x_max = range[1];
+    sc->n_repose = i + 1;
+  }
+  return 0;
+}
+
 static int read_output(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[] = {"dir", "snapshot_interval", "checkpoint_interval", NULL};
@@ -718,7 +752,7 @@ static double default_envelope(const Scenario *sc)
 
 static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "emitters", "output", NULL};
+  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "emitters", "analysis", "output", NULL};
   char got[96], names[256];
   int envelope_given = 0;
   if (root->type != YAML_MAPPING_NODE) {
@@ -737,6 +771,7 @@ static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
   TRY(read_bodies(r, root, sc));
   TRY(read_fills(r, root, sc));
   TRY(read_emitters(r, root, sc));
+  TRY(read_analysis(r, root, sc));
   TRY(read_output(r, root, sc));
   if (!envelope_given) sc->envelope = default_envelope(sc);
   return 0;
@@ -871,6 +906,7 @@ void scenario_free(Scenario *sc)
   free(sc->bodies);
   free(sc->fills);
   free(sc->emitters);
+  free(sc->repose);
   memset(sc, 0, sizeof *sc);
 }
 

@@ -64,6 +64,12 @@ typedef struct {
   int              line;
 } EmitterSpec;
 
+/* A pile whose angle of repose the run's summary reports: the bodies with x in [x_min, x_max]. */
+typedef struct {
+  char   name[64];
+  double x_min, x_max;
+} ReposeSpec;
+
 typedef struct {
   char         path[SCENARIO_PATH_MAX]; /* file it was read from */
   char        *text;                    /* the whole file, for checkpoints */
@@ -81,6 +87,7 @@ typedef struct {
   int          n_bodies;     BodySpec *bodies;
   int          n_fills;      FillSpec *fills;
   int          n_emitters;   EmitterSpec *emitters;
+  int          n_repose;     ReposeSpec  *repose;   /* analysis.repose: piles to measure at the end */
   char         output_dir[SCENARIO_PATH_MAX];
   double       snapshot_interval;       /* simulated s; 0 = only first and last */
   double       checkpoint_interval;     /* simulated s; 0 = none */

@@ -1,0 +1,169 @@
+#!/bin/bash
+# SLURM batch support through real jobs (label slurm). Usage: test_chain.sh CCPDEM REPO WORKDIR
+# Starts a private single-node SLURM under WORKDIR/slurm (tests/slurm/slurm_local.sh; if it
+# cannot start, the test fails with the reason, it never skips) and stops it on exit. Then:
+#  1. Reference: the restart pile, made slower per step (300 solver iterations, 300 steps), run
+#     uninterrupted on 2 ranks with mpiexec.
+#  2. Chain: the same run as a 2-job chain (jobs/slurm/chain.sh) with periodic checkpoints. Once
+#     ccpdem is stepping, USR1 goes to job 1's batch shell (as --signal=B:USR1 would): job 1 must
+#     checkpoint mid-run (ccpdem exit 3, turned into exit 0), job 2 must restart from that
+#     checkpoint and finish; both COMPLETED with exit code 0.
+#  3. Requeue: one run.sbatch job (default requeue mode, mpirun launcher forced), interrupted the
+#     same way: it must requeue itself and, run again, continue to the end (Restarts=1).
+# For 2 and 3: every snapshot is byte-identical (cmp) to the reference's and timeseries.csv has
+# steps 1..300 once each.
+set -u
+CCPDEM=$1
+REPO=$2
+W=$3
+STEPS=300
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+rm -rf "$W" && mkdir -p "$W"
+since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN {printf "%.1f", t1 - t0}'; }
+
+# What the jobs inherit (sbatch exports the environment): the binary under test, and Open MPI as
+# root on a busy 2-core machine.
+export CCPDEM
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+
+trap 'bash "$REPO/tests/slurm/slurm_local_stop.sh" "$W/slurm" > "$W/slurm_stop.log" 2>&1 || cat "$W/slurm_stop.log"' EXIT
+if ! bash "$REPO/tests/slurm/slurm_local.sh" "$W/slurm" > "$W/slurm_start.log" 2>&1; then
+  cat "$W/slurm_start.log"
+  echo "FAIL: the private SLURM did not start (see above)"
+  exit 1
+fi
+tail -n 1 "$W/slurm_start.log"
+. "$W/slurm/env.sh"
+
+sed -e "s/end: 0.4/end: $(awk "BEGIN {print $STEPS * 0.002}")/" \
+    -e 's/max_iterations: 40, tolerance: 1.0e-5/max_iterations: 300, tolerance: 1.0e-12/' \
+    "$REPO/tests/restart/pile.yaml" > "$W/pile.yaml"
+OPTS=(-checkpoint_every_steps 100 -checkpoint_keep 3)
+SBATCH_OPTS=(--ntasks=2 --time=5)
+
+t0=$(date +%s.%N)
+mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" run "$W/pile.yaml" -o "$W/ref" > "$W/ref.log" 2>&1 ||
+  { fail "reference run failed: $(tail -3 "$W/ref.log")"; exit 1; }
+echo "1. reference: $STEPS steps on 2 ranks in $(since "$t0") s, $(ls "$W"/ref/snapshots | wc -l) snapshots"
+
+rows() { tail -n +2 "$1/timeseries.csv" 2> /dev/null | wc -l; }
+# job_field JOB NAME: a field of `scontrol show job` (kept MinJobAge s after the end: no sacct here)
+job_field() { scontrol show job -o "$1" 2> /dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# interrupt JOB OUT: once ccpdem steps (>= 110 rows: past the step-100 checkpoint), USR1 to the
+# job's batch shell only, as SLURM's --signal=B:USR1 does before a time limit.
+interrupt() {
+  local n
+  for _ in $(seq 1 1200); do
+    n=$(rows "$2")
+    [ "$n" -ge 110 ] && break
+    case $(job_field "$1" JobState) in PENDING | RUNNING | CONFIGURING) ;; *) break ;; esac
+    sleep 0.05
+  done
+  [ "$n" -ge 110 ] && [ "$n" -lt "$STEPS" ] || { fail "job $1: $n steps done when it should be interrupted"; return 1; }
+  scancel --signal=USR1 --batch "$1" || fail "scancel --signal=USR1 --batch $1 failed"
+  echo "  USR1 to job $1 after $n steps"
+}
+
+# wait_jobs JOB...: poll every 0.2 s until every job has ended. A job held after its requeue
+# (Reason=BeginTime, ~2 min) is released with StartTime=now, which also makes SLURM schedule at once
+# (a begin time merely passing does not), but only from the second after the hold was first seen:
+# slurmd refuses a launch credential from the same second as the revocation of the job's previous
+# run ("Job credential revoked", and the job FAILS).
+wait_jobs() {
+  local j st left
+  local -A held=()
+  for _ in $(seq 1 600); do
+    left=0
+    for j in "$@"; do
+      st=$(job_field "$j" JobState)
+      case $st in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED) continue ;; esac
+      left=1
+      if [ "$st" = PENDING ] && [ "$(job_field "$j" Reason)" = BeginTime ]; then
+        : "${held[$j]:=$SECONDS}"
+        [ $((SECONDS - held[$j])) -ge 2 ] && scontrol update jobid="$j" StartTime=now
+      fi
+    done
+    [ $left -eq 0 ] && return 0
+    sleep 0.2
+  done
+  fail "jobs $* still not finished after 120 s: $(squeue -h -j "$(echo "$@" | tr ' ' ,)" -o '%i %T %r')"
+}
+
+ended_ok() { # JOB: COMPLETED with exit code 0:0
+  [ "$(job_field "$1" JobState) $(job_field "$1" ExitCode)" = "COMPLETED 0:0" ] ||
+    fail "job $1 ended $(job_field "$1" JobState) with exit code $(job_field "$1" ExitCode): $(tail -5 "$2")"
+}
+
+expect_log() { # LOG TEXT WHAT: LOG has TEXT
+  grep -qF -- "$2" "$1" || fail "$3: '$2' missing from $1"
+}
+
+# same_as_ref OUT: all snapshots byte-identical to the reference's, each step once in the series.
+same_as_ref() {
+  local f n=0
+  for f in "$W"/ref/snapshots/snap-*.h5; do
+    cmp -s "$f" "$1/snapshots/$(basename "$f")" && n=$((n + 1)) || fail "$1/snapshots/$(basename "$f") differs from the reference (or is missing)"
+  done
+  [ "$(ls "$1"/snapshots | wc -l)" -eq "$(ls "$W"/ref/snapshots | wc -l)" ] || fail "$1: $(ls "$1"/snapshots | wc -l) snapshots, the reference has $(ls "$W"/ref/snapshots | wc -l)"
+  [ "$(tail -n +2 "$1/timeseries.csv" | cut -d, -f1 | tr '\n' ' ')" = "$(seq 1 $STEPS | tr '\n' ' ')" ] ||
+    fail "$1/timeseries.csv: steps are not 1..$STEPS once each ($(rows "$1") rows)"
+  echo "  $n snapshots byte-identical to the reference's; timeseries.csv has steps 1..$STEPS once each"
+}
+
+# stop_step LOG: the step ccpdem checkpointed at when stopped ("checkpointed step N")
+stop_step() { sed -n 's/.*stop requested.*checkpointed step \([0-9]*\).*/\1/p' "$1" | head -n 1; }
+
+echo "2. 2-job chain:"
+t0=$(date +%s.%N)
+ids=$(CCPDEM_SBATCH_OPTS="${SBATCH_OPTS[*]}" bash "$REPO/jobs/slurm/chain.sh" 2 "$W/pile.yaml" "$W/chain" "${OPTS[@]}" 2> "$W/chain_submit.log")
+read -r j1 j2 <<< "${ids//$'\n'/ }"
+if [ -z "${j2:-}" ]; then
+  fail "chain.sh did not print 2 job ids: '$ids' $(cat "$W/chain_submit.log")"
+else
+  echo "  chain.sh submitted jobs $j1 and $j2"
+  interrupt "$j1" "$W/chain"
+  wait_jobs "$j1" "$j2"
+  L1=$W/chain/slurm-$j1.out L2=$W/chain/slurm-$j2.out
+  ended_ok "$j1" "$L1"
+  ended_ok "$j2" "$L2"
+  s=$(stop_step "$L1")
+  [ -n "$s" ] && [ "$s" -lt $STEPS ] || fail "job $j1 was not stopped mid-run by the signal: $(tail -5 "$L1")"
+  expect_log "$L1" "got SIGUSR1" "job $j1"
+  expect_log "$L1" "chain mode: exit 0" "job $j1"
+  expect_log "$L2" "ccpdem restart $W/chain/checkpoints/ckpt-$(printf %06d "${s:-0}").h5" "job $j2"
+  expect_log "$L2" "finished the run (exit 0)" "job $j2"
+  echo "  job $j1 checkpointed at step ${s:-?} on USR1 and exited 0; job $j2 restarted from it and finished; both COMPLETED 0:0 ($(since "$t0") s)"
+  echo "  launcher: $(grep -h '^launch:' "$L1" | head -n 1)"
+  same_as_ref "$W/chain"
+fi
+
+echo "3. requeue of a single job:"
+t0=$(date +%s.%N)
+mkdir -p "$W/single"
+j=$(sbatch --parsable "${SBATCH_OPTS[@]}" --output="$W/single/slurm-%j.out" --export=ALL,CCPDEM_LAUNCHER=mpirun \
+      "$REPO/jobs/slurm/run.sbatch" "$W/pile.yaml" "$W/single" "${OPTS[@]}" 2>&1)
+if ! [[ $j =~ ^[0-9]+$ ]]; then
+  fail "sbatch run.sbatch failed: $j"
+else
+  L=$W/single/slurm-$j.out
+  interrupt "$j" "$W/single"
+  wait_jobs "$j"
+  ended_ok "$j" "$L"
+  s=$(stop_step "$L")
+  [ -n "$s" ] && [ "$s" -lt $STEPS ] || fail "job $j was not stopped mid-run by the signal: $(tail -5 "$L")"
+  [ "$(job_field "$j" Restarts)" = 1 ] || fail "job $j: Restarts=$(job_field "$j" Restarts), expected 1"
+  expect_log "$L" "requeued job $j" "job $j"
+  expect_log "$L" "ccpdem restart $W/single/checkpoints/ckpt-$(printf %06d "${s:-0}").h5" "job $j"
+  expect_log "$L" "launch: mpirun" "job $j"
+  echo "  job $j checkpointed at step ${s:-?}, requeued itself, ran again from that checkpoint and finished (Restarts=1, COMPLETED 0:0, $(since "$t0") s)"
+  same_as_ref "$W/single"
+fi
+
+if [ $fails -ne 0 ]; then
+  for f in "$W"/chain/slurm-*.out "$W"/single/slurm-*.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
+  echo "slurm chain: $fails check(s) FAILED"
+  exit 1
+fi
+echo "slurm chain: all checks passed"

@@ -12,6 +12,8 @@
 #     same way: it must requeue itself and, run again, continue to the end (Restarts=1).
 # For 2 and 3: every snapshot is byte-identical (cmp) to the reference's and timeseries.csv has
 # steps 1..300 once each.
+#  4. A weak scaling study submitted with jobs/scaling/weak.sh --slurm (1 and 2 ranks, tiny): the
+#     two runs and the report job (afterany) complete, and the report writes scaling.csv and plots.
 set -u
 CCPDEM=$1
 REPO=$2
@@ -160,6 +162,17 @@ else
   echo "  job $j checkpointed at step ${s:-?}, requeued itself, ran again from that checkpoint and finished (Restarts=1, COMPLETED 0:0, $(since "$t0") s)"
   same_as_ref "$W/single"
 fi
+
+echo "4. weak scaling study submitted with --slurm:"
+t0=$(date +%s.%N)
+study=$(bash "$REPO/jobs/scaling/weak.sh" "$W/study" --ranks "1 2" --bodies 1000 --steps 6 --iterations 20 --slurm --ccpdem "$CCPDEM" 2>&1) || fail "weak.sh --slurm failed: $study"
+jobs=$(echo "$study" | sed -n 's/.*job \([0-9][0-9]*\)$/\1/p' | tr '\n' ' ')
+[ "$(echo "$jobs" | wc -w)" -eq 3 ] || fail "weak.sh --slurm did not submit 2 runs and a report job: $study"
+wait_jobs $jobs || fail "the study's jobs did not end"
+for j in $jobs; do ended_ok "$j" "$W/study/report.log"; done
+[ "$(tail -n +2 "$W/study/scaling.csv" 2> /dev/null | cut -d, -f1-3 | tr '\n' ' ')" = "weak,1,1000 weak,2,2000 " ] || fail "the study's report: $(cat "$W/study/scaling.csv" "$W/study/report.log" 2>&1)"
+for png in speedup efficiency phases; do [ -s "$W/study/$png.png" ] || fail "no $png.png from the report job"; done
+echo "  jobs $jobs (runs at 1 and 2 ranks, then the report) COMPLETED; scaling.csv and the plots written ($(since "$t0") s)"
 
 if [ $fails -ne 0 ]; then
   for f in "$W"/chain/slurm-*.out "$W"/single/slurm-*.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done

@@ -1,5 +1,5 @@
 #include "run_loop.h"
-#include "repose.h"
+#include "pile_analysis.h"
 #include "checkpoint.h"
 #include "snapshot.h"
 #include "timeseries.h"
@@ -90,61 +90,22 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, const Simulation *sim, Pet
                              st->converged ? "" : "*", rate, eta, pr->tty && !final ? "   " : "\n"));
 }
 
-/* The angle of repose of each pile of the scenario's analysis.repose (src/repose.h), bodies gathered
- * on rank 0; the floor is each pile's lowest body bottom. */
+/* The angle of repose of each pile of the scenario's analysis.repose. */
 static PetscErrorCode PrintRepose(MPI_Comm comm, const Simulation *sim)
 {
-  const BodyStore *s = &sim->bodies;
-  PetscMPIInt      size, rank, n4 = (PetscMPIInt)(4 * s->n_owned), *counts = NULL, *displs = NULL;
-  double          *mine, *all = NULL;
-  PetscInt         total = 0;
+  ReposeResult *res;
+  int          *status;
 
   PetscFunctionBegin;
   if (!sim->sc.n_repose) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PetscMalloc1(n4 + 1, &mine));
-  for (PetscInt i = 0; i < s->n_owned; i++) {
-    for (int k = 0; k < 3; k++) mine[4 * i + k] = s->pos[3 * i + k];
-    mine[4 * i + 3] = s->radius[i];
+  PetscCall(PetscMalloc2(sim->sc.n_repose, &res, sim->sc.n_repose, &status));
+  PetscCall(SimulationRepose(sim, res, status));
+  for (int p = 0; p < sim->sc.n_repose; p++) {
+    const ReposeSpec *spec = &sim->sc.repose[p];
+    if (status[p]) PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name, spec->x_min, spec->x_max));
+    else PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n", spec->name, spec->x_min, spec->x_max, res[p].angle_deg, res[p].uncertainty_deg, res[p].height, res[p].radius));
   }
-  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
-  PetscCallMPI(MPI_Gather(&n4, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-  if (!rank) {
-    for (int r = 0; r < size; r++) {
-      displs[r] = (PetscMPIInt)total;
-      total += counts[r];
-    }
-    PetscCall(PetscMalloc1(total + 1, &all));
-  }
-  PetscCallMPI(MPI_Gatherv(mine, n4, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm));
-  if (!rank) {
-    const PetscInt n = total / 4;
-    double        *pos, *radius;
-    unsigned char *keep;
-    PetscCall(PetscMalloc3(3 * n + 1, &pos, n + 1, &radius, n + 1, &keep));
-    for (PetscInt i = 0; i < n; i++) {
-      for (int k = 0; k < 3; k++) pos[3 * i + k] = all[4 * i + k];
-      radius[i] = all[4 * i + 3];
-    }
-    for (int p = 0; p < sim->sc.n_repose; p++) {
-      const ReposeSpec *spec = &sim->sc.repose[p];
-      double            floor_z = PETSC_INFINITY;
-      ReposeResult      res;
-      for (PetscInt i = 0; i < n; i++) {
-        keep[i] = pos[3 * i] >= spec->x_min && pos[3 * i] <= spec->x_max;
-        if (keep[i]) floor_z = PetscMin(floor_z, pos[3 * i + 2] - radius[i]);
-      }
-      if (repose_angle((size_t)n, pos, radius, keep, floor_z, &res)) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name, spec->x_min, spec->x_max));
-      else
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n", spec->name, spec->x_min, spec->x_max, res.angle_deg, res.uncertainty_deg, res.height,
-                              res.radius));
-    }
-    PetscCall(PetscFree3(pos, radius, keep));
-    PetscCall(PetscFree(all));
-    PetscCall(PetscFree2(counts, displs));
-  }
-  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree2(res, status));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,13 +7,7 @@
 #     HDF5, an unknown analysis, a malformed --x-range, a selection with no body, and one with
 #     too few bodies for a pile.
 # The angle itself is validated on synthetic cones by tests/unit/test_repose.c.
-set -u
-CCPDEM=$1
-REPO=$2
-W=$3
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
+. "$(dirname "$0")/../script_common.sh" "$@"
 
 "$CCPDEM" run "$REPO/tests/restart/pour.yaml" -o "$W/pour" > "$W/pour.log" 2>&1 || fail "pour failed: $(tail -3 "$W/pour.log")"
 snap=$W/pour/snapshots/snap-000200.h5
@@ -39,5 +33,4 @@ refused "is not two numbers" repose "$snap" --x-range 3
 refused "no body has 5 <= x <= 6" repose "$snap" --x-range 5,6
 refused "do not form a pile" repose "$snap" --x-range 0.09,1
 
-[ $fails -eq 0 ] && echo "analyze: all checks passed" || echo "analyze: $fails check(s) FAILED"
-[ $fails -eq 0 ]
+finish "analyze"

@@ -7,13 +7,7 @@
 #     one row per rank count, and speedup.png, efficiency.png, phases.png as non-empty PNG files;
 #  3. model.py fits the study and prints its predictions, labelled as model output, for 16 to
 #     4096 ranks.
-set -u
-CCPDEM=$1
-REPO=$2
-W=$3
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
+. "$(dirname "$0")/../script_common.sh" "$@"
 columns="study,ranks,bodies,contacts,steps,seconds_per_step,wall_detect_per_step,wall_solve_per_step,wall_integrate_per_step,wall_io_per_step,wall_comm_per_step,iterations_per_step,bytes_per_step_per_rank,speedup,efficiency"
 
 for study in strong weak; do
@@ -38,5 +32,4 @@ grep -q "^MODEL OUTPUT" "$W/model.log" || fail "model.py output is not labelled 
 [ "$(grep -cE '^ +(16|32|64|128|256|512|1024|2048|4096) ' "$W/model.log")" -eq 9 ] || fail "model.py does not predict 16 .. 4096 ranks: $(cat "$W/model.log")"
 echo "  model: $(grep -c '%' "$W/model.log") prediction rows"
 
-[ $fails -eq 0 ] && echo "scaling tools: all checks passed" || echo "scaling tools: $fails check(s) FAILED"
-[ $fails -eq 0 ]
+finish "scaling tools"

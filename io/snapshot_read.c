@@ -1,6 +1,8 @@
 /* See snapshot_read.h. */
 #include "snapshot_read.h"
 #include "h5.h"
+#include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 static PetscErrorCode ReadBodies(const char *path, SnapshotBodies *b, char *err, size_t errlen)
@@ -45,6 +47,33 @@ static PetscErrorCode ReadBodies(const char *path, SnapshotBodies *b, char *err,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A LAMMPS text dump with the columns x y z radius (write_dump ... custom FILE x y z radius), for
+ * measuring a peer code's pile with the same analysis. Returns 1 if path is not such a dump. */
+static int ReadLammpsDump(const char *path, SnapshotBodies *b)
+{
+  FILE     *fp = fopen(path, "r");
+  char      line[512];
+  long long step = 0, n = -1;
+  int       ok = 0;
+
+  if (!fp) return 1;
+  if (fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: TIMESTEP", 14) && fscanf(fp, "%lld ", &step) == 1 && fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: NUMBER OF ATOMS", 21) &&
+      fscanf(fp, "%lld ", &n) == 1 && n >= 0) {
+    while (fgets(line, sizeof line, fp) && strncmp(line, "ITEM: ATOMS", 11)) { }
+    if (!strcmp(line, "ITEM: ATOMS x y z radius\n") && !PetscMalloc2(3 * n + 1, &b->pos, n + 1, &b->radius)) {
+      long long i = 0;
+      while (i < n && fscanf(fp, "%lf %lf %lf %lf", &b->pos[3 * i], &b->pos[3 * i + 1], &b->pos[3 * i + 2], &b->radius[i]) == 4) i++;
+      ok     = i == n;
+      b->n    = (PetscInt)n;
+      b->step = step;
+      b->time = NAN; /* not in the dump */
+      if (!ok) PetscFree2(b->pos, b->radius);
+    }
+  }
+  fclose(fp);
+  return !ok;
+}
+
 PetscErrorCode SnapshotReadBodies(const char *path, SnapshotBodies *b, char *err, size_t errlen)
 {
   H5E_auto2_t    old_func;
@@ -52,6 +81,9 @@ PetscErrorCode SnapshotReadBodies(const char *path, SnapshotBodies *b, char *err
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(b, sizeof(*b)));
+  err[0] = 0;
+  if (!ReadLammpsDump(path, b)) PetscFunctionReturn(PETSC_SUCCESS);
   CCPDEM_H5(H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data));
   CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL)); /* a foreign file gets our one line, not HDF5's stack */
   ierr = ReadBodies(path, b, err, errlen);

@@ -11,7 +11,8 @@ typedef struct {
   double   time;
 } SnapshotBodies;
 
-/* Positions and radii of every body of snapshot path. A missing or foreign file returns
+/* Positions and radii of every body of snapshot path (or of a LAMMPS text dump with the columns
+ * x y z radius, for comparing a peer code's pile; its time is NaN). A missing or foreign file returns
  * PETSC_SUCCESS with err set (one line, for a bad-input report) and nothing allocated. */
 PetscErrorCode SnapshotReadBodies(const char *path, SnapshotBodies *b, char *err, size_t errlen);
 PetscErrorCode SnapshotBodiesDestroy(SnapshotBodies *b);

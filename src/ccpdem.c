@@ -281,9 +281,14 @@ int main(int argc, char **argv)
   int            exit_code = CCPDEM_EXIT_RUNTIME;
   const char    *cmd       = argc > 1 ? argv[1] : "";
 
+  const int      runs = !strcmp(cmd, "run") || !strcmp(cmd, "restart");
+
+  if (runs && RunLoopCatchStopSignals()) return CCPDEM_EXIT_RUNTIME; /* a batch system's signal may come at any time */
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return CCPDEM_EXIT_RUNTIME;
-  if (!strcmp(cmd, "run")) ierr = CommandRun(Positional(argc, argv), &exit_code);
+  if (runs && RunLoopCatchStopSignals()) ierr = PETSC_ERR_SYS;
+  if (ierr) exit_code = CCPDEM_EXIT_RUNTIME;
+  else if (!strcmp(cmd, "run")) ierr = CommandRun(Positional(argc, argv), &exit_code);
   else if (!strcmp(cmd, "restart")) ierr = CommandRestart(argc, argv, &exit_code);
   else if (!strcmp(cmd, "check")) ierr = CommandCheck(Positional(argc, argv), &exit_code);
   else if (!strcmp(cmd, "info")) ierr = CommandInfo(Positional(argc, argv), &exit_code);

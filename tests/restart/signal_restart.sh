@@ -4,6 +4,8 @@
 #     newest checkpoint reaches the end; every snapshot both runs wrote is identical to the
 #     uninterrupted run's (h5diff without tolerance compares values exactly), and the time series
 #     has each step 1..200 once with the same figures as the uninterrupted run.
+#     SIGUSR1 while the run is still starting up (building its bodies): exit 3 with a checkpoint
+#     of the first step, not a killed process.
 #  2. --until: extends a finished run (exit 0, rows up to the new end, no duplicates); an end time
 #     not after the checkpoint is bad input (exit 2, one "ccpdem: error:" line).
 #  3. Bad checkpoints through the binary: truncated, a flipped data byte, a snapshot, a missing file,
@@ -57,6 +59,30 @@ interrupt_and_restart() { # signal name
 
 interrupt_and_restart USR1
 interrupt_and_restart TERM
+
+# USR1 while the run starts up (building 100,000 random spheres takes ~0.5 s): not fatal; the run
+# checkpoints after its first step and exits 3
+cat > "$W/slow.yaml" <<'YAML'
+domain: {min: [-1.1, -1.1, -0.05], max: [1.1, 1.1, 0.6]}
+gravity: [0, 0, -9.81]
+time: {step: 0.005, end: 0.05}
+solver: {type: apgd, max_iterations: 5, tolerance: 1.0e-4}
+materials:
+  - {name: gravel, density: 2028, friction: 0.6}
+walls:
+  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}
+fills:
+  - {type: random, region: {min: [-1, -1, 0.01], max: [1, 1, 0.44]}, radius: 0.01, count: 100000, seed: 1, material: gravel}
+YAML
+"$CCPDEM" run "$W/slow.yaml" -o "$W/early" > "$W/early.log" 2>&1 &
+pid=$!
+sleep 0.1
+kill -USR1 "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 3 ] || fail "USR1 during start-up: exit $rc, expected 3 (requeue): $(tail -2 "$W/early.log")"
+[ -f "$W/early/checkpoints/ckpt-000001.h5" ] || fail "USR1 during start-up: no checkpoint of step 1"
+echo "USR1 during start-up: exit $rc, checkpoint of step 1"
 
 # checkpoints by simulated time: -checkpoint_interval 0.1 s = every 50 steps
 "$CCPDEM" run "$SCEN" -o "$W/bytime" -checkpoint_interval 0.1 -checkpoint_keep 10 > "$W/bytime.log" 2>&1 || fail "run with -checkpoint_interval failed"

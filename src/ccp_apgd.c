@@ -113,7 +113,7 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
     rk   = rnew;
     L *= s->apgd_L_decay;
   }
-  PetscCall(CCPPackedFinish(s, P, s->return_last ? gk : best, iterations, stats));
+  PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -202,7 +202,7 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
     rk   = rnew;
     L *= s->apgd_L_decay;
   }
-  ccp_finish(P, s->return_last ? gk : best, iterations, tol, stats);
+  ccp_finish(P, best, iterations, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -76,7 +76,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
     const double change = sqrt(change2) / (omega * lambda);
     check = ccp_need_check(s, change, best_res, it);
   }
-  ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY && !s->return_last ? best : gamma, it, tol, stats);
+  ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -285,7 +285,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
     }
     check = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
   }
-  PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY && !s->return_last ? best : gamma, it, stats));
+  PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

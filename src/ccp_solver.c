@@ -186,13 +186,6 @@ PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last)
-{
-  PetscFunctionBegin;
-  s->return_last = last;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len)
 {
   PetscFunctionBegin;

@@ -27,8 +27,6 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s);
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type);
 PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol);
-/* Return the last iterate instead of the best one (the best by residual is the default). */
-PetscErrorCode CCPSolverSetReturnLast(CCPSolver s, PetscBool last);
 
 /* Coupling of one solve over several ranks (decomp/velocity_coupling.h provides it). Each rank
  * passes its own contacts and its solver bodies (owned, ghosts, walls); the methods then call:

@@ -13,7 +13,6 @@ struct _p_CCPSolver {
   double     jacobi_lambda; /* eq. 46 relaxation lambda in (0, 1] */
   double     gs_omega;      /* Gauss-Seidel over-relaxation of eta_i */
   PetscInt   check_interval; /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
-  PetscBool  return_last;    /* return the last iterate, not the best */
   CCPCoupling coupling;      /* over ranks; all NULL: local */
   PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
   PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */

@@ -24,9 +24,9 @@ static PetscErrorCode Repose(const char *path, const char *xrange, const char *f
 {
   SnapshotBodies b;
   ReposeResult   res;
-  unsigned char *keep;
-  double         lo = -INFINITY, hi = INFINITY, floor_z = INFINITY;
-  PetscInt       kept = 0;
+  double         lo = -INFINITY, hi = INFINITY, floor_z = 0;
+  size_t         kept = 0;
+  int            status;
 
   PetscFunctionBegin;
   if (xrange && sscanf(xrange, "%lf,%lf", &lo, &hi) != 2) {
@@ -39,21 +39,14 @@ static PetscErrorCode Repose(const char *path, const char *xrange, const char *f
   }
   PetscCall(SnapshotReadBodies(path, &b, err, errlen));
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc1(b.n + 1, &keep));
-  for (PetscInt i = 0; i < b.n; i++) {
-    keep[i] = b.pos[3 * i] >= lo && b.pos[3 * i] <= hi;
-    kept += keep[i];
-    if (keep[i] && !floor_opt) floor_z = fmin(floor_z, b.pos[3 * i + 2] - b.radius[i]);
-  }
+  status = repose_angle_x_range((size_t)b.n, b.pos, b.radius, lo, hi, floor_opt ? &floor_z : NULL, &res, &kept, &floor_z);
   if (!kept) snprintf(err, errlen, "%s: no body has %g <= x <= %g; give an --x-range around a pile", path, lo, hi);
-  else if (repose_angle((size_t)b.n, b.pos, b.radius, keep, floor_z, &res))
-    snprintf(err, errlen, "%s: the %" PetscInt_FMT " bodies selected do not form a pile with a usable flank (too few, or not settled on a floor at z = %g m); select one pile with --x-range A,B", path, kept, floor_z);
+  else if (status)
+    snprintf(err, errlen, "%s: the %zu bodies selected do not form a pile with a usable flank (too few, or not settled on a floor at z = %g m); select one pile with --x-range A,B", path, kept, floor_z);
   else {
     printf("angle of repose: %.1f deg (± %.1f)\n", res.angle_deg, res.uncertainty_deg);
-    printf("  %s (step %lld, t = %g s): %" PetscInt_FMT " bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n", path, (long long)b.step, b.time, kept, res.height, floor_z, res.radius,
-           res.sectors_used);
+    printf("  %s (step %lld, t = %g s): %zu bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n", path, (long long)b.step, b.time, kept, res.height, floor_z, res.radius, res.sectors_used);
   }
-  PetscCall(PetscFree(keep));
   PetscCall(SnapshotBodiesDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

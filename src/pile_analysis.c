@@ -35,30 +35,25 @@ PetscErrorCode SimulationRepose(const Simulation *sim, ReposeResult res[], int s
 {
   const int      np = sim->sc.n_repose;
   double        *xyzr, *pos, *radius;
-  unsigned char *keep;
   PetscInt       n = 0;
   PetscMPIInt    rank;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
   PetscCall(GatherOnRoot(sim, &xyzr, &n));
-  PetscCall(PetscMalloc3(3 * n + 1, &pos, n + 1, &radius, n + 1, &keep));
+  PetscCall(PetscMalloc2(3 * n + 1, &pos, n + 1, &radius));
   for (PetscInt i = 0; i < n; i++) {
     for (int k = 0; k < 3; k++) pos[3 * i + k] = xyzr[4 * i + k];
     radius[i] = xyzr[4 * i + 3];
   }
   for (int p = 0; p < np && !rank; p++) {
-    const ReposeSpec *spec    = &sim->sc.repose[p];
-    double            floor_z = PETSC_INFINITY;
-    for (PetscInt i = 0; i < n; i++) {
-      keep[i] = pos[3 * i] >= spec->x_min && pos[3 * i] <= spec->x_max;
-      if (keep[i]) floor_z = PetscMin(floor_z, pos[3 * i + 2] - radius[i]);
-    }
-    status[p] = repose_angle((size_t)n, pos, radius, keep, floor_z, &res[p]);
+    size_t kept;
+    double floor_z;
+    status[p] = repose_angle_x_range((size_t)n, pos, radius, sim->sc.repose[p].x_min, sim->sc.repose[p].x_max, NULL, &res[p], &kept, &floor_z);
   }
   PetscCallMPI(MPI_Bcast(status, np, MPI_INT, 0, sim->comm));
   PetscCallMPI(MPI_Bcast(res, np * (PetscMPIInt)sizeof(ReposeResult), MPI_BYTE, 0, sim->comm));
-  PetscCall(PetscFree3(pos, radius, keep));
+  PetscCall(PetscFree2(pos, radius));
   PetscCall(PetscFree(xyzr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -92,3 +92,24 @@ int repose_angle(size_t n, const double *pos, const double *radius, const unsign
   res->sectors_used    = used;
   return 0;
 }
+
+int repose_angle_x_range(size_t n, const double *pos, const double *radius, double x_min, double x_max, const double *floor_z, ReposeResult *res, size_t *kept, double *floor_used)
+{
+  unsigned char *keep = malloc(n + 1);
+  double         lowest = INFINITY;
+  int            status;
+
+  *kept = 0;
+  if (!keep) return -1;
+  for (size_t i = 0; i < n; i++) {
+    keep[i] = pos[3 * i] >= x_min && pos[3 * i] <= x_max;
+    if (keep[i]) {
+      (*kept)++;
+      lowest = fmin(lowest, pos[3 * i + 2] - radius[i]);
+    }
+  }
+  *floor_used = floor_z ? *floor_z : lowest;
+  status      = *kept ? repose_angle(n, pos, radius, keep, *floor_used, res) : -1;
+  free(keep);
+  return status;
+}

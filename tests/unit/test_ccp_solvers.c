@@ -681,45 +681,6 @@ static PetscErrorCode bench(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* CCPSolverSetReturnLast: Jacobi is memoryless, so with the
- * last iterate returned, 8 solves of one sweep each, every one warm-started from the last, must
- * give the 8th iterate of one 8-sweep solve (to rounding: 1e-12 relative, since one solve updates
- * v incrementally and the other recomputes it from gamma). A solve returning its best iterate by
- * residual may return an earlier one instead. */
-static PetscErrorCode test_return_last(void)
-{
-  Sys        S;
-  CCPSolver  s;
-  CCPSolveStats st;
-  double    *g8, diff = 0, scale = 0;
-
-  PetscFunctionBeginUser;
-  PetscCall(build_stack(&S, 10, 3));
-  PetscCall(PetscMalloc1(6 * S.ncontacts, &g8));
-  PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &s));
-  PetscCall(CCPSolverSetReturnLast(s, PETSC_TRUE));
-  PetscCall(PetscOptionsSetValue(NULL, "-ccp_jacobi_omega", "0.9")); /* large step: a non-monotone residual */
-  PetscCall(CCPSolverSetFromOptions(s));
-  PetscCall(PetscOptionsClearValue(NULL, "-ccp_jacobi_omega"));
-  CCPProblem P = sys_problem(&S);
-  PetscCall(CCPSolverSetFromScenario(s, SOLVER_JACOBI, 8, 0.0));
-  PetscCall(CCPSolverSolve(s, &P, &st));
-  PetscCall(PetscArraycpy(g8, S.gamma, 6 * S.ncontacts));
-  for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
-  PetscCall(CCPSolverSetFromScenario(s, SOLVER_JACOBI, 1, 0.0));
-  for (int i = 0; i < 8; i++) PetscCall(CCPSolverSolve(s, &P, &st));
-  for (PetscInt k = 0; k < 6 * S.ncontacts; k++) {
-    diff  = PetscMax(diff, fabs(S.gamma[k] - g8[k]));
-    scale = PetscMax(scale, fabs(g8[k]));
-  }
-  printf("return last: 8 one-sweep solves vs one 8-sweep solve, max difference %.3e (scale %.3e)\n", diff, scale);
-  CHECK(scale > 0 && diff <= 1e-12 * scale, "return-last iterate differs: %.3e vs scale %.3e", diff, scale);
-  PetscCall(CCPSolverDestroy(&s));
-  PetscCall(PetscFree(g8));
-  PetscCall(SysDestroy(&S));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   rng_state = 0x2545F4914F6CDD1Dull; /* this test's seed */
@@ -734,7 +695,6 @@ int main(int argc, char **argv)
   PetscCall(test_jammed());
   PetscCall(test_jacobi_divergence());
   PetscCall(test_edges());
-  PetscCall(test_return_last());
   PetscCall(bench());
   printf("%s (%d failure%s)\n", failures ? "FAILED" : "PASSED", failures, failures == 1 ? "" : "s");
   PetscCall(PetscFinalize());

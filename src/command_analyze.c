@@ -45,7 +45,10 @@ static PetscErrorCode Repose(const char *path, const char *xrange, const char *f
     snprintf(err, errlen, "%s: the %zu bodies selected do not form a pile with a usable flank (too few, or not settled on a floor at z = %g m); select one pile with --x-range A,B", path, kept, floor_z);
   else {
     printf("angle of repose: %.1f deg (± %.1f)\n", res.angle_deg, res.uncertainty_deg);
-    printf("  %s (step %lld, t = %g s): %zu bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n", path, (long long)b.step, b.time, kept, res.height, floor_z, res.radius, res.sectors_used);
+    char when[64];
+    if (isfinite(b.time)) snprintf(when, sizeof(when), "step %lld, t = %g s", (long long)b.step, b.time);
+    else snprintf(when, sizeof(when), "step %lld", (long long)b.step); /* a LAMMPS dump has no time */
+    printf("  %s (%s): %zu bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n", path, when, kept, res.height, floor_z, res.radius, res.sectors_used);
   }
   PetscCall(SnapshotBodiesDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);

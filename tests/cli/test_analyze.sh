@@ -5,7 +5,8 @@
 #     snapshot and the bodies used; --x-range selects (all 300 bodies lie in -1 <= x <= 1).
 #  2. Bad input, each one "ccpdem: error:" line and exit 2: a missing file, a file that is not
 #     HDF5, an unknown analysis, a malformed --x-range, a selection with no body, and one with
-#     too few bodies for a pile.
+#     too few bodies for a pile; a LAMMPS dump with the columns x y z radius is read (its 20
+#     spheres counted, step 7), one with other columns refused.
 # The angle itself is validated on synthetic cones by tests/unit/test_repose.c.
 . "$(dirname "$0")/../script_common.sh" "$@"
 
@@ -25,6 +26,15 @@ refused() { # expected text, arguments...
   echo "$out" | grep -q "$expect" || fail "analyze $*: the error lacks '$expect': $out"
   echo "  refused: $out"
 }
+# a LAMMPS text dump (x y z radius) is read too: a layer of 20 spheres (a pile less than 3 grains
+# high is measured as atan(height / extent), src/repose.h)
+{ printf 'ITEM: TIMESTEP\n7\nITEM: NUMBER OF ATOMS\n20\nITEM: BOX BOUNDS ff ff ff\n-1 1\n-1 1\n0 1\nITEM: ATOMS x y z radius\n'
+  for k in $(seq 0 19); do echo "0.$k 0 0.01 0.01"; done; } > "$W/peer.xyzr"
+out=$("$CCPDEM" analyze repose "$W/peer.xyzr" 2>&1) || fail "analyze repose of a LAMMPS dump: $out"
+echo "$out" | sed -n 2p | grep -q "peer.xyzr (step 7): 20 bodies" || fail "the LAMMPS dump's 20 spheres were not read: $out"
+echo "  LAMMPS dump: $(echo "$out" | head -1)"
+sed 's/ITEM: ATOMS x y z radius/ITEM: ATOMS id x y z/' "$W/peer.xyzr" > "$W/other.xyzr"
+refused "is not an HDF5 file" repose "$W/other.xyzr"
 echo "not hdf5" > "$W/text.h5"
 refused "cannot be read" repose "$W/missing.h5"
 refused "is not an HDF5 file" repose "$W/text.h5"

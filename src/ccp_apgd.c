@@ -61,6 +61,24 @@ static inline void momentum(double uphill, double *theta, double *beta)
   }
 }
 
+/* After an iteration: keep gnew as the best iterate when its residual is the lowest so far; false
+ * when the iteration diverged (the method stops with its best iterate). */
+static inline PetscBool accept(double **best, double *best_res, double *gnew, double res_max)
+{
+  if (res_max < *best_res) {
+    *best     = gnew;
+    *best_res = res_max;
+  }
+  return (PetscBool)!ccp_diverged(res_max, *best_res);
+}
+
+/* The buffers move one iteration on: previous <- current <- next (no copies). */
+static inline void rotate(double **previous, double **current, double *next)
+{
+  *previous = *current;
+  *current  = next;
+}
+
 static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPPacked   *pk  = &s->pk;
@@ -101,16 +119,10 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
       vref = gnew;
     }
     iterations = it;
-    if (res_max < best_res) {
-      best     = gnew;
-      best_res = res_max;
-    }
-    if (ccp_diverged(res_max, best_res)) break;
+    if (!accept(&best, &best_res, gnew, res_max)) break;
     momentum(uphill, &theta, &beta);
-    gkm1 = gk;
-    gk   = gnew;
-    rkm1 = rk;
-    rk   = rnew;
+    rotate(&gkm1, &gk, gnew);
+    rotate(&rkm1, &rk, rnew);
     L *= s->apgd_L_decay;
   }
   PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
@@ -190,16 +202,10 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
       vref = gnew;
     }
     iterations = it;
-    if (res_max < best_res) {
-      best     = gnew;
-      best_res = res_max;
-    }
-    if (ccp_diverged(res_max, best_res)) break;
+    if (!accept(&best, &best_res, gnew, res_max)) break;
     momentum(uphill, &theta, &beta);
-    gkm1 = gk;
-    gk   = gnew;
-    rkm1 = rk;
-    rk   = rnew;
+    rotate(&gkm1, &gk, gnew);
+    rotate(&rkm1, &rk, rnew);
     L *= s->apgd_L_decay;
   }
   ccp_finish(P, best, iterations, tol, stats);

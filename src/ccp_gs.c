@@ -46,23 +46,8 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
     }
     double change2 = 0;
     for (PetscInt i = 0; i < nc; i++) {
-      const Contact *c = &P->contact[i];
-      const size_t   a = (size_t)c->a, b = (size_t)c->b;
-      const double   ima = P->inv_mass[a], imb = P->inv_mass[b], *Ia = P->inv_inertia + 6 * a, *Ib = P->inv_inertia + 6 * b;
-      const CCPMetric *m = &metric[i];
-      double        *gi = ccp_block(gamma, i), g[6], d[6];
-
-      ccp_kernel_gradient(c, v + 6 * a, v + 6 * b, gi, g);
-      ccp_kernel_step(m, omega, gi, g, d);
-      ccp_kernel_project_metric(c, m, d);
-      for (int k = 0; k < 6; k++) {
-        const double x = d[k];
-        d[k]           = x - gi[k];
-        gi[k]          = x;
-      }
-      const double r2 = ccp_kernel_change2(m, d);
+      const double r2 = ccp_kernel_relax(P, &metric[i], i, v, omega, 1.0, v);
       if (!(r2 <= change2)) change2 = r2; /* NaN propagates */
-      ccp_kernel_apply(c, ima, Ia, imb, Ib, d, v + 6 * a, v + 6 * b);
     }
     const double change = sqrt(change2) / omega;
     check = ccp_need_check(s, change, best_res, it);

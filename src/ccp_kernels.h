@@ -205,6 +205,27 @@ static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
   return f2 * m->inv_f * m->inv_f + t2 * m->inv_t * m->inv_t;
 }
 
+/* The reference sweeps' update of contact i at velocity v (Jacobi: with relaxation lambda; Gauss-
+ * Seidel: lambda = 1): gamma_i += lambda (Proj_i(gamma_i - omega B_i g_i) - gamma_i), and
+ * M^-1 D_i (change) added to `target` (Jacobi: the sweep's increment; Gauss-Seidel: v itself, so
+ * later contacts see it). Returns |B_i^-1 change|^2. */
+static inline double ccp_kernel_relax(const CCPProblem *P, const CCPMetric *m, PetscInt i, const double *v, double omega, double lambda, double *target)
+{
+  const Contact *c = &P->contact[i];
+  const size_t   a = (size_t)c->a, b = (size_t)c->b;
+  double        *gi = P->gamma + (size_t)CONTACT_DOF_MAX * i, g[6], d[6];
+
+  ccp_kernel_gradient(c, v + 6 * a, v + 6 * b, gi, g);
+  ccp_kernel_step(m, omega, gi, g, d);
+  ccp_kernel_project_metric(c, m, d);
+  for (int k = 0; k < 6; k++) {
+    d[k] = lambda * (d[k] - gi[k]);
+    gi[k] += d[k];
+  }
+  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, d, target + 6 * a, target + 6 * b);
+  return ccp_kernel_change2(m, d);
+}
+
 /* a^T B^-1 b: the inner product of the sweeps' metric */
 static inline double ccp_kernel_metric_dot(const CCPMetric *m, const double a[6], const double b[6])
 {

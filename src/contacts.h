@@ -22,6 +22,7 @@ typedef struct {
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
   double  cohesion;      /* pair cohesion force (N) */
   double  compliance;    /* pair compliance (m/N) */
+  double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */

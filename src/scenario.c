@@ -15,7 +15,7 @@
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
  *     active set scales with the grains; 0.001 m when the file has no bodies;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s;
- *   materials: rolling_friction, spinning_friction, compliance, cohesion 0;
+ *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0;
  *   walls: box velocity 0, orientation [1, 0, 0, 0];
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape;
@@ -414,7 +414,7 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
 
 static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", NULL};
+  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", NULL};
   const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
   yaml_node_t *list = field(r, root, "", "materials", kp);
@@ -439,6 +439,7 @@ static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
     TRY(get_number(r, m, ip, "spinning_friction", OPTIONAL, NON_NEGATIVE, "give the spinning friction sigma in m (0 = none)", &mat->spinning_friction));
     TRY(get_number(r, m, ip, "compliance", OPTIONAL, NON_NEGATIVE, "give the contact compliance in m/N (0 = rigid)", &mat->compliance));
     TRY(get_number(r, m, ip, "cohesion", OPTIONAL, NON_NEGATIVE, "give the cohesion force in N (0 = none)", &mat->cohesion));
+    TRY(get_number(r, m, ip, "damping", OPTIONAL, NON_NEGATIVE, "give the damping time alpha in s of a compliant contact (dashpot R = alpha / compliance; 0 = none)", &mat->damping));
     sc->n_materials = i + 1;
   }
   return 0;

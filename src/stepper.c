@@ -7,6 +7,7 @@
 #include "impulse_routing.h"
 #include "emitter.h"
 #include "vec3.h"
+#include "contact_law.h"
 #include <string.h>
 
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
@@ -212,8 +213,7 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
     const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
-    c->bn               = c->phi < 0 ? PetscMax(c->phi / h, -vrec) : c->phi / h;
-    c->c_lin            = c->compliance / (h * h);
+    contact_law_normal(c, h, vrec, &c->bn, &c->c_lin);
     c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
     c->eta              = c->dof / ccp_contact_trace(P, i);

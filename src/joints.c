@@ -73,7 +73,7 @@ void JointsSetGround(PetscInt ground, double *inv_mass, double *inv_inertia, dou
 /* A body's state for the rows: solver index, position, orientation, world angular velocity. */
 typedef struct {
   PetscInt idx;
-  double   x[3], q[4], w[3];
+  double   x[3], q[4], v[3], w[3];
 } JointBody;
 
 static PetscErrorCode GetBody(const Joints *J, const BodyStore *s, PetscInt ground, int body, JointBody *B)
@@ -82,6 +82,7 @@ static PetscErrorCode GetBody(const Joints *J, const BodyStore *s, PetscInt grou
   if (body == JOINT_GROUND) {
     B->idx = ground;
     v3_set(B->x, 0, 0, 0);
+    v3_set(B->v, 0, 0, 0);
     v3_set(B->w, 0, 0, 0);
     B->q[0] = 1;
     B->q[1] = B->q[2] = B->q[3] = 0;
@@ -91,6 +92,7 @@ static PetscErrorCode GetBody(const Joints *J, const BodyStore *s, PetscInt grou
   PetscCheck(i >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Body %d of a joint has left the domain: enlarge the domain so that jointed bodies stay in it", body);
   B->idx = i;
   v3_copy(B->x, s->pos + 3 * i);
+  v3_copy(B->v, s->vel + 6 * i);
   for (int k = 0; k < 4; k++) B->q[k] = s->quat[4 * i + k];
   quat_rotate(B->w, B->q, s->vel + 6 * i + 3);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,10 +178,15 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
     set_row(R, 4, v3_dot(e[1], x) / h, 1);
     set_row(R, 5, v3_dot(e[2], x) / h, 1);
   } break;
-  case JOINT_DISTANCE: {
-    double d[3];
+  case JOINT_DISTANCE: { /* |d| is curved in d itself: the anchors' relative velocity across the
+                          * line, s, lengthens it by h^2 s^2 / (2 |d|) over the step; predicted too */
+    double d[3], wa[3], wb[3], rel[3];
     v3_sub(d, PB, PA);
-    set_row(R, 0, (v3_norm(d) - f->length + v3_dot(e[0], db) - v3_dot(e[0], da)) / h, 1);
+    v3_cross(wa, A->w, la);
+    v3_cross(wb, B->w, lb);
+    for (int k = 0; k < 3; k++) rel[k] = B->v[k] + wb[k] - A->v[k] - wa[k];
+    const double along = v3_dot(e[0], rel), across2 = PetscMax(v3_dot(rel, rel) - along * along, 0), len = v3_norm(d);
+    set_row(R, 0, (len - f->length + v3_dot(e[0], db) - v3_dot(e[0], da) + h * h * across2 / (2 * len)) / h, 1);
     set_row(R, 1, 0, 0);
     set_row(R, 2, 0, 0);
   } break;

@@ -22,7 +22,10 @@
  * the second-order drift of the exponential map, (Rot(h w) - I - h [w]x) r for each body's lever
  * r, taken with the bodies' current angular velocities: rotating by h w moves an anchor along an
  * arc, not along the tangent the rows see, by ~h^2 w^2 |r| / 2 (5e-6 m per step for a 1 m
- * pendulum at 3 rad/s and h = 1 ms); predicted, the remaining error is O(h^3). Angular errors are
+ * pendulum at 3 rad/s and h = 1 ms); predicted, the remaining error is O(h^3) (it is not when a
+ * step changes the angular velocity abruptly, e.g. a start whose velocities violate the joint).
+ * The distance joint also predicts the lengthening h^2 s^2 / (2 |d|) by the anchors' relative
+ * velocity s across the line. Angular errors are
  * rotation vectors: 2 vec(q_B (q_A q0)^-1) for fixed and prismatic, a_A x a_B for the revolute
  * axis.
  *

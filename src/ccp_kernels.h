@@ -54,6 +54,15 @@ static inline void ccp_kernel_gradient(const Contact *restrict c, const double *
     g[4] += c->c_rot * gamma[4];
     g[5] += c->c_rot * gamma[5];
   }
+  if (c->box)
+    for (int k = 1; k < 6; k++) g[k] += c->box->b[k];
+}
+
+/* A joint block's projection: the clamp of each row into its box (also the projection in any
+ * diagonal metric, so the sweeps' metric B_i needs no special case). */
+static inline void ccp_kernel_clamp(const RowBox *restrict box, double *restrict g)
+{
+  for (int k = 0; k < 6; k++) g[k] = g[k] < box->lo[k] ? box->lo[k] : (g[k] > box->hi[k] ? box->hi[k] : g[k]);
 }
 
 /* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
@@ -94,6 +103,10 @@ static inline int ccp_kernel_inside(int dof, double mu, double rho, double sigma
  * gn >= -cohesion_impulse. */
 static inline void ccp_kernel_project(const Contact *restrict c, double *restrict g)
 {
+  if (c->box) {
+    ccp_kernel_clamp(c->box, g);
+    return;
+  }
   if (c->dof == 3) g[3] = g[4] = g[5] = 0;
   g[0] += c->cohesion_impulse;
   if (!ccp_kernel_inside(c->dof, c->mu, c->rho, c->sigma, g)) {
@@ -181,7 +194,7 @@ static inline void ccp_kernel_step(const CCPMetric *m, double s, const double ga
 /* Projection onto the reaction set in the metric B^-1 (see CCPMetric). */
 static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPMetric *restrict m, double *restrict z)
 {
-  if (c->dof == 3) {
+  if (c->dof == 3 || c->box) {
     ccp_kernel_project(c, z);
     return;
   }

@@ -32,6 +32,22 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Grow *p to hold n elements of size sz, keeping the first `keep`. */
+static PetscErrorCode grow_keep(void **p, size_t *cap, size_t keep, size_t n, size_t sz)
+{
+  PetscFunctionBegin;
+  if (n > *cap) {
+    const size_t c = n + n / 2 + 8;
+    void        *q;
+    PetscCall(PetscMalloc(c * sz, &q));
+    if (keep) PetscCall(PetscMemcpy(q, *p, keep * sz));
+    PetscCall(PetscFree(*p));
+    *p   = q;
+    *cap = c;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* sorted: contacts by lower solver-body index (a stable counting sort: ties keep problem order) */
 static PetscErrorCode SortContacts(CCPPacked *pk, const CCPProblem *P, PetscInt *sorted)
 {
@@ -65,26 +81,25 @@ static int conflicts(const CCPProblem *P, const PetscInt *perm, const Contact *c
 
 #define OPEN_BLOCKS 8 /* conflict-free packing: how many recent blocks a contact may join */
 
-/* perm (nblk CCP_LANES slots, -1 = padding) from the sorted order: plainly (padding at the end),
- * or conflict-free (no two lanes of a block share a movable body, so the lanes of a block may be
+/* Append to perm the blocks of the contacts sorted[0..count): plainly (padding at the end), or
+ * conflict-free (no two lanes of a block share a movable body, so the lanes of a block may be
  * updated at once by Gauss-Seidel): each contact joins the oldest of the last OPEN_BLOCKS blocks
- * it does not conflict with, else opens a new one. Deterministic. */
-static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt *sorted, PetscBool conflict_free)
+ * of this call it does not conflict with, else opens a new one. Deterministic. */
+static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt *sorted, PetscInt count, PetscBool conflict_free)
 {
-  const PetscInt nc = P->ncontacts;
+  const PetscInt first = pk->nblk;
 
   PetscFunctionBegin;
+  PetscCall(grow_keep((void **)&pk->perm, &pk->perm_cap, (size_t)first * CCP_LANES, (size_t)(first + count) * CCP_LANES, sizeof(PetscInt))); /* worst case: a block per contact */
   if (!conflict_free) {
-    pk->nblk = (nc + CCP_LANES - 1) / CCP_LANES;
-    PetscCall(grow((void **)&pk->perm, &pk->perm_cap, (size_t)pk->nblk * CCP_LANES, sizeof(PetscInt)));
-    for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) pk->perm[slot] = slot < nc ? sorted[slot] : -1;
+    const PetscInt nblk = (count + CCP_LANES - 1) / CCP_LANES;
+    for (PetscInt slot = 0; slot < nblk * CCP_LANES; slot++) pk->perm[first * CCP_LANES + slot] = slot < count ? sorted[slot] : -1;
+    pk->nblk += nblk;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(grow((void **)&pk->perm, &pk->perm_cap, (size_t)nc * CCP_LANES, sizeof(PetscInt))); /* worst case: a block per contact */
-  pk->nblk = 0;
-  for (PetscInt k = 0; k < nc; k++) {
+  for (PetscInt k = 0; k < count; k++) {
     const Contact *c    = &P->contact[sorted[k]];
-    PetscInt       q    = PetscMax(pk->nblk - OPEN_BLOCKS, 0);
+    PetscInt       q    = PetscMax(pk->nblk - OPEN_BLOCKS, first);
     int            lane = -1;
     for (; q < pk->nblk; q++) {
       const PetscInt *perm = pk->perm + q * CCP_LANES;
@@ -102,6 +117,48 @@ static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Contacts first, joint blocks after (each part in sorted order), then their blocks. */
+static PetscErrorCode LayoutAll(CCPPacked *pk, const CCPProblem *P, PetscBool conflict_free)
+{
+  const PetscInt nc = P->ncontacts;
+  PetscInt       ncone = 0, nrow = 0, *part;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < nc; k++) nrow += P->contact[k].box != NULL;
+  pk->nblk = 0;
+  if (!nrow) { /* contact-only: the order as sorted */
+    PetscCall(Layout(pk, P, pk->sorted, nc, conflict_free));
+    pk->row0 = pk->nblk;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(nc, &part));
+  for (PetscInt k = 0; k < nc; k++)
+    if (!P->contact[pk->sorted[k]].box) part[ncone++] = pk->sorted[k];
+  for (PetscInt k = 0, j = ncone; k < nc; k++)
+    if (P->contact[pk->sorted[k]].box) part[j++] = pk->sorted[k];
+  PetscCall(Layout(pk, P, part, ncone, conflict_free));
+  pk->row0 = pk->nblk;
+  PetscCall(Layout(pk, P, part + ncone, nrow, conflict_free));
+  PetscCall(PetscFree(part));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The lanes' rows of joint block q (>= row0): the RowBox of each lane's joint; padding lanes get
+ * the box 0..0, so they stay at zero like the contact padding. */
+static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
+{
+  CCPRowBlock *R = &pk->rows[q - pk->row0];
+  for (int l = 0; l < CCP_LANES; l++) {
+    const PetscInt i   = pk->perm[q * CCP_LANES + l];
+    const RowBox  *box = i >= 0 ? P->contact[i].box : NULL;
+    for (int k = 0; k < 6; k++) {
+      R->b[k][l]  = box ? box->b[k] : 0;
+      R->lo[k][l] = box ? box->lo[k] : 0;
+      R->hi[k][l] = box ? box->hi[k] : 0;
+    }
+  }
+}
+
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
 {
   const PetscInt nb = P->nbodies, nc = P->ncontacts;
@@ -111,8 +168,12 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   pk->nbodies = nb;
   PetscCall(grow((void **)&pk->sorted, &pk->sorted_cap, (size_t)nc, sizeof(PetscInt)));
   PetscCall(SortContacts(pk, P, pk->sorted));
-  PetscCall(Layout(pk, P, pk->sorted, conflict_free));
+  PetscCall(LayoutAll(pk, P, conflict_free));
   const PetscInt nblk = pk->nblk;
+  if (nblk > pk->row0) {
+    PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
+    for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
+  }
   PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
   PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
   for (int k = 0; k < nvec; k++) PetscCall(grow((void **)&pk->g[k], &pk->g_cap[k], ccp_packed_len(pk), sizeof(double)));
@@ -293,6 +354,7 @@ PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(pk->blk));
+  PetscCall(PetscFree(pk->rows));
   PetscCall(PetscFree(pk->body));
   PetscCall(PetscFree(pk->perm));
   PetscCall(PetscFree(pk->count));

@@ -15,7 +15,9 @@
  * A 3-dof contact is a 6-dof one with rho = sigma = 0, torque step t = 0 and rot = 0 (its torque
  * rows read no velocity), so its torque impulses stay exactly 0.
  * Multipliers in packed order: 6 x CCP_LANES doubles per block, entry k of lane l at [6 L blk + L k + l].
- * Everything stays double: the validation tests resolve velocities to 1e-10 m/s. */
+ * Everything stays double: the validation tests resolve velocities to 1e-10 m/s.
+ * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
+ * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
 #ifndef CCPDEM_CCP_PACK_H
 #define CCPDEM_CCP_PACK_H
 #include "ccp_solver.h"
@@ -33,6 +35,12 @@ typedef struct {
   double  f[CCP_LANES], t[CCP_LANES], inv_f[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES];
 } CCPBlock;
 
+/* The rows of a block of joint blocks (RowBox of contacts.h), lane-wise: blocks row0.. of a
+ * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn. */
+typedef struct {
+  double b[6][CCP_LANES], lo[6][CCP_LANES], hi[6][CCP_LANES];
+} CCPRowBlock;
+
 /* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment. */
 typedef struct {
   double v[6], dv[6];
@@ -45,6 +53,9 @@ typedef struct {
   PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
   PetscBool simd;              /* allow the AVX2+FMA kernels (when the CPU has them) */
   CCPBlock *blk;
+  PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
+  CCPRowBlock *rows;
+  size_t    rows_cap;
   CCPBody  *body;              /* nbodies + 1 */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
   size_t    blk_cap, body_cap, perm_cap;

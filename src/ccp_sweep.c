@@ -95,8 +95,11 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
   }
 }
 
-/* g = D^T v + b + C x for the block's lanes (torque rows only when six) */
-ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+/* The joint rows of block q, or NULL for a block of contacts (ccp_pack.h: joint blocks come last). */
+ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q) { return q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL; }
+
+/* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5] */
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
@@ -123,6 +126,18 @@ ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPBody *res
     g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * ld(x + 4 * L);
     g[5] = w0 * e0 + w1 * e1 + w2 * e2 + crot * ld(x + 5 * L);
   } else g[3] = g[4] = g[5] = splat(0);
+  if (R)
+    for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
+}
+
+/* Joint rows: the clamp of each row into [lo, hi] (the projection in any diagonal metric). */
+ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
+{
+  for (int k = 0; k < 6; k++) {
+    const v4d lo = ld(R->lo[k]), hi = ld(R->hi[k]);
+    const v4l below = z[k] < lo, above = z[k] > hi;
+    z[k] = (v4d)((below & (v4l)lo) | (above & (v4l)hi) | (~(below | above) & (v4l)z[k]));
+  }
 }
 
 /* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1) */
@@ -172,8 +187,12 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
 /* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
  * torque entries scaled by il before and ell after, torque coefficients times il); else
  * Euclidean. Lanes already inside take the vector test only. */
-ALWAYS_INLINE void block_project(const CCPBlock *restrict K, v4d z[6], const int six, const int metric)
+ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *restrict R, v4d z[6], const int six, const int metric)
 {
+  if (R) {
+    block_clamp(R, z);
+    return;
+  }
   const v4d il = ld(K->il), mu = ld(K->mu), coh = ld(K->coh);
   v4d       rho = ld(K->rho), sg = ld(K->sigma);
   if (six && metric) {
@@ -247,12 +266,12 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, v4d z[6], const int
 }
 
 /* squared GUIDE residual |x - Proj(x - eta g)| / eta per lane */
-ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const double *restrict x, const v4d g[6], const int six)
+ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const double *restrict x, const v4d g[6], const int six)
 {
   const v4d eta = ld(K->eta);
   v4d       y[6], s = splat(0);
   for (int k = 0; k < 6; k++) y[k] = ld(x + k * L) - eta * g[k];
-  block_project(K, y, six, 0);
+  block_project(K, R, y, six, 0);
   for (int k = 0; k < (six ? 6 : 3); k++) {
     const v4d e = ld(x + k * L) - y[k];
     s += e * e;
@@ -290,14 +309,15 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     double *restrict x         = blk(gamma, q);
     v4d g[6], z[6], d[6];
 
+    const CCPRowBlock *R = row_block(pk, q);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    block_gradient(K, body, x, g, six);
+    block_gradient(K, R, body, x, g, six);
     const v4d sf = omega * ld(K->f), st = omega * ld(K->t);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
       z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
     }
-    block_project(K, z, six, 1);
+    block_project(K, R, z, six, 1);
     for (int k = 0; k < 6; k++) {
       const v4d xk = ld(x + k * L);
       d[k]         = gs ? z[k] - xk : lambda * (z[k] - xk);
@@ -327,8 +347,9 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
     const CCPBlock *restrict K = &pk->blk[q];
     v4d g[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    block_gradient(K, pk->body, cblk(x, q), g, six);
-    const v4d r2 = block_residual2(K, cblk(x, q), g, six);
+    const CCPRowBlock *R = row_block(pk, q);
+    block_gradient(K, R, pk->body, cblk(x, q), g, six);
+    const v4d r2 = block_residual2(K, R, cblk(x, q), g, six);
     lane_max(&mx, &r2);
     sum += r2;
   }
@@ -355,7 +376,7 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const doub
       const v4d gy = ld(R + k * L) + beta * (ld(R + k * L) - ld(Rp + k * L));
       z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
     }
-    block_project(K, z, six, 1);
+    block_project(K, row_block(pk, q), z, six, 1);
     v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
     for (int k = 0; k < 6; k++) {
       const v4d d = z[k] - y[k], e = z[k] - x0[k];
@@ -390,14 +411,15 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, cons
     v4d           g[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    block_gradient(K, pk->body, Xn, g, six);
+    const CCPRowBlock *Rw = row_block(pk, q);
+    block_gradient(K, Rw, pk->body, Xn, g, six);
     for (int k = 0; k < 6; k++) {
       const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
       const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
       s += (ld(Xn + k * L) - y) * (g[k] - gy);
       vst(G + k * L, g[k]);
     }
-    const v4d r2 = block_residual2(K, Xn, g, six);
+    const v4d r2 = block_residual2(K, Rw, Xn, g, six);
     lane_max(&mx, &r2);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];

@@ -12,6 +12,14 @@
 
 #define CONTACT_DOF_MAX 6
 
+/* The rows of a joint block (src/joints.h) in place of a friction cone: per row k of
+ * (n, u, w force; n, u, w torque) the stabilization b[k] (b[0] is also in bn) and the box
+ * lo[k] <= gamma_k <= hi[k]: -inf..inf a bilateral row, 0..0 a free direction, -S h..S h a
+ * bounded friction element. The projection onto a box is the clamp, row by row. */
+typedef struct {
+  double b[6], lo[6], hi[6];
+} RowBox;
+
 typedef struct {
   int32_t a, b;          /* solver-body indices of A and B */
   int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
@@ -22,11 +30,13 @@ typedef struct {
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
   double  cohesion;      /* pair cohesion force (N) */
   double  compliance;    /* pair compliance (m/N) */
+  double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */
   double  eta;           /* GUIDE residual step dim / trace(N_ii) */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
+  const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
 } Contact;
 
 typedef struct {

@@ -12,13 +12,16 @@ typedef struct {
   double spinning_friction;  /* spinning friction sigma (m): |spin torque| <= sigma * normal force */
   double compliance;         /* contact compliance (m/N), 0 = rigid; makes each step strongly convex */
   double cohesion;           /* cohesion force (N): the normal force may pull down to -cohesion */
+  double damping;            /* damping time alpha (s) of a compliant contact: dashpot R = alpha K */
 } Material;
 
 /* Parameters of one contact between materials a and b. Friction, rolling and spinning friction and
  * cohesion combine by the minimum (the weaker surface limits the pair); compliance by the sum
- * (springs in series). */
+ * (springs in series); damping by the compliance-weighted mean of the damping times (Kelvin-Voigt
+ * elements in series with equal times alpha are one with that alpha; otherwise this is the
+ * first-order match at low frequency). */
 typedef struct {
-  double mu, rho, sigma, compliance, cohesion;
+  double mu, rho, sigma, compliance, cohesion, damping;
 } PairParams;
 
 static inline void material_pair(const Material *a, const Material *b, PairParams *p)
@@ -29,6 +32,7 @@ static inline void material_pair(const Material *a, const Material *b, PairParam
   p->sigma      = CCPDEM_MIN(a->spinning_friction, b->spinning_friction);
   p->cohesion   = CCPDEM_MIN(a->cohesion, b->cohesion);
   p->compliance = a->compliance + b->compliance;
+  p->damping    = p->compliance > 0 ? (a->compliance * a->damping + b->compliance * b->damping) / p->compliance : 0;
 #undef CCPDEM_MIN
 }
 #endif

@@ -15,7 +15,7 @@
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
  *     active set scales with the grains; 0.001 m when the file has no bodies;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s;
- *   materials: rolling_friction, spinning_friction, compliance, cohesion 0;
+ *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0;
  *   walls: box velocity 0, orientation [1, 0, 0, 0];
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape;
@@ -414,7 +414,7 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
 
 static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", NULL};
+  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", NULL};
   const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
   yaml_node_t *list = field(r, root, "", "materials", kp);
@@ -439,6 +439,7 @@ static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
     TRY(get_number(r, m, ip, "spinning_friction", OPTIONAL, NON_NEGATIVE, "give the spinning friction sigma in m (0 = none)", &mat->spinning_friction));
     TRY(get_number(r, m, ip, "compliance", OPTIONAL, NON_NEGATIVE, "give the contact compliance in m/N (0 = rigid)", &mat->compliance));
     TRY(get_number(r, m, ip, "cohesion", OPTIONAL, NON_NEGATIVE, "give the cohesion force in N (0 = none)", &mat->cohesion));
+    TRY(get_number(r, m, ip, "damping", OPTIONAL, NON_NEGATIVE, "give the damping time alpha in s of a compliant contact (dashpot R = alpha / compliance; 0 = none)", &mat->damping));
     sc->n_materials = i + 1;
   }
   return 0;
@@ -491,11 +492,25 @@ static int read_walls(Reader *r, const yaml_node_t *root, Scenario *sc)
   return 0;
 }
 
+/* bodies[i].id: a name for joints, unique, not "ground" (the name of the fixed world). */
+static int read_body_label(Reader *r, Scenario *sc, const yaml_node_t *m, const char *ip, int i)
+{
+  char kpath[KEY_PATH_MAX];
+  BodySpec *b = &sc->bodies[i];
+  TRY(get_string(r, m, ip, "id", OPTIONAL, "give the body a name that joints refer to, e.g. id: arm", b->label, sizeof b->label));
+  if (!b->label[0]) return 0;
+  if (!strcmp(b->label, "ground")) return fail(r, field(r, m, ip, "id", kpath), kpath, "'ground' names the fixed world; give the body another id");
+  for (int j = 0; j < i; j++)
+    if (!strcmp(sc->bodies[j].label, b->label))
+      return fail(r, field(r, m, ip, "id", kpath), kpath, "duplicate id '%s' (bodies[%d] has it too); give each body its own id", b->label, j);
+  return 0;
+}
+
 static int read_bodies(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const shapes[] = {"sphere", "box", NULL};
-  static const char *const sphere_keys[] = {"shape", "radius", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", NULL};
-  static const char *const box_keys[] = {"shape", "half_extents", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", NULL};
+  static const char *const sphere_keys[] = {"shape", "radius", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", "id", NULL};
+  static const char *const box_keys[] = {"shape", "half_extents", "position", "velocity", "angular_velocity", "orientation", "material", "mass", "inertia", "id", NULL};
   const char *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t *list = field(r, root, "", "bodies", kp);
@@ -529,8 +544,94 @@ static int read_bodies(Reader *r, const yaml_node_t *root, Scenario *sc)
     TRY(get_material(r, sc, m, ip, &b->material));
     TRY(get_number(r, m, ip, "mass", OPTIONAL, POSITIVE, "give the mass in kg, or leave it out to use the material density", &b->mass));
     TRY(get_vector(r, m, ip, "inertia", OPTIONAL, 3, POSITIVE, "give the principal moments [Ixx, Iyy, Izz] in kg m^2, or leave them out", b->inertia));
+    TRY(read_body_label(r, sc, m, ip, i));
     b->line = line_of(m);
     sc->n_bodies = i + 1;
+  }
+  return 0;
+}
+
+/* The body a joint names under key (by its `id`); "ground" (or an absent optional key) is JOINT_GROUND. */
+static int get_joint_body(Reader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, const char *key, Need need, int ground_ok, int *out)
+{
+  char kpath[KEY_PATH_MAX], name[64] = "";
+  *out = JOINT_GROUND;
+  TRY(get_string(r, m, ip, key, need, ground_ok ? "name a body by its id (bodies: [{id: NAME, ...}]) or ground" : "name a body by its id (bodies: [{id: NAME, ...}])", name, sizeof name));
+  if (!name[0] || (ground_ok && !strcmp(name, "ground"))) return 0;
+  for (int i = 0; i < sc->n_bodies; i++)
+    if (!strcmp(sc->bodies[i].label, name)) {
+      *out = i;
+      return 0;
+    }
+  return fail(r, field(r, m, ip, key, kpath), kpath, "no body has id '%s'; give a body 'id: %s' under 'bodies'%s", name, name, ground_ok ? ", or use ground" : "");
+}
+
+/* A unit vector under key (required, not zero). */
+static int get_axis(Reader *r, const yaml_node_t *m, const char *ip, const char *key, double a[3])
+{
+  char kpath[KEY_PATH_MAX];
+  TRY(get_vector(r, m, ip, key, REQUIRED, 3, ANY_NUMBER, "give the axis direction [x, y, z] (world, at time 0)", a));
+  if (v3_norm(a) == 0) return fail(r, field(r, m, ip, key, kpath), kpath, "must not be the zero vector; give a direction, e.g. [0, 1, 0]");
+  v3_scale(a, 1.0 / v3_norm(a), a);
+  return 0;
+}
+
+/* joints: (after bodies, which they name by id; see src/joint_spec.h and README "Joints") */
+static int read_joints(Reader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const types[] = {"fixed", "spherical", "revolute", "prismatic", "distance", "motion", NULL};
+  static const char *const keys[][8] = {{"type", "body_a", "body_b", "point", NULL},
+                                        {"type", "body_a", "body_b", "point", NULL},
+                                        {"type", "body_a", "body_b", "point", "axis", NULL},
+                                        {"type", "body_a", "body_b", "point", "axis", "friction", NULL},
+                                        {"type", "body_a", "body_b", "point_a", "point_b", NULL},
+                                        {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity", NULL}};
+  const char *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
+  const char *ph = "give the anchor point [x, y, z] (world, at time 0)";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t *list = field(r, root, "", "joints", kp);
+  if (!list) return 0;
+  TRY(expect_list(r, list, kp, hint));
+  sc->joints = calloc((size_t)seq_count(list) + 1, sizeof(JointSpec));
+  if (!sc->joints) return fail(r, list, kp, "out of memory");
+  for (int i = 0; i < seq_count(list); i++) {
+    yaml_node_t *m = seq_item(r, list, i);
+    JointSpec *j = &sc->joints[i];
+    int type = -1;
+    index_path(ip, kp, i);
+    TRY(expect_mapping(r, m, ip, hint));
+    TRY(get_choice(r, m, ip, "type", REQUIRED, types, "give the joint type", &type));
+    TRY(check_keys(r, m, ip, keys[type]));
+    j->type = (JointType)type;
+    if (j->type == JOINT_MOTION) {
+      j->body_a = JOINT_GROUND;
+      TRY(get_joint_body(r, sc, m, ip, "body", REQUIRED, 0, &j->body_b));
+      TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the mean velocity [x, y, z] in m/s", j->velocity));
+      TRY(get_vector(r, m, ip, "amplitude", OPTIONAL, 3, ANY_NUMBER, "give the velocity amplitude [x, y, z] in m/s of v(t) = velocity + amplitude sin(2 pi frequency t)", j->amplitude));
+      TRY(get_number(r, m, ip, "frequency", OPTIONAL, NON_NEGATIVE, "give the frequency in Hz (0: constant velocity)", &j->frequency));
+      if (j->frequency == 0 && v3_norm(j->amplitude) > 0)
+        return fail(r, field(r, m, ip, "amplitude", np), np, "needs a frequency > 0; give frequency: F (Hz) or drop the amplitude");
+      j->angular = field(r, m, ip, "angular_velocity", np) != NULL;
+      TRY(get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER, "give the prescribed angular velocity [x, y, z] in rad/s (world), or leave it out to let the body rotate freely", j->angular_velocity));
+    } else {
+      TRY(get_joint_body(r, sc, m, ip, "body_a", OPTIONAL, 1, &j->body_a));
+      TRY(get_joint_body(r, sc, m, ip, "body_b", REQUIRED, 0, &j->body_b));
+      if (j->body_a == j->body_b) return fail(r, field(r, m, ip, "body_b", np), np, "joins body '%s' to itself; name two different bodies", sc->bodies[j->body_b].label);
+      if (j->type == JOINT_DISTANCE) {
+        TRY(get_vector(r, m, ip, "point_a", REQUIRED, 3, ANY_NUMBER, ph, j->point));
+        TRY(get_vector(r, m, ip, "point_b", REQUIRED, 3, ANY_NUMBER, ph, j->point_b));
+        double d[3];
+        v3_sub(d, j->point_b, j->point);
+        if (!(v3_norm(d) > 0)) return fail(r, field(r, m, ip, "point_b", np), np, "coincides with point_a; a distance joint needs two distinct anchors (use spherical for a zero distance)");
+      } else if (j->type == JOINT_FIXED) {
+        v3_copy(j->point, sc->bodies[j->body_b].position);
+        TRY(get_vector(r, m, ip, "point", OPTIONAL, 3, ANY_NUMBER, ph, j->point));
+      } else TRY(get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, ph, j->point));
+      if (j->type == JOINT_REVOLUTE || j->type == JOINT_PRISMATIC) TRY(get_axis(r, m, ip, "axis", j->axis));
+      if (j->type == JOINT_PRISMATIC) TRY(get_number(r, m, ip, "friction", OPTIONAL, NON_NEGATIVE, "give the friction force S in N on the sliding direction (0 = none)", &j->friction));
+    }
+    j->line = line_of(m);
+    sc->n_joints = i + 1;
   }
   return 0;
 }
@@ -752,7 +853,7 @@ static double default_envelope(const Scenario *sc)
 
 static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "emitters", "analysis", "output", NULL};
+  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls", "bodies", "fills", "emitters", "analysis", "output", "joints", NULL};
   char got[96], names[256];
   int envelope_given = 0;
   if (root->type != YAML_MAPPING_NODE) {
@@ -769,6 +870,7 @@ static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
   TRY(read_materials(r, root, sc));
   TRY(read_walls(r, root, sc));
   TRY(read_bodies(r, root, sc));
+  TRY(read_joints(r, root, sc));
   TRY(read_fills(r, root, sc));
   TRY(read_emitters(r, root, sc));
   TRY(read_analysis(r, root, sc));
@@ -907,6 +1009,7 @@ void scenario_free(Scenario *sc)
   free(sc->fills);
   free(sc->emitters);
   free(sc->repose);
+  free(sc->joints);
   memset(sc, 0, sizeof *sc);
 }
 

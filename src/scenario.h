@@ -10,6 +10,7 @@
 #include "materials.h"
 #include "walls.h"
 #include "shapes.h"
+#include "joint_spec.h"
 
 #define CCPDEM_EXIT_RUNTIME   1 /* a run failed for a reason other than its input */
 #define CCPDEM_EXIT_BAD_INPUT 2 /* the scenario or the command line was rejected */
@@ -33,6 +34,7 @@ typedef struct {
   double    mass;               /* > 0: override; 0: from density and shape */
   double    inertia[3];         /* all > 0: override; else from mass and shape */
   int       line;               /* line in the scenario file, for messages */
+  char      label[64];          /* `id`: the name joints refer to it by ("" if none) */
 } BodySpec;
 
 typedef struct {
@@ -88,6 +90,7 @@ typedef struct {
   int          n_fills;      FillSpec *fills;
   int          n_emitters;   EmitterSpec *emitters;
   int          n_repose;     ReposeSpec  *repose;   /* analysis.repose: piles to measure at the end */
+  int          n_joints;     JointSpec   *joints;   /* bilateral constraints and prescribed motions */
   char         output_dir[SCENARIO_PATH_MAX];
   double       snapshot_interval;       /* simulated s; 0 = only first and last */
   double       checkpoint_interval;     /* simulated s; 0 = none */

@@ -7,6 +7,7 @@
 #include "impulse_routing.h"
 #include "emitter.h"
 #include "vec3.h"
+#include "contact_law.h"
 #include <string.h>
 
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
@@ -72,6 +73,12 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
   sim->last.converged = PETSC_TRUE;
+  PetscCall(JointsCreate(&sim->sc, &sim->joints));
+  JointsCheckRanks(&sim->sc, size, err, errlen);
+  if (err[0]) { /* bad input: the caller reports it */
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (size > 1) {
     CCPCoupling hooks;
     PetscCall(CCPSolverCheckCoupling(sim->solver, err, errlen));
@@ -145,6 +152,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ImpulseMemoryDestroy(&sim->previous));
   PetscCall(BroadphaseDestroy(&sim->bp));
   PetscCall(CCPSolverDestroy(&sim->solver));
+  PetscCall(JointsDestroy(&sim->joints));
   if (sim->domain) {
     PetscCall(VelocityCouplingDestroy(&sim->coupling));
     PetscCall(ExchangeDestroy(&sim->exchange));
@@ -212,8 +220,7 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
     const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
-    c->bn               = c->phi < 0 ? PetscMax(c->phi / h, -vrec) : c->phi / h;
-    c->c_lin            = c->compliance / (h * h);
+    if (!c->box) contact_law_normal(c, h, vrec, &c->bn, &c->c_lin); /* a joint block brings its own */
     c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
     c->eta              = c->dof / ccp_contact_trace(P, i);
@@ -271,7 +278,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
     local[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
   }
   counts[0] = s->n_owned;
-  counts[1] = sim->contacts.n;
+  counts[1] = sim->contacts.n - sim->joints.n;
   counts[2] = sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
   counts[3] = bytes;
   counts[4] = matched;
@@ -352,14 +359,16 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
   PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_SOLVE, 0, 0, 0, 0));
-  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
+  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls + 1));
   SetupSolverBodies(sim, nb, h);
   P.nbodies     = nb + sim->sc.n_walls;
+  if (sim->joints.n) JointsSetGround(P.nbodies++, sim->inv_mass, sim->inv_inertia, sim->vel_free); /* the ground: after the walls */
   P.inv_mass    = sim->inv_mass;
   P.inv_inertia = sim->inv_inertia;
   P.vel_free    = sim->vel_free;

@@ -13,6 +13,7 @@
 #include "domain.h"
 #include "exchange.h"
 #include "velocity_coupling.h"
+#include "joints.h"
 
 
 typedef struct {
@@ -24,6 +25,7 @@ typedef struct {
   ImpulseMemory previous;     /* the last step's impulses by key (warm start) */
   Broadphase  bp;
   CCPSolver   solver;
+  Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   /* distributed run (more than one rank): */
   PetscMPIInt    size;          /* ranks */
   Domain         domain;        /* process grid and cuts */

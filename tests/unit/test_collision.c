@@ -40,14 +40,14 @@ static void body(BodyRecord *b, int64_t id, ShapeKind shape, double x, double y,
 }
 
 static const Material materials[2] = {
-  {"steel", 7800, 0.5, 0.0, 0.0, 1e-7, 2.0},
-  {"rubber", 1100, 0.3, 0.01, 0.02, 2e-7, 5.0},
+  {"steel", 7800, 0.5, 0.0, 0.0, 1e-7, 2.0, 0.001},
+  {"rubber", 1100, 0.3, 0.01, 0.02, 2e-7, 5.0, 0.004},
 };
 
 typedef struct {
   int64_t ida, idb;
   int     sub, a, b, dof;
-  double  n[3], ra[3], rb[3], phi, mu, rho, sigma, compliance, cohesion;
+  double  n[3], ra[3], rb[3], phi, mu, rho, sigma, compliance, cohesion, damping;
 } Expected;
 
 static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
@@ -72,6 +72,7 @@ static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
   /* pair parameters are plain copies of the minimum / sum: exact */
   CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && c->cohesion == e->cohesion && c->compliance == e->compliance,
         "contact %d: pair parameters mu %g rho %g sigma %g cohesion %g compliance %g", (int)i, c->mu, c->rho, c->sigma, c->cohesion, c->compliance);
+  CHECK(fabs(c->damping - e->damping) <= 1e-15 * e->damping, "contact %d: pair damping %.17g, expected the compliance-weighted mean %.17g", (int)i, c->damping, e->damping);
   CHECK(c->bn == 0 && c->c_lin == 0 && c->c_rot == 0 && c->eta == 0 && c->cohesion_impulse == 0, "contact %d: stepper fields not zero", (int)i);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, i)[d] == 0, "contact %d: impulse %d = %g", (int)i, d, contact_gamma(cs, i)[d]);
 }
@@ -84,6 +85,7 @@ static void pair_params(int ma, int mb, Expected *e)
   e->sigma      = a->spinning_friction < b->spinning_friction ? a->spinning_friction : b->spinning_friction;
   e->cohesion   = a->cohesion < b->cohesion ? a->cohesion : b->cohesion;
   e->compliance = a->compliance + b->compliance;
+  e->damping    = (a->compliance * a->damping + b->compliance * b->damping) / (a->compliance + b->compliance); /* compliance-weighted */
   e->dof        = (e->rho == 0 && e->sigma == 0) ? 3 : 6;
 }
 

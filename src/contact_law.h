@@ -1,0 +1,33 @@
+/* The per-step terms of a contact's normal law that the CCP sees (GUIDE "Time step" step 3 and
+ * "When the exact CCP is ill-posed"; slides sec. 3 "Damping and VI"): the stabilization b_n and the
+ * Tikhonov diagonal c of the force rows, in  g_n = D_n^T v + b_n + c gamma_n.
+ *
+ * Rigid (compliance 0): b_n = phi / h, and for an overlap max(phi / h, -v_recover), c = 0.
+ *
+ * Compliant, overlapping (compliance C = 1/K > 0, phi < 0): a Kelvin-Voigt spring-dashpot taken
+ * implicitly over the step, F = K (-phi_new) - R u_new with phi_new = phi + h u_new and
+ * R = alpha K (alpha = the pair's `damping`, s: stiffness-proportional damping, the slides'
+ * E = -(h^2 K + h R)). Solving gamma = h F for u_new gives the row
+ *     u_new + phi / (h + alpha) + C / (h (h + alpha)) gamma >= 0  (complementary to gamma >= 0),
+ * so b_n = phi / (h + alpha), c = C / (h (h + alpha)); alpha = 0 is the plain Tikhonov N + C with
+ * C / h^2. At rest (u = 0) the row gives gamma / h = -phi / C: the static deflection is F / K
+ * whatever alpha and h. No recovery clamp here: the deflection is the spring's, not an error to
+ * be removed, and the spring itself bounds the separation speed.
+ * Compliant with a gap (phi >= 0): phi / h and C / h^2 (no dashpot before touching: phi / (h + alpha)
+ * would push bodies apart before they meet). */
+#ifndef CCPDEM_CONTACT_LAW_H
+#define CCPDEM_CONTACT_LAW_H
+#include "contacts.h"
+
+static inline void contact_law_normal(const Contact *c, double h, double v_recover, double *bn, double *c_lin)
+{
+  if (c->compliance > 0 && c->phi < 0) {
+    const double tau = h + c->damping;
+    *bn    = c->phi / tau;
+    *c_lin = c->compliance / (h * tau);
+  } else {
+    *bn    = c->phi < 0 && c->compliance == 0 ? (c->phi / h > -v_recover ? c->phi / h : -v_recover) : c->phi / h;
+    *c_lin = c->compliance / (h * h);
+  }
+}
+#endif

@@ -26,12 +26,12 @@ void penalty_deflection_update(int dim, double x[], const double dx[], double ca
   for (int k = 0; k < dim; k++) change[k] = x[k] - old[k];
 }
 
-void penalty_deflection_load(int dim, double K, double D, double h, const double x[], const double change[], double cap_static, double out[])
+void penalty_deflection_load(int dim, double K, double D_h, const double x[], const double change[], double cap_static, double out[])
 {
   const double limit = K * cap_static;
   double       norm2 = 0;
   for (int k = 0; k < dim; k++) {
-    out[k] = K * x[k] + D * change[k] / h;
+    out[k] = K * x[k] + D_h * change[k];
     norm2 += out[k] * out[k];
   }
   if (norm2 > limit * limit) {

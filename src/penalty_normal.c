@@ -10,6 +10,7 @@ void penalty_pair(const Material *a, const Material *b, PenaltyPair *p)
   p->E_eff       = 1.0 / ((1 - a->poisson_ratio * a->poisson_ratio) / a->young_modulus + (1 - b->poisson_ratio * b->poisson_ratio) / b->young_modulus);
   p->G_eff       = 1.0 / ((2 - a->poisson_ratio) / shear_modulus(a) + (2 - b->poisson_ratio) / shear_modulus(b));
   p->restitution = PAIR_MIN(a->restitution, b->restitution);
+  p->beta        = -log(p->restitution) / sqrt(log(p->restitution) * log(p->restitution) + M_PI * M_PI);
   p->mu_s        = PAIR_MIN(a->friction, b->friction);
   p->mu_k        = PAIR_MIN(a->kinetic_friction, b->kinetic_friction);
   p->eta_r       = PAIR_MIN(a->rolling_resistance, b->rolling_resistance);
@@ -21,8 +22,7 @@ void penalty_pair(const Material *a, const Material *b, PenaltyPair *p)
 
 double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness)
 {
-  const double loge = log(p->restitution);
-  const double beta = -loge / sqrt(loge * loge + M_PI * M_PI); /* damping ratio of restitution e */
+  const double beta = p->beta;
   double       elastic, k, c, f;
 
   if (set->normal == PENALTY_NORMAL_HOOKE) {

@@ -12,6 +12,7 @@
  * where both give one, the one given where one does, else 0 (Hertz-Mindlin, penalty_slide.c). */
 typedef struct {
   double E_eff, G_eff, restitution;
+  double beta; /* damping ratio of the restitution: -ln e / sqrt(ln^2 e + pi^2) */
   double mu_s, mu_k, eta_r, eta_psi;
   double K_E; /* given slide stiffness (N/m), 0 = Hertz-Mindlin */
 } PenaltyPair;

@@ -20,7 +20,7 @@ static void roll_one(const PenaltyFrictionState *c, double K_R, double kappa, co
   const double cap_s = c->pair->mu_s * c->N * sum / (2 * c->K_E); /* eq. 2c */
   double       change[2];
   penalty_deflection_update(2, theta, dtheta, cap_s, c->pair->mu_k * c->N * sum / (2 * c->K_E), mode, change);
-  penalty_deflection_load(2, K_R, D_R, c->h, theta, change, cap_s, moment);
+  penalty_deflection_load(2, K_R, D_R / c->h, theta, change, cap_s, moment);
 }
 
 void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2], double moment_a[2], double moment_b[2])

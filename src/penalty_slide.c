@@ -14,7 +14,7 @@ void penalty_slide(const PenaltyFrictionState *c, PenaltyHistory *hist, const do
     return;
   }
   penalty_deflection_update(2, hist->slide, dS, c->pair->mu_s * c->N / c->K_E, c->pair->mu_k * c->N / c->K_E, &hist->slide_mode, change);
-  penalty_deflection_load(2, c->K_E, K_D, c->h, hist->slide, change, c->pair->mu_s * c->N / c->K_E, load); /* eq. 1b */
+  penalty_deflection_load(2, c->K_E, K_D / c->h, hist->slide, change, c->pair->mu_s * c->N / c->K_E, load); /* eq. 1b */
   force_b[0] = -load[0];
   force_b[1] = -load[1];
 }

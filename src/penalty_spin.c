@@ -20,6 +20,6 @@ double penalty_spin(const PenaltyFrictionState *c, PenaltyHistory *hist, double 
 
   if (K_psi <= 0) return 0;
   penalty_deflection_update(1, &hist->spin, &psi, cap_s, K * c->pair->mu_k * c->N / c->K_E, &hist->spin_mode, &change); /* eq. 3 and its thresholds */
-  penalty_deflection_load(1, K_psi, D_psi, c->h, &hist->spin, &change, cap_s, &load);
+  penalty_deflection_load(1, K_psi, D_psi / c->h, &hist->spin, &change, cap_s, &load);
   return -load; /* eq. 3b, on A */
 }

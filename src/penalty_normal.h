@@ -12,7 +12,7 @@
  * where both give one, the one given where one does, else 0 (Hertz-Mindlin, penalty_slide.c). */
 typedef struct {
   double E_eff, G_eff, restitution;
-  double beta; /* damping ratio of the restitution: -ln e / sqrt(ln^2 e + pi^2) */
+  double beta; /* damping ratio giving the restitution (see penalty_normal_force) */
   double mu_s, mu_k, eta_r, eta_psi;
   double K_E; /* given slide stiffness (N/m), 0 = Hertz-Mindlin */
 } PenaltyPair;
@@ -22,9 +22,11 @@ void penalty_pair(const Material *a, const Material *b, PenaltyPair *p);
 /* The normal force of a contact with overlap delta > 0 (m) closing at speed -vn (vn: normal
  * relative velocity, > 0 separating), effective radius R_eff (m; Hertz only) and effective mass
  * m_eff (kg). Elastic part: Hertz 4/3 E_eff sqrt(R_eff) delta^3/2, Hooke k delta. Dashpot
- * -c vn with c = 2 beta sqrt(m_eff k_t), beta = -ln e / sqrt(ln^2 e + pi^2), k_t the tangent
- * stiffness dF/d delta (Hooke: k; Hertz: 2 E_eff sqrt(R_eff delta), with Tsuji's factor sqrt(5/6)),
- * which gives the restitution e exactly for Hooke and closely for Hertz. The sum is clamped at 0
- * (no pull). *stiffness = k_t (for the time-step check). */
+ * -c vn with c = 2 beta sqrt(m_eff k_t), k_t the tangent stiffness dF/d delta (Hooke: k; Hertz:
+ * 2 E_eff sqrt(R_eff delta), with Tsuji's factor sqrt(5/6)). The sum is clamped at 0 (no pull), so
+ * the contact ends before the overlap does; beta is the damping ratio for which a Hooke contact
+ * with that clamp rebounds at exactly e (the textbook -ln e / sqrt(ln^2 e + pi^2) ignores the
+ * clamp: e = 0.5 would rebound at 0.55); for Hertz the same ratio gives e approximately.
+ * *stiffness = k_t (for the time-step check). */
 double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness);
 #endif

@@ -905,8 +905,9 @@ PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, s
   /* A checkpoint is read in full, so the summary also says whether it would restart. */
   PetscCall(CheckpointRead(comm, file, &sim, err, errlen));
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (warm-start impulses)\n  walls %d, scenario %s\n",
-                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n, sim->sc.n_walls, sim->sc.path));
+  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (%s)\n  walls %d, scenario %s\n",
+                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n,
+                        sim->previous.width == CONTACT_DOF_MAX ? "warm-start impulses" : "penalty friction history", sim->sc.n_walls, sim->sc.path));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -172,15 +172,15 @@ PetscErrorCode PenaltyContactLoads(const PenaltyContext *ctx, const ContactSet *
   lim->stiffness = lim->inertia = 0;
   lim->what = "none";
   for (PetscInt i = 0; i < cs->n; i++) {
-    PenaltyHistory old, *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    double        *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
-    if (match[i] >= 0) memcpy(&old, prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i], sizeof(old));
+    PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
+    double         *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
     if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
       memset(r, 0, sizeof(*r));
       memset(l, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
       continue;
     }
-    contact_loads(ctx, &cs->c[i], match[i] >= 0 ? &old : NULL, r, l, lim);
+    /* the old record is read in place: rec is another array than the memory */
+    contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

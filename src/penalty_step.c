@@ -32,11 +32,11 @@ static void side_of(const PenaltyContext *ctx, PetscInt s, Side *o)
 {
   const BodyStore *bs = ctx->bodies;
   if (s < ctx->nb) {
-    const double *J = bs->inertia + 3 * s;
+    const double *J = bs->inertia + 3 * s, *rot = ctx->rot + 12 * (size_t)s;
     v3_copy(o->pose.x, bs->pos + 3 * s);
-    quat_to_matrix(bs->quat + 4 * s, o->pose.R);
+    memcpy(o->pose.R, rot, sizeof(o->pose.R));
     v3_copy(o->vel, bs->vel + 6 * s);
-    mat_vec(o->omega, o->pose.R, bs->vel + 6 * s + 3);
+    v3_copy(o->omega, rot + 9);
     o->mass     = bs->mass[s];
     o->inertia  = (J[0] + J[1] + J[2]) / 3;
     o->material = bs->material[s];
@@ -164,9 +164,19 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   limit_update(lim, st.I_ij, penalty_spin_stiffness(&st), "spin");
 }
 
-PetscErrorCode PenaltyContactLoads(const PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim)
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
+  if ((size_t)ctx->nb >= ctx->rot_cap) {
+    PetscCall(PetscFree(ctx->rot));
+    ctx->rot_cap = (size_t)PetscMax(ctx->nb + 1, 2 * (PetscInt)ctx->rot_cap + 16);
+    PetscCall(PetscMalloc1(12 * ctx->rot_cap, &ctx->rot));
+  }
+  for (PetscInt b = 0; b < ctx->nb; b++) {
+    double *rot = ctx->rot + 12 * (size_t)b;
+    quat_to_matrix(ctx->bodies->quat + 4 * b, rot);
+    mat_vec(rot + 9, rot, ctx->bodies->vel + 6 * b + 3);
+  }
   PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT "), got width %" PetscInt_FMT, PENALTY_HISTORY_WIDTH, prev->width);
   lim->period = INFINITY;
   lim->stiffness = lim->inertia = 0;

@@ -38,17 +38,20 @@ typedef struct {
   const BodyStore       *bodies;
   PetscInt               nb;         /* bodies (owned + ghosts): solver indices below are bodies, from nb on walls */
   double                 h;
+  double                *rot;        /* per body, this step: rotation body -> world (9), then world angular velocity (3) */
+  size_t                 rot_cap;    /* bodies rot has room for */
 } PenaltyContext;
 
-/* ctx->pairs from the materials (PetscFree it). */
+/* ctx->pairs from the materials (PetscFree it, and ctx->rot). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
  * < 0: none): the loads on A and B in load[PENALTY_LOAD_WIDTH i ..] (world force, then torque about
  * the centre of mass) and the new history in rec[PENALTY_HISTORY_WIDTH i ..]. A contact whose gap is
  * not negative (in the envelope, not touching) has no load and a record without history.
- * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective. */
-PetscErrorCode PenaltyContactLoads(const PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
+ * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective.
+ * Fills ctx->rot for the bodies first (each body's rotation is computed once, not per contact). */
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
 
 /* acc[6 k ..] (force, torque; k < nbody) = the sum of the loads of cs on body k, contacts in key
  * order, from zero. Walls (solver index >= nbody) receive nothing. */

@@ -161,6 +161,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(PetscFree(sim->penalty.pairs));
+  PetscCall(PetscFree(sim->penalty.rot));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -258,6 +258,37 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* See exchange.h. */
+PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+{
+  PetscMPIInt size, nto = 0, *toranks, *tocounts;
+  PetscInt   *start, nsend = 0;
+  char       *sendbuf;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscCalloc1(size + 1, &start));
+  for (PetscInt i = 0; i < n; i++)
+    if (dest[i] >= 0) {
+      start[dest[i] + 1]++;
+      nsend++;
+    }
+  PetscCall(PetscMalloc3(size, &toranks, size, &tocounts, rec * (size_t)nsend + 1, &sendbuf));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    if (start[r + 1]) {
+      toranks[nto]    = r;
+      tocounts[nto++] = (PetscMPIInt)start[r + 1];
+    }
+    start[r + 1] += start[r];
+  }
+  for (PetscInt i = 0; i < n; i++) /* a stable counting sort by destination */
+    if (dest[i] >= 0) memcpy(sendbuf + rec * (size_t)start[dest[i]]++, records + rec * (size_t)i, rec);
+  PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, nrecv, recvbuf, bytes));
+  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
+  PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent)
 {
   const size_t rec = PackedSize(EXCHANGE_FIELDS_ALL);

@@ -108,7 +108,11 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
  * records, ordered by source rank so the layout does not depend on arrival order. *bytes_sent (may
  * be NULL) grows by the bytes sent. Collective. tag: one of the domain's tags (DomainGetTag). */
 PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscMPIInt nto, const PetscMPIInt toranks[], const PetscMPIInt tocounts[], const char *sendbuf, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
-/* The domain tag decomp/impulse_routing.c sends on (the exchange uses tags 0 .. 4). */
+/* The same for records in any order: record i (rec bytes at records + i rec) goes to rank dest[i]
+ * (dest < 0: dropped), in index order per destination (a stable counting sort); receives as
+ * ExchangeSendRecords. Collective. */
+PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* The domain tag decomp/impulse_routing.c and decomp/force_routing.c send on (the exchange uses tags 0 .. 4). */
 #define EXCHANGE_TAG_ROUTE 5
 
 /* Replace the ghosts of s by copies (all fields) of every body owned by another rank whose centre

@@ -4,48 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUTE_RECORD (sizeof(ContactKey) + CONTACT_DOF_MAX * sizeof(double))
-
-/* Send record i (rec bytes at records + i rec) to rank dest[i] (dest < 0: dropped), in index order
- * per destination; receive into *recvbuf (PetscFree it), *nrecv records ordered by source rank. */
-static PetscErrorCode SendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
-{
-  PetscMPIInt size, nto = 0, *toranks, *tocounts;
-  PetscInt   *start, nsend = 0;
-  char       *sendbuf;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscCalloc1(size + 1, &start));
-  for (PetscInt i = 0; i < n; i++)
-    if (dest[i] >= 0) {
-      start[dest[i] + 1]++;
-      nsend++;
-    }
-  PetscCall(PetscMalloc3(size, &toranks, size, &tocounts, rec * (size_t)nsend + 1, &sendbuf));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    if (start[r + 1]) {
-      toranks[nto]    = r;
-      tocounts[nto++] = (PetscMPIInt)start[r + 1];
-    }
-    start[r + 1] += start[r];
-  }
-  for (PetscInt i = 0; i < n; i++) /* a stable counting sort by destination */
-    if (dest[i] >= 0) memcpy(sendbuf + rec * (size_t)start[dest[i]]++, records + rec * (size_t)i, rec);
-  PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, nrecv, recvbuf, bytes));
-  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
-  PetscCall(PetscFree(start));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* A route record: the key, then the memory's record (m->width doubles: impulses or penalty history). */
+static size_t RouteRecord(const ImpulseMemory *m) { return sizeof(ContactKey) + (size_t)m->width * sizeof(double); }
 
 /* The memory's entries as route records (key, then impulses). */
 static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
 {
+  const size_t rec = RouteRecord(m), w = (size_t)m->width;
+
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(ROUTE_RECORD * (size_t)m->n + 1, records));
+  PetscCall(PetscMalloc1(rec * (size_t)m->n + 1, records));
   for (PetscInt i = 0; i < m->n; i++) {
-    memcpy(*records + ROUTE_RECORD * (size_t)i, &m->key[i], sizeof(ContactKey));
-    memcpy(*records + ROUTE_RECORD * (size_t)i + sizeof(ContactKey), m->gamma + (size_t)CONTACT_DOF_MAX * i, CONTACT_DOF_MAX * sizeof(double));
+    memcpy(*records + rec * (size_t)i, &m->key[i], sizeof(ContactKey));
+    memcpy(*records + rec * (size_t)i + sizeof(ContactKey), m->gamma + w * i, w * sizeof(double));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -53,20 +24,21 @@ static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
 /* m <- the kept entries (keep[i]) and n received route records, sorted by key. */
 static PetscErrorCode MergeEntries(ImpulseMemory *m, const PetscBool *keep, PetscInt n, const char *records)
 {
-  PetscInt    nkeep = 0;
-  ContactKey *key;
-  double     *gamma;
+  const size_t rec = RouteRecord(m), w = (size_t)m->width;
+  PetscInt     nkeep = 0;
+  ContactKey  *key;
+  double      *gamma;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc2(m->n + n + 1, &key, (size_t)(m->n + n + 1) * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc2(m->n + n + 1, &key, (size_t)(m->n + n + 1) * w, &gamma));
   for (PetscInt i = 0; keep && i < m->n; i++) {
     if (!keep[i]) continue;
     key[nkeep] = m->key[i];
-    memcpy(gamma + (size_t)CONTACT_DOF_MAX * nkeep++, m->gamma + (size_t)CONTACT_DOF_MAX * i, CONTACT_DOF_MAX * sizeof(double));
+    memcpy(gamma + w * nkeep++, m->gamma + w * i, w * sizeof(double));
   }
   for (PetscInt e = 0; e < n; e++) {
-    memcpy(&key[nkeep], records + ROUTE_RECORD * (size_t)e, sizeof(ContactKey));
-    memcpy(gamma + (size_t)CONTACT_DOF_MAX * nkeep++, records + ROUTE_RECORD * (size_t)e + sizeof(ContactKey), CONTACT_DOF_MAX * sizeof(double));
+    memcpy(&key[nkeep], records + rec * (size_t)e, sizeof(ContactKey));
+    memcpy(gamma + w * nkeep++, records + rec * (size_t)e + sizeof(ContactKey), w * sizeof(double));
   }
   PetscCall(ImpulseMemorySet(m, nkeep, key, gamma));
   PetscCall(PetscFree2(key, gamma));
@@ -95,7 +67,7 @@ PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet
     dest[i] = owner == rank ? -1 : owner;
   }
   PetscCall(PackEntries(m, &records));
-  PetscCall(SendToRanks(comm, tag, ROUTE_RECORD, m->n, dest, records, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), m->n, dest, records, &nrecv, &recvbuf, bytes_sent));
   PetscCall(MergeEntries(m, keep, nrecv, recvbuf));
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree(records));
@@ -136,12 +108,12 @@ PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemor
     mine[i].rank = rank;
     dest[i]      = DirectoryOf(s->id[i], size);
   }
-  PetscCall(SendToRanks(comm, tag, sizeof(IdOwner), s->n_owned, dest, (const char *)mine, &nowners, (char **)&owners, bytes_sent));
+  PetscCall(ExchangeSendToRanks(comm, tag, sizeof(IdOwner), s->n_owned, dest, (const char *)mine, &nowners, (char **)&owners, bytes_sent));
   qsort(owners, (size_t)nowners, sizeof(IdOwner), CompareIdOwner);
   /* 2. entries go to the directory of their owning body */
   for (PetscInt i = 0; i < m->n; i++) dest[i] = DirectoryOf(m->key[i].ida >= 0 ? m->key[i].ida : m->key[i].idb, size);
   PetscCall(PackEntries(m, &records));
-  PetscCall(SendToRanks(comm, tag, ROUTE_RECORD, m->n, dest, records, &nentries, &entries, bytes_sent));
+  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), m->n, dest, records, &nentries, &entries, bytes_sent));
   PetscCall(PetscFree(records));
   /* 3. the directory forwards each entry to its body's owner (entries of vanished bodies dropped) */
   PetscCall(PetscFree2(mine, dest));
@@ -149,12 +121,12 @@ PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemor
   for (PetscInt e = 0; e < nentries; e++) {
     ContactKey key;
     IdOwner    probe, *hit;
-    memcpy(&key, entries + ROUTE_RECORD * (size_t)e, sizeof(key));
+    memcpy(&key, entries + RouteRecord(m) * (size_t)e, sizeof(key));
     probe.id = key.ida >= 0 ? key.ida : key.idb;
     hit      = (IdOwner *)bsearch(&probe, owners, (size_t)nowners, sizeof(IdOwner), CompareIdOwner);
     dest[e]  = hit ? (PetscMPIInt)hit->rank : -1;
   }
-  PetscCall(SendToRanks(comm, tag, ROUTE_RECORD, nentries, dest, entries, &nmine, &arrived, bytes_sent));
+  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), nentries, dest, entries, &nmine, &arrived, bytes_sent));
   PetscCall(MergeEntries(m, NULL, nmine, arrived));
   PetscCall(PetscFree(dest));
   PetscCall(PetscFree(arrived));

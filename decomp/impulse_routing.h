@@ -1,4 +1,6 @@
-/* Warm-start impulses follow their contacts when ownership changes.
+/* Warm-start impulses (CCP) and friction history (penalty model) follow their contacts when
+ * ownership changes: both are ImpulseMemory records (src/contacts.h), routed the same way whatever
+ * their width.
  *
  * A contact is owned by the rank that owns its lower-id body (collision.h; a wall is not a body, so
  * a wall contact goes with its body). When that body migrates, so must the impulse remembered for

@@ -1,6 +1,7 @@
 /* Checkpoint writer and reader; the format is documented in checkpoint.h. */
 #include "checkpoint.h"
 #include "h5.h"
+#include "penalty_history.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -113,6 +114,9 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The CCP's impulses are /contacts/impulse, the penalty model's friction history /contacts/history. */
+static const char *ContactRecordDataset(PetscInt width) { return width == CONTACT_DOF_MAX ? "/contacts/impulse" : "/contacts/history"; }
+
 static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
 {
   const PetscInt n = m->n;
@@ -133,7 +137,7 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
   PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(WriteHashed(file, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  PetscCall(WriteHashed(file, ContactRecordDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
@@ -541,16 +545,18 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
   nl = (PetscInt)rows.n_local;
-  /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and impulses), so
+  /* The record width from the dataset present: impulses (CCP) or friction history (penalty);
+   * RebuildSimulation checks it against the scenario's contact model. */
+  PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CONTACT_DOF_MAX));
+  /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and records), so
    * ImpulseMemoryDestroy and later stores manage it. */
-  PetscCall(PetscFree2(m->key, m->gamma));
   m->capacity = nl;
-  PetscCall(PetscMalloc2(nl + 1, &m->key, (size_t)(nl + 1) * CONTACT_DOF_MAX, &m->gamma));
+  PetscCall(PetscMalloc2(nl + 1, &m->key, (size_t)(nl + 1) * m->width, &m->gamma));
   PetscCall(PetscMalloc3(nl + 1, &ida, nl + 1, &idb, nl + 1, &sub));
   PetscCall(ReadHashed(r, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(ReadHashed(r, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(ReadHashed(r, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(ReadHashed(r, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  PetscCall(ReadHashed(r, ContactRecordDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   for (PetscInt i = 0; i < nl; i++) {
     m->key[i].ida = ida[i];
     m->key[i].idb = idb[i];
@@ -644,6 +650,10 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   PetscCall(SimulationCreateEmpty(comm, &sc, &r->sim, serr, sizeof(serr)));
   if (serr[0]) {
     snprintf(r->why, sizeof(r->why), "%.480s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (r->memory.width != r->sim->previous.width) {
+    snprintf(r->why, sizeof(r->why), "its contact memory (%s) does not belong to its scenario's contact model", ContactRecordDataset(r->memory.width));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* hand the verified state over; the empty store and memory it replaces are released */
@@ -895,8 +905,9 @@ PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, s
   /* A checkpoint is read in full, so the summary also says whether it would restart. */
   PetscCall(CheckpointRead(comm, file, &sim, err, errlen));
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (warm-start impulses)\n  walls %d, scenario %s\n",
-                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n, sim->sc.n_walls, sim->sc.path));
+  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (%s)\n  walls %d, scenario %s\n",
+                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n,
+                        sim->previous.width == CONTACT_DOF_MAX ? "warm-start impulses" : "penalty friction history", sim->sc.n_walls, sim->sc.path));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

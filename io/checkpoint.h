@@ -12,7 +12,9 @@
  *                         part in the BODY frame, mass, inertia, shape int32, size, radius, material int32)
  *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contacts.h ImpulseMemory)
  *   /contacts/sub         int32 (c)
- *   /contacts/impulse     double (c x 6): the remembered impulses
+ *   /contacts/impulse     double (c x 6): the remembered impulses (contact.model ccp), or
+ *   /contacts/history     double (c x PENALTY_HISTORY_WIDTH): the friction history of each contact
+ *                         (contact.model penalty; layout in src/penalty_history.h)
  *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
  *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
  *   /scenario/path        uint8: the path it was read from

@@ -127,12 +127,6 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
   }
   PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
-  if (sc.contact_model != CONTACT_MODEL_CCP) {
-    PetscCall(PetscSNPrintf(err, sizeof(err), "%s: key 'contact.model': the penalty model is not available yet; use model: ccp", sc.path));
-    ReportBadInput(err);
-    scenario_free(&sc);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);

@@ -104,28 +104,43 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched)
+PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[], PetscInt *matched)
 {
   PetscInt j = 0, nmatch = 0;
 
   PetscFunctionBegin;
-  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
   PetscCheck(contact_keys_sorted(cur->key, cur->n) && contact_keys_sorted(prev->key, prev->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
-             "ContactSetWarmStart needs the contacts and the memory sorted by key: call ContactSetSortByKey first");
+             "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
   /* Merge of two sorted key lists: linear in cur->n + prev->n. */
   for (PetscInt i = 0; i < cur->n; i++) {
-    double *g = contact_gamma(cur, i);
-    int     cmp = 1;
+    int cmp = 1;
     while (j < prev->n && (cmp = contact_key_compare(&prev->key[j], &cur->key[i])) < 0) j++;
-    if (j < prev->n && cmp == 0) {
-      const double *gp = prev->gamma + (size_t)CONTACT_DOF_MAX * j;
+    match[i] = (j < prev->n && cmp == 0) ? j : -1;
+    nmatch += match[i] >= 0;
+  }
+  if (matched) *matched = nmatch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched)
+{
+  PetscInt *match;
+
+  PetscFunctionBegin;
+  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
+  PetscCheck(prev->width == CONTACT_DOF_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmStart needs a memory of impulses (width %d), not of width %" PetscInt_FMT, CONTACT_DOF_MAX, prev->width);
+  PetscCall(PetscMalloc1(cur->n + 1, &match));
+  PetscCall(ImpulseMemoryMatch(cur, prev, match, matched));
+  for (PetscInt i = 0; i < cur->n; i++) {
+    double *g = contact_gamma(cur, i);
+    if (match[i] >= 0) {
+      const double *gp = prev->gamma + (size_t)CONTACT_DOF_MAX * match[i];
       for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
-      nmatch++;
     } else {
       memset(g, 0, sizeof(double) * CONTACT_DOF_MAX);
     }
   }
-  if (matched) *matched = nmatch;
+  PetscCall(PetscFree(match));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -133,6 +148,7 @@ PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(m, sizeof(*m)));
+  m->width = CONTACT_DOF_MAX;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -144,33 +160,55 @@ PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width)
+{
+  PetscFunctionBegin;
+  PetscCheck(width > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ImpulseMemorySetWidth: width %" PetscInt_FMT " must be > 0", width);
+  PetscCall(ImpulseMemoryDestroy(m));
+  m->width = width;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Room for n records of m->width doubles; the contents are not kept. */
+static PetscErrorCode ImpulseMemoryEnsure(ImpulseMemory *m, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n > m->capacity || !m->key) {
+    PetscCall(PetscFree2(m->key, m->gamma));
+    m->capacity = PetscMax(n, 2 * m->capacity);
+    PetscCall(PetscMalloc2(m->capacity + 1, &m->key, (size_t)(m->capacity + 1) * m->width, &m->gamma));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec)
+{
+  PetscFunctionBegin;
+  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStoreRecords needs the keys sorted: call ContactSetSortByKey first");
+  PetscCall(ImpulseMemoryEnsure(m, n));
+  if (n) {
+    PetscCall(PetscArraycpy(m->key, key, n));
+    PetscCall(PetscArraycpy(m->gamma, rec, (size_t)n * m->width));
+  }
+  m->n = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCheck(contact_keys_sorted(cs->key, cs->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
-  if (cs->n > m->capacity) {
-    PetscCall(PetscFree2(m->key, m->gamma));
-    m->capacity = PetscMax(cs->n, 2 * m->capacity);
-    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
-  }
-  if (cs->n) {
-    PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
-    PetscCall(PetscArraycpy(m->gamma, cs->gamma, (size_t)cs->n * CONTACT_DOF_MAX));
-  }
-  m->n = cs->n;
+  PetscCheck(m->width == CONTACT_DOF_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore keeps impulses (width %d), not records of width %" PetscInt_FMT, CONTACT_DOF_MAX, m->width);
+  PetscCall(ImpulseMemoryStoreRecords(m, cs->n, cs->key, cs->gamma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma)
 {
-  PetscInt *perm;
+  const size_t w = (size_t)m->width;
+  PetscInt    *perm;
 
   PetscFunctionBegin;
-  if (n > m->capacity) {
-    PetscCall(PetscFree2(m->key, m->gamma));
-    m->capacity = PetscMax(n, 2 * m->capacity);
-    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
-  }
+  PetscCall(ImpulseMemoryEnsure(m, n));
   PetscCall(PetscMalloc1(n + 1, &perm));
   for (PetscInt i = 0; i < n; i++) perm[i] = i;
   if (n > 1) PetscCall(PetscTimSort(n, perm, sizeof(PetscInt), contact_index_compare, (void *)key)); /* PETSc 3.18's reads out of bounds at n = 0 */
@@ -178,7 +216,7 @@ PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *
     PetscCheck(i == 0 || contact_key_compare(&key[perm[i - 1]], &key[perm[i]]) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ImpulseMemorySet: contact (%lld, %lld, %d) is remembered twice; keys must be unique",
                (long long)key[perm[i]].ida, (long long)key[perm[i]].idb, (int)key[perm[i]].sub);
     m->key[i] = key[perm[i]];
-    memcpy(m->gamma + (size_t)CONTACT_DOF_MAX * i, gamma + (size_t)CONTACT_DOF_MAX * perm[i], sizeof(double) * CONTACT_DOF_MAX);
+    memcpy(m->gamma + w * i, gamma + w * perm[i], sizeof(double) * w);
   }
   m->n = n;
   PetscCall(PetscFree(perm));
@@ -192,9 +230,9 @@ PetscErrorCode ImpulseMemorySort(ImpulseMemory *m)
 
   PetscFunctionBegin;
   if (contact_keys_sorted(m->key, m->n)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(m->n, &key, (size_t)m->n * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc2(m->n, &key, (size_t)m->n * m->width, &gamma));
   PetscCall(PetscArraycpy(key, m->key, m->n));
-  PetscCall(PetscArraycpy(gamma, m->gamma, (size_t)m->n * CONTACT_DOF_MAX));
+  PetscCall(PetscArraycpy(gamma, m->gamma, (size_t)m->n * m->width));
   PetscCall(ImpulseMemorySet(m, m->n, key, gamma));
   PetscCall(PetscFree2(key, gamma));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -62,25 +62,37 @@ void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
 
-/* The impulses of one step's contacts by key, sorted by key: what the next step warm-starts from
- * (and what checkpoints and migration carry). No geometry: 72 bytes per contact. */
+/* The per-contact records of one step by key, sorted by key: what the next step starts from and
+ * what checkpoints and migration carry. A record is `width` doubles: the CCP's impulses
+ * (CONTACT_DOF_MAX, what the next step warm-starts from: 72 bytes per contact with the key) or
+ * the penalty model's friction history (PENALTY_HISTORY_WIDTH, src/penalty_history.h). One type,
+ * so routing (decomp/impulse_routing.c) and checkpoints (io/checkpoint.c) serve both models. */
 typedef struct {
   PetscInt    n, capacity;
+  PetscInt    width;     /* doubles per record; CONTACT_DOF_MAX after ImpulseMemoryCreate */
   ContactKey *key;
-  double     *gamma;     /* CONTACT_DOF_MAX per contact */
+  double     *gamma;     /* width per contact */
 } ImpulseMemory;
 
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
-/* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. */
+/* Records of `width` doubles from now on; drops the contents. */
+PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
+/* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. Width CONTACT_DOF_MAX. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
+/* m <- n keys sorted by key and their records (m->width doubles each); reuses m's memory. */
+PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec);
 
-/* m <- the n entries (key[i], gamma[6 i .. 6 i + 6)) in key order, whatever their order here (the
- * arrays must not be m's own). Keys must be unique. */
+/* m <- the n entries (key[i], gamma[w i .. w i + w)), w = m->width, in key order, whatever their
+ * order here (the arrays must not be m's own). Keys must be unique. */
 PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma);
 
 /* Sort m by key (a no-op when it is): e.g. the blocks of several writers read back as one. */
 PetscErrorCode ImpulseMemorySort(ImpulseMemory *m);
+
+/* match[i] = the index in prev of contact i's key, or -1 (one merge of the two sorted key lists).
+ * Both must be sorted by key. Returns how many matched. */
+PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[], PetscInt *matched);
 
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
  * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */

@@ -13,6 +13,14 @@ typedef struct {
   double compliance;         /* contact compliance (m/N), 0 = rigid; makes each step strongly convex */
   double cohesion;           /* cohesion force (N): the normal force may pull down to -cohesion */
   double damping;            /* damping time alpha (s) of a compliant contact: dashpot R = alpha K */
+  /* penalty model (contact.model penalty; Fang & Negrut's friction): */
+  double young_modulus;      /* E (Pa) */
+  double poisson_ratio;      /* nu (-) */
+  double restitution;        /* coefficient of restitution e in (0, 1]: sets the normal damping */
+  double kinetic_friction;   /* mu_k (-), <= friction (mu_s); the scenario defaults it to mu_s */
+  double rolling_resistance; /* eta_r (-), eq. 2b; the legacy rolling model's mu_r */
+  double spinning_resistance;/* eta_psi (-), eq. 3c */
+  double tangential_stiffness; /* K_E (N/m); 0 = Hertz-Mindlin 8 G_eff sqrt(R_eff delta) */
 } Material;
 
 /* Parameters of one contact between materials a and b. Friction, rolling and spinning friction and

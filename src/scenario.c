@@ -11,6 +11,11 @@
  *
  * Defaults (the documented choices):
  *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s;
+ *   contact.model penalty: normal hertz, rolling tracking, slide/roll/spin_damping 1 (critical, the
+ *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
+ *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin. Keys of the other model are
+ *     errors (ccp: max_recovery_speed, solver, rolling_friction, spinning_friction, compliance,
+ *     cohesion; penalty: the rest), as are box bodies with the Hertz law (corners have no radius);
  *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
  *     active set scales with the grains; 0.001 m when the file has no bodies;
@@ -378,9 +383,44 @@ static int read_time(Reader *r, const yaml_node_t *root, Scenario *sc)
   return get_number(r, m, kp, "end", REQUIRED, POSITIVE, "give the simulated end time in s", &sc->time_end);
 }
 
+/* Keys of one contact model given under the other: named, so the user knows which model uses them. */
+static int reject_model_keys(Reader *r, const yaml_node_t *m, const char *path, const char *const *keys, const char *model)
+{
+  char kp[KEY_PATH_MAX];
+  for (int i = 0; keys[i]; i++) {
+    const yaml_node_t *v = field(r, m, path, keys[i], kp);
+    if (v) return fail(r, v, kp, "applies only to contact.model %s; remove it or set that model", model);
+  }
+  return 0;
+}
+
+static int read_penalty_contact(Reader *r, const yaml_node_t *m, const char *kp, PenaltySettings *p)
+{
+  static const char *const normals[]  = {"hertz", "hooke", NULL};
+  static const char *const rollings[] = {"tracking", "legacy", NULL};
+  char np[KEY_PATH_MAX];
+  int  normal = p->normal, rolling = p->rolling;
+  TRY(get_choice(r, m, kp, "normal", OPTIONAL, normals, "choose the normal force law hertz (F = 4/3 E R^1/2 d^3/2) or hooke (F = k d)", &normal));
+  p->normal = (PenaltyNormal)normal;
+  TRY(get_number(r, m, kp, "normal_stiffness", OPTIONAL, POSITIVE, "give the Hooke spring constant k in N/m", &p->normal_stiffness));
+  if (p->normal == PENALTY_NORMAL_HOOKE && p->normal_stiffness == 0) {
+    join_path(np, kp, "normal_stiffness");
+    return missing(r, m, np, "normal: hooke needs the spring constant k in N/m, e.g. normal_stiffness: 1.0e6");
+  }
+  if (p->normal == PENALTY_NORMAL_HERTZ && field(r, m, kp, "normal_stiffness", np))
+    return fail(r, field(r, m, kp, "normal_stiffness", np), np, "applies only to normal: hooke (Hertz takes its stiffness from young_modulus and poisson_ratio); remove it or set normal: hooke");
+  TRY(get_choice(r, m, kp, "rolling", OPTIONAL, rollings, "choose the rolling resistance model tracking (the paper's) or legacy (constant torque, paper App. A.2)", &rolling));
+  p->rolling = (PenaltyRolling)rolling;
+  TRY(get_number(r, m, kp, "slide_damping", OPTIONAL, NON_NEGATIVE, "give the slide damping as a fraction of critical (1 = paper eq. 1c)", &p->slide_damping));
+  TRY(get_number(r, m, kp, "roll_damping", OPTIONAL, NON_NEGATIVE, "give the roll damping as a fraction of critical (1 = paper D_R = 2 sqrt(I K_R))", &p->roll_damping));
+  return get_number(r, m, kp, "spin_damping", OPTIONAL, NON_NEGATIVE, "give the spin damping as a fraction of critical (1 = paper eq. 3d)", &p->spin_damping);
+}
+
 static int read_contact(Reader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given)
 {
-  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", NULL};
+  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", "normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping", NULL};
+  static const char *const ccp_keys[] = {"max_recovery_speed", NULL};
+  static const char *const penalty_keys[] = {"normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping", NULL};
   static const char *const models[] = {"ccp", "penalty", NULL};
   char kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
   yaml_node_t *m;
@@ -391,6 +431,11 @@ static int read_contact(Reader *r, const yaml_node_t *root, Scenario *sc, int *e
   sc->contact_model = (ContactModel)model;
   *envelope_given = field(r, m, kp, "envelope", ep) != NULL;
   TRY(get_number(r, m, kp, "envelope", OPTIONAL, POSITIVE, "give the contact envelope in m (pairs closer than this enter the active set)", &sc->envelope));
+  if (sc->contact_model == CONTACT_MODEL_PENALTY) {
+    TRY(reject_model_keys(r, m, kp, ccp_keys, "ccp"));
+    return read_penalty_contact(r, m, kp, &sc->penalty);
+  }
+  TRY(reject_model_keys(r, m, kp, penalty_keys, "penalty"));
   return get_number(r, m, kp, "max_recovery_speed", OPTIONAL, POSITIVE, "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed);
 }
 
@@ -404,6 +449,7 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
   long long it = sc->max_iterations;
   TRY(get_mapping(r, root, "", "solver", OPTIONAL, keys, "write solver: {type: apgd, max_iterations: N, tolerance: TOL}", &m, kp));
   if (!m) return 0;
+  if (sc->contact_model == CONTACT_MODEL_PENALTY) return fail(r, m, kp, "applies only to contact.model ccp (the penalty model has no solver); remove it");
   TRY(get_choice(r, m, kp, "type", OPTIONAL, types, "choose the solver", &type));
   sc->solver_type = (SolverType)type;
   TRY(get_integer(r, m, kp, "max_iterations", OPTIONAL, 1, "give the iteration limit per step, e.g. 500", &it));
@@ -412,9 +458,33 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
   return get_number(r, m, kp, "tolerance", OPTIONAL, POSITIVE, "give the residual tolerance in m/s, e.g. 1e-6", &sc->tolerance);
 }
 
+/* The penalty model's material keys (contact.model penalty): elastic constants, restitution, static
+ * and kinetic friction, rolling and spinning resistance, optional tangential stiffness. */
+static int read_penalty_material(Reader *r, const yaml_node_t *m, const char *ip, Material *mat)
+{
+  char kp[KEY_PATH_MAX];
+  TRY(get_number(r, m, ip, "young_modulus", REQUIRED, POSITIVE, "give Young's modulus E in Pa, e.g. 1.0e8", &mat->young_modulus));
+  TRY(get_number(r, m, ip, "poisson_ratio", REQUIRED, ANY_NUMBER, "give Poisson's ratio nu in (-1, 0.5), e.g. 0.3", &mat->poisson_ratio));
+  if (!(mat->poisson_ratio > -1 && mat->poisson_ratio < 0.5))
+    return fail(r, field(r, m, ip, "poisson_ratio", kp), kp, "must lie in (-1, 0.5) (got %g); give Poisson's ratio of the material, e.g. 0.3", mat->poisson_ratio);
+  TRY(get_number(r, m, ip, "restitution", REQUIRED, POSITIVE, "give the coefficient of restitution e in (0, 1], e.g. 0.5", &mat->restitution));
+  if (mat->restitution > 1)
+    return fail(r, field(r, m, ip, "restitution", kp), kp, "must be <= 1 (got %g); give the coefficient of restitution e in (0, 1]", mat->restitution);
+  mat->kinetic_friction = mat->friction;
+  TRY(get_number(r, m, ip, "kinetic_friction", OPTIONAL, NON_NEGATIVE, "give the kinetic friction coefficient mu_k (default: friction, the static mu_s)", &mat->kinetic_friction));
+  if (mat->kinetic_friction > mat->friction)
+    return fail(r, field(r, m, ip, "kinetic_friction", kp), kp, "%g exceeds the static friction %g; give mu_k <= mu_s (friction)", mat->kinetic_friction, mat->friction);
+  TRY(get_number(r, m, ip, "rolling_resistance", OPTIONAL, NON_NEGATIVE, "give the rolling resistance eta_r (dimensionless, paper eq. 2b; 0 = none)", &mat->rolling_resistance));
+  TRY(get_number(r, m, ip, "spinning_resistance", OPTIONAL, NON_NEGATIVE, "give the spinning resistance eta_psi (dimensionless, paper eq. 3c; 0 = none)", &mat->spinning_resistance));
+  return get_number(r, m, ip, "tangential_stiffness", OPTIONAL, POSITIVE, "give the slide stiffness K_E in N/m, or leave it out for Hertz-Mindlin", &mat->tangential_stiffness);
+}
+
 static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", NULL};
+  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping",
+                                     "young_modulus", "poisson_ratio", "restitution", "kinetic_friction", "rolling_resistance", "spinning_resistance", "tangential_stiffness", NULL};
+  static const char *const ccp_keys[] = {"rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", NULL};
+  static const char *const penalty_keys[] = {"young_modulus", "poisson_ratio", "restitution", "kinetic_friction", "rolling_resistance", "spinning_resistance", "tangential_stiffness", NULL};
   const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
   yaml_node_t *list = field(r, root, "", "materials", kp);
@@ -429,12 +499,14 @@ static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
     index_path(ip, kp, i);
     TRY(expect_mapping(r, m, ip, "write {name: N, density: RHO, friction: MU}"));
     TRY(check_keys(r, m, ip, keys));
+    TRY(reject_model_keys(r, m, ip, sc->contact_model == CONTACT_MODEL_PENALTY ? ccp_keys : penalty_keys, sc->contact_model == CONTACT_MODEL_PENALTY ? "ccp" : "penalty"));
     TRY(get_string(r, m, ip, "name", REQUIRED, "give the material a name that bodies and walls refer to", mat->name, sizeof mat->name));
     for (int j = 0; j < i; j++)
       if (!strcmp(sc->materials[j].name, mat->name))
         return fail(r, field(r, m, ip, "name", np), np, "duplicate material name '%s' (materials[%d] has it too); give each material its own name", mat->name, j);
     TRY(get_number(r, m, ip, "density", REQUIRED, POSITIVE, "give the density in kg/m^3", &mat->density));
     TRY(get_number(r, m, ip, "friction", REQUIRED, NON_NEGATIVE, "give the sliding friction coefficient mu (dimensionless), e.g. 0.5", &mat->friction));
+    if (sc->contact_model == CONTACT_MODEL_PENALTY) TRY(read_penalty_material(r, m, ip, mat));
     TRY(get_number(r, m, ip, "rolling_friction", OPTIONAL, NON_NEGATIVE, "give the rolling friction rho in m (0 = none)", &mat->rolling_friction));
     TRY(get_number(r, m, ip, "spinning_friction", OPTIONAL, NON_NEGATIVE, "give the spinning friction sigma in m (0 = none)", &mat->spinning_friction));
     TRY(get_number(r, m, ip, "compliance", OPTIONAL, NON_NEGATIVE, "give the contact compliance in m/N (0 = rigid)", &mat->compliance));
@@ -536,6 +608,8 @@ static int read_bodies(Reader *r, const yaml_node_t *root, Scenario *sc)
     } else {
       TRY(check_keys(r, m, ip, box_keys));
       TRY(get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE, "give the box half extents [a, b, c] in m, each > 0", b->size));
+      if (sc->contact_model == CONTACT_MODEL_PENALTY && sc->penalty.normal == PENALTY_NORMAL_HERTZ)
+        return fail(r, m, ip, "a box touches with its corners, which have no Hertz radius; set contact.normal: hooke with normal_stiffness for boxes");
     }
     TRY(get_vector(r, m, ip, "position", REQUIRED, 3, ANY_NUMBER, "give the centre position [x, y, z] in m", b->position));
     TRY(get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the velocity [x, y, z] in m/s", b->velocity));
@@ -591,6 +665,8 @@ static int read_joints(Reader *r, const yaml_node_t *root, Scenario *sc)
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
   yaml_node_t *list = field(r, root, "", "joints", kp);
   if (!list) return 0;
+  if (sc->contact_model == CONTACT_MODEL_PENALTY)
+    return fail(r, list, kp, "joints are rows of the CCP and do not run with contact.model penalty; use contact.model ccp, or remove the joints");
   TRY(expect_list(r, list, kp, hint));
   sc->joints = calloc((size_t)seq_count(list) + 1, sizeof(JointSpec));
   if (!sc->joints) return fail(r, list, kp, "out of memory");
@@ -882,6 +958,7 @@ static int read_scenario(Reader *r, const yaml_node_t *root, Scenario *sc)
 static void set_defaults(Scenario *sc)
 {
   sc->contact_model      = CONTACT_MODEL_CCP;
+  sc->penalty.slide_damping = sc->penalty.roll_damping = sc->penalty.spin_damping = 1.0;
   sc->max_recovery_speed = 0.5;
   sc->solver_type        = SOLVER_APGD;
   sc->max_iterations     = 500;

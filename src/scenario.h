@@ -20,6 +20,17 @@
 #define SCENARIO_PATH_MAX 4096
 
 typedef enum { CONTACT_MODEL_CCP = 0, CONTACT_MODEL_PENALTY = 1 } ContactModel;
+/* contact.model penalty (src/penalty_step.h): normal force law, rolling model and the damping of
+ * the friction micro-deflections as fractions of critical damping (paper eqs. 1c, 3d and D_R). */
+typedef enum { PENALTY_NORMAL_HERTZ = 0, PENALTY_NORMAL_HOOKE = 1 } PenaltyNormal;
+typedef enum { PENALTY_ROLLING_TRACKING = 0, PENALTY_ROLLING_LEGACY = 1 } PenaltyRolling;
+typedef struct {
+  PenaltyNormal  normal;
+  double         normal_stiffness; /* Hooke spring constant (N/m) */
+  PenaltyRolling rolling;
+  double         slide_damping, roll_damping, spin_damping; /* fractions of critical (1 = paper) */
+} PenaltySettings;
+
 typedef enum { SOLVER_JACOBI = 0, SOLVER_GAUSS_SEIDEL = 1, SOLVER_APGD = 2 } SolverType;
 typedef enum { FILL_LATTICE = 0, FILL_RANDOM = 1 } FillType;
 typedef enum { SIZE_FIXED = 0, SIZE_UNIFORM = 1, SIZE_NORMAL = 2 } SizeDistribution;
@@ -81,6 +92,7 @@ typedef struct {
   ContactModel contact_model;
   double       envelope;                /* m: pairs closer than this are in the active set */
   double       max_recovery_speed;      /* m/s: clamp of -phi/h for overlaps */
+  PenaltySettings penalty;              /* contact.model penalty only */
   SolverType   solver_type;
   int          max_iterations;
   double       tolerance;               /* m/s, GUIDE residual */

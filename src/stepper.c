@@ -6,6 +6,7 @@
 #include "balance.h"
 #include "impulse_routing.h"
 #include "emitter.h"
+#include "force_routing.h"
 #include "vec3.h"
 #include "contact_law.h"
 #include <string.h>
@@ -78,6 +79,10 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   if (err[0]) { /* bad input: the caller reports it */
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
+    PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
+    PetscCall(PenaltyContextSetUp(&sim->penalty, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
   }
   if (size > 1) {
     CCPCoupling hooks;
@@ -161,6 +166,10 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
   PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
+  PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+  PetscCall(PetscFree(sim->pen_acc));
+  PetscCall(PetscFree(sim->penalty.pairs));
+  PetscCall(PetscFree(sim->penalty.rot));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -313,7 +322,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, Petsc
   if (sim->sort_interval > 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
   *bytes += sim->exchange.build_bytes_sent;
-  PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
+  if (sim->sc.contact_model == CONTACT_MODEL_CCP) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -331,6 +340,82 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscInt nbodies)
+{
+  PetscFunctionBegin;
+  if ((size_t)ncontacts >= sim->pen_cap) {
+    PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+    sim->pen_cap = (size_t)PetscMax(ncontacts + 1, 2 * (PetscInt)sim->pen_cap + 64);
+    PetscCall(PetscMalloc3(sim->pen_cap, &sim->pen_match, sim->pen_cap * PENALTY_HISTORY_WIDTH, &sim->pen_rec, sim->pen_cap * PENALTY_LOAD_WIDTH, &sim->pen_load));
+  }
+  if ((size_t)nbodies >= sim->pen_body_cap) {
+    PetscCall(PetscFree(sim->pen_acc));
+    sim->pen_body_cap = (size_t)PetscMax(nbodies + 1, 2 * (PetscInt)sim->pen_body_cap + 16);
+    PetscCall(PetscMalloc1(6 * sim->pen_body_cap, &sim->pen_acc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The time-step check of the penalty model (collective): once per run, a warning when h is more
+ * than 1/PENALTY_STEPS_PER_PERIOD of the shortest contact oscillation period seen on any rank
+ * (normal, slide, roll or spin spring against its mass or inertia). A warning, not an error:
+ * the step may be right for the contacts that matter, and the user decides. */
+static PetscErrorCode PenaltyCheckStep(Simulation *sim, const PenaltyStepLimit *lim, double h)
+{
+  struct {
+    double period;
+    int    rank;
+  } mine, worst;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (sim->step_warned) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  mine.period = lim->period;
+  mine.rank   = rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MINLOC, sim->comm));
+  if (!(h > worst.period / PENALTY_STEPS_PER_PERIOD)) PetscFunctionReturn(PETSC_SUCCESS);
+  sim->step_warned = PETSC_TRUE;
+  if (rank == worst.rank)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                           "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
+                           "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
+                           h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step, lim->period / PENALTY_STEPS_PER_PERIOD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* contact.model penalty in place of the CCP solve: loads of the contacts at the step's start,
+ * summed per body in key order (on several ranks on the owners, decomp/force_routing.h), the new
+ * history kept by key, and the velocities v = v_free + h M^-1 F in sim->vel as Integrate wants them. */
+static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, PetscInt *matched, PetscInt64 *bytes)
+{
+  const ContactSet *cs = &sim->contacts;
+  PenaltyStepLimit  lim;
+
+  PetscFunctionBegin;
+  PetscCall(PenaltyEnsure(sim, cs->n, nb));
+  sim->penalty.walls  = sim->walls;
+  sim->penalty.bodies = &sim->bodies;
+  sim->penalty.nb     = nb;
+  sim->penalty.h      = h;
+  PetscCall(ImpulseMemoryMatch(cs, &sim->previous, sim->pen_match, matched));
+  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, sim->pen_rec, sim->pen_load, &lim));
+  PetscCall(PenaltyCheckStep(sim, &lim, h));
+  if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
+  else PenaltyAccumulate(cs, sim->pen_load, nb, sim->pen_acc);
+  PetscCall(ImpulseMemoryStoreRecords(&sim->previous, cs->n, cs->key, sim->pen_rec));
+  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
+  SetupSolverBodies(sim, nb, h);
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
+    const double *f = sim->pen_acc + 6 * i, *vf = sim->vel_free + 6 * i;
+    double       *v = sim->vel + 6 * i, dw[3];
+    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * sim->inv_mass[i] * f[k];
+    sym_vec(dw, sim->inv_inertia + 6 * i, f + 3);
+    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SimulationStep(Simulation *sim)
 {
   const double      h  = sim->sc.time_step;
@@ -342,6 +427,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   PetscInt64        bytes = 0; /* sent by this rank */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
+  const PetscBool   penalty = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
 
   PetscFunctionBegin;
   t0 = MPI_Wtime();
@@ -360,35 +446,42 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.nwalls    = sim->sc.n_walls;
   PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
-  PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+  if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_SOLVE, 0, 0, 0, 0));
-  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls + 1));
-  SetupSolverBodies(sim, nb, h);
-  P.nbodies     = nb + sim->sc.n_walls;
-  if (sim->joints.n) JointsSetGround(P.nbodies++, sim->inv_mass, sim->inv_inertia, sim->vel_free); /* the ground: after the walls */
-  P.inv_mass    = sim->inv_mass;
-  P.inv_inertia = sim->inv_inertia;
-  P.vel_free    = sim->vel_free;
-  P.vel         = sim->vel;
-  P.ncontacts   = sim->contacts.n;
-  P.contact     = sim->contacts.c;
-  P.gamma       = sim->contacts.gamma;
-  SetupContacts(sim, &P, h);
-  PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+  if (penalty) {
+    PetscCall(PenaltyLoads(sim, nb, h, &matched, &bytes));
+    ss.iterations = 0; /* no solve: loads are explicit */
+    ss.res_max = ss.res_rms = 0;
+    ss.converged = PETSC_TRUE;
+  } else {
+    PetscCall(EnsureWork(sim, nb + sim->sc.n_walls + 1));
+    SetupSolverBodies(sim, nb, h);
+    P.nbodies     = nb + sim->sc.n_walls;
+    if (sim->joints.n) JointsSetGround(P.nbodies++, sim->inv_mass, sim->inv_inertia, sim->vel_free); /* the ground: after the walls */
+    P.inv_mass    = sim->inv_mass;
+    P.inv_inertia = sim->inv_inertia;
+    P.vel_free    = sim->vel_free;
+    P.vel         = sim->vel;
+    P.ncontacts   = sim->contacts.n;
+    P.contact     = sim->contacts.c;
+    P.gamma       = sim->contacts.gamma;
+    SetupContacts(sim, &P, h);
+    PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+  }
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_INTEGRATE, 0, 0, 0, 0));
   Integrate(sim, sim->bodies.n_owned, h);
-  PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
+  if (!penalty) PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   if (sim->size > 1) {
     double        tm = MPI_Wtime();
-    CouplingStats cs;
+    CouplingStats cs = {0};
     PetscCall(DistributedEnd(sim, &gremoved, &bytes));
-    PetscCall(VelocityCouplingGetStats(sim->coupling, &cs));
+    if (!penalty) PetscCall(VelocityCouplingGetStats(sim->coupling, &cs));
     tcomm += MPI_Wtime() - tm + cs.seconds;
     bytes += cs.bytes_sent;
   } else {

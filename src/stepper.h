@@ -1,6 +1,8 @@
 /* The simulation state and the time step, top to bottom (GUIDE "Time step"):
  *   detect contacts -> warm start -> free velocity k = M v + h f -> CCP solve -> v = v_free + M^-1 D gamma
  *   -> positions and orientations (exponential map) -> remove bodies that left the domain.
+ * With contact.model penalty the solve is replaced by the contact loads F of the penalty model
+ * (src/penalty_step.h) at the step's start: v = v_free + h M^-1 F (half-implicit symplectic Euler).
  * The stepper is the composing layer: it is the only core file that will call decomp/ and io/. */
 #ifndef CCPDEM_STEPPER_H
 #define CCPDEM_STEPPER_H
@@ -14,6 +16,7 @@
 #include "exchange.h"
 #include "velocity_coupling.h"
 #include "joints.h"
+#include "penalty_step.h"
 
 
 typedef struct {
@@ -22,7 +25,8 @@ typedef struct {
   BodyStore   bodies;
   Wall       *walls;          /* copy of sc.walls; moving boxes advance with their velocity */
   ContactSet  contacts;       /* this step's contacts */
-  ImpulseMemory previous;     /* the last step's impulses by key (warm start) */
+  ImpulseMemory previous;     /* by key: the last step's impulses (ccp: warm start) or friction
+                                 history (penalty: PenaltyHistory records) */
   Broadphase  bp;
   CCPSolver   solver;
   Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
@@ -46,6 +50,14 @@ typedef struct {
   /* solver workspace: solver bodies = bodies then walls */
   size_t      work_cap;
   double     *inv_mass, *inv_inertia, *vel_free, *vel;
+  /* contact.model penalty: the pair table and per-contact workspace */
+  PenaltyContext penalty;
+  size_t      pen_cap, pen_body_cap;
+  PetscInt   *pen_match;      /* per contact: its history entry in previous, or -1 */
+  double     *pen_rec;        /* per contact: the new history (PENALTY_HISTORY_WIDTH) */
+  double     *pen_load;       /* per contact: loads on A and B (PENALTY_LOAD_WIDTH) */
+  double     *pen_acc;        /* per body: summed force and torque (6) */
+  PetscBool   step_warned;    /* the time-step warning was printed */
 } Simulation;
 
 /* Takes ownership of *sc (the caller's copy is zeroed). Builds the bodies from the scenario.

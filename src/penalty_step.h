@@ -1,0 +1,59 @@
+/* The penalty (DEM-P) contact model of Fang & Negrut, per contact: Hertz or Hooke normal force
+ * (penalty_normal.h), contact-point tracking (penalty_tracking.h) and the slide, roll and spin
+ * friction loads with their stick/slip history (penalty_friction.h). The time step around it is
+ * the paper's half-implicit symplectic Euler (v1 = v0 + h a0, x1 = x0 + h v1), composed in
+ * src/stepper.c: loads at the positions of the step's start, velocities, then positions.
+ *
+ * Determinism: every contact's loads and history depend only on its two bodies and its own
+ * history; each body's loads are summed over its contacts in key order starting from zero
+ * (PenaltyAccumulate; decomp/force_routing.h on several ranks), so the sums do not depend on
+ * storage order, and not on the rank count either. */
+#ifndef CCPDEM_PENALTY_STEP_H
+#define CCPDEM_PENALTY_STEP_H
+#include "bodies.h"
+#include "contacts.h"
+#include "penalty_history.h"
+#include "penalty_normal.h"
+#include "walls.h"
+
+#define PENALTY_LOAD_WIDTH 12 /* per contact: force and torque on A, then on B (world) */
+
+/* The shortest oscillation period of any contact this step, for the time-step check. */
+typedef struct {
+  double period;          /* s: 2 pi sqrt(inertia / stiffness), the smallest over contacts */
+  double stiffness, inertia;
+  const char *what;       /* "normal", "slide", "roll" or "spin" */
+} PenaltyStepLimit;
+
+/* A step of at most this fraction of the shortest contact period is resolved well enough (20 steps
+ * per period); symplectic Euler on an undamped spring is unstable beyond period / pi. */
+#define PENALTY_STEPS_PER_PERIOD 20
+
+typedef struct {
+  const PenaltySettings *set;
+  const Material        *materials;
+  PenaltyPair           *pairs;      /* n_materials^2, by (material A, material B) */
+  int                    n_materials;
+  const Wall            *walls;
+  const BodyStore       *bodies;
+  PetscInt               nb;         /* bodies (owned + ghosts): solver indices below are bodies, from nb on walls */
+  double                 h;
+  double                *rot;        /* per body, this step: rotation body -> world (9), then world angular velocity (3) */
+  size_t                 rot_cap;    /* bodies rot has room for */
+} PenaltyContext;
+
+/* ctx->pairs from the materials (PetscFree it, and ctx->rot). */
+PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
+
+/* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
+ * < 0: none): the loads on A and B in load[PENALTY_LOAD_WIDTH i ..] (world force, then torque about
+ * the centre of mass) and the new history in rec[PENALTY_HISTORY_WIDTH i ..]. A contact whose gap is
+ * not negative (in the envelope, not touching) has no load and a record without history.
+ * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective.
+ * Fills ctx->rot for the bodies first (each body's rotation is computed once, not per contact). */
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
+
+/* acc[6 k ..] (force, torque; k < nbody) = the sum of the loads of cs on body k, contacts in key
+ * order, from zero. Walls (solver index >= nbody) receive nothing. */
+void PenaltyAccumulate(const ContactSet *cs, const double load[], PetscInt nbody, double acc[]);
+#endif

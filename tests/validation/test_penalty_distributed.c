@@ -1,0 +1,179 @@
+/* The penalty model's friction history on several ranks: a 200-step pour (200 spheres thrown
+ * sideways and down onto a floor across the process grid's cuts, Hertz contacts with slide, roll and
+ * spin history; tests/restart/penalty_pour.yaml's material) run twice on this run's ranks, with load
+ * balancing every 50 steps (the cuts move, so contacts change owner without their bodies moving
+ * far), and on one rank (rank 0 alone). At steps 100 and 200 every rank's history memory is gathered
+ * on rank 0 and sorted by key:
+ *  - each contact is remembered exactly once (a duplicate key is an error of ImpulseMemorySet) and
+ *    the two runs on this rank count have the same keys and the same bits in every record;
+ *  - against one rank: the same keys, and every value within 1e-12 relative (of the largest magnitude
+ *    of that field over all contacts; the issue's bound). The loads are summed in contact key order
+ *    on any rank count (decomp/force_routing.h), so the runs are in fact expected to agree bitwise;
+ *    the test prints the largest difference found.
+ * A history lost at a migration or an ownership change restarts that contact from zero (its
+ * micro-deflections, modes and frame), which shows as a difference of order the deflection itself. */
+// ctest: labels=mpi timeout=600 ranks=2;4
+#include "test_util.h"
+#include "penalty_history.h"
+
+#define STEPS 200
+
+static const char *scenario =
+  "domain: {min: [-0.2, -0.2, -0.05], max: [0.2, 0.2, 0.5]}\n"
+  "gravity: [0, 0, -9.81]\n"
+  "time: {step: 1.0e-4, end: 1}\n"
+  "contact: {model: penalty, envelope: 0.001}\n"
+  "materials:\n"
+  "  - {name: grit, density: 2000, friction: 0.5, kinetic_friction: 0.4, young_modulus: 2.0e6, poisson_ratio: 0.3,\n"
+  "     restitution: 0.5, rolling_resistance: 0.1, spinning_resistance: 0.05}\n"
+  "walls:\n"
+  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
+  "fills:\n"
+  "  - {type: random, region: {min: [-0.1, -0.1, 0.0], max: [0.1, 0.1, 0.1]}, radius: 0.01, count: 200, seed: 3,\n"
+  "     velocity: [1.5, 1.0, -3], material: grit}\n";
+
+typedef struct {
+  PetscInt    n;
+  ContactKey *key;
+  double     *rec;
+} Gathered;
+
+/* sim's history memory of all ranks on rank 0 of comm, sorted by key (others: n = 0). */
+static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
+{
+  const ImpulseMemory *m = &sim->previous;
+  const size_t         rec = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
+  PetscMPIInt          size, rank, mine = (PetscMPIInt)(m->n * (PetscInt)rec), *counts = NULL, *displs = NULL;
+  char                *buf, *all = NULL;
+  ImpulseMemory        sorted;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(sim->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  PetscCall(PetscMalloc1(mine + 1, &buf));
+  for (PetscInt i = 0; i < m->n; i++) {
+    memcpy(buf + rec * i, &m->key[i], sizeof(ContactKey));
+    memcpy(buf + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(double) * PENALTY_HISTORY_WIDTH);
+  }
+  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, sim->comm));
+  g->n = 0;
+  if (!rank) {
+    int total = 0;
+    for (int r = 0; r < size; r++) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    g->n = total / (PetscInt)rec;
+    PetscCall(PetscMalloc1(total + 1, &all));
+  }
+  PetscCallMPI(MPI_Gatherv(buf, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sim->comm));
+  if (!rank) {
+    ContactKey *key;
+    double     *val;
+    PetscCall(PetscMalloc2(g->n + 1, &key, (size_t)(g->n + 1) * PENALTY_HISTORY_WIDTH, &val));
+    for (PetscInt i = 0; i < g->n; i++) {
+      memcpy(&key[i], all + rec * i, sizeof(ContactKey));
+      memcpy(val + (size_t)PENALTY_HISTORY_WIDTH * i, all + rec * i + sizeof(ContactKey), sizeof(double) * PENALTY_HISTORY_WIDTH);
+    }
+    PetscCall(ImpulseMemoryCreate(&sorted));
+    PetscCall(ImpulseMemorySetWidth(&sorted, PENALTY_HISTORY_WIDTH));
+    PetscCall(ImpulseMemorySet(&sorted, g->n, key, val)); /* sorts; refuses a key remembered twice */
+    PetscCall(PetscMalloc2(g->n + 1, &g->key, (size_t)(g->n + 1) * PENALTY_HISTORY_WIDTH, &g->rec));
+    if (g->n) {
+      PetscCall(PetscArraycpy(g->key, sorted.key, g->n));
+      PetscCall(PetscArraycpy(g->rec, sorted.gamma, (size_t)g->n * PENALTY_HISTORY_WIDTH));
+    }
+    PetscCall(ImpulseMemoryDestroy(&sorted));
+    PetscCall(PetscFree2(key, val));
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The pour on comm; the history at steps 100 and 200 gathered on its rank 0. */
+static PetscErrorCode Pour(MPI_Comm comm, Gathered g[2])
+{
+  Simulation *sim;
+  Scenario    sc;
+  char        err[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  if (scenario_load_string(scenario, "penalty-pour", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
+  PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
+  for (int n = 1; n <= STEPS; n++) {
+    PetscCall(SimulationStep(sim));
+    if (n == STEPS / 2) PetscCall(Gather(sim, &g[0]));
+  }
+  PetscCall(Gather(sim, &g[1]));
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int SameKeys(const Gathered *a, const Gathered *b)
+{
+  if (a->n != b->n) return 0;
+  for (PetscInt i = 0; i < a->n; i++)
+    if (a->key[i].ida != b->key[i].ida || a->key[i].idb != b->key[i].idb || a->key[i].sub != b->key[i].sub) return 0;
+  return 1;
+}
+
+/* Largest difference of a and b relative to the largest magnitude of the field over a's contacts. */
+static double RelativeDifference(const Gathered *a, const Gathered *b)
+{
+  double worst = 0;
+  for (PetscInt k = 0; k < PENALTY_HISTORY_WIDTH; k++) {
+    double scale = 0;
+    for (PetscInt i = 0; i < a->n; i++) scale = PetscMax(scale, fabs(a->rec[PENALTY_HISTORY_WIDTH * i + k]));
+    for (PetscInt i = 0; i < a->n; i++) {
+      const double d = fabs(a->rec[PENALTY_HISTORY_WIDTH * i + k] - b->rec[PENALTY_HISTORY_WIDTH * i + k]);
+      if (d > 0) worst = PetscMax(worst, scale > 0 ? d / scale : INFINITY);
+    }
+  }
+  return worst;
+}
+
+static PetscInt Touching(const Gathered *g)
+{
+  PetscInt n = 0;
+  for (PetscInt i = 0; i < g->n; i++) n += g->rec[PENALTY_HISTORY_WIDTH * i] == 1;
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  Gathered    run1[2] = {{0}}, run2[2] = {{0}}, one[2] = {{0}};
+  PetscMPIInt rank, size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "50"));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(Pour(PETSC_COMM_WORLD, run1));
+  PetscCall(Pour(PETSC_COMM_WORLD, run2));
+  if (!rank) PetscCall(Pour(PETSC_COMM_SELF, one));
+  if (!rank) {
+    for (int s = 0; s < 2; s++) {
+      const int    same_bits = SameKeys(&run1[s], &run2[s]) && !memcmp(run1[s].rec, run2[s].rec, sizeof(double) * PENALTY_HISTORY_WIDTH * run1[s].n);
+      const int    same_keys = SameKeys(&run1[s], &one[s]);
+      const double diff      = same_keys ? RelativeDifference(&one[s], &run1[s]) : INFINITY;
+      printf("step %d: %" PetscInt_FMT " contacts remembered (%" PetscInt_FMT " touching) on %d ranks, %" PetscInt_FMT " on 1; two %d-rank runs bitwise identical: %s; against 1 rank: same keys %s, largest relative difference %.3e\n",
+             (s + 1) * STEPS / 2, run1[s].n, Touching(&run1[s]), size, one[s].n, size, same_bits ? "yes" : "no", same_keys ? "yes" : "no", diff);
+      TEST_CHECK(Touching(&run1[s]) > 100, "only %" PetscInt_FMT " touching contacts: the pour should pile up", Touching(&run1[s]));
+      TEST_CHECK(same_bits, "two runs on %d ranks differ at step %d", size, (s + 1) * STEPS / 2);
+      TEST_CHECK(same_keys, "the contacts on %d ranks differ from one rank's at step %d", size, (s + 1) * STEPS / 2);
+      TEST_CHECK(diff <= 1e-12, "history differs from one rank's by %.3e relative at step %d", diff, (s + 1) * STEPS / 2);
+    }
+  }
+  for (int s = 0; s < 2; s++) {
+    PetscCall(PetscFree2(run1[s].key, run1[s].rec));
+    PetscCall(PetscFree2(run2[s].key, run2[s].rec));
+    PetscCall(PetscFree2(one[s].key, one[s].rec));
+  }
+  int rc = TestFinish("penalty distributed pour");
+  PetscCall(PetscFinalize());
+  return rc;
+}

@@ -76,7 +76,14 @@ fills:
 YAML
 "$CCPDEM" run "$W/slow.yaml" -o "$W/early" > "$W/early.log" 2>&1 &
 pid=$!
-sleep 0.1
+# Signal once main() has installed its handler (SigCgt has USR1 = bit 9): before that the process
+# is still being loaded, which no batch system's signal can tell apart (on a loaded machine a
+# fixed 0.1 s was sometimes too early).
+for _ in $(seq 1 200); do
+  caught=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2> /dev/null || true)
+  [ -n "$caught" ] && (( 0x$caught & 0x200 )) && break
+  sleep 0.02
+done
 kill -USR1 "$pid"
 wait "$pid"
 rc=$?

@@ -3,7 +3,8 @@
 # (default "0 0.0025 0.005 0.0075 0.01" m), each run on NP ranks (default 2) into OUT/rho-<rho>,
 # then the angle of repose of each final pile (ccpdem analyze repose), OUT/repose.csv
 # (rho, angle, uncertainty, wall seconds) and OUT/repose.png (angle against rho).
-# Usage: jobs/pile/paper_sweep.sh [OUT]   (environment: RHOS, NP, CCPDEM)
+# Usage: jobs/pile/paper_sweep.sh [OUT]   (environment: RHOS, NP, CCPDEM, CCPDEM_ARGS: extra run
+# options, e.g. "-ccp_max_it 50")
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -17,7 +18,7 @@ for rho in ${RHOS:-0 0.0025 0.005 0.0075 0.01}; do
   mkdir -p "$dir"
   sed -e "s/rolling_friction: 0.01, spinning_friction: 0.01/rolling_friction: $rho, spinning_friction: $rho/" "$here/paper.yaml" > "$dir/scenario.yaml"
   start=$(date +%s.%N)
-  mpiexec -n "${NP:-2}" "$ccpdem" run "$dir/scenario.yaml" -o "$dir" -progress_interval 60 > "$dir/run.log" 2>&1 || { tail -5 "$dir/run.log" >&2; exit 1; }
+  mpiexec -n "${NP:-2}" "$ccpdem" run "$dir/scenario.yaml" -o "$dir" -progress_interval 60 ${CCPDEM_ARGS:-} > "$dir/run.log" 2>&1 || { tail -5 "$dir/run.log" >&2; exit 1; }
   wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
   last=$(ls "$dir"/snapshots/snap-*.h5 | tail -1)
   line=$("$ccpdem" analyze repose "$last" | head -1) # angle of repose: A deg (± U)

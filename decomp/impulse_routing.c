@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUTE_RECORD (sizeof(ContactKey) + CONTACT_DOF_MAX * sizeof(double))
+#define ROUTE_RECORD (sizeof(ContactKey) + (CONTACT_DOF_MAX + 1) * sizeof(double)) /* key, impulses, plastic */
 
 /* Send record i (rec bytes at records + i rec) to rank dest[i] (dest < 0: dropped), in index order
  * per destination; receive into *recvbuf (PetscFree it), *nrecv records ordered by source rank. */
@@ -38,7 +38,7 @@ static PetscErrorCode SendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The memory's entries as route records (key, then impulses). */
+/* The memory's entries as route records (key, impulses, plastic displacement). */
 static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
 {
   PetscFunctionBegin;
@@ -46,6 +46,7 @@ static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
   for (PetscInt i = 0; i < m->n; i++) {
     memcpy(*records + ROUTE_RECORD * (size_t)i, &m->key[i], sizeof(ContactKey));
     memcpy(*records + ROUTE_RECORD * (size_t)i + sizeof(ContactKey), m->gamma + (size_t)CONTACT_DOF_MAX * i, CONTACT_DOF_MAX * sizeof(double));
+    memcpy(*records + ROUTE_RECORD * (size_t)(i + 1) - sizeof(double), &m->plastic[i], sizeof(double));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -55,21 +56,23 @@ static PetscErrorCode MergeEntries(ImpulseMemory *m, const PetscBool *keep, Pets
 {
   PetscInt    nkeep = 0;
   ContactKey *key;
-  double     *gamma;
+  double     *gamma, *plastic;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc2(m->n + n + 1, &key, (size_t)(m->n + n + 1) * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc3(m->n + n + 1, &key, (size_t)(m->n + n + 1) * CONTACT_DOF_MAX, &gamma, m->n + n + 1, &plastic));
   for (PetscInt i = 0; keep && i < m->n; i++) {
     if (!keep[i]) continue;
-    key[nkeep] = m->key[i];
+    key[nkeep]     = m->key[i];
+    plastic[nkeep] = m->plastic[i];
     memcpy(gamma + (size_t)CONTACT_DOF_MAX * nkeep++, m->gamma + (size_t)CONTACT_DOF_MAX * i, CONTACT_DOF_MAX * sizeof(double));
   }
   for (PetscInt e = 0; e < n; e++) {
     memcpy(&key[nkeep], records + ROUTE_RECORD * (size_t)e, sizeof(ContactKey));
+    memcpy(&plastic[nkeep], records + ROUTE_RECORD * (size_t)(e + 1) - sizeof(double), sizeof(double));
     memcpy(gamma + (size_t)CONTACT_DOF_MAX * nkeep++, records + ROUTE_RECORD * (size_t)e + sizeof(ContactKey), CONTACT_DOF_MAX * sizeof(double));
   }
-  PetscCall(ImpulseMemorySet(m, nkeep, key, gamma));
-  PetscCall(PetscFree2(key, gamma));
+  PetscCall(ImpulseMemorySet(m, nkeep, key, gamma, plastic));
+  PetscCall(PetscFree3(key, gamma, plastic));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

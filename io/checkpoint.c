@@ -134,6 +134,7 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
   PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
   PetscCall(WriteHashed(file, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  PetscCall(WriteHashed(file, "/contacts/plastic", H5T_NATIVE_DOUBLE, 1, &rows, m->plastic, sum));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
@@ -541,16 +542,17 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
   nl = (PetscInt)rows.n_local;
-  /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and impulses), so
+  /* Allocated as ImpulseMemoryStore does (PetscMalloc3 of keys, impulses, plastic), so
    * ImpulseMemoryDestroy and later stores manage it. */
-  PetscCall(PetscFree2(m->key, m->gamma));
+  PetscCall(PetscFree3(m->key, m->gamma, m->plastic));
   m->capacity = nl;
-  PetscCall(PetscMalloc2(nl + 1, &m->key, (size_t)(nl + 1) * CONTACT_DOF_MAX, &m->gamma));
+  PetscCall(PetscMalloc3(nl + 1, &m->key, (size_t)(nl + 1) * CONTACT_DOF_MAX, &m->gamma, nl + 1, &m->plastic));
   PetscCall(PetscMalloc3(nl + 1, &ida, nl + 1, &idb, nl + 1, &sub));
   PetscCall(ReadHashed(r, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(ReadHashed(r, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(ReadHashed(r, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
   PetscCall(ReadHashed(r, "/contacts/impulse", H5T_NATIVE_DOUBLE, CONTACT_DOF_MAX, &rows, m->gamma, sum));
+  PetscCall(ReadHashed(r, "/contacts/plastic", H5T_NATIVE_DOUBLE, 1, &rows, m->plastic, sum));
   for (PetscInt i = 0; i < nl; i++) {
     m->key[i].ida = ida[i];
     m->key[i].idb = idb[i];

@@ -2,7 +2,7 @@
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
  * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
  *
- * Format version 1 (CHECKPOINT_FORMAT_VERSION). Root attributes (scalars, little-endian):
+ * Format version 2 (CHECKPOINT_FORMAT_VERSION; 2 added /contacts/plastic). Root attributes (scalars, little-endian):
  *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
  *   last_converged int32 (the last step's converged flag: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
@@ -13,6 +13,7 @@
  *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contacts.h ImpulseMemory)
  *   /contacts/sub         int32 (c)
  *   /contacts/impulse     double (c x 6): the remembered impulses
+ *   /contacts/plastic     double (c): the plastic displacements (src/plasticity.h; 0 elsewhere)
  *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
  *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
  *   /scenario/path        uint8: the path it was read from
@@ -41,7 +42,7 @@
 #define CCPDEM_CHECKPOINT_H
 #include "stepper.h"
 
-#define CHECKPOINT_FORMAT_VERSION 1
+#define CHECKPOINT_FORMAT_VERSION 2
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
  * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the

@@ -120,9 +120,11 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
     if (j < prev->n && cmp == 0) {
       const double *gp = prev->gamma + (size_t)CONTACT_DOF_MAX * j;
       for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
+      cur->c[i].plastic = prev->plastic[j];
       nmatch++;
     } else {
       memset(g, 0, sizeof(double) * CONTACT_DOF_MAX);
+      cur->c[i].plastic = 0;
     }
   }
   if (matched) *matched = nmatch;
@@ -139,8 +141,19 @@ PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree2(m->key, m->gamma));
+  PetscCall(PetscFree3(m->key, m->gamma, m->plastic));
   PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Room for n entries (contents not kept). */
+static PetscErrorCode ImpulseMemoryReserve(ImpulseMemory *m, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n <= m->capacity && m->key) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree3(m->key, m->gamma, m->plastic));
+  m->capacity = PetscMax(n, 2 * m->capacity);
+  PetscCall(PetscMalloc3(m->capacity + 1, &m->key, (size_t)(m->capacity + 1) * CONTACT_DOF_MAX, &m->gamma, m->capacity + 1, &m->plastic));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -148,29 +161,22 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
   PetscCheck(contact_keys_sorted(cs->key, cs->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
-  if (cs->n > m->capacity) {
-    PetscCall(PetscFree2(m->key, m->gamma));
-    m->capacity = PetscMax(cs->n, 2 * m->capacity);
-    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
-  }
+  PetscCall(ImpulseMemoryReserve(m, cs->n));
   if (cs->n) {
     PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
     PetscCall(PetscArraycpy(m->gamma, cs->gamma, (size_t)cs->n * CONTACT_DOF_MAX));
   }
+  for (PetscInt i = 0; i < cs->n; i++) m->plastic[i] = cs->c[i].plastic;
   m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma)
+PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma, const double *plastic)
 {
   PetscInt *perm;
 
   PetscFunctionBegin;
-  if (n > m->capacity) {
-    PetscCall(PetscFree2(m->key, m->gamma));
-    m->capacity = PetscMax(n, 2 * m->capacity);
-    PetscCall(PetscMalloc2(m->capacity, &m->key, (size_t)m->capacity * CONTACT_DOF_MAX, &m->gamma));
-  }
+  PetscCall(ImpulseMemoryReserve(m, n));
   PetscCall(PetscMalloc1(n + 1, &perm));
   for (PetscInt i = 0; i < n; i++) perm[i] = i;
   if (n > 1) PetscCall(PetscTimSort(n, perm, sizeof(PetscInt), contact_index_compare, (void *)key)); /* PETSc 3.18's reads out of bounds at n = 0 */
@@ -179,6 +185,7 @@ PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *
                (long long)key[perm[i]].ida, (long long)key[perm[i]].idb, (int)key[perm[i]].sub);
     m->key[i] = key[perm[i]];
     memcpy(m->gamma + (size_t)CONTACT_DOF_MAX * i, gamma + (size_t)CONTACT_DOF_MAX * perm[i], sizeof(double) * CONTACT_DOF_MAX);
+    m->plastic[i] = plastic[perm[i]];
   }
   m->n = n;
   PetscCall(PetscFree(perm));
@@ -188,14 +195,15 @@ PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *
 PetscErrorCode ImpulseMemorySort(ImpulseMemory *m)
 {
   ContactKey *key;
-  double     *gamma;
+  double     *gamma, *plastic;
 
   PetscFunctionBegin;
   if (contact_keys_sorted(m->key, m->n)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(m->n, &key, (size_t)m->n * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc3(m->n, &key, (size_t)m->n * CONTACT_DOF_MAX, &gamma, m->n, &plastic));
   PetscCall(PetscArraycpy(key, m->key, m->n));
   PetscCall(PetscArraycpy(gamma, m->gamma, (size_t)m->n * CONTACT_DOF_MAX));
-  PetscCall(ImpulseMemorySet(m, m->n, key, gamma));
-  PetscCall(PetscFree2(key, gamma));
+  PetscCall(PetscArraycpy(plastic, m->plastic, m->n));
+  PetscCall(ImpulseMemorySet(m, m->n, key, gamma, plastic));
+  PetscCall(PetscFree3(key, gamma, plastic));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -31,11 +31,14 @@ typedef struct {
   double  cohesion;      /* pair cohesion force (N) */
   double  compliance;    /* pair compliance (m/N) */
   double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
+  double  yield_force;   /* pair yield force F_y (N), 0 = none (plasticity.h) */
+  double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */
   double  eta;           /* GUIDE residual step dim / trace(N_ii) */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
+  double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
 } Contact;
 
@@ -62,12 +65,14 @@ void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
 
-/* The impulses of one step's contacts by key, sorted by key: what the next step warm-starts from
- * (and what checkpoints and migration carry). No geometry: 72 bytes per contact. */
+/* The impulses of one step's contacts by key, sorted by key, and the contact state that outlives
+ * a step (the plastic displacement): what the next step warm-starts from (and what checkpoints
+ * and migration carry). No geometry: 80 bytes per contact. */
 typedef struct {
   PetscInt    n, capacity;
   ContactKey *key;
   double     *gamma;     /* CONTACT_DOF_MAX per contact */
+  double     *plastic;   /* 1 per contact: Contact.plastic */
 } ImpulseMemory;
 
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
@@ -75,14 +80,15 @@ PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
 /* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
 
-/* m <- the n entries (key[i], gamma[6 i .. 6 i + 6)) in key order, whatever their order here (the
- * arrays must not be m's own). Keys must be unique. */
-PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma);
+/* m <- the n entries (key[i], gamma[6 i .. 6 i + 6), plastic[i]) in key order, whatever their order
+ * here (the arrays must not be m's own). Keys must be unique. */
+PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma, const double *plastic);
 
 /* Sort m by key (a no-op when it is): e.g. the blocks of several writers read back as one. */
 PetscErrorCode ImpulseMemorySort(ImpulseMemory *m);
 
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
- * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */
+ * `scale` in [0, 1], and the plastic displacement (unscaled: it is state, not a guess). cur must
+ * be sorted by key. Returns how many matched. */
 PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);
 #endif

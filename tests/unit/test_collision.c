@@ -40,8 +40,8 @@ static void body(BodyRecord *b, int64_t id, ShapeKind shape, double x, double y,
 }
 
 static const Material materials[2] = {
-  {"steel", 7800, 0.5, 0.0, 0.0, 1e-7, 2.0, 0.001},
-  {"rubber", 1100, 0.3, 0.01, 0.02, 2e-7, 5.0, 0.004},
+  {"steel", 7800, 0.5, 0.0, 0.0, 1e-7, 2.0, 0.001, 0},
+  {"rubber", 1100, 0.3, 0.01, 0.02, 2e-7, 5.0, 0.004, 0},
 };
 
 typedef struct {

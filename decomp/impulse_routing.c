@@ -7,7 +7,7 @@
 /* A route record: the key, then the memory's record (m->width doubles: impulses or penalty history). */
 static size_t RouteRecord(const ImpulseMemory *m) { return sizeof(ContactKey) + (size_t)m->width * sizeof(double); }
 
-/* The memory's entries as route records (key, then impulses). */
+/* The memory's entries as route records (key, then the record). */
 static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
 {
   const size_t rec = RouteRecord(m), w = (size_t)m->width;

@@ -115,7 +115,7 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
 }
 
 /* The CCP's impulses are /contacts/impulse, the penalty model's friction history /contacts/history. */
-static const char *ContactRecordDataset(PetscInt width) { return width == CONTACT_DOF_MAX ? "/contacts/impulse" : "/contacts/history"; }
+static const char *ContactRecordDataset(PetscInt width) { return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history"; }
 
 static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
 {
@@ -547,7 +547,7 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   nl = (PetscInt)rows.n_local;
   /* The record width from the dataset present: impulses (CCP) or friction history (penalty);
    * RebuildSimulation checks it against the scenario's contact model. */
-  PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CONTACT_DOF_MAX));
+  PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CCP_RECORD_WIDTH));
   /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and records), so
    * ImpulseMemoryDestroy and later stores manage it. */
   m->capacity = nl;
@@ -907,7 +907,7 @@ PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, s
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (%s)\n  walls %d, scenario %s\n",
                         file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n,
-                        sim->previous.width == CONTACT_DOF_MAX ? "warm-start impulses" : "penalty friction history", sim->sc.n_walls, sim->sc.path));
+                        sim->previous.width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements" : "penalty friction history", sim->sc.n_walls, sim->sc.path));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

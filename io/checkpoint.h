@@ -2,7 +2,7 @@
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
  * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
  *
- * Format version 1 (CHECKPOINT_FORMAT_VERSION). Root attributes (scalars, little-endian):
+ * Format version 2 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history). Root attributes (scalars, little-endian):
  *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
  *   last_converged int32 (the last step's converged flag: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
@@ -12,7 +12,8 @@
  *                         part in the BODY frame, mass, inertia, shape int32, size, radius, material int32)
  *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contacts.h ImpulseMemory)
  *   /contacts/sub         int32 (c)
- *   /contacts/impulse     double (c x 6): the remembered impulses (contact.model ccp), or
+ *   /contacts/impulse     double (c x 7): the remembered impulses, then the plastic displacement
+ *                         (src/plasticity.h; 0 elsewhere) (contact.model ccp), or
  *   /contacts/history     double (c x PENALTY_HISTORY_WIDTH): the friction history of each contact
  *                         (contact.model penalty; layout in src/penalty_history.h)
  *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
@@ -43,7 +44,7 @@
 #define CCPDEM_CHECKPOINT_H
 #include "stepper.h"
 
-#define CHECKPOINT_FORMAT_VERSION 1
+#define CHECKPOINT_FORMAT_VERSION 2
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
  * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the

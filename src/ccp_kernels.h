@@ -100,7 +100,7 @@ static inline int ccp_kernel_inside(int dof, double mu, double rho, double sigma
 }
 
 /* Project g onto the contact's reaction set: the friction cone shifted by cohesion to
- * gn >= -cohesion_impulse. */
+ * gn >= -cohesion_impulse, capped at gn <= yield_impulse (cone_cap; 0: no cap). */
 static inline void ccp_kernel_project(const Contact *restrict c, double *restrict g)
 {
   if (c->box) {
@@ -113,6 +113,7 @@ static inline void ccp_kernel_project(const Contact *restrict c, double *restric
     if (c->dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
     else cone_project3(c->mu, g);
   }
+  if (c->yield_impulse > 0 && g[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(c->dof, c->mu, c->rho, c->sigma, c->yield_impulse + c->cohesion_impulse, g);
   g[0] -= c->cohesion_impulse;
 }
 
@@ -204,6 +205,7 @@ static inline void ccp_kernel_project_metric(const Contact *restrict c, const CC
   z[5] *= m->il;
   z[0] += c->cohesion_impulse;
   if (!ccp_kernel_inside(6, c->mu, rho, sigma, z)) cone_project6(c->mu, rho, sigma, z);
+  if (c->yield_impulse > 0 && z[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(6, c->mu, rho, sigma, c->yield_impulse + c->cohesion_impulse, z);
   z[0] -= c->cohesion_impulse;
   z[3] *= m->ell;
   z[4] *= m->ell;

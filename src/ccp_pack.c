@@ -1,5 +1,6 @@
 /* Packing a CCP problem into the solvers' layout (ccp_pack.h) and back. */
 #include "ccp_pack.h"
+#include <math.h>
 #include "ccp_kernels.h"
 #include <stdint.h>
 #include <sys/mman.h>
@@ -199,6 +200,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
         K->a[l] = K->b[l] = (int32_t)nb;
         K->eta[l] = K->ell[l] = K->il[l] = 1;
+        K->cap[l] = INFINITY;
         continue;
       }
       const PetscInt i = pk->perm[slot];
@@ -221,6 +223,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->clin[l]  = c->c_lin;
       K->crot[l]  = six ? c->c_rot : 0;
       K->coh[l]   = c->cohesion_impulse;
+      K->cap[l]   = c->yield_impulse > 0 ? c->yield_impulse + c->cohesion_impulse : INFINITY;
       K->mu[l]    = c->mu;
       K->rho[l]   = six ? c->rho : 0;
       K->sigma[l] = six ? c->sigma : 0;

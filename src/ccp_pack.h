@@ -29,6 +29,7 @@ typedef struct {
   double  n[3][CCP_LANES], u[3][CCP_LANES], w[3][CCP_LANES];
   double  ra[3][CCP_LANES], rb[3][CCP_LANES];
   double  bn[CCP_LANES], clin[CCP_LANES], crot[CCP_LANES], coh[CCP_LANES];
+  double  cap[CCP_LANES];              /* yield_impulse + cohesion_impulse: the shifted gn's cap (INFINITY: none) */
   double  mu[CCP_LANES], rho[CCP_LANES], sigma[CCP_LANES], eta[CCP_LANES];
   double  rot[CCP_LANES];              /* 1 for 6-dof, 0 for 3-dof */
   /* the per-contact step B_i (CCPMetric of ccp_kernels.h) */

@@ -14,6 +14,7 @@
  * records (both cache lines a 160-byte record touches most) of the block PREFETCH_AHEAD blocks
  * ahead are requested early. */
 #include "ccp_pack.h"
+#include "cone.h"
 #include <math.h>
 #include <string.h>
 
@@ -256,6 +257,14 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     } else
       for (int k = 0; k < 6; k++) z[k] = (v4d)(~apex & (v4l)z[k]);
   }
+  const v4d cap = ld(K->cap);
+  const v4l over = z[0] > cap;
+  if (over[0] | over[1] | over[2] | over[3]) /* a yielding contact (rare): cone_cap lane by lane */
+    for (int l = 0; l < L; l++) {
+      double g[6] = {z[0][l], z[1][l], z[2][l], z[3][l], z[4][l], z[5][l]};
+      cone_cap(six ? 6 : 3, K->mu[l], six ? rho[l] : 0, six ? sg[l] : 0, cap[l], g);
+      for (int k = 0; k < 6; k++) z[k][l] = g[k];
+    }
   z[0] -= coh;
   if (six && metric) {
     const v4d ell = ld(K->ell);

@@ -231,7 +231,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     v3_tangents(c.n, c.u, c.w);
     v3_copy(c.ra, p->ra); v3_copy(c.rb, p->rb);
     c.phi = p->phi;
-    c.mu = pp.mu; c.rho = pp.rho; c.sigma = pp.sigma; c.cohesion = pp.cohesion; c.compliance = pp.compliance; c.damping = pp.damping;
+    c.mu = pp.mu; c.rho = pp.rho; c.sigma = pp.sigma; c.cohesion = pp.cohesion; c.compliance = pp.compliance; c.damping = pp.damping; c.yield_force = pp.yield_force;
     PetscCall(ContactSetAppend(cs, &c, &p->key, NULL));
   }
   PetscCall(PetscFree3(st, rec, tmp));

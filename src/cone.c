@@ -99,3 +99,25 @@ void cone_project6(double mu, double rho, double sigma, double g[6])
   g[4] = fr * tu;
   g[5] = fr * tw;
 }
+
+/* Clamp the 2-vector v into the disk of radius r. */
+static void disk_clamp(double r, double v[2])
+{
+  const double n = hypot(v[0], v[1]);
+  if (n > r) {
+    const double f = n > 0 ? r / n : 0;
+    v[0] *= f;
+    v[1] *= f;
+  }
+}
+
+void cone_cap(int dof, double mu, double rho, double sigma, double cap, double g[6])
+{
+  if (!(g[0] > cap)) return;
+  g[0] = cap;
+  disk_clamp(mu * cap, g + 1);
+  if (dof == 6) {
+    disk_clamp(rho * cap, g + 4);
+    g[3] = fmax(-sigma * cap, fmin(sigma * cap, g[3]));
+  }
+}

@@ -11,4 +11,11 @@ void cone_project3(double mu, double g[3]);
 /* Project g[0..5] onto the intersection of the sliding, rolling and spinning cones that share gn
  * (paper Appendix C: a 1-D convex piecewise-quadratic minimization over gn). */
 void cone_project6(double mu, double rho, double sigma, double g[6]);
+/* Cap the normal entry of g (already in the reaction set of the cone above, dof 3 or 6) at
+ * gn <= cap: if g[0] > cap, g[0] = cap and each block is clamped radially into its disk of radius
+ * (coefficient * cap). This is the exact projection onto cone and {gn <= cap} of the point the cone
+ * projection came from: when the cone's projection violates the cap, the projection onto the
+ * intersection lies on the plane gn = cap (if it were inside, it would be a local, hence global,
+ * minimizer of the distance over the cone), where the set is the product of those disks. */
+void cone_cap(int dof, double mu, double rho, double sigma, double cap, double g[6]);
 #endif

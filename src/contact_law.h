@@ -13,6 +13,8 @@
  * C / h^2. At rest (u = 0) the row gives gamma / h = -phi / C: the static deflection is F / K
  * whatever alpha and h. No recovery clamp here: the deflection is the spring's, not an error to
  * be removed, and the spring itself bounds the separation speed.
+ * Plastic (plasticity.h): everything above acts on the elastic gap phi + plastic, the gap to the
+ * dented surface, not to the original one.
  * Compliant with a gap (phi >= 0): phi / h and C / h^2 (no dashpot before touching: phi / (h + alpha)
  * would push bodies apart before they meet). */
 #ifndef CCPDEM_CONTACT_LAW_H
@@ -21,12 +23,13 @@
 
 static inline void contact_law_normal(const Contact *c, double h, double v_recover, double *bn, double *c_lin)
 {
-  if (c->compliance > 0 && c->phi < 0) {
+  const double phi = c->phi + c->plastic; /* the elastic gap */
+  if (c->compliance > 0 && phi < 0) {
     const double tau = h + c->damping;
-    *bn    = c->phi / tau;
+    *bn    = phi / tau;
     *c_lin = c->compliance / (h * tau);
   } else {
-    *bn    = c->phi < 0 && c->compliance == 0 ? (c->phi / h > -v_recover ? c->phi / h : -v_recover) : c->phi / h;
+    *bn    = phi < 0 && c->compliance == 0 ? (phi / h > -v_recover ? phi / h : -v_recover) : phi / h;
     *c_lin = c->compliance / (h * h);
   }
 }

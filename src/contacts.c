@@ -128,16 +128,18 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
 
   PetscFunctionBegin;
   PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
-  PetscCheck(prev->width == CONTACT_DOF_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmStart needs a memory of impulses (width %d), not of width %" PetscInt_FMT, CONTACT_DOF_MAX, prev->width);
+  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmStart needs a memory of CCP records (width %d), not of width %" PetscInt_FMT, CCP_RECORD_WIDTH, prev->width);
   PetscCall(PetscMalloc1(cur->n + 1, &match));
   PetscCall(ImpulseMemoryMatch(cur, prev, match, matched));
   for (PetscInt i = 0; i < cur->n; i++) {
     double *g = contact_gamma(cur, i);
     if (match[i] >= 0) {
-      const double *gp = prev->gamma + (size_t)CONTACT_DOF_MAX * match[i];
+      const double *gp = prev->gamma + (size_t)CCP_RECORD_WIDTH * match[i];
       for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
+      cur->c[i].plastic = gp[CCP_RECORD_PLASTIC];
     } else {
       memset(g, 0, sizeof(double) * CONTACT_DOF_MAX);
+      cur->c[i].plastic = 0;
     }
   }
   PetscCall(PetscFree(match));
@@ -148,7 +150,7 @@ PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(m, sizeof(*m)));
-  m->width = CONTACT_DOF_MAX;
+  m->width = CCP_RECORD_WIDTH;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,8 +199,16 @@ PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const Con
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCheck(m->width == CONTACT_DOF_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore keeps impulses (width %d), not records of width %" PetscInt_FMT, CONTACT_DOF_MAX, m->width);
-  PetscCall(ImpulseMemoryStoreRecords(m, cs->n, cs->key, cs->gamma));
+  PetscCheck(m->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore keeps CCP records (width %d), not records of width %" PetscInt_FMT, CCP_RECORD_WIDTH, m->width);
+  PetscCheck(contact_keys_sorted(cs->key, cs->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
+  PetscCall(ImpulseMemoryEnsure(m, cs->n));
+  if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
+  for (PetscInt i = 0; i < cs->n; i++) {
+    double *rec = m->gamma + (size_t)CCP_RECORD_WIDTH * i;
+    PetscCall(PetscArraycpy(rec, contact_gamma(cs, i), CONTACT_DOF_MAX));
+    rec[CCP_RECORD_PLASTIC] = cs->c[i].plastic;
+  }
+  m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

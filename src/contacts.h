@@ -11,6 +11,10 @@
 #include <stdint.h>
 
 #define CONTACT_DOF_MAX 6
+/* A CCP contact's memory record: its impulses (CONTACT_DOF_MAX), then its plastic displacement
+ * (state that outlives the step: plasticity.h). */
+#define CCP_RECORD_WIDTH (CONTACT_DOF_MAX + 1)
+#define CCP_RECORD_PLASTIC CONTACT_DOF_MAX
 
 /* The rows of a joint block (src/joints.h) in place of a friction cone: per row k of
  * (n, u, w force; n, u, w torque) the stabilization b[k] (b[0] is also in bn) and the box
@@ -31,11 +35,14 @@ typedef struct {
   double  cohesion;      /* pair cohesion force (N) */
   double  compliance;    /* pair compliance (m/N) */
   double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
+  double  yield_force;   /* pair yield force F_y (N), 0 = none (plasticity.h) */
+  double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */
   double  eta;           /* GUIDE residual step dim / trace(N_ii) */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
+  double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
 } Contact;
 
@@ -63,13 +70,13 @@ void           ContactSetClear(ContactSet *cs);
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
 
 /* The per-contact records of one step by key, sorted by key: what the next step starts from and
- * what checkpoints and migration carry. A record is `width` doubles: the CCP's impulses
- * (CONTACT_DOF_MAX, what the next step warm-starts from: 72 bytes per contact with the key) or
+ * what checkpoints and migration carry. A record is `width` doubles: the CCP's impulses and plastic
+ * displacement (CCP_RECORD_WIDTH, what the next step starts from: 80 bytes per contact with the key) or
  * the penalty model's friction history (PENALTY_HISTORY_WIDTH, src/penalty_history.h). One type,
  * so routing (decomp/impulse_routing.c) and checkpoints (io/checkpoint.c) serve both models. */
 typedef struct {
   PetscInt    n, capacity;
-  PetscInt    width;     /* doubles per record; CONTACT_DOF_MAX after ImpulseMemoryCreate */
+  PetscInt    width;     /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
   ContactKey *key;
   double     *gamma;     /* width per contact */
 } ImpulseMemory;
@@ -78,7 +85,8 @@ PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
 /* Records of `width` doubles from now on; drops the contents. */
 PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
-/* m <- keys and impulses of cs (which must be sorted by key); reuses m's memory. Width CONTACT_DOF_MAX. */
+/* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's
+ * memory. Width CCP_RECORD_WIDTH. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
 /* m <- n keys sorted by key and their records (m->width doubles each); reuses m's memory. */
 PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec);
@@ -95,6 +103,7 @@ PetscErrorCode ImpulseMemorySort(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[], PetscInt *matched);
 
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
- * `scale` in [0, 1]. cur must be sorted by key. Returns how many matched. */
+ * `scale` in [0, 1], and the plastic displacement (unscaled: it is state, not a guess). cur must
+ * be sorted by key. Returns how many matched. */
 PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);
 #endif

@@ -20,6 +20,7 @@ typedef struct {
   double frequency;            /* Hz; 0: constant velocity */
   double angular_velocity[3];  /* motion: prescribed angular velocity (world), if angular */
   int    angular;              /* motion: 1 if angular_velocity was given (else rotation is free) */
+  double until;                /* motion: release time (s): no rows from then on; 0 = never */
   int    line;                 /* line in the scenario file, for messages */
 } JointSpec;
 #endif

@@ -217,10 +217,13 @@ PetscErrorCode JointsAppend(Joints *J, const BodyStore *s, PetscInt ground, doub
   for (int k = 0; k < J->nbodies; k++) J->index[k] = -1;
   for (PetscInt i = 0; i < s->n_owned; i++)
     if (s->id[i] < J->nbodies) J->index[s->id[i]] = i;
+  J->active = 0;
   for (PetscInt j = 0; j < J->n; j++) {
     JointBody  A, B;
     Contact    c   = {0};
     ContactKey key = {JOINT_KEY_BASE + j, J->spec[j].body_b, 0};
+    if (J->spec[j].until > 0 && t >= J->spec[j].until) continue; /* released */
+    J->active++;
     PetscCall(GetBody(J, s, ground, J->spec[j].body_a, &A));
     PetscCall(GetBody(J, s, ground, J->spec[j].body_b, &B));
     JointBlock(J, j, &A, &B, t, h, &c);

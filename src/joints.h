@@ -32,7 +32,9 @@
  * Prescribed motion: x(t) = x0 + velocity t + amplitude (1 - cos(2 pi f t)) / (2 pi f), the
  * integral of v(t) = velocity + amplitude sin(2 pi f t) from the body's position x0 in the
  * scenario; the rows ask for x(t + h) after the step, so the motion follows the position, not a
- * drifting sum of velocities.
+ * drifting sum of velocities. With `until`, the motion releases the body at that time: from the
+ * first step starting at t >= until the joint has no block, and the body moves freely from the
+ * state the motion left it in.
  *
  * Bodies are the scenario's explicit bodies (global id = index in `bodies:`); anchors and axes
  * are kept in the bodies' frames from their poses in the scenario (time 0), so a restart needs no
@@ -62,6 +64,7 @@ typedef struct {
   RowBox          *rows;    /* this step's rows, per joint (contacts point here) */
   PetscInt        *index;   /* storage index of each explicit body this step (-1: gone) */
   int              nbodies; /* explicit bodies of the scenario */
+  PetscInt         active;  /* joint blocks appended this step (released motions have none) */
 } Joints;
 
 /* From the scenario's joints (none: n = 0 and nothing allocated). */

@@ -13,6 +13,7 @@ typedef struct {
   double compliance;         /* contact compliance (m/N), 0 = rigid; makes each step strongly convex */
   double cohesion;           /* cohesion force (N): the normal force may pull down to -cohesion */
   double damping;            /* damping time alpha (s) of a compliant contact: dashpot R = alpha K */
+  double yield_force;        /* yield force F_y (N) of an elasto-plastic contact, 0 = none (src/plasticity.h) */
   /* penalty model (contact.model penalty; Fang & Negrut's friction): */
   double young_modulus;      /* E (Pa) */
   double poisson_ratio;      /* nu (-) */
@@ -27,9 +28,10 @@ typedef struct {
  * cohesion combine by the minimum (the weaker surface limits the pair); compliance by the sum
  * (springs in series); damping by the compliance-weighted mean of the damping times (Kelvin-Voigt
  * elements in series with equal times alpha are one with that alpha; otherwise this is the
- * first-order match at low frequency). */
+ * first-order match at low frequency). The yield force by the minimum of the materials that have one
+ * (the softer surface yields first; a material without one never yields), 0 if neither has. */
 typedef struct {
-  double mu, rho, sigma, compliance, cohesion, damping;
+  double mu, rho, sigma, compliance, cohesion, damping, yield_force;
 } PairParams;
 
 static inline void material_pair(const Material *a, const Material *b, PairParams *p)
@@ -41,6 +43,7 @@ static inline void material_pair(const Material *a, const Material *b, PairParam
   p->cohesion   = CCPDEM_MIN(a->cohesion, b->cohesion);
   p->compliance = a->compliance + b->compliance;
   p->damping    = p->compliance > 0 ? (a->compliance * a->damping + b->compliance * b->damping) / p->compliance : 0;
+  p->yield_force = a->yield_force > 0 && b->yield_force > 0 ? CCPDEM_MIN(a->yield_force, b->yield_force) : a->yield_force + b->yield_force;
 #undef CCPDEM_MIN
 }
 #endif

@@ -20,7 +20,7 @@
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the
  *     active set scales with the grains; 0.001 m when the file has no bodies;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s;
- *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0;
+ *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0, yield_force none;
  *   walls: box velocity 0, orientation [1, 0, 0, 0];
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape;
@@ -481,9 +481,9 @@ static int read_penalty_material(Reader *r, const yaml_node_t *m, const char *ip
 
 static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping",
+  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", "yield_force",
                                      "young_modulus", "poisson_ratio", "restitution", "kinetic_friction", "rolling_resistance", "spinning_resistance", "tangential_stiffness", NULL};
-  static const char *const ccp_keys[] = {"rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", NULL};
+  static const char *const ccp_keys[] = {"rolling_friction", "spinning_friction", "compliance", "cohesion", "damping", "yield_force", NULL};
   static const char *const penalty_keys[] = {"young_modulus", "poisson_ratio", "restitution", "kinetic_friction", "rolling_resistance", "spinning_resistance", "tangential_stiffness", NULL};
   const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
@@ -512,6 +512,7 @@ static int read_materials(Reader *r, const yaml_node_t *root, Scenario *sc)
     TRY(get_number(r, m, ip, "compliance", OPTIONAL, NON_NEGATIVE, "give the contact compliance in m/N (0 = rigid)", &mat->compliance));
     TRY(get_number(r, m, ip, "cohesion", OPTIONAL, NON_NEGATIVE, "give the cohesion force in N (0 = none)", &mat->cohesion));
     TRY(get_number(r, m, ip, "damping", OPTIONAL, NON_NEGATIVE, "give the damping time alpha in s of a compliant contact (dashpot R = alpha / compliance; 0 = none)", &mat->damping));
+    TRY(get_number(r, m, ip, "yield_force", OPTIONAL, POSITIVE, "give the yield force F_y in N of an elasto-plastic contact (leave it out for none)", &mat->yield_force));
     sc->n_materials = i + 1;
   }
   return 0;
@@ -659,7 +660,7 @@ static int read_joints(Reader *r, const yaml_node_t *root, Scenario *sc)
                                         {"type", "body_a", "body_b", "point", "axis", NULL},
                                         {"type", "body_a", "body_b", "point", "axis", "friction", NULL},
                                         {"type", "body_a", "body_b", "point_a", "point_b", NULL},
-                                        {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity", NULL}};
+                                        {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity", "until", NULL}};
   const char *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
   const char *ph = "give the anchor point [x, y, z] (world, at time 0)";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
@@ -687,6 +688,7 @@ static int read_joints(Reader *r, const yaml_node_t *root, Scenario *sc)
       TRY(get_number(r, m, ip, "frequency", OPTIONAL, NON_NEGATIVE, "give the frequency in Hz (0: constant velocity)", &j->frequency));
       if (j->frequency == 0 && v3_norm(j->amplitude) > 0)
         return fail(r, field(r, m, ip, "amplitude", np), np, "needs a frequency > 0; give frequency: F (Hz) or drop the amplitude");
+      TRY(get_number(r, m, ip, "until", OPTIONAL, POSITIVE, "give the time in s at which the prescribed motion ends and the body is released (leave it out: never)", &j->until));
       j->angular = field(r, m, ip, "angular_velocity", np) != NULL;
       TRY(get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER, "give the prescribed angular velocity [x, y, z] in rad/s (world), or leave it out to let the body rotate freely", j->angular_velocity));
     } else {

@@ -9,6 +9,7 @@
 #include "force_routing.h"
 #include "vec3.h"
 #include "contact_law.h"
+#include "plasticity.h"
 #include <string.h>
 
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
@@ -232,6 +233,7 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
     if (!c->box) contact_law_normal(c, h, vrec, &c->bn, &c->c_lin); /* a joint block brings its own */
     c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
+    c->yield_impulse    = c->yield_force * h;
     c->eta              = c->dof / ccp_contact_trace(P, i);
   }
 }
@@ -287,7 +289,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
     local[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
   }
   counts[0] = s->n_owned;
-  counts[1] = sim->contacts.n - sim->joints.n;
+  counts[1] = sim->contacts.n - sim->joints.active;
   counts[2] = sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
   counts[3] = bytes;
   counts[4] = matched;
@@ -470,6 +472,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
     P.gamma       = sim->contacts.gamma;
     SetupContacts(sim, &P, h);
     PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+    PlasticityUpdate(&P, h);
   }
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();

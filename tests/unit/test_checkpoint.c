@@ -69,7 +69,7 @@ static void CompareSimulations(const Simulation *a, const Simulation *b)
     for (PetscInt i = 0; i < a->previous.n; i++)
       same_keys &= a->previous.key[i].ida == b->previous.key[i].ida && a->previous.key[i].idb == b->previous.key[i].idb && a->previous.key[i].sub == b->previous.key[i].sub;
     CHECK(same_keys, "contact memory keys differ");
-    CHECK(!memcmp(a->previous.gamma, b->previous.gamma, sizeof(double) * CONTACT_DOF_MAX * a->previous.n), "contact memory impulses differ");
+    CHECK(!memcmp(a->previous.gamma, b->previous.gamma, sizeof(double) * a->previous.width * a->previous.n), "contact memory records differ");
   }
   for (int k = 0; k < a->sc.n_walls; k++) CHECK(!memcmp(a->walls[k].center, b->walls[k].center, 3 * sizeof(double)), "wall %d centre differs", k);
   CHECK(a->last.converged == b->last.converged, "last converged flag differs");

@@ -40,8 +40,8 @@ static void body(BodyRecord *b, int64_t id, ShapeKind shape, double x, double y,
 }
 
 static const Material materials[2] = {
-  {.name = "steel", .density = 7800, .friction = 0.5, .rolling_friction = 0.0, .spinning_friction = 0.0, .compliance = 1e-7, .cohesion = 2.0, .damping = 0.001},
-  {.name = "rubber", .density = 1100, .friction = 0.3, .rolling_friction = 0.01, .spinning_friction = 0.02, .compliance = 2e-7, .cohesion = 5.0, .damping = 0.004},
+  {.name = "steel", .density = 7800, .friction = 0.5, .rolling_friction = 0.0, .spinning_friction = 0.0, .compliance = 1e-7, .cohesion = 2.0, .damping = 0.001, .yield_force = 0},
+  {.name = "rubber", .density = 1100, .friction = 0.3, .rolling_friction = 0.01, .spinning_friction = 0.02, .compliance = 2e-7, .cohesion = 5.0, .damping = 0.004, .yield_force = 0},
 };
 
 typedef struct {

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
   PetscCall(ImpulseMemoryStore(&mem, &a));
   CHECK(mem.n == a.n, "memory holds %d contacts, source %d", (int)mem.n, (int)a.n);
   for (PetscInt i = 0; i < mem.n && mem.n == a.n; i++)
-    CHECK(mem.key[i].ida == a.key[i].ida && mem.key[i].idb == a.key[i].idb && mem.key[i].sub == a.key[i].sub && mem.gamma[6 * i + 5] == contact_gamma(&a, i)[5], "memory position %d differs", (int)i);
+    CHECK(mem.key[i].ida == a.key[i].ida && mem.key[i].idb == a.key[i].idb && mem.key[i].sub == a.key[i].sub && mem.gamma[CCP_RECORD_WIDTH * i + 5] == contact_gamma(&a, i)[5] && mem.gamma[CCP_RECORD_WIDTH * i + CCP_RECORD_PLASTIC] == a.c[i].plastic, "memory position %d differs", (int)i);
   printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change), refuses unsorted, impulse memory, clear\n");
 
   PetscCall(ContactSetDestroy(&a));

@@ -12,42 +12,22 @@
 #  4. Bad decompositions are refused at start on 2 ranks, with one "ccpdem: error:" line, exit 2 and
 #     no output directory: a process grid that does not match the rank count, a domain whose
 #     subdomains are narrower than the ghost halo, and the (sequential) Gauss-Seidel solver.
-set -u
-CCPDEM=$1
-W=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/restart_common.bash" "$@"
 SCEN=$HERE/pile.yaml
-MPI="mpiexec --oversubscribe --allow-run-as-root"
-export OMPI_MCA_mpi_yield_when_idle=1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
-
-same_snapshots() { # dir a, dir b, first step
-  local a=$1 b=$2 first=$3 n=0 f
-  for f in "$a"/snapshots/snap-*.h5; do
-    local step=$(basename "$f" .h5); step=$((10#${step#snap-}))
-    [ "$step" -ge "$first" ] || continue
-    n=$((n + 1))
-    cmp -s "$f" "$b/snapshots/$(basename "$f")" || fail "$b/snapshots/$(basename "$f") differs from $f"
-  done
-  [ "$n" -ge 2 ] || fail "only $n snapshots from step $first compared"
-  echo "  $n snapshots of $b from step $first byte-identical to $a's"
-}
 
 for run in a b; do
   $MPI -n 2 "$CCPDEM" run "$SCEN" -o "$W/$run" -balance_interval 20 -checkpoint_every_steps 100 -checkpoint_keep 5 > "$W/$run.log" 2>&1 || fail "2-rank run $run failed: $(tail -3 "$W/$run.log")"
 done
 echo "1. two 2-rank runs:"
-same_snapshots "$W/a" "$W/b" 0
+compare_snapshots_after "$W/a" "$W/b" -1 2
 
 echo "2. 2-rank restarts from step 100:"
 $MPI -n 2 "$CCPDEM" restart "$W/a/checkpoints/ckpt-000100.h5" -o "$W/r2" -balance_interval 20 > "$W/r2.log" 2>&1 || fail "2-rank restart failed: $(tail -3 "$W/r2.log")"
-same_snapshots "$W/a" "$W/r2" 101
+compare_snapshots_after "$W/a" "$W/r2" 100 2
 
 $MPI -n 2 "$CCPDEM" run "$HERE/pour.yaml" -o "$W/pour" -checkpoint_every_steps 100 > "$W/pour.log" 2>&1 || fail "2-rank pour failed: $(tail -3 "$W/pour.log")"
 $MPI -n 2 "$CCPDEM" restart "$W/pour/checkpoints/ckpt-000100.h5" -o "$W/pour_r" > "$W/pour_r.log" 2>&1 || fail "2-rank pour restart failed: $(tail -3 "$W/pour_r.log")"
-same_snapshots "$W/pour" "$W/pour_r" 101
+compare_snapshots_after "$W/pour" "$W/pour_r" 100 2
 
 echo "3. restarts on other rank counts:"
 for np in 1 3; do

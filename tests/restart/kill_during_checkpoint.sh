@@ -5,15 +5,9 @@
 # a half-written temporary must never carry a final name (it would be refused), the restart deletes
 # the stale temporaries, the time series ends with each step 1..220 once, and the snapshot of step
 # 200 is identical (h5diff, exact) to the one of an uninterrupted run.
-set -u
-CCPDEM=$1
-W=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/restart_common.bash" "$@"
 SCEN=$HERE/pile.yaml
 TRIALS=20
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
 
 "$CCPDEM" run "$SCEN" -o "$W/ref" > "$W/ref.log" 2>&1 || { echo "FAIL: reference run"; exit 1; }
 

@@ -7,16 +7,8 @@
 # micro-deflections, modes, frames and contact points came back exactly (without them a restart
 # would start every contact afresh and the forces, so the snapshots, would differ). The history is
 # /contacts/history in the checkpoint; `ccpdem info` must count its contacts as friction history.
-set -u
-CCPDEM=$1
-W=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/restart_common.bash" "$@"
 SCEN=$HERE/penalty_pour.yaml
-MPI="mpiexec --oversubscribe --allow-run-as-root"
-export OMPI_MCA_mpi_yield_when_idle=1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
 
 for np in 1 2; do
   $MPI -n $np "$CCPDEM" run "$SCEN" -o "$W/run$np" -checkpoint_every_steps 200 -checkpoint_keep 5 > "$W/run$np.log" 2>&1 || fail "$np-rank run failed: $(tail -3 "$W/run$np.log")"

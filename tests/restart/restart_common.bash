@@ -1,5 +1,6 @@
 # Sourced by the restart scripts (not a test itself: *.sh are the tests) with their arguments
-# CCPDEM WORKDIR: sets CCPDEM, W (fresh and empty), HERE (tests/restart) and fail (count a check).
+# CCPDEM WORKDIR: sets CCPDEM, W (fresh and empty), HERE (tests/restart), MPI (mpiexec for root
+# and oversubscription, ranks yielding when idle) and fail (count a check).
 set -u
 CCPDEM=$1
 W=$2
@@ -7,6 +8,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 rm -rf "$W" && mkdir -p "$W"
+MPI="mpiexec --oversubscribe --allow-run-as-root"
+export OMPI_MCA_mpi_yield_when_idle=1
 
 # compare_snapshots_after A R STEP MIN: every snapshot of run A after STEP must be byte-identical to
 # the one of the same name in run R; fewer than MIN compared is a failure too. Uses the caller's fail.

@@ -11,14 +11,8 @@
 #  3. Bad checkpoints through the binary: truncated, a flipped data byte, a snapshot, a missing file,
 #     a text file: exit 2 and exactly one "ccpdem: error:" line; `ccpdem info` accepts a checkpoint
 #     and a snapshot and refuses a text file.
-set -u
-CCPDEM=$1
-W=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/restart_common.bash" "$@"
 SCEN=$HERE/pile.yaml
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W"
 
 "$CCPDEM" run "$SCEN" -o "$W/ref" > "$W/ref.log" 2>&1 || fail "uninterrupted run failed: $(tail -3 "$W/ref.log")"
 

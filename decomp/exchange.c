@@ -167,6 +167,7 @@ PetscErrorCode ExchangeDestroy(Exchange *ex)
 {
   PetscFunctionBegin;
   PetscCall(FreePlan(ex));
+  PetscCall(GhostBondsDestroy(&ex->bonds));
   PetscCall(PetscFree(ex->sendbuf));
   PetscCall(PetscFree(ex->recvbuf));
   PetscCall(PetscFree(ex->req));
@@ -354,22 +355,58 @@ typedef struct {
   PetscInt k, body; /* neighbour index, owned storage index */
 } Copy;
 
-/* The send plan: for each owned body, the neighbours whose box is within halo of its centre. */
-static PetscErrorCode BuildSendPlan(Domain d, double halo, const BodyStore *s, PetscMPIInt rank, Exchange *ex)
+/* The extra copies of bonded bodies (ExchangeSetBonds): (owned index, rank), sorted by index. */
+typedef struct {
+  PetscInt     n;
+  PetscInt    *index;
+  PetscMPIInt *to;
+} BondedCopies;
+
+/* Add the bonded ranks to the neighbour list (sorted, unique; the relation stays symmetric since
+ * both ends of a bond add each other). */
+static PetscErrorCode MergeNeighbors(Exchange *ex, PetscInt npeers, const PetscMPIInt peers[])
 {
-  PetscInt    ncopy = 0, cap = s->n_owned + 16, nn, *fill;
+  PetscMPIInt *all;
+  PetscInt     n = 0, a = 0, b = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(ex->n_neighbors + npeers + 1, &all));
+  while (a < ex->n_neighbors || b < npeers) {
+    const PetscMPIInt r = b >= npeers || (a < ex->n_neighbors && ex->neighbor[a] <= peers[b]) ? ex->neighbor[a] : peers[b];
+    all[n++] = r;
+    while (a < ex->n_neighbors && ex->neighbor[a] == r) a++;
+    while (b < npeers && peers[b] == r) b++;
+  }
+  PetscCall(PetscFree(ex->neighbor));
+  ex->neighbor    = all;
+  ex->n_neighbors = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The send plan: for each owned body, the neighbours whose box is within halo of its centre, and
+ * the ranks its bonds ask for (once each). */
+static PetscErrorCode BuildSendPlan(Domain d, double halo, const BodyStore *s, PetscMPIInt rank, const BondedCopies *bc, Exchange *ex)
+{
+  PetscInt    ncopy = 0, cap = s->n_owned + bc->n + 16, nn, *fill, next = 0;
   Copy       *copies;
   PetscMPIInt near[27];
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(cap, &copies));
   for (PetscInt i = 0; i < s->n_owned; i++) {
+    const PetscInt first = ncopy;
     PetscCall(DomainRanksNearPoint(d, s->pos + 3 * i, halo, 27, near, &nn));
-    for (PetscInt e = 0; e < nn; e++) {
-      PetscInt k;
-      if (near[e] == rank) continue;
-      PetscCall(PetscFindMPIInt(near[e], ex->n_neighbors, ex->neighbor, &k));
-      PetscCheck(k >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "rank %d near a body is not a neighbour", near[e]);
+    for (PetscInt e = 0; e < nn + bc->n - next; e++) {
+      PetscInt          k;
+      const PetscBool   bonded = (PetscBool)(e >= nn);
+      const PetscMPIInt to     = bonded ? bc->to[next + e - nn] : near[e];
+      PetscBool         dup    = PETSC_FALSE;
+      if (bonded && bc->index[next + e - nn] != i) break; /* the bonds of later bodies */
+      if (to == rank) continue;
+      PetscCall(PetscFindMPIInt(to, ex->n_neighbors, ex->neighbor, &k));
+      PetscCheck(k >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "rank %d near a body is not a neighbour", to);
+      for (PetscInt c = first; c < ncopy; c++) dup = (PetscBool)(dup || copies[c].k == k); /* the halo sends it already */
+      if (dup) continue;
       if (ncopy == cap) {
         cap *= 2;
         PetscCall(PetscRealloc(sizeof(Copy) * (size_t)cap, &copies));
@@ -377,6 +414,7 @@ static PetscErrorCode BuildSendPlan(Domain d, double halo, const BodyStore *s, P
       copies[ncopy].k      = k;
       copies[ncopy++].body = i;
     }
+    while (next < bc->n && bc->index[next] == i) next++;
   }
   /* counting sort by neighbour, stable: bodies stay in storage order within a neighbour */
   PetscCall(PetscCalloc1(ex->n_neighbors + 1, &ex->send_start));
@@ -569,7 +607,18 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   PetscCallMPI(MPI_Exscan(&nown, &ex->owned_offset, 1, MPIU_INT, MPI_SUM, comm));
   if (rank == 0) ex->owned_offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
   PetscCall(DomainGetNeighbors(d, halo, &ex->n_neighbors, &ex->neighbor));
-  PetscCall(BuildSendPlan(d, halo, s, rank, ex));
+  {
+    BondedCopies bc = {0, NULL, NULL};
+    PetscInt     npeers = 0;
+    PetscMPIInt *peers  = NULL;
+    if (ex->bonds.n) {
+      PetscCall(GhostBondsFindOwners(&ex->bonds, comm, rank, s));
+      PetscCall(GhostBondsCopies(&ex->bonds, rank, &bc.n, &bc.index, &bc.to, &npeers, &peers));
+      PetscCall(MergeNeighbors(ex, npeers, peers));
+    }
+    PetscCall(BuildSendPlan(d, halo, s, rank, &bc, ex));
+    if (ex->bonds.n) PetscCall(PetscFree3(bc.index, bc.to, peers));
+  }
 
   PetscCall(PetscMalloc1(ex->n_neighbors + 1, &msg_at));
   PetscCall(PostGhostSends(ex, s));
@@ -578,6 +627,13 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   PetscCall(PlaceGhosts(ex, s, msg_at));
   PetscCall(PetscFree(msg_at));
   PetscCall(BuildCopyLists(ex));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ExchangeSetBonds(Exchange *ex, PetscInt n, const GhostBond bonds[])
+{
+  PetscFunctionBegin;
+  PetscCall(GhostBondsSet(&ex->bonds, n, bonds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -27,6 +27,7 @@
 #define CCPDEM_EXCHANGE_H
 #include "bodies.h"
 #include "domain.h"
+#include "ghost_bonds.h"
 
 /* A set of BodyStore fields, one bit per field of the X-macro: EXCHANGE_FIELD(pos) | ... */
 enum {
@@ -75,6 +76,7 @@ typedef struct {
   PetscInt     n_neighbors;
   PetscMPIInt *neighbor;
   PetscInt    *send_start, *send_body, *recv_start, *recv_ghost;
+  GhostBonds   bonds;            /* pairs ghosted however far apart (ExchangeSetBonds) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64   build_bytes_sent, build_messages_sent;
@@ -121,8 +123,16 @@ PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
  * Pre: every owned body of s lies in this rank's subdomain (after ExchangeMigrate; checked);
  *      halo is the same on every rank (ExchangeHaloWidth); every cut axis' subdomains are at least
  *      halo wide (checked by DomainSetHalo, same error on every rank).
- * Post: s->n_ghost ghosts at [n_owned, n_owned + n_ghost); the owned bodies are untouched. */
+ * Post: s->n_ghost ghosts at [n_owned, n_owned + n_ghost), and the guests of the bonds whose host
+ *       this rank owns (ExchangeSetBonds); the owned bodies are untouched. */
 PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange *ex);
+
+/* Bodies that must be ghosted together however far apart (ghost_bonds.h): from the next
+ * ExchangeBuildGhosts on, the owner of each bond's host also holds its guest (a ghost when another
+ * rank owns it), through the same maps and plan as the halo's ghosts, so updates, reduces and the
+ * solve's coupling treat it like any ghost. The bonds' owners cost one small Allreduce per build.
+ * Not collective; every rank must pass the same bonds. */
+PetscErrorCode ExchangeSetBonds(Exchange *ex, PetscInt n, const GhostBond bonds[]);
 
 /* Owner -> ghost: copy the selected fields (e.g. EXCHANGE_FIELDS_MOTION) of every shared owned body
  * to its ghosts. Pre: s's owned and ghost bodies are as ExchangeBuildGhosts left them (their

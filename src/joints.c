@@ -27,7 +27,7 @@ PetscErrorCode JointsCreate(const Scenario *sc, Joints *J)
   J->n       = sc->n_joints;
   J->spec    = sc->joints;
   J->nbodies = sc->n_bodies;
-  PetscCall(PetscCalloc3(J->n, &J->frame, J->n, &J->rows, J->nbodies, &J->index));
+  PetscCall(PetscCalloc4(J->n, &J->frame, J->n, &J->rows, J->nbodies, &J->index, J->n, &J->computed));
   for (PetscInt j = 0; j < J->n; j++) {
     const JointSpec *sp = &J->spec[j];
     JointFrame      *f  = &J->frame[j];
@@ -52,16 +52,22 @@ PetscErrorCode JointsCreate(const Scenario *sc, Joints *J)
 PetscErrorCode JointsDestroy(Joints *J)
 {
   PetscFunctionBegin;
-  if (J->n) PetscCall(PetscFree3(J->frame, J->rows, J->index));
+  if (J->n) PetscCall(PetscFree4(J->frame, J->rows, J->index, J->computed));
   PetscCall(PetscMemzero(J, sizeof(*J)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void JointsCheckRanks(const Scenario *sc, int ranks, char *err, size_t errlen)
+PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds)
 {
-  err[0] = 0;
-  if (sc->n_joints && ranks > 1)
-    snprintf(err, errlen, "%s:%d: key 'joints': joints run on 1 rank only (this run has %d); run the scenario on one rank, or remove the joints", sc->path, sc->joints[0].line, ranks);
+  PetscFunctionBegin;
+  *n = 0;
+  PetscCall(PetscMalloc1(J->n + 1, bonds));
+  for (PetscInt j = 0; j < J->n; j++) {
+    if (J->spec[j].body_a == JOINT_GROUND) continue;
+    (*bonds)[*n].guest   = J->spec[j].body_a;
+    (*bonds)[(*n)++].host = J->spec[j].body_b;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 void JointsSetGround(PetscInt ground, double *inv_mass, double *inv_inertia, double *vel_free)
@@ -76,9 +82,8 @@ typedef struct {
   double   x[3], q[4], v[3], w[3];
 } JointBody;
 
-static PetscErrorCode GetBody(const Joints *J, const BodyStore *s, PetscInt ground, int body, JointBody *B)
+static void GetBody(const Joints *J, const BodyStore *s, PetscInt ground, int body, JointBody *B)
 {
-  PetscFunctionBegin;
   if (body == JOINT_GROUND) {
     B->idx = ground;
     v3_set(B->x, 0, 0, 0);
@@ -86,16 +91,14 @@ static PetscErrorCode GetBody(const Joints *J, const BodyStore *s, PetscInt grou
     v3_set(B->w, 0, 0, 0);
     B->q[0] = 1;
     B->q[1] = B->q[2] = B->q[3] = 0;
-    PetscFunctionReturn(PETSC_SUCCESS);
+    return;
   }
   const PetscInt i = J->index[body];
-  PetscCheck(i >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Body %d of a joint has left the domain: enlarge the domain so that jointed bodies stay in it", body);
   B->idx = i;
   v3_copy(B->x, s->pos + 3 * i);
   v3_copy(B->v, s->vel + 6 * i);
   for (int k = 0; k < 4; k++) B->q[k] = s->quat[4 * i + k];
   quat_rotate(B->w, B->q, s->vel + 6 * i + 3);
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* (Rot(h w) - I - h [w]x) r: how far the exponential map carries the lever r off its tangent. */
@@ -211,21 +214,34 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
   c->box = R;
 }
 
-PetscErrorCode JointsAppend(Joints *J, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs)
+/* Whether this rank computes joint j: it owns B and holds A (owned, ghost or the ground). */
+static PetscBool Computes(const Joints *J, const BodyStore *s, PetscInt j)
+{
+  const JointSpec *sp = &J->spec[j];
+  const PetscInt   b  = J->index[sp->body_b];
+  return (PetscBool)(b >= 0 && b < s->n_owned && (sp->body_a == JOINT_GROUND || J->index[sp->body_a] >= 0));
+}
+
+PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs)
 {
   PetscFunctionBegin;
   for (int k = 0; k < J->nbodies; k++) J->index[k] = -1;
-  for (PetscInt i = 0; i < s->n_owned; i++)
+  for (PetscInt i = 0; i < s->n_owned + s->n_ghost; i++)
     if (s->id[i] < J->nbodies) J->index[s->id[i]] = i;
+  for (PetscInt j = 0; j < J->n; j++) J->computed[j] = (int)Computes(J, s, j);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, J->computed, (PetscMPIInt)J->n, MPI_INT, MPI_SUM, comm)); /* joints are few */
   J->active = 0;
   for (PetscInt j = 0; j < J->n; j++) {
-    JointBody  A, B;
-    Contact    c   = {0};
-    ContactKey key = {JOINT_KEY_BASE + j, J->spec[j].body_b, 0};
-    if (J->spec[j].until > 0 && t >= J->spec[j].until) continue; /* released */
+    const JointSpec *sp = &J->spec[j];
+    JointBody        A, B;
+    Contact          c   = {0};
+    ContactKey       key = {JOINT_KEY_BASE + j, sp->body_b, 0};
+    if (sp->until > 0 && t >= sp->until) continue; /* released */
+    PetscCheck(J->computed[j] == 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Joint %" PetscInt_FMT " (scenario line %d): its body %d or %d has left the domain at t = %g s; enlarge the domain so that jointed bodies stay in it", j, sp->line, sp->body_a, sp->body_b, t);
+    if (!Computes(J, s, j)) continue; /* the owner of B computes it */
     J->active++;
-    PetscCall(GetBody(J, s, ground, J->spec[j].body_a, &A));
-    PetscCall(GetBody(J, s, ground, J->spec[j].body_b, &B));
+    GetBody(J, s, ground, sp->body_a, &A);
+    GetBody(J, s, ground, sp->body_b, &B);
     JointBlock(J, j, &A, &B, t, h, &c);
     PetscCall(ContactSetAppend(cs, &c, &key, NULL));
   }

@@ -40,12 +40,20 @@
  * are kept in the bodies' frames from their poses in the scenario (time 0), so a restart needs no
  * joint state: the warm-start impulses travel with the contacts' (keys with ida = JOINT_KEY_BASE
  * + joint index, idb = B's id, sub 0). The ground is one extra immovable solver body at rest at
- * the origin. Single rank only (JointsCheckRanks). */
+ * the origin.
+ *
+ * Several ranks: joint j is computed by the rank that owns B (body_b; never the ground), which
+ * holds A as a ghost however far it is (JointsGetBonds gives the exchange the pairs to ghost,
+ * decomp/ghost_bonds.h); A's share of the impulse reaches A's owner through the ghost like a
+ * contact's. The warm-start key names B (idb), and a key with ida < 0 travels with its idb body
+ * (decomp/impulse_routing.h), so the joint's memory follows its computing rank through
+ * migration, load balancing and restart with no extra code. */
 #ifndef CCPDEM_JOINTS_H
 #define CCPDEM_JOINTS_H
 #include "scenario.h"
 #include "bodies.h"
 #include "contacts.h"
+#include "ghost_bonds.h"
 
 #define JOINT_KEY_BASE INT64_MIN /* joint j's warm-start key: ida = JOINT_KEY_BASE + j (below every wall) */
 
@@ -64,17 +72,21 @@ typedef struct {
   RowBox          *rows;    /* this step's rows, per joint (contacts point here) */
   PetscInt        *index;   /* storage index of each explicit body this step (-1: gone) */
   int              nbodies; /* explicit bodies of the scenario */
-  PetscInt         active;  /* joint blocks appended this step (released motions have none) */
+  PetscInt         active;  /* joint blocks appended on this rank this step (released motions have none) */
+  int             *computed; /* per joint: how many ranks compute it this step (scratch) */
 } Joints;
 
 /* From the scenario's joints (none: n = 0 and nothing allocated). */
 PetscErrorCode JointsCreate(const Scenario *sc, Joints *J);
 PetscErrorCode JointsDestroy(Joints *J);
-/* err "" unless the scenario has joints and the run has more than one rank (then what to do). */
-void JointsCheckRanks(const Scenario *sc, int ranks, char *err, size_t errlen);
-/* Append this step's joint blocks (time t, step h) to cs and sort it by key. ground: the solver
- * index of the ground body (bodies, walls, then it). Fails if a joined body has left the domain. */
-PetscErrorCode JointsAppend(Joints *J, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs);
+/* The pairs the exchange must ghost together (guest A on the owner of host B), one per joint
+ * between two bodies; *bonds allocated here (PetscFree). Not collective. */
+PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds);
+/* Append this rank's joint blocks of this step (time t, step h) to cs and sort it by key: those
+ * whose B this rank owns (store: owned bodies, then ghosts). ground: the solver index of the
+ * ground body (bodies, walls, then it). Collective on comm (one Allreduce of n ints): fails on
+ * every rank, naming the joint, if a joined body has left the domain. */
+PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs);
 /* The ground's solver-body entries: immovable and at rest. */
 void JointsSetGround(PetscInt ground, double *inv_mass, double *inv_inertia, double *vel_free);
 #endif

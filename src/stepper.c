@@ -76,11 +76,6 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
   sim->last.converged = PETSC_TRUE;
   PetscCall(JointsCreate(&sim->sc, &sim->joints));
-  JointsCheckRanks(&sim->sc, size, err, errlen);
-  if (err[0]) { /* bad input: the caller reports it */
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
     PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
     PetscCall(PenaltyContextSetUp(&sim->penalty, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
@@ -94,6 +89,13 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
     }
     PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
     PetscCall(ExchangeCreate(&sim->exchange));
+    if (sim->joints.n) { /* a joint's rank holds both its bodies */
+      PetscInt   nbonds;
+      GhostBond *bonds;
+      PetscCall(JointsGetBonds(&sim->joints, &nbonds, &bonds));
+      PetscCall(ExchangeSetBonds(&sim->exchange, nbonds, bonds));
+      PetscCall(PetscFree(bonds));
+    }
     PetscCall(VelocityCouplingCreate(comm, &sim->coupling));
     PetscCall(VelocityCouplingGetHooks(sim->coupling, &hooks));
     PetscCall(CCPSolverSetCoupling(sim->solver, &hooks));
@@ -447,7 +449,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
   PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
-  if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
+  if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();

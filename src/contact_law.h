@@ -2,7 +2,12 @@
  * "When the exact CCP is ill-posed"; slides sec. 3 "Damping and VI"): the stabilization b_n and the
  * Tikhonov diagonal c of the force rows, in  g_n = D_n^T v + b_n + c gamma_n.
  *
- * Rigid (compliance 0): b_n = phi / h, and for an overlap max(phi / h, -v_recover), c = 0.
+ * Rigid (compliance 0): b_n = phi / h, and for an overlap max(min(phi + delta, 0) / h, -v_recover),
+ * c = 0: an overlap no deeper than the overlap tolerance delta is held (u_n >= 0) rather than pushed
+ * apart, a deeper one is pushed back to depth delta. Why: with delta = 0 a jammed pack whose
+ * contacts overlap asks every contact to separate at once, which often has no solution (GUIDE
+ * "When the exact CCP is ill-posed"); with delta above the overlaps the solver leaves behind,
+ * v = 0 is feasible for every held contact, so a pile at rest is a solution and steps converge.
  *
  * Compliant, overlapping (compliance C = 1/K > 0, phi < 0): a Kelvin-Voigt spring-dashpot taken
  * implicitly over the step, F = K (-phi_new) - R u_new with phi_new = phi + h u_new and
@@ -21,15 +26,19 @@
 #define CCPDEM_CONTACT_LAW_H
 #include "contacts.h"
 
-static inline void contact_law_normal(const Contact *c, double h, double v_recover, double *bn, double *c_lin)
+static inline void contact_law_normal(const Contact *c, double h, double v_recover, double overlap_tolerance, double *bn, double *c_lin)
 {
   const double phi = c->phi + c->plastic; /* the elastic gap */
   if (c->compliance > 0 && phi < 0) {
     const double tau = h + c->damping;
     *bn    = phi / tau;
     *c_lin = c->compliance / (h * tau);
+  } else if (phi < 0 && c->compliance == 0) {
+    const double held = phi + overlap_tolerance < 0 ? phi + overlap_tolerance : 0; /* the part pushed apart */
+    *bn    = held / h > -v_recover ? held / h : -v_recover;
+    *c_lin = 0;
   } else {
-    *bn    = phi < 0 && c->compliance == 0 ? (phi / h > -v_recover ? phi / h : -v_recover) : phi / h;
+    *bn    = phi / h;
     *c_lin = c->compliance / (h * h);
   }
 }

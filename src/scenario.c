@@ -418,8 +418,8 @@ static int read_penalty_contact(Reader *r, const yaml_node_t *m, const char *kp,
 
 static int read_contact(Reader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given)
 {
-  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", "normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping", NULL};
-  static const char *const ccp_keys[] = {"max_recovery_speed", NULL};
+  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", "overlap_tolerance", "normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping", NULL};
+  static const char *const ccp_keys[] = {"max_recovery_speed", "overlap_tolerance", NULL};
   static const char *const penalty_keys[] = {"normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping", NULL};
   static const char *const models[] = {"ccp", "penalty", NULL};
   char kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
@@ -436,12 +436,13 @@ static int read_contact(Reader *r, const yaml_node_t *root, Scenario *sc, int *e
     return read_penalty_contact(r, m, kp, &sc->penalty);
   }
   TRY(reject_model_keys(r, m, kp, penalty_keys, "penalty"));
-  return get_number(r, m, kp, "max_recovery_speed", OPTIONAL, POSITIVE, "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed);
+  TRY(get_number(r, m, kp, "max_recovery_speed", OPTIONAL, POSITIVE, "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed));
+  return get_number(r, m, kp, "overlap_tolerance", OPTIONAL, NON_NEGATIVE, "give the overlap depth in m that rigid contacts hold without pushing apart (e.g. 0.005 of the radius; 0 = push every overlap apart)", &sc->overlap_tolerance);
 }
 
 static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"type", "max_iterations", "tolerance", NULL};
+  static const char *const keys[] = {"type", "max_iterations", "tolerance", "warm_start_decay", NULL};
   static const char *const types[] = {"jacobi", "gauss-seidel", "apgd", NULL};
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t *m;
@@ -455,7 +456,10 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
   TRY(get_integer(r, m, kp, "max_iterations", OPTIONAL, 1, "give the iteration limit per step, e.g. 500", &it));
   if (it > INT_MAX) return fail(r, field(r, m, kp, "max_iterations", ip), ip, "must be <= %d (got %lld); give a smaller iteration limit", INT_MAX, it);
   sc->max_iterations = (int)it;
-  return get_number(r, m, kp, "tolerance", OPTIONAL, POSITIVE, "give the residual tolerance in m/s, e.g. 1e-6", &sc->tolerance);
+  TRY(get_number(r, m, kp, "tolerance", OPTIONAL, POSITIVE, "give the residual tolerance in m/s, e.g. 1e-6", &sc->tolerance));
+  TRY(get_number(r, m, kp, "warm_start_decay", OPTIONAL, NON_NEGATIVE, "give the factor in [0, 1] on the warm start after a step that did not converge, e.g. 0.5", &sc->warm_start_decay));
+  if (sc->warm_start_decay > 1) return fail(r, field(r, m, kp, "warm_start_decay", ip), ip, "must be <= 1 (got %g); give a factor in [0, 1]", sc->warm_start_decay);
+  return 0;
 }
 
 /* The penalty model's material keys (contact.model penalty): elastic constants, restitution, static
@@ -962,6 +966,7 @@ static void set_defaults(Scenario *sc)
   sc->contact_model      = CONTACT_MODEL_CCP;
   sc->penalty.slide_damping = sc->penalty.roll_damping = sc->penalty.spin_damping = 1.0;
   sc->max_recovery_speed = 0.5;
+  sc->warm_start_decay   = 0.5;
   sc->solver_type        = SOLVER_APGD;
   sc->max_iterations     = 500;
   sc->tolerance          = 1e-6;

@@ -92,10 +92,12 @@ typedef struct {
   ContactModel contact_model;
   double       envelope;                /* m: pairs closer than this are in the active set */
   double       max_recovery_speed;      /* m/s: clamp of -phi/h for overlaps */
+  double       overlap_tolerance;       /* m: rigid overlaps this shallow are held, not pushed apart */
   PenaltySettings penalty;              /* contact.model penalty only */
   SolverType   solver_type;
   int          max_iterations;
   double       tolerance;               /* m/s, GUIDE residual */
+  double       warm_start_decay;        /* factor on the warm start after a step that did not converge */
   int          n_materials;  Material *materials;
   int          n_walls;      Wall     *walls;   int *wall_lines;
   int          n_bodies;     BodySpec *bodies;

@@ -61,7 +61,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
   PetscCall(CCPSolverSetFromOptions(sim->solver));
   sim->warm_start_scale = 1.0;
-  sim->warm_start_decay = 0.5;
+  sim->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
   sim->sort_interval    = 25;
   sim->balance_interval = 100;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
@@ -227,12 +227,12 @@ static void SetupSolverBodies(Simulation *sim, PetscInt nb, double h)
 /* Per-contact solve data: stabilization (GUIDE step 3), compliance, cohesion and the residual step. */
 static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 {
-  const double vrec = sim->sc.max_recovery_speed;
+  const double vrec = sim->sc.max_recovery_speed, slop = sim->sc.overlap_tolerance;
 
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
     const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
-    if (!c->box) contact_law_normal(c, h, vrec, &c->bn, &c->c_lin); /* a joint block brings its own */
+    if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
     c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
     c->yield_impulse    = c->yield_force * h;

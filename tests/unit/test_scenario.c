@@ -132,10 +132,10 @@ static void test_block_style_and_defaults(void)
   CHECK(!strcmp(sc.path, path) && !strcmp(sc.text, text), "path/text of a file");
   CHECK(vec_eq(sc.domain_max, (double[]){1, 1, 1}, 3) && sc.time_step == 1e-3, "block values");
   CHECK(vec_eq(sc.gravity, (double[]){0, 0, 0}, 3), "gravity default 0");
-  CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.max_recovery_speed == 0.5, "contact defaults");
+  CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.max_recovery_speed == 0.5 && sc.overlap_tolerance == 0, "contact defaults");
   /* default envelope: 10% of the smallest body size, 0.1 * 0.02; 1e-15 absorbs the rounding of one product */
   CHECK(fabs(sc.envelope - 0.002) < 1e-15, "envelope default %g", sc.envelope);
-  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6, "solver defaults");
+  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6 && sc.warm_start_decay == 0.5, "solver defaults");
   CHECK(sc.materials[0].rolling_friction == 0 && sc.materials[0].spinning_friction == 0, "material defaults");
   CHECK(sc.n_walls == 0 && sc.n_fills == 0 && sc.n_bodies == 1, "counts");
   CHECK(!strcmp(sc.output_dir, "out") && sc.snapshot_interval == 0 && sc.checkpoint_interval == 0, "output defaults");
@@ -338,6 +338,7 @@ static void test_messages(void)
     {"- 1\n- 2\n", "bad.yaml:1: the scenario must be a mapping", "got a list"},
     {HEAD "---\n" HEAD, "bad.yaml:5: a second YAML document", "remove"},
     {HEAD "materials: [{name: m, density: 1, friction: 0}]\n", "bad.yaml:4: key 'materials': duplicate key", "line 3"},
+    {HEAD "solver: {warm_start_decay: 1.5}\n", "key 'solver.warm_start_decay': must be <= 1 (got 1.5)", "[0, 1]"},
   };
   char     err[SCENARIO_ERR_MAX];
   Scenario sc;
@@ -356,6 +357,23 @@ static void test_messages(void)
   CHECK(scenario_load_file("/nonexistent/x.yaml", &sc, err, sizeof err) != 0 && strstr(err, "/nonexistent/x.yaml: cannot open"), "missing file: %s", err);
 }
 
+/* The robustness keys beyond the GUIDE's: contact.overlap_tolerance and solver.warm_start_decay. */
+static void test_robustness_keys(void)
+{
+  const char text[] = "domain: {min: [0, 0, 0], max: [1, 1, 1]}\n"
+                      "time: {step: 0.005, end: 1}\n"
+                      "contact: {model: ccp, overlap_tolerance: 1.0e-4}\n"
+                      "solver: {type: apgd, max_iterations: 50, warm_start_decay: 1}\n"
+                      "materials: [{name: m, density: 1000, friction: 0.5}]\n";
+  char     err[SCENARIO_ERR_MAX];
+  Scenario sc;
+
+  printf("overlap_tolerance and warm_start_decay\n");
+  CHECK(scenario_load_string(text, "keys.yaml", &sc, err, sizeof err) == 0, "rejected: %s", err);
+  CHECK(sc.overlap_tolerance == 1.0e-4 && sc.warm_start_decay == 1 && sc.max_iterations == 50, "values %g %g %d", sc.overlap_tolerance, sc.warm_start_decay, sc.max_iterations);
+  scenario_free(&sc);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -364,6 +382,7 @@ int main(int argc, char **argv)
   test_guide_population();
   test_population_cases();
   test_messages();
+  test_robustness_keys();
   printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;

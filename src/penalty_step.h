@@ -29,20 +29,23 @@ typedef struct {
  * per period); symplectic Euler on an undamped spring is unstable beyond period / pi. */
 #define PENALTY_STEPS_PER_PERIOD 20
 
+typedef struct PenaltySide PenaltySide; /* a body or wall as the contacts read it (penalty_step.c) */
+
 typedef struct {
   const PenaltySettings *set;
   const Material        *materials;
   PenaltyPair           *pairs;      /* n_materials^2, by (material A, material B) */
   int                    n_materials;
   const Wall            *walls;
+  int                    n_walls;
   const BodyStore       *bodies;
   PetscInt               nb;         /* bodies (owned + ghosts): solver indices below are bodies, from nb on walls */
   double                 h;
-  double                *rot;        /* per body, this step: rotation body -> world (9), then world angular velocity (3) */
-  size_t                 rot_cap;    /* bodies rot has room for */
+  PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
+  size_t                 side_cap;   /* entries side has room for */
 } PenaltyContext;
 
-/* ctx->pairs from the materials (PetscFree it, and ctx->rot). */
+/* ctx->pairs from the materials (PetscFree it, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
@@ -50,7 +53,8 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
  * the centre of mass) and the new history in rec[PENALTY_HISTORY_WIDTH i ..]. A contact whose gap is
  * not negative (in the envelope, not touching) has no load and a record without history.
  * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective.
- * Fills ctx->rot for the bodies first (each body's rotation is computed once, not per contact). */
+ * Fills ctx->side for the bodies and walls first (each body's rotation is computed once, not per
+ * contact). */
 PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
 
 /* acc[6 k ..] (force, torque; k < nbody) = the sum of the loads of cs on body k, contacts in key

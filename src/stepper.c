@@ -170,7 +170,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(PetscFree(sim->penalty.pairs));
-  PetscCall(PetscFree(sim->penalty.rot));
+  PetscCall(PetscFree(sim->penalty.side));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -397,6 +397,7 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   PetscFunctionBegin;
   PetscCall(PenaltyEnsure(sim, cs->n, nb));
   sim->penalty.walls  = sim->walls;
+  sim->penalty.n_walls = sim->sc.n_walls;
   sim->penalty.bodies = &sim->bodies;
   sim->penalty.nb     = nb;
   sim->penalty.h      = h;

@@ -37,15 +37,25 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index)
+PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot)
 {
   PetscFunctionBegin;
-  if (cs->n == cs->capacity) PetscCall(ContactSetReserve(cs, cs->n + 1));
-  cs->c[cs->n]   = *c;
+  PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
   cs->key[cs->n] = *k;
   memset(contact_gamma(cs, cs->n), 0, sizeof(double) * CONTACT_DOF_MAX);
+  *slot = &cs->c[cs->n++];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index)
+{
+  Contact *slot;
+
+  PetscFunctionBegin;
+  if (cs->n == cs->capacity) PetscCall(ContactSetReserve(cs, cs->n + 1));
   if (index) *index = cs->n;
-  cs->n++;
+  PetscCall(ContactSetAppendSlot(cs, k, &slot));
+  *slot = *c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

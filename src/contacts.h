@@ -65,6 +65,9 @@ PetscErrorCode ContactSetDestroy(ContactSet *cs);
 PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n);
 /* Append a contact with zero impulse; returns its index. */
 PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index);
+/* The next contact's slot (key k, zero impulse) for the caller to fill in place: no copy of a
+ * built contact. Needs the room reserved (ContactSetReserve). */
+PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot);
 void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);

@@ -64,12 +64,16 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->warm_start_decay = 0.5;
   sim->sort_interval    = 25;
   sim->balance_interval = 100;
+  sim->neighbour_skin   = sim->sc.envelope;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
+  PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
   PetscOptionsEnd();
+  PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
+  PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
   PetscCheck(sim->balance_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-balance_interval must be >= 0, got %" PetscInt_FMT, sim->balance_interval);
   PetscCheck(sim->sort_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
@@ -157,6 +161,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ContactSetDestroy(&sim->contacts));
   PetscCall(ImpulseMemoryDestroy(&sim->previous));
   PetscCall(BroadphaseDestroy(&sim->bp));
+  PetscCall(NeighbourListDestroy(&sim->nlist));
   PetscCall(CCPSolverDestroy(&sim->solver));
   PetscCall(JointsDestroy(&sim->joints));
   if (sim->domain) {
@@ -447,7 +452,8 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
-  PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  if (penalty) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
+  else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));

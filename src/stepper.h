@@ -17,6 +17,7 @@
 #include "velocity_coupling.h"
 #include "joints.h"
 #include "penalty_step.h"
+#include "neighbour_list.h"
 
 
 typedef struct {
@@ -28,6 +29,8 @@ typedef struct {
   ImpulseMemory previous;     /* by key: the last step's impulses (ccp: warm start) or friction
                                  history (penalty: PenaltyHistory records) */
   Broadphase  bp;
+  NeighbourList nlist;        /* contact.model penalty: detection from a Verlet list */
+  double      neighbour_skin; /* -neighbour_skin (m) */
   CCPSolver   solver;
   Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   /* distributed run (more than one rank): */

@@ -193,16 +193,29 @@ static PetscErrorCode ImpulseMemoryEnsure(ImpulseMemory *m, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec)
+PetscErrorCode ImpulseMemoryPrepare(ImpulseMemory *next, PetscInt width, PetscInt n, double **rec)
 {
   PetscFunctionBegin;
-  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStoreRecords needs the keys sorted: call ContactSetSortByKey first");
-  PetscCall(ImpulseMemoryEnsure(m, n));
-  if (n) {
-    PetscCall(PetscArraycpy(m->key, key, n));
-    PetscCall(PetscArraycpy(m->gamma, rec, (size_t)n * m->width));
-  }
-  m->n = n;
+  if (next->width != width) PetscCall(ImpulseMemorySetWidth(next, width));
+  PetscCall(ImpulseMemoryEnsure(next, n));
+  next->n = 0;
+  *rec    = next->gamma;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscInt n, const ContactKey *key)
+{
+  ImpulseMemory swap;
+
+  PetscFunctionBegin;
+  PetscCheck(next->width == m->width && n <= next->capacity && next->key, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryAdopt: %" PetscInt_FMT " records of width %" PetscInt_FMT " were not prepared (ImpulseMemoryPrepare) for a memory of width %" PetscInt_FMT, n, next->width, m->width);
+  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt needs the keys sorted: call ContactSetSortByKey first");
+  if (n) PetscCall(PetscArraycpy(next->key, key, n));
+  next->n = n;
+  swap    = *m;
+  *m      = *next;
+  *next   = swap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -91,8 +91,12 @@ PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
 /* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's
  * memory. Width CCP_RECORD_WIDTH. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
-/* m <- n keys sorted by key and their records (m->width doubles each); reuses m's memory. */
-PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec);
+/* Double buffering of records without copying them: *rec = room for n records of `width` doubles
+ * in `next` (its contents dropped) for the caller to write; then ImpulseMemoryAdopt makes them m's. */
+PetscErrorCode ImpulseMemoryPrepare(ImpulseMemory *next, PetscInt width, PetscInt n, double **rec);
+/* m <- the n records written into next (ImpulseMemoryPrepare) with these keys, sorted by key; m's
+ * old storage goes to next, for the next step's ImpulseMemoryPrepare. */
+PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscInt n, const ContactKey *key);
 
 /* m <- the n entries (key[i], gamma[w i .. w i + w)), w = m->width, in key order, whatever their
  * order here (the arrays must not be m's own). Keys must be unique. */

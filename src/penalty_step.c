@@ -163,6 +163,13 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   limit_update(lim, st.I_ij, penalty_spin_stiffness(&st), "spin");
 }
 
+enum { PREFETCH_AHEAD = 4 };
+
+static inline void prefetch_lines(const void *p, size_t bytes)
+{
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
+}
+
 PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
@@ -181,6 +188,12 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
   for (PetscInt i = 0; i < cs->n; i++) {
     PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
     double         *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
+    if (i + PREFETCH_AHEAD < cs->n) { /* contacts run in key order, sides in storage order: fetch ahead */
+      const Contact *ahead = &cs->c[i + PREFETCH_AHEAD];
+      prefetch_lines(&ctx->side[ahead->a], sizeof(Side));
+      prefetch_lines(&ctx->side[ahead->b], sizeof(Side));
+      if (match[i + PREFETCH_AHEAD] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i + PREFETCH_AHEAD], sizeof(PenaltyHistory));
+    }
     if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
       memset(r, 0, sizeof(*r));
       memset(l, 0, sizeof(double) * PENALTY_LOAD_WIDTH);

@@ -56,6 +56,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
   PetscCall(ImpulseMemoryCreate(&sim->previous));
+  PetscCall(ImpulseMemoryCreate(&sim->pen_next));
   PetscCall(BroadphaseCreate(&sim->bp));
   PetscCall(CCPSolverCreate(comm, &sim->solver));
   PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
@@ -172,8 +173,9 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
   PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
-  PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+  PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
+  PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
   PetscCall(PetscFree(sim->penalty.pairs));
   PetscCall(PetscFree(sim->penalty.side));
   scenario_free(&sim->sc);
@@ -351,9 +353,9 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
 {
   PetscFunctionBegin;
   if ((size_t)ncontacts >= sim->pen_cap) {
-    PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+    PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
     sim->pen_cap = (size_t)PetscMax(ncontacts + 1, 2 * (PetscInt)sim->pen_cap + 64);
-    PetscCall(PetscMalloc3(sim->pen_cap, &sim->pen_match, sim->pen_cap * PENALTY_HISTORY_WIDTH, &sim->pen_rec, sim->pen_cap * PENALTY_LOAD_WIDTH, &sim->pen_load));
+    PetscCall(PetscMalloc2(sim->pen_cap, &sim->pen_match, sim->pen_cap * PENALTY_LOAD_WIDTH, &sim->pen_load));
   }
   if ((size_t)nbodies >= sim->pen_body_cap) {
     PetscCall(PetscFree(sim->pen_acc));
@@ -398,6 +400,7 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
 {
   const ContactSet *cs = &sim->contacts;
   PenaltyStepLimit  lim;
+  double           *rec; /* the new history, written in place into the memory's spare buffer */
 
   PetscFunctionBegin;
   PetscCall(PenaltyEnsure(sim, cs->n, nb));
@@ -407,11 +410,12 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   sim->penalty.nb     = nb;
   sim->penalty.h      = h;
   PetscCall(ImpulseMemoryMatch(cs, &sim->previous, sim->pen_match, matched));
-  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, sim->pen_rec, sim->pen_load, &lim));
+  PetscCall(ImpulseMemoryPrepare(&sim->pen_next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
+  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->pen_load, &lim));
   PetscCall(PenaltyCheckStep(sim, &lim, h));
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
   else PenaltyAccumulate(cs, sim->pen_load, nb, sim->pen_acc);
-  PetscCall(ImpulseMemoryStoreRecords(&sim->previous, cs->n, cs->key, sim->pen_rec));
+  PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
   PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
   SetupSolverBodies(sim, nb, h);
   for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {

@@ -57,7 +57,7 @@ typedef struct {
   PenaltyContext penalty;
   size_t      pen_cap, pen_body_cap;
   PetscInt   *pen_match;      /* per contact: its history entry in previous, or -1 */
-  double     *pen_rec;        /* per contact: the new history (PENALTY_HISTORY_WIDTH) */
+  ImpulseMemory pen_next;     /* the memory's second buffer: this step's new history is written there */
   double     *pen_load;       /* per contact: loads on A and B (PENALTY_LOAD_WIDTH) */
   double     *pen_acc;        /* per body: summed force and torque (6) */
   PetscBool   step_warned;    /* the time-step warning was printed */

@@ -60,6 +60,7 @@ typedef struct {
   ImpulseMemory pen_next;     /* the memory's second buffer: this step's new history is written there */
   double     *pen_load;       /* per contact: loads on A and B (PENALTY_LOAD_WIDTH) */
   double     *pen_acc;        /* per body: summed force and torque (6) */
+  PenaltyStepLimit pen_limit; /* this step's shortest contact period on this rank (the time-step check) */
   PetscBool   step_warned;    /* the time-step warning was printed */
 } Simulation;
 

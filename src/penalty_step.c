@@ -118,6 +118,8 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   if (st.pair->K_E > 0) st.K_E = st.pair->K_E;
   else if (ctx->set->normal == PENALTY_NORMAL_HERTZ) st.K_E = 8 * st.pair->G_eff * sqrt(R_eff * delta); /* Mindlin, eq. 5 */
   else st.K_E = 4 * st.pair->G_eff / st.pair->E_eff * kn; /* Hooke: the Hertz-Mindlin ratio K_t / K_n = 4 G_eff / E_eff */
+  st.K_R   = penalty_roll_stiffness(&st);
+  st.K_psi = penalty_spin_stiffness(&st);
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
   if (prev && prev->touching) *rec = *prev;
@@ -159,8 +161,8 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
 
   limit_update(lim, m_eff, kn, "normal");
   limit_update(lim, m_eff * 2.0 / 7.0, st.K_E, "slide"); /* a rolling sphere's tangential mass 2 m / 7 */
-  limit_update(lim, st.I_ij, penalty_roll_stiffness(&st), "roll");
-  limit_update(lim, st.I_ij, penalty_spin_stiffness(&st), "spin");
+  limit_update(lim, st.I_ij, st.K_R, "roll");
+  limit_update(lim, st.I_ij, st.K_psi, "spin");
 }
 
 enum { PREFETCH_AHEAD = 4 };
@@ -170,7 +172,16 @@ static inline void prefetch_lines(const void *p, size_t bytes)
   for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
 }
 
-PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim)
+/* acc (per body) += the loads of contact c on its bodies below nbody (walls receive nothing). */
+static inline void accumulate(const Contact *c, const double l[PENALTY_LOAD_WIDTH], PetscInt nbody, double acc[])
+{
+  if (c->a < nbody)
+    for (int k = 0; k < 6; k++) acc[6 * c->a + k] += l[k];
+  if (c->b < nbody)
+    for (int k = 0; k < 6; k++) acc[6 * c->b + k] += l[6 + k];
+}
+
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
   const PetscInt nside = ctx->nb + ctx->n_walls;
@@ -181,13 +192,15 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
   }
   for (PetscInt b = 0; b < ctx->nb; b++) side_of_body(ctx->bodies, b, &ctx->side[b]);
   for (PetscInt k = 0; k < ctx->n_walls; k++) side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
+  PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PenaltyContactLoads: give either the per-contact loads or the per-body sums");
+  if (acc) PetscCall(PetscArrayzero(acc, 6 * (size_t)ctx->nb));
   PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT "), got width %" PetscInt_FMT, PENALTY_HISTORY_WIDTH, prev->width);
   lim->stiffness = 0;
   lim->inertia   = 1;
   lim->what      = "none";
   for (PetscInt i = 0; i < cs->n; i++) {
     PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    double         *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
+    double          mine[PENALTY_LOAD_WIDTH], *l = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine;
     if (i + PREFETCH_AHEAD < cs->n) { /* contacts run in key order, sides in storage order: fetch ahead */
       const Contact *ahead = &cs->c[i + PREFETCH_AHEAD];
       prefetch_lines(&ctx->side[ahead->a], sizeof(Side));
@@ -197,24 +210,10 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
     if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
       memset(r, 0, sizeof(*r));
       memset(l, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
-      continue;
-    }
-    /* the old record is read in place: rec is another array than the memory */
-    contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
+    } else /* the old record is read in place: rec is another array than the memory */
+      contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
+    if (acc) accumulate(&cs->c[i], l, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
   }
   lim->period = lim->stiffness > 0 ? 2 * M_PI * sqrt(lim->inertia / lim->stiffness) : INFINITY;
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-void PenaltyAccumulate(const ContactSet *cs, const double load[], PetscInt nbody, double acc[])
-{
-  memset(acc, 0, sizeof(double) * 6 * (size_t)nbody);
-  for (PetscInt i = 0; i < cs->n; i++) {
-    const double *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
-    const PetscInt a = cs->c[i].a, b = cs->c[i].b;
-    if (a < nbody)
-      for (int k = 0; k < 6; k++) acc[6 * a + k] += l[k];
-    if (b < nbody)
-      for (int k = 0; k < 6; k++) acc[6 * b + k] += l[6 + k];
-  }
 }

@@ -6,7 +6,7 @@
  *
  * Determinism: every contact's loads and history depend only on its two bodies and its own
  * history; each body's loads are summed over its contacts in key order starting from zero
- * (PenaltyAccumulate; decomp/force_routing.h on several ranks), so the sums do not depend on
+ * (PenaltyContactLoads on one rank; decomp/force_routing.h on several), so the sums do not depend on
  * storage order, and not on the rank count either. */
 #ifndef CCPDEM_PENALTY_STEP_H
 #define CCPDEM_PENALTY_STEP_H
@@ -49,15 +49,13 @@ typedef struct {
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
- * < 0: none): the loads on A and B in load[PENALTY_LOAD_WIDTH i ..] (world force, then torque about
- * the centre of mass) and the new history in rec[PENALTY_HISTORY_WIDTH i ..]. A contact whose gap is
- * not negative (in the envelope, not touching) has no load and a record without history.
- * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective.
- * Fills ctx->side for the bodies and walls first (each body's rotation is computed once, not per
- * contact). */
-PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
-
-/* acc[6 k ..] (force, torque; k < nbody) = the sum of the loads of cs on body k, contacts in key
- * order, from zero. Walls (solver index >= nbody) receive nothing. */
-void PenaltyAccumulate(const ContactSet *cs, const double load[], PetscInt nbody, double acc[]);
+ * < 0: none): its loads on A and B (world force, then torque about the centre of mass) and its new
+ * history in rec[PENALTY_HISTORY_WIDTH i ..]. Give exactly one of load and acc: load[PENALTY_LOAD_WIDTH
+ * i ..] keeps every contact's loads (several ranks: decomp/force_routing.h sums them); acc[6 k ..]
+ * receives the sum over the contacts of body k < nb in key order from zero (one rank; walls receive
+ * nothing). A contact whose gap is not negative (in the envelope, not touching) has no load and a
+ * record without history. *lim: the shortest period among this rank's contacts (period infinite if
+ * none). Not collective. Fills ctx->side for the bodies and walls first (each body's rotation is
+ * computed once, not per contact). */
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim);
 #endif

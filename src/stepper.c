@@ -414,9 +414,8 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   sim->penalty.h      = h;
   PetscCall(ImpulseMemoryMatch(cs, &sim->previous, sim->pen_match, matched));
   PetscCall(ImpulseMemoryPrepare(&sim->pen_next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
-  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->pen_load, &sim->pen_limit));
+  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->size > 1 ? sim->pen_load : NULL, sim->size > 1 ? NULL : sim->pen_acc, &sim->pen_limit));
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
-  else PenaltyAccumulate(cs, sim->pen_load, nb, sim->pen_acc);
   PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
   PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
   SetupSolverBodies(sim, nb, h);

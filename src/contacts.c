@@ -121,6 +121,11 @@ PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *pr
   PetscFunctionBegin;
   PetscCheck(contact_keys_sorted(cur->key, cur->n) && contact_keys_sorted(prev->key, prev->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
+  if (cur->n == prev->n && (!cur->n || !memcmp(cur->key, prev->key, sizeof(ContactKey) * (size_t)cur->n))) { /* the same contacts as last step: common in a settled pile */
+    for (PetscInt i = 0; i < cur->n; i++) match[i] = i;
+    if (matched) *matched = cur->n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* Merge of two sorted key lists: linear in cur->n + prev->n. */
   for (PetscInt i = 0; i < cur->n; i++) {
     int cmp = 1;

@@ -10,13 +10,47 @@ typedef struct {
   double     load[6];
 } Contribution;
 
-static int CompareContribution(const void *pa, const void *pb)
+static inline int KeyLess(const ContactKey *a, const ContactKey *b)
 {
-  const Contribution *a = pa, *b = pb;
-  if (a->body != b->body) return a->body < b->body ? -1 : 1;
-  if (a->key.ida != b->key.ida) return a->key.ida < b->key.ida ? -1 : 1;
-  if (a->key.idb != b->key.idb) return a->key.idb < b->key.idb ? -1 : 1;
-  return (a->key.sub > b->key.sub) - (a->key.sub < b->key.sub);
+  if (a->ida != b->ida) return a->ida < b->ida;
+  if (a->idb != b->idb) return a->idb < b->idb;
+  return a->sub < b->sub;
+}
+
+/* Sum the loads on each owned body in key order: a counting sort by body (CSR), then each body's
+ * handful of contributions in key order by insertion (local ones arrive in key order already),
+ * instead of one O(n log n) sort of all of them. */
+static PetscErrorCode SumByBodyInKeyOrder(const Contribution *all, PetscInt n, PetscInt nown, double acc[])
+{
+  PetscInt *start, *order;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nown + 1, &start));
+  PetscCall(PetscMalloc1(n + 1, &order));
+  for (PetscInt e = 0; e < n; e++) {
+    PetscCheck(all[e].body >= 0 && all[e].body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned", (PetscInt64)all[e].body, nown);
+    start[all[e].body + 1]++;
+  }
+  for (PetscInt b = 0; b < nown; b++) start[b + 1] += start[b];
+  for (PetscInt e = 0; e < n; e++) order[start[all[e].body]++] = e;
+  /* start[b] is now the end of body b's run */
+  memset(acc, 0, sizeof(double) * 6 * (size_t)nown);
+  for (PetscInt b = 0, lo = 0; b < nown; lo = start[b++]) {
+    const PetscInt hi = start[b];
+    for (PetscInt k = lo + 1; k < hi; k++) {
+      const PetscInt t = order[k];
+      PetscInt       m = k;
+      for (; m > lo && KeyLess(&all[t].key, &all[order[m - 1]].key); m--) order[m] = order[m - 1];
+      order[m] = t;
+    }
+    for (PetscInt k = lo; k < hi; k++) {
+      PetscCheck(k == lo || KeyLess(&all[order[k - 1]].key, &all[order[k]].key), PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: body %" PetscInt_FMT " receives two loads of one contact", b);
+      for (int c = 0; c < 6; c++) acc[6 * b + c] += all[order[k]].load[c];
+    }
+  }
+  PetscCall(PetscFree(order));
+  PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[], PetscInt64 *bytes_sent)
@@ -43,7 +77,7 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   }
   PetscCall(ExchangeSendToRanks(comm, tag, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent));
 
-  /* every load on an owned body, local ones and arrivals, sorted by (body, key) and summed */
+  /* every load on an owned body, local ones and arrivals, summed per body in key order */
   PetscCall(PetscMalloc1(2 * cs->n + nrecv + 1, &all));
   for (PetscInt i = 0; i < cs->n; i++) {
     const PetscInt a = cs->c[i].a, b = cs->c[i].b;
@@ -60,12 +94,7 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   }
   if (nrecv) memcpy(all + nlocal, recvbuf, sizeof(Contribution) * (size_t)nrecv);
   nlocal += nrecv;
-  qsort(all, (size_t)nlocal, sizeof(Contribution), CompareContribution); /* keys are unique per body: a total order */
-  memset(acc, 0, sizeof(double) * 6 * (size_t)nown);
-  for (PetscInt e = 0; e < nlocal; e++) {
-    PetscCheck(all[e].body >= 0 && all[e].body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned", (PetscInt64)all[e].body, nown);
-    for (int k = 0; k < 6; k++) acc[6 * all[e].body + k] += all[e].load[k];
-  }
+  PetscCall(SumByBodyInKeyOrder(all, nlocal, nown, acc));
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree2(remote, dest));

@@ -4,7 +4,7 @@
  * whose load must reach B's owner. ExchangeReduceArray would add the ghost sums in neighbour order,
  * which differs between rank counts. Here each load on a ghost travels with its contact key to the
  * owner, which sums every load of each owned body in contact key order from zero: the order a
- * one-rank run sums in (PenaltyAccumulate), so the sums are bitwise the same on any rank count.
+ * one-rank run sums in (PenaltyContactLoads), so the sums are bitwise the same on any rank count.
  *
  * Pre: ex was built on the store the contacts were detected on (contact solver indices below
  * n_owned + n_ghost are storage indices; walls from there on); body A of every contact is owned.

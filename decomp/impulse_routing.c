@@ -7,16 +7,22 @@
 /* A route record: the key, then the memory's record (m->width doubles: impulses or penalty history). */
 static size_t RouteRecord(const ImpulseMemory *m) { return sizeof(ContactKey) + (size_t)m->width * sizeof(double); }
 
-/* The memory's entries as route records (key, then the record). */
-static PetscErrorCode PackEntries(const ImpulseMemory *m, char **records)
+/* The memory's entries with dest[i] >= 0 as route records (key, then the record), compacted in
+ * index order with their destinations in *to; *n of them. */
+static PetscErrorCode PackEntries(const ImpulseMemory *m, const PetscMPIInt dest[], char **records, PetscMPIInt **to, PetscInt *n)
 {
   const size_t rec = RouteRecord(m), w = (size_t)m->width;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(rec * (size_t)m->n + 1, records));
-  for (PetscInt i = 0; i < m->n; i++) {
-    memcpy(*records + rec * (size_t)i, &m->key[i], sizeof(ContactKey));
-    memcpy(*records + rec * (size_t)i + sizeof(ContactKey), m->gamma + w * i, w * sizeof(double));
+  *n = 0;
+  for (PetscInt i = 0; i < m->n; i++) *n += dest[i] >= 0;
+  PetscCall(PetscMalloc1(rec * (size_t)*n + 1, records));
+  PetscCall(PetscMalloc1(*n + 1, to));
+  for (PetscInt i = 0, k = 0; i < m->n; i++) {
+    if (dest[i] < 0) continue;
+    memcpy(*records + rec * (size_t)k, &m->key[i], sizeof(ContactKey));
+    memcpy(*records + rec * (size_t)k + sizeof(ContactKey), m->gamma + w * i, w * sizeof(double));
+    (*to)[k++] = dest[i];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -48,8 +54,8 @@ static PetscErrorCode MergeEntries(ImpulseMemory *m, const PetscBool *keep, Pets
 PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, ImpulseMemory *m, PetscInt64 *bytes_sent)
 {
   MPI_Comm     comm;
-  PetscMPIInt  rank, tag, *dest;
-  PetscInt     nrecv = 0;
+  PetscMPIInt  rank, tag, *dest, *to;
+  PetscInt     nrecv = 0, nsend;
   PetscBool   *keep;
   char        *records, *recvbuf = NULL;
 
@@ -66,11 +72,12 @@ PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet
     keep[i] = (PetscBool)(owner == rank);
     dest[i] = owner == rank ? -1 : owner;
   }
-  PetscCall(PackEntries(m, &records));
-  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), m->n, dest, records, &nrecv, &recvbuf, bytes_sent));
-  PetscCall(MergeEntries(m, keep, nrecv, recvbuf));
+  PetscCall(PackEntries(m, dest, &records, &to, &nsend));
+  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf, bytes_sent));
+  if (nsend || nrecv) PetscCall(MergeEntries(m, keep, nrecv, recvbuf)); /* else every entry stays: m is unchanged */
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree(records));
+  PetscCall(PetscFree(to));
   PetscCall(PetscFree2(dest, keep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -91,8 +98,8 @@ static int CompareIdOwner(const void *pa, const void *pb)
 PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemory *m, PetscInt64 *bytes_sent)
 {
   MPI_Comm     comm;
-  PetscMPIInt  rank, size, tag, *dest;
-  PetscInt     nowners = 0, nentries = 0, nmine = 0;
+  PetscMPIInt  rank, size, tag, *dest, *to;
+  PetscInt     nowners = 0, nentries = 0, nmine = 0, nsend;
   IdOwner     *mine, *owners = NULL;
   char        *records, *entries = NULL, *arrived = NULL;
 
@@ -112,9 +119,10 @@ PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemor
   qsort(owners, (size_t)nowners, sizeof(IdOwner), CompareIdOwner);
   /* 2. entries go to the directory of their owning body */
   for (PetscInt i = 0; i < m->n; i++) dest[i] = DirectoryOf(m->key[i].ida >= 0 ? m->key[i].ida : m->key[i].idb, size);
-  PetscCall(PackEntries(m, &records));
-  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), m->n, dest, records, &nentries, &entries, bytes_sent));
+  PetscCall(PackEntries(m, dest, &records, &to, &nsend));
+  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), nsend, to, records, &nentries, &entries, bytes_sent));
   PetscCall(PetscFree(records));
+  PetscCall(PetscFree(to));
   /* 3. the directory forwards each entry to its body's owner (entries of vanished bodies dropped) */
   PetscCall(PetscFree2(mine, dest));
   PetscCall(PetscMalloc1(nentries + 1, &dest));

@@ -16,37 +16,11 @@
  *
  * The staging buffers are allocated per call (the header gives CollisionDetect no workspace). */
 #include "collision.h"
-#include "narrowphase.h"
-#include "vec3.h"
+#include "collision_impl.h"
 #include <string.h>
 
-/* One contact point before the final ordering. */
-typedef struct {
-  ContactKey key;
-  int32_t    a, b;         /* solver indices */
-  int32_t    mat_a, mat_b; /* material indices */
-  double     n[3], ra[3], rb[3], phi;
-} StagedPoint;
-
-typedef struct {
-  uint64_t key; /* (id A, id B, sub) packed so that integer order is key order */
-  PetscInt idx; /* staged point */
-} SortRecord;
-
-/* Conservative test on the bounding sphere: can a body at x with bounding radius r touch wall w? */
-static inline int wall_may_touch(const Wall *w, const double x[3], double r, double envelope)
-{
-  double d[3];
-  if (w->type == WALL_PLANE) {
-    v3_sub(d, x, w->point);
-    return v3_dot(d, w->normal) - r < envelope;
-  }
-  v3_sub(d, x, w->center);
-  return v3_norm(d) - r - v3_norm(w->half_extents) < envelope;
-}
-
 /* Points between bodies A and B (storage indices), normal from A to B. */
-static int body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
+int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
 {
   const double *xa = s->pos + 3 * (size_t)A, *qa = s->quat + 4 * (size_t)A, *sa = s->size + 3 * (size_t)A;
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
@@ -67,7 +41,7 @@ static int body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double e
 }
 
 /* Points between wall w (A) and body B, normal from the wall to the body. */
-static int wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
+int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
 {
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
   if (w->type == WALL_PLANE) {
@@ -81,8 +55,8 @@ static int wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, doubl
 /* Stage np points. ref_a/ref_b: the reference points ra/rb are measured from; ref_a NULL for a
  * plane, whose reference is the contact point itself (walls have zero inverse mass, so only
  * consistency matters). */
-static void stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
-                         const double *ref_a, const double *ref_b)
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
+                             const double *ref_a, const double *ref_b)
 {
   for (int k = 0; k < np; k++) {
     StagedPoint *p = &st[(*nst)++];
@@ -126,45 +100,69 @@ static SortRecord *radix_sort(SortRecord *r, SortRecord *tmp, PetscInt n, int bi
   return r;
 }
 
+/* Records that start with a key, `stride` bytes apart. */
+typedef struct {
+  const char *base;
+  size_t      stride;
+} KeyedRecords;
+
+static inline const ContactKey *keyed_key(const KeyedRecords *r, PetscInt k) { return (const ContactKey *)(r->base + r->stride * (size_t)k); }
+
 /* Fallback order when the id ranges do not fit one 64-bit key: by key, then staging order. */
 static int staged_compare(const void *pa, const void *pb, void *ctx)
 {
-  const StagedPoint *st = (const StagedPoint *)ctx;
-  const SortRecord  *x = (const SortRecord *)pa, *y = (const SortRecord *)pb;
-  const ContactKey  *kx = &st[x->idx].key, *ky = &st[y->idx].key;
+  const KeyedRecords *st = (const KeyedRecords *)ctx;
+  const SortRecord   *x = (const SortRecord *)pa, *y = (const SortRecord *)pb;
+  const ContactKey   *kx = keyed_key(st, x->idx), *ky = keyed_key(st, y->idx);
   if (kx->ida != ky->ida) return kx->ida < ky->ida ? -1 : 1;
   if (kx->idb != ky->idb) return kx->idb < ky->idb ? -1 : 1;
   if (kx->sub != ky->sub) return kx->sub < ky->sub ? -1 : 1;
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Order the staged points by key: *sorted is rec or tmp. */
-static PetscErrorCode sort_staged(const StagedPoint *st, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted)
+PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted)
 {
+  KeyedRecords st = {(const char *)records, stride};
   int64_t  alo = INT64_MAX, ahi = INT64_MIN, blo = INT64_MAX, bhi = INT64_MIN;
   int      bits_a, bits_b;
   PetscInt k;
 
   PetscFunctionBegin;
   for (k = 0; k < nst; k++) {
-    alo = PetscMin(alo, st[k].key.ida); ahi = PetscMax(ahi, st[k].key.ida);
-    blo = PetscMin(blo, st[k].key.idb); bhi = PetscMax(bhi, st[k].key.idb);
+    const ContactKey *key = keyed_key(&st, k);
+    alo = PetscMin(alo, key->ida); ahi = PetscMax(ahi, key->ida);
+    blo = PetscMin(blo, key->idb); bhi = PetscMax(bhi, key->idb);
   }
   /* id ranges in unsigned arithmetic, exact for any int64 ids; sub < 4 takes 2 bits */
   bits_a = nst ? bit_length((uint64_t)ahi - (uint64_t)alo) : 0;
   bits_b = nst ? bit_length((uint64_t)bhi - (uint64_t)blo) : 0;
   if (bits_a + bits_b + 2 <= 64) {
     for (k = 0; k < nst; k++) {
-      rec[k].key = ((((uint64_t)st[k].key.ida - (uint64_t)alo) << bits_b | ((uint64_t)st[k].key.idb - (uint64_t)blo)) << 2) | (uint64_t)st[k].key.sub;
+      const ContactKey *key = keyed_key(&st, k);
+      rec[k].key = ((((uint64_t)key->ida - (uint64_t)alo) << bits_b | ((uint64_t)key->idb - (uint64_t)blo)) << 2) | (uint64_t)key->sub;
       rec[k].idx = k;
     }
     *sorted = radix_sort(rec, tmp, nst, bits_a + bits_b + 2);
   } else {
     for (k = 0; k < nst; k++) rec[k].idx = k;
-    PetscCall(PetscTimSort(nst, rec, sizeof(SortRecord), staged_compare, (void *)st));
+    PetscCall(PetscTimSort(nst, rec, sizeof(SortRecord), staged_compare, &st));
     *sorted = rec;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
+{
+  PairParams pp;
+  memset(c, 0, sizeof(*c)); /* bn, c_lin, c_rot, eta, cohesion_impulse: set by the stepper */
+  material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
+  c->a = p->a; c->b = p->b; c->sub = p->key.sub;
+  c->dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6;
+  v3_copy(c->n, p->n);
+  v3_tangents(c->n, c->u, c->w);
+  v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
+  c->phi = p->phi;
+  c->mu = pp.mu; c->rho = pp.rho; c->sigma = pp.sigma; c->cohesion = pp.cohesion; c->compliance = pp.compliance; c->damping = pp.damping; c->yield_force = pp.yield_force;
 }
 
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs)
@@ -185,7 +183,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   /* Staging capacity: a body pair gives at most 1 point (box-box is skipped), a body-wall pair
    * at most NARROW_MAX_POINTS. */
   for (PetscInt i = 0; i < nown; i++)
-    for (int k = 0; k < set->nwalls; k++) nwall_tests += wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
+    for (int k = 0; k < set->nwalls; k++) nwall_tests += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
   cap = bp->npairs + NARROW_MAX_POINTS * nwall_tests;
   PetscCall(PetscMalloc3((size_t)cap + 1, &st, (size_t)cap + 1, &rec, (size_t)cap + 1, &tmp));
 
@@ -202,18 +200,18 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     if (i >= s->n_owned) continue; /* i < j, so both are ghosts: another rank computes it */
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
     if (A >= s->n_owned) continue; /* the owner of A computes the contact: exactly one rank does */
-    const int     np = body_pair_points(s, A, B, env, pts);
-    if (np) stage_points(st, &nst, pts, np, A, B, s->id[A], s->id[B], s->material[A], s->material[B], s->pos + 3 * (size_t)A, s->pos + 3 * (size_t)B);
+    const int     np = collision_body_pair_points(s, A, B, env, pts);
+    if (np) collision_stage_points(st, &nst, pts, np, A, B, s->id[A], s->id[B], s->material[A], s->material[B], s->pos + 3 * (size_t)A, s->pos + 3 * (size_t)B);
   }
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       const Wall *w = &set->walls[k];
-      if (!wall_may_touch(w, s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
-      const int np = wall_body_points(w, s, i, env, pts);
-      if (np) stage_points(st, &nst, pts, np, (int32_t)(nb + k), (int32_t)i, wall_global_id(k), s->id[i], w->material, s->material[i], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)i);
+      if (!collision_wall_may_touch(w, s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
+      const int np = collision_wall_body_points(w, s, i, env, pts);
+      if (np) collision_stage_points(st, &nst, pts, np, (int32_t)(nb + k), (int32_t)i, wall_global_id(k), s->id[i], w->material, s->material[i], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)i);
     }
 
-  PetscCall(sort_staged(st, nst, rec, tmp, &sorted));
+  PetscCall(collision_sort_by_key(st, sizeof(StagedPoint), nst, rec, tmp, &sorted));
   PetscCall(ContactSetReserve(cs, nst));
   for (PetscInt k = 0; k < nst; k++) {
     const StagedPoint *p = &st[sorted[k].idx];
@@ -222,17 +220,9 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       __builtin_prefetch(ahead);
       __builtin_prefetch(ahead + sizeof(StagedPoint) - 1);
     }
-    PairParams         pp;
-    Contact            c = {0}; /* bn, c_lin, c_rot, eta, cohesion_impulse: set by the stepper */
-    material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
-    c.a = p->a; c.b = p->b; c.sub = p->key.sub;
-    c.dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6;
-    v3_copy(c.n, p->n);
-    v3_tangents(c.n, c.u, c.w);
-    v3_copy(c.ra, p->ra); v3_copy(c.rb, p->rb);
-    c.phi = p->phi;
-    c.mu = pp.mu; c.rho = pp.rho; c.sigma = pp.sigma; c.cohesion = pp.cohesion; c.compliance = pp.compliance; c.damping = pp.damping; c.yield_force = pp.yield_force;
-    PetscCall(ContactSetAppend(cs, &c, &p->key, NULL));
+    Contact           *c;
+    PetscCall(ContactSetAppendSlot(cs, &p->key, &c));
+    collision_contact_from(set, p, c);
   }
   PetscCall(PetscFree3(st, rec, tmp));
   PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */

@@ -37,15 +37,25 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index)
+PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot)
 {
   PetscFunctionBegin;
-  if (cs->n == cs->capacity) PetscCall(ContactSetReserve(cs, cs->n + 1));
-  cs->c[cs->n]   = *c;
+  PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
   cs->key[cs->n] = *k;
   memset(contact_gamma(cs, cs->n), 0, sizeof(double) * CONTACT_DOF_MAX);
+  *slot = &cs->c[cs->n++];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index)
+{
+  Contact *slot;
+
+  PetscFunctionBegin;
+  if (cs->n == cs->capacity) PetscCall(ContactSetReserve(cs, cs->n + 1));
   if (index) *index = cs->n;
-  cs->n++;
+  PetscCall(ContactSetAppendSlot(cs, k, &slot));
+  *slot = *c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -111,6 +121,11 @@ PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *pr
   PetscFunctionBegin;
   PetscCheck(contact_keys_sorted(cur->key, cur->n) && contact_keys_sorted(prev->key, prev->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
+  if (cur->n == prev->n && (!cur->n || !memcmp(cur->key, prev->key, sizeof(ContactKey) * (size_t)cur->n))) { /* the same contacts as last step: common in a settled pile */
+    for (PetscInt i = 0; i < cur->n; i++) match[i] = i;
+    if (matched) *matched = cur->n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* Merge of two sorted key lists: linear in cur->n + prev->n. */
   for (PetscInt i = 0; i < cur->n; i++) {
     int cmp = 1;
@@ -183,16 +198,29 @@ static PetscErrorCode ImpulseMemoryEnsure(ImpulseMemory *m, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec)
+PetscErrorCode ImpulseMemoryPrepare(ImpulseMemory *next, PetscInt width, PetscInt n, double **rec)
 {
   PetscFunctionBegin;
-  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStoreRecords needs the keys sorted: call ContactSetSortByKey first");
-  PetscCall(ImpulseMemoryEnsure(m, n));
-  if (n) {
-    PetscCall(PetscArraycpy(m->key, key, n));
-    PetscCall(PetscArraycpy(m->gamma, rec, (size_t)n * m->width));
-  }
-  m->n = n;
+  if (next->width != width) PetscCall(ImpulseMemorySetWidth(next, width));
+  PetscCall(ImpulseMemoryEnsure(next, n));
+  next->n = 0;
+  *rec    = next->gamma;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscInt n, const ContactKey *key)
+{
+  ImpulseMemory swap;
+
+  PetscFunctionBegin;
+  PetscCheck(next->width == m->width && n <= next->capacity && next->key, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryAdopt: %" PetscInt_FMT " records of width %" PetscInt_FMT " were not prepared (ImpulseMemoryPrepare) for a memory of width %" PetscInt_FMT, n, next->width, m->width);
+  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt needs the keys sorted: call ContactSetSortByKey first");
+  if (n) PetscCall(PetscArraycpy(next->key, key, n));
+  next->n = n;
+  swap    = *m;
+  *m      = *next;
+  *next   = swap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

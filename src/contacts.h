@@ -65,6 +65,9 @@ PetscErrorCode ContactSetDestroy(ContactSet *cs);
 PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n);
 /* Append a contact with zero impulse; returns its index. */
 PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactKey *k, PetscInt *index);
+/* The next contact's slot (key k, zero impulse) for the caller to fill in place: no copy of a
+ * built contact. Needs the room reserved (ContactSetReserve). */
+PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot);
 void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
@@ -88,8 +91,12 @@ PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
 /* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's
  * memory. Width CCP_RECORD_WIDTH. */
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs);
-/* m <- n keys sorted by key and their records (m->width doubles each); reuses m's memory. */
-PetscErrorCode ImpulseMemoryStoreRecords(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *rec);
+/* Double buffering of records without copying them: *rec = room for n records of `width` doubles
+ * in `next` (its contents dropped) for the caller to write; then ImpulseMemoryAdopt makes them m's. */
+PetscErrorCode ImpulseMemoryPrepare(ImpulseMemory *next, PetscInt width, PetscInt n, double **rec);
+/* m <- the n records written into next (ImpulseMemoryPrepare) with these keys, sorted by key; m's
+ * old storage goes to next, for the next step's ImpulseMemoryPrepare. */
+PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscInt n, const ContactKey *key);
 
 /* m <- the n entries (key[i], gamma[w i .. w i + w)), w = m->width, in key order, whatever their
  * order here (the arrays must not be m's own). Keys must be unique. */

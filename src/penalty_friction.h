@@ -21,6 +21,8 @@ typedef struct {
   double m_ij, I_ij;       /* the paper's fictitious mass and inertia for the critical damping */
   double kappa_a, kappa_b; /* surface curvatures at the contact (1/m): sphere 1/R, plane or box face 0 */
   int    pointed;          /* a box corner touches: no curvature to roll or spin on (K_R = K_psi = 0) */
+  double K_R, K_psi;       /* penalty_roll_stiffness and penalty_spin_stiffness of this state: set once
+                              by the caller after K_E, read by the roll and spin loads */
 } PenaltyFrictionState;
 
 /* Slide: S += p_A - p_B, capped at mu_s N / K_E (stick) or mu_k N / K_E (slip). Returns the force

@@ -11,29 +11,32 @@ double penalty_roll_stiffness(const PenaltyFrictionState *c)
   return 4 * c->pair->eta_r * c->K_E / (kappa * kappa);
 }
 
-/* One body's roll micro-deflection: Theta += kappa p, capped; the moment K_R Theta + D_R dTheta / h. */
-static void roll_one(const PenaltyFrictionState *c, double K_R, double kappa, const double p[2], double theta[2], double *mode, double moment[2])
+/* One body's roll micro-deflection: Theta += kappa p, capped; the moment K_R Theta + D_R dTheta / h.
+ * D_R and the thresholds are the pair's, the same for both bodies: computed once by the caller. */
+static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, double kappa, const double p[2], double theta[2], double *mode, double moment[2])
 {
-  const double sum = c->kappa_a + c->kappa_b;
-  const double D_R = c->set->roll_damping * 2 * sqrt(c->I_ij * K_R);
   const double dtheta[2] = {kappa * p[0], kappa * p[1]}; /* eq. 2 */
-  const double cap_s = c->pair->mu_s * c->N * sum / (2 * c->K_E); /* eq. 2c */
   double       change[2];
-  penalty_deflection_update(2, theta, dtheta, cap_s, c->pair->mu_k * c->N * sum / (2 * c->K_E), mode, change);
-  penalty_deflection_load(2, K_R, D_R / c->h, theta, change, cap_s, moment);
+
+  penalty_deflection_update(2, theta, dtheta, cap_s, cap_k, mode, change);
+  penalty_deflection_load(2, K_R, D_R_h, theta, change, cap_s, moment);
 }
 
 void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2], double moment_a[2], double moment_b[2])
 {
-  const double K_R = penalty_roll_stiffness(c);
+  const double K_R = c->K_R, sum = c->kappa_a + c->kappa_b;
+  double       D_R, cap_s, cap_k;
+
   if (K_R <= 0) {
     moment_a[0] = moment_a[1] = moment_b[0] = moment_b[1] = 0;
     return;
   }
-  roll_one(c, K_R, c->kappa_a, pa, hist->roll_a, &hist->roll_mode_a, moment_a);
-  roll_one(c, K_R, c->kappa_b, pb, hist->roll_b, &hist->roll_mode_b, moment_b);
+  D_R   = c->set->roll_damping * 2 * sqrt(c->I_ij * K_R);
+  cap_s = c->pair->mu_s * c->N * sum / (2 * c->K_E); /* eq. 2c */
+  cap_k = c->pair->mu_k * c->N * sum / (2 * c->K_E);
+  roll_one(K_R, D_R / c->h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, &hist->roll_mode_a, moment_a);
+  roll_one(K_R, D_R / c->h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, &hist->roll_mode_b, moment_b);
 }
-
 void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3], double torque_a[3])
 {
   const double kappa = c->kappa_a + c->kappa_b;

@@ -13,7 +13,7 @@ double penalty_spin_stiffness(const PenaltyFrictionState *c)
 double penalty_spin(const PenaltyFrictionState *c, PenaltyHistory *hist, double psi)
 {
   const double K     = c->kappa_a + c->kappa_b;
-  const double K_psi = penalty_spin_stiffness(c);
+  const double K_psi = c->K_psi;
   const double D_psi = c->set->spin_damping * 2 * sqrt(c->I_ij * K_psi);
   const double cap_s = K * c->pair->mu_s * c->N / c->K_E;
   double       change, load;

@@ -18,50 +18,51 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One side of a contact as the kernels see it. */
-typedef struct {
+/* One side of a contact as the kernels see it: filled once per step for every body and wall
+ * (PenaltyContactLoads), so a contact reads its two sides in place instead of assembling them. */
+struct PenaltySide {
   PenaltyPose pose;
   double      vel[3], omega[3]; /* world */
   double      mass, inertia;    /* kg, mean principal moment (kg m^2); a wall: infinite */
+  double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */
   int         material, shape;  /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
-  double      radius;           /* sphere radius */
   PetscBool   wall;
-} Side;
+};
+typedef struct PenaltySide Side;
 
-static void side_of(const PenaltyContext *ctx, PetscInt s, Side *o)
+static void side_of_body(const BodyStore *bs, PetscInt s, Side *o)
 {
-  const BodyStore *bs = ctx->bodies;
-  if (s < ctx->nb) {
-    const double *J = bs->inertia + 3 * s, *rot = ctx->rot + 12 * (size_t)s;
-    v3_copy(o->pose.x, bs->pos + 3 * s);
-    memcpy(o->pose.R, rot, sizeof(o->pose.R));
-    v3_copy(o->vel, bs->vel + 6 * s);
-    v3_copy(o->omega, rot + 9);
-    o->mass     = bs->mass[s];
-    o->inertia  = (J[0] + J[1] + J[2]) / 3;
-    o->material = bs->material[s];
-    o->shape    = bs->shape[s];
-    o->radius   = bs->size[3 * s];
-    o->wall     = PETSC_FALSE;
-  } else {
-    const Wall *w = &ctx->walls[s - ctx->nb];
-    v3_copy(o->pose.x, w->center);
-    quat_to_matrix(w->quat, o->pose.R);
-    v3_copy(o->vel, w->velocity);
-    v3_set(o->omega, 0, 0, 0);
-    o->mass = o->inertia = INFINITY;
-    o->material = w->material;
-    o->shape    = w->type == WALL_PLANE ? -1 : -2;
-    o->radius   = 0;
-    o->wall     = PETSC_TRUE;
-  }
+  const double *J = bs->inertia + 3 * s;
+  v3_copy(o->pose.x, bs->pos + 3 * s);
+  quat_to_matrix(bs->quat + 4 * s, o->pose.R);
+  v3_copy(o->vel, bs->vel + 6 * s);
+  mat_vec(o->omega, o->pose.R, bs->vel + 6 * s + 3);
+  o->mass     = bs->mass[s];
+  o->inertia  = (J[0] + J[1] + J[2]) / 3;
+  o->material = bs->material[s];
+  o->shape    = bs->shape[s];
+  o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s] : 0;
+  o->wall     = PETSC_FALSE;
+}
+
+static void side_of_wall(const Wall *w, Side *o)
+{
+  v3_copy(o->pose.x, w->center);
+  quat_to_matrix(w->quat, o->pose.R);
+  v3_copy(o->vel, w->velocity);
+  v3_set(o->omega, 0, 0, 0);
+  o->mass = o->inertia = INFINITY;
+  o->material = w->material;
+  o->shape    = w->type == WALL_PLANE ? -1 : -2;
+  o->kappa    = 0;
+  o->wall     = PETSC_TRUE;
 }
 
 /* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R; a plane 0; a
  * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature). */
 static double curvature(const Side *o, const Side *other, int *pointed)
 {
-  if (o->shape == SHAPE_SPHERE) return 1.0 / o->radius;
+  if (o->shape == SHAPE_SPHERE) return o->kappa;
   if ((o->shape == SHAPE_BOX || o->shape == -2) && other->shape != SHAPE_SPHERE) *pointed = 1;
   return 0;
 }
@@ -74,13 +75,13 @@ static void velocity_at(const Side *o, const double point[3], double v[3])
   v3_add(v, o->vel, wr);
 }
 
+/* Keeps the stiffest spring relative to its inertia (the shortest period 2 pi sqrt(inertia /
+ * stiffness)) by cross-multiplying, so no contact pays a square root or a division for the check;
+ * PenaltyContactLoads turns the winner into the period once. */
 static void limit_update(PenaltyStepLimit *lim, double inertia, double stiffness, const char *what)
 {
-  double period;
   if (!(stiffness > 0) || !isfinite(inertia)) return;
-  period = 2 * M_PI * sqrt(inertia / stiffness);
-  if (period < lim->period) {
-    lim->period    = period;
+  if (stiffness * lim->inertia > lim->stiffness * inertia) {
     lim->stiffness = stiffness;
     lim->inertia   = inertia;
     lim->what      = what;
@@ -90,37 +91,37 @@ static void limit_update(PenaltyStepLimit *lim, double inertia, double stiffness
 /* Loads and new history of one touching contact (gap phi < 0). */
 static void contact_loads(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev, PenaltyHistory *rec, double load[PENALTY_LOAD_WIDTH], PenaltyStepLimit *lim)
 {
-  Side                 A, B;
+  const Side          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
   PenaltyFrictionState st;
   PenaltyTracking      t;
   const double         delta = -c->phi;
   double               point[3], va[3], vb[3], dv[3], R_eff, m_eff, kn, fb[2], F[3], ma[2], mb[2], m3[3], tq[3], r[3], spin;
   double              *FA = load, *TA = load + 3, *FB = load + 6, *TB = load + 9;
 
-  side_of(ctx, c->a, &A);
-  side_of(ctx, c->b, &B);
   /* the contact point: midway between the two surface points (p_B = x_B + r_B, p_A = p_B - phi n) */
-  v3_add(point, B.pose.x, c->rb);
+  v3_add(point, B->pose.x, c->rb);
   v3_axpy(point, -0.5 * c->phi, c->n);
   st.set     = ctx->set;
-  st.pair    = &ctx->pairs[A.material * ctx->n_materials + B.material];
+  st.pair    = &ctx->pairs[A->material * ctx->n_materials + B->material];
   st.h       = ctx->h;
   st.pointed = 0;
-  st.kappa_a = curvature(&A, &B, &st.pointed);
-  st.kappa_b = curvature(&B, &A, &st.pointed);
+  st.kappa_a = curvature(A, B, &st.pointed);
+  st.kappa_b = curvature(B, A, &st.pointed);
   R_eff      = 1.0 / (st.kappa_a + st.kappa_b); /* infinite for a corner: only Hooke reaches here then */
-  m_eff      = A.wall ? B.mass : A.mass * B.mass / (A.mass + B.mass);
-  st.m_ij    = A.wall ? B.mass : 0.5 * (A.mass + B.mass); /* eq. 1c: the average, or the body's on the ground */
-  st.I_ij    = A.wall ? B.inertia : 0.5 * (A.inertia + B.inertia);
-  velocity_at(&A, point, va);
-  velocity_at(&B, point, vb);
+  m_eff      = A->wall ? B->mass : A->mass * B->mass / (A->mass + B->mass);
+  st.m_ij    = A->wall ? B->mass : 0.5 * (A->mass + B->mass); /* eq. 1c: the average, or the body's on the ground */
+  st.I_ij    = A->wall ? B->inertia : 0.5 * (A->inertia + B->inertia);
+  velocity_at(A, point, va);
+  velocity_at(B, point, vb);
   v3_sub(dv, vb, va);
   st.N = penalty_normal_force(ctx->set, st.pair, delta, v3_dot(dv, c->n), R_eff, m_eff, &kn);
   if (st.pair->K_E > 0) st.K_E = st.pair->K_E;
   else if (ctx->set->normal == PENALTY_NORMAL_HERTZ) st.K_E = 8 * st.pair->G_eff * sqrt(R_eff * delta); /* Mindlin, eq. 5 */
   else st.K_E = 4 * st.pair->G_eff / st.pair->E_eff * kn; /* Hooke: the Hertz-Mindlin ratio K_t / K_n = 4 G_eff / E_eff */
+  st.K_R   = penalty_roll_stiffness(&st);
+  st.K_psi = penalty_spin_stiffness(&st);
 
-  penalty_track(&A.pose, &B.pose, c->n, point, prev, &t);
+  penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
   if (prev && prev->touching) *rec = *prev;
   else memset(rec, 0, sizeof(*rec));
   rec->touching = 1;
@@ -131,14 +132,14 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   v3_axpy(F, fb[1], t.w);
   v3_copy(FB, F);
   v3_scale(FA, -1.0, F);
-  v3_sub(r, point, A.pose.x);
+  v3_sub(r, point, A->pose.x);
   v3_cross(TA, r, FA);
-  v3_sub(r, point, B.pose.x);
+  v3_sub(r, point, B->pose.x);
   v3_cross(TB, r, FB);
 
   if (ctx->set->rolling == PENALTY_ROLLING_LEGACY) {
     double wrel[3];
-    v3_sub(wrel, A.omega, B.omega);
+    v3_sub(wrel, A->omega, B->omega);
     penalty_roll_legacy(&st, c->n, wrel, tq);
     v3_add(TA, TA, tq);
     v3_sub(TB, TB, tq);
@@ -156,54 +157,63 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   spin = penalty_spin(&st, rec, t.psi);
   v3_axpy(TA, spin, c->n);
   v3_axpy(TB, -spin, c->n);
-  penalty_track_store(&A.pose, &B.pose, point, &t, rec);
+  penalty_track_store(&A->pose, &B->pose, point, &t, rec);
 
   limit_update(lim, m_eff, kn, "normal");
   limit_update(lim, m_eff * 2.0 / 7.0, st.K_E, "slide"); /* a rolling sphere's tangential mass 2 m / 7 */
-  limit_update(lim, st.I_ij, penalty_roll_stiffness(&st), "roll");
-  limit_update(lim, st.I_ij, penalty_spin_stiffness(&st), "spin");
+  limit_update(lim, st.I_ij, st.K_R, "roll");
+  limit_update(lim, st.I_ij, st.K_psi, "spin");
 }
 
-PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim)
+enum { PREFETCH_AHEAD = 4 };
+
+static inline void prefetch_lines(const void *p, size_t bytes)
+{
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
+}
+
+/* acc (per body) += the loads of contact c on its bodies below nbody (walls receive nothing). */
+static inline void accumulate(const Contact *c, const double l[PENALTY_LOAD_WIDTH], PetscInt nbody, double acc[])
+{
+  if (c->a < nbody)
+    for (int k = 0; k < 6; k++) acc[6 * c->a + k] += l[k];
+  if (c->b < nbody)
+    for (int k = 0; k < 6; k++) acc[6 * c->b + k] += l[6 + k];
+}
+
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
-  if ((size_t)ctx->nb >= ctx->rot_cap) {
-    PetscCall(PetscFree(ctx->rot));
-    ctx->rot_cap = (size_t)PetscMax(ctx->nb + 1, 2 * (PetscInt)ctx->rot_cap + 16);
-    PetscCall(PetscMalloc1(12 * ctx->rot_cap, &ctx->rot));
+  const PetscInt nside = ctx->nb + ctx->n_walls;
+  if ((size_t)nside > ctx->side_cap) {
+    PetscCall(PetscFree(ctx->side));
+    ctx->side_cap = (size_t)PetscMax(nside, 2 * (PetscInt)ctx->side_cap + 16);
+    PetscCall(PetscMalloc1(ctx->side_cap, &ctx->side));
   }
-  for (PetscInt b = 0; b < ctx->nb; b++) {
-    double *rot = ctx->rot + 12 * (size_t)b;
-    quat_to_matrix(ctx->bodies->quat + 4 * b, rot);
-    mat_vec(rot + 9, rot, ctx->bodies->vel + 6 * b + 3);
-  }
+  for (PetscInt b = 0; b < ctx->nb; b++) side_of_body(ctx->bodies, b, &ctx->side[b]);
+  for (PetscInt k = 0; k < ctx->n_walls; k++) side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
+  PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PenaltyContactLoads: give either the per-contact loads or the per-body sums");
+  if (acc) PetscCall(PetscArrayzero(acc, 6 * (size_t)ctx->nb));
   PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT "), got width %" PetscInt_FMT, PENALTY_HISTORY_WIDTH, prev->width);
-  lim->period = INFINITY;
-  lim->stiffness = lim->inertia = 0;
-  lim->what = "none";
+  lim->stiffness = 0;
+  lim->inertia   = 1;
+  lim->what      = "none";
   for (PetscInt i = 0; i < cs->n; i++) {
     PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    double         *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
+    double          mine[PENALTY_LOAD_WIDTH], *l = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine;
+    if (i + PREFETCH_AHEAD < cs->n) { /* contacts run in key order, sides in storage order: fetch ahead */
+      const Contact *ahead = &cs->c[i + PREFETCH_AHEAD];
+      prefetch_lines(&ctx->side[ahead->a], sizeof(Side));
+      prefetch_lines(&ctx->side[ahead->b], sizeof(Side));
+      if (match[i + PREFETCH_AHEAD] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i + PREFETCH_AHEAD], sizeof(PenaltyHistory));
+    }
     if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
       memset(r, 0, sizeof(*r));
       memset(l, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
-      continue;
-    }
-    /* the old record is read in place: rec is another array than the memory */
-    contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
+    } else /* the old record is read in place: rec is another array than the memory */
+      contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
+    if (acc) accumulate(&cs->c[i], l, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
   }
+  lim->period = lim->stiffness > 0 ? 2 * M_PI * sqrt(lim->inertia / lim->stiffness) : INFINITY;
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-void PenaltyAccumulate(const ContactSet *cs, const double load[], PetscInt nbody, double acc[])
-{
-  memset(acc, 0, sizeof(double) * 6 * (size_t)nbody);
-  for (PetscInt i = 0; i < cs->n; i++) {
-    const double *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
-    const PetscInt a = cs->c[i].a, b = cs->c[i].b;
-    if (a < nbody)
-      for (int k = 0; k < 6; k++) acc[6 * a + k] += l[k];
-    if (b < nbody)
-      for (int k = 0; k < 6; k++) acc[6 * b + k] += l[6 + k];
-  }
 }

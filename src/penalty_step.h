@@ -6,7 +6,7 @@
  *
  * Determinism: every contact's loads and history depend only on its two bodies and its own
  * history; each body's loads are summed over its contacts in key order starting from zero
- * (PenaltyAccumulate; decomp/force_routing.h on several ranks), so the sums do not depend on
+ * (PenaltyContactLoads on one rank; decomp/force_routing.h on several), so the sums do not depend on
  * storage order, and not on the rank count either. */
 #ifndef CCPDEM_PENALTY_STEP_H
 #define CCPDEM_PENALTY_STEP_H
@@ -29,31 +29,33 @@ typedef struct {
  * per period); symplectic Euler on an undamped spring is unstable beyond period / pi. */
 #define PENALTY_STEPS_PER_PERIOD 20
 
+typedef struct PenaltySide PenaltySide; /* a body or wall as the contacts read it (penalty_step.c) */
+
 typedef struct {
   const PenaltySettings *set;
   const Material        *materials;
   PenaltyPair           *pairs;      /* n_materials^2, by (material A, material B) */
   int                    n_materials;
   const Wall            *walls;
+  int                    n_walls;
   const BodyStore       *bodies;
   PetscInt               nb;         /* bodies (owned + ghosts): solver indices below are bodies, from nb on walls */
   double                 h;
-  double                *rot;        /* per body, this step: rotation body -> world (9), then world angular velocity (3) */
-  size_t                 rot_cap;    /* bodies rot has room for */
+  PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
+  size_t                 side_cap;   /* entries side has room for */
 } PenaltyContext;
 
-/* ctx->pairs from the materials (PetscFree it, and ctx->rot). */
+/* ctx->pairs from the materials (PetscFree it, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
- * < 0: none): the loads on A and B in load[PENALTY_LOAD_WIDTH i ..] (world force, then torque about
- * the centre of mass) and the new history in rec[PENALTY_HISTORY_WIDTH i ..]. A contact whose gap is
- * not negative (in the envelope, not touching) has no load and a record without history.
- * *lim: the shortest period among this rank's contacts (period infinite if none). Not collective.
- * Fills ctx->rot for the bodies first (each body's rotation is computed once, not per contact). */
-PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], PenaltyStepLimit *lim);
-
-/* acc[6 k ..] (force, torque; k < nbody) = the sum of the loads of cs on body k, contacts in key
- * order, from zero. Walls (solver index >= nbody) receive nothing. */
-void PenaltyAccumulate(const ContactSet *cs, const double load[], PetscInt nbody, double acc[]);
+ * < 0: none): its loads on A and B (world force, then torque about the centre of mass) and its new
+ * history in rec[PENALTY_HISTORY_WIDTH i ..]. Give exactly one of load and acc: load[PENALTY_LOAD_WIDTH
+ * i ..] keeps every contact's loads (several ranks: decomp/force_routing.h sums them); acc[6 k ..]
+ * receives the sum over the contacts of body k < nb in key order from zero (one rank; walls receive
+ * nothing). A contact whose gap is not negative (in the envelope, not touching) has no load and a
+ * record without history. *lim: the shortest period among this rank's contacts (period infinite if
+ * none). Not collective. Fills ctx->side for the bodies and walls first (each body's rotation is
+ * computed once, not per contact). */
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim);
 #endif

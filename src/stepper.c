@@ -1,5 +1,6 @@
 /* The time step, top to bottom. See stepper.h and GUIDE "Time step". */
 #include "stepper.h"
+#include "step_reduce.h"
 #include "collision.h"
 #include "population.h"
 #include "spatial_order.h"
@@ -56,6 +57,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
   PetscCall(ImpulseMemoryCreate(&sim->previous));
+  PetscCall(ImpulseMemoryCreate(&sim->pen_next));
   PetscCall(BroadphaseCreate(&sim->bp));
   PetscCall(CCPSolverCreate(comm, &sim->solver));
   PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
@@ -64,12 +66,17 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
   sim->sort_interval    = 25;
   sim->balance_interval = 100;
+  sim->neighbour_skin   = sim->sc.envelope;
+  sim->pen_limit.period = INFINITY;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
+  PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
   PetscOptionsEnd();
+  PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
+  PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
   PetscCheck(sim->balance_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-balance_interval must be >= 0, got %" PetscInt_FMT, sim->balance_interval);
   PetscCheck(sim->sort_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
@@ -159,6 +166,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ContactSetDestroy(&sim->contacts));
   PetscCall(ImpulseMemoryDestroy(&sim->previous));
   PetscCall(BroadphaseDestroy(&sim->bp));
+  PetscCall(NeighbourListDestroy(&sim->nlist));
   PetscCall(CCPSolverDestroy(&sim->solver));
   PetscCall(JointsDestroy(&sim->joints));
   if (sim->domain) {
@@ -169,10 +177,11 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
   PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
-  PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+  PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
+  PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
   PetscCall(PetscFree(sim->penalty.pairs));
-  PetscCall(PetscFree(sim->penalty.rot));
+  PetscCall(PetscFree(sim->penalty.side));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -276,38 +285,68 @@ static PetscInt RemoveEscaped(Simulation *sim)
   return removed;
 }
 
+/* The time-step check of the penalty model (collective): once per run, a warning when h is more
+ * than 1/PENALTY_STEPS_PER_PERIOD of the shortest contact oscillation period seen on any rank
+ * (`shortest`, reduced with the step's statistics)
+ * (normal, slide, roll or spin spring against its mass or inertia). A warning, not an error:
+ * the step may be right for the contacts that matter, and the user decides. */
+static PetscErrorCode PenaltyCheckStep(Simulation *sim, double shortest, double h)
+{
+  const PenaltyStepLimit *lim = &sim->pen_limit;
+  struct {
+    double period;
+    int    rank;
+  } mine, worst;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (sim->step_warned || !(h > shortest / PENALTY_STEPS_PER_PERIOD)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank)); /* once per run: which rank has the shortest period */
+  mine.period = lim->period;
+  mine.rank   = rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MINLOC, sim->comm));
+  sim->step_warned = PETSC_TRUE;
+  if (rank == worst.rank)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                           "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
+                           "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
+                           h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step - 1, lim->period / PENALTY_STEPS_PER_PERIOD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt matched, StepStats *st)
 {
   const BodyStore *s = &sim->bodies;
-  double           local[2] = {0, 0}, global[2], vmax = 0, gvmax;
-  PetscInt64       counts[5], gcounts[5];
+  double           sum[STEP_SUMS] = {0}, max[STEP_MAXES] = {0}, gsum[STEP_SUMS], gmax[STEP_MAXES];
+  PetscMPIInt      size;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < s->n_owned; i++) {
     const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
     const double  sp = v3_norm(v);
-    vmax = PetscMax(vmax, sp);
-    local[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
-    local[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
+    max[0] = PetscMax(max[0], sp);
+    sum[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
+    sum[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
   }
-  counts[0] = s->n_owned;
-  counts[1] = sim->contacts.n - sim->joints.active;
-  counts[2] = sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
-  counts[3] = bytes;
-  counts[4] = matched;
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
-  PetscCallMPI(MPI_Allreduce(&vmax, &gvmax, 1, MPI_DOUBLE, MPI_MAX, sim->comm));
-  PetscCallMPI(MPI_Allreduce(counts, gcounts, 5, MPIU_INT64, MPI_SUM, sim->comm));
-  st->ghosts     = gcounts[2];
-  st->bytes_sent = gcounts[3];
-  st->warm_started = (PetscInt)gcounts[4];
-  if (sim->domain) PetscCall(DomainImbalance(sim->domain, s->n_owned, &st->imbalance));
-  else st->imbalance = 1;
-  st->kinetic_energy   = global[0];
-  st->potential_energy = global[1];
-  st->max_speed        = gvmax;
-  st->bodies           = (PetscInt)gcounts[0];
-  st->contacts         = (PetscInt)gcounts[1];
+  sum[2] = (double)s->n_owned;
+  sum[3] = (double)(sim->contacts.n - sim->joints.active);
+  sum[4] = (double)sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
+  sum[5] = (double)bytes;
+  sum[6] = (double)matched;
+  max[1] = (double)s->n_owned;
+  max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
+  PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
+  PetscCallMPI(MPI_Comm_size(sim->comm, &size));
+  st->kinetic_energy   = gsum[0];
+  st->potential_energy = gsum[1];
+  st->bodies           = (PetscInt)gsum[2];
+  st->contacts         = (PetscInt)gsum[3];
+  st->ghosts           = (PetscInt64)gsum[4];
+  st->bytes_sent       = (PetscInt64)gsum[5];
+  st->warm_started     = (PetscInt)gsum[6];
+  st->max_speed        = gmax[0];
+  st->imbalance        = gsum[2] > 0 ? gmax[1] * size / gsum[2] : 1.0; /* as DomainImbalance */
+  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) PetscCall(PenaltyCheckStep(sim, -gmax[2], sim->sc.time_step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -348,9 +387,9 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
 {
   PetscFunctionBegin;
   if ((size_t)ncontacts >= sim->pen_cap) {
-    PetscCall(PetscFree3(sim->pen_match, sim->pen_rec, sim->pen_load));
+    PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
     sim->pen_cap = (size_t)PetscMax(ncontacts + 1, 2 * (PetscInt)sim->pen_cap + 64);
-    PetscCall(PetscMalloc3(sim->pen_cap, &sim->pen_match, sim->pen_cap * PENALTY_HISTORY_WIDTH, &sim->pen_rec, sim->pen_cap * PENALTY_LOAD_WIDTH, &sim->pen_load));
+    PetscCall(PetscMalloc2(sim->pen_cap, &sim->pen_match, sim->pen_cap * PENALTY_LOAD_WIDTH, &sim->pen_load));
   }
   if ((size_t)nbodies >= sim->pen_body_cap) {
     PetscCall(PetscFree(sim->pen_acc));
@@ -360,54 +399,26 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The time-step check of the penalty model (collective): once per run, a warning when h is more
- * than 1/PENALTY_STEPS_PER_PERIOD of the shortest contact oscillation period seen on any rank
- * (normal, slide, roll or spin spring against its mass or inertia). A warning, not an error:
- * the step may be right for the contacts that matter, and the user decides. */
-static PetscErrorCode PenaltyCheckStep(Simulation *sim, const PenaltyStepLimit *lim, double h)
-{
-  struct {
-    double period;
-    int    rank;
-  } mine, worst;
-  PetscMPIInt rank;
-
-  PetscFunctionBegin;
-  if (sim->step_warned) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
-  mine.period = lim->period;
-  mine.rank   = rank;
-  PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MINLOC, sim->comm));
-  if (!(h > worst.period / PENALTY_STEPS_PER_PERIOD)) PetscFunctionReturn(PETSC_SUCCESS);
-  sim->step_warned = PETSC_TRUE;
-  if (rank == worst.rank)
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
-                           "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
-                           "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
-                           h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step, lim->period / PENALTY_STEPS_PER_PERIOD));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* contact.model penalty in place of the CCP solve: loads of the contacts at the step's start,
  * summed per body in key order (on several ranks on the owners, decomp/force_routing.h), the new
  * history kept by key, and the velocities v = v_free + h M^-1 F in sim->vel as Integrate wants them. */
 static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, PetscInt *matched, PetscInt64 *bytes)
 {
   const ContactSet *cs = &sim->contacts;
-  PenaltyStepLimit  lim;
+  double           *rec; /* the new history, written in place into the memory's spare buffer */
 
   PetscFunctionBegin;
   PetscCall(PenaltyEnsure(sim, cs->n, nb));
   sim->penalty.walls  = sim->walls;
+  sim->penalty.n_walls = sim->sc.n_walls;
   sim->penalty.bodies = &sim->bodies;
   sim->penalty.nb     = nb;
   sim->penalty.h      = h;
   PetscCall(ImpulseMemoryMatch(cs, &sim->previous, sim->pen_match, matched));
-  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, sim->pen_rec, sim->pen_load, &lim));
-  PetscCall(PenaltyCheckStep(sim, &lim, h));
+  PetscCall(ImpulseMemoryPrepare(&sim->pen_next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
+  PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->size > 1 ? sim->pen_load : NULL, sim->size > 1 ? NULL : sim->pen_acc, &sim->pen_limit));
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
-  else PenaltyAccumulate(cs, sim->pen_load, nb, sim->pen_acc);
-  PetscCall(ImpulseMemoryStoreRecords(&sim->previous, cs->n, cs->key, sim->pen_rec));
+  PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
   PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
   SetupSolverBodies(sim, nb, h);
   for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
@@ -448,7 +459,8 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
-  PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  if (penalty) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
+  else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));

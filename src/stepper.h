@@ -17,6 +17,7 @@
 #include "velocity_coupling.h"
 #include "joints.h"
 #include "penalty_step.h"
+#include "neighbour_list.h"
 
 
 typedef struct {
@@ -28,6 +29,8 @@ typedef struct {
   ImpulseMemory previous;     /* by key: the last step's impulses (ccp: warm start) or friction
                                  history (penalty: PenaltyHistory records) */
   Broadphase  bp;
+  NeighbourList nlist;        /* contact.model penalty: detection from a Verlet list */
+  double      neighbour_skin; /* -neighbour_skin (m) */
   CCPSolver   solver;
   Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   /* distributed run (more than one rank): */
@@ -54,9 +57,10 @@ typedef struct {
   PenaltyContext penalty;
   size_t      pen_cap, pen_body_cap;
   PetscInt   *pen_match;      /* per contact: its history entry in previous, or -1 */
-  double     *pen_rec;        /* per contact: the new history (PENALTY_HISTORY_WIDTH) */
+  ImpulseMemory pen_next;     /* the memory's second buffer: this step's new history is written there */
   double     *pen_load;       /* per contact: loads on A and B (PENALTY_LOAD_WIDTH) */
   double     *pen_acc;        /* per body: summed force and torque (6) */
+  PenaltyStepLimit pen_limit; /* this step's shortest contact period on this rank (the time-step check) */
   PetscBool   step_warned;    /* the time-step warning was printed */
 } Simulation;
 

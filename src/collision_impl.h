@@ -1,0 +1,47 @@
+/* The pieces of collision detection (src/collision.c) that the neighbour list
+ * (src/neighbour_list.c) runs on its own candidates: the same narrowphase calls, staging, key
+ * sort and contact records, so both produce bit-identical contacts in the same key order. */
+#ifndef CCPDEM_COLLISION_IMPL_H
+#define CCPDEM_COLLISION_IMPL_H
+#include "collision.h"
+#include "narrowphase.h"
+#include "vec3.h"
+
+/* One contact point before the final ordering. */
+typedef struct {
+  ContactKey key;
+  int32_t    a, b;         /* solver indices */
+  int32_t    mat_a, mat_b; /* material indices */
+  double     n[3], ra[3], rb[3], phi;
+} StagedPoint;
+
+typedef struct {
+  uint64_t key; /* (id A, id B, sub) packed so that integer order is key order */
+  PetscInt idx; /* staged point */
+} SortRecord;
+
+/* Conservative test on the bounding sphere: can a body at x with bounding radius r touch wall w? */
+static inline int collision_wall_may_touch(const Wall *w, const double x[3], double r, double envelope)
+{
+  double d[3];
+  if (w->type == WALL_PLANE) {
+    v3_sub(d, x, w->point);
+    return v3_dot(d, w->normal) - r < envelope;
+  }
+  v3_sub(d, x, w->center);
+  return v3_norm(d) - r - v3_norm(w->half_extents) < envelope;
+}
+
+/* Points between bodies A and B (storage indices), normal from A to B; returns how many. */
+int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS]);
+/* Points between wall w (A) and body B, normal from the wall to the body; returns how many. */
+int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS]);
+/* Append np points to st[*nst ..] with keys (ida, idb, k); ref_a, ref_b as in collision.c. */
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
+                            const double *ref_a, const double *ref_b);
+/* Stable order by key of nst records that each start with a ContactKey, `stride` bytes apart:
+ * *sorted (rec or tmp, each of nst + 1 entries) lists their indices in key order. */
+PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted);
+/* The contact of a staged point: frame, offsets, gap and pair parameters (stepper fields zero). */
+void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c);
+#endif

@@ -1,0 +1,13 @@
+/* The per-step statistics of all ranks in one collective: STEP_SUMS values summed and STEP_MAXES
+ * values maximized by a single MPI_Allreduce with a combined operation, instead of one reduction
+ * per statistic (each collective costs a round trip, and on an oversubscribed machine a
+ * scheduling quantum). Counts travel as doubles: exact below 2^53. */
+#ifndef CCPDEM_STEP_REDUCE_H
+#define CCPDEM_STEP_REDUCE_H
+#include <petscsys.h>
+
+enum { STEP_SUMS = 7, STEP_MAXES = 3 };
+
+/* sum_out = the sums of sum_in over the ranks of comm, max_out the maxima of max_in. Collective. */
+PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES], double sum_out[STEP_SUMS], double max_out[STEP_MAXES]);
+#endif

@@ -19,8 +19,8 @@ struct _p_CCPSolver {
   double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
   double     apgd_L_grow;   /* APGD backtracking factor on L (> 1) */
   double     apgd_L_decay;  /* APGD factor on L after each accepted iteration (in (0, 1]) */
-  CCPPacked  pk;            /* the packed layout, rebuilt per solve, memory kept */
-  /* workspace, grown on demand */
+  CCPPacked  pk;            /* the packed layout, built by each solve and freed after it */
+  /* workspace of the reference loops, allocated by each solve and freed after it */
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */
   double    *work_v[2];     /* velocity-sized vectors */

@@ -448,7 +448,10 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.nwalls    = sim->sc.n_walls;
   PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
-  if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
+    PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+    PetscCall(ImpulseMemoryRelease(&sim->previous));
+  }
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();
 

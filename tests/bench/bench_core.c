@@ -13,6 +13,7 @@
  * the iterations-to-1e-4 runs, default 20000)] [-step_cap S (APGD cap of the timed steps, default 500)] */
 #include "stepper.h"
 #include "vec3.h"
+#include "memory_policy.h"
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -96,8 +97,6 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static long baseline_rss_kb; /* MPI and PETSc before any body exists */
-
 static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap, PetscInt step_cap)
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
@@ -146,6 +145,7 @@ int main(int argc, char **argv)
   PetscInt n = 10000, settle = 200, dof = 0, base_n = 10000, conv_cap = 20000, step_cap = 500;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(MemoryPolicyApply()); /* as ccpdem does */
   {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -447,6 +447,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
   PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  PetscCall(BroadphaseDestroy(&sim->bp)); /* rebuilt by every detection: not resident during the solve (leaves it empty, as created) */
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
     PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));

@@ -170,7 +170,14 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   PetscCall(grow((void **)&pk->sorted, &pk->sorted_cap, (size_t)nc, sizeof(PetscInt)));
   PetscCall(SortContacts(pk, P, pk->sorted));
   PetscCall(LayoutAll(pk, P, conflict_free));
+  /* the sort's buffers are done with: not resident beside the blocks during the solve */
+  PetscCall(PetscFree(pk->sorted));
+  PetscCall(PetscFree(pk->count));
+  pk->sorted_cap = pk->count_cap = 0;
   const PetscInt nblk = pk->nblk;
+  pk->all3 = PETSC_TRUE; /* before the vectors: it sets their rows per contact */
+  for (PetscInt i = 0; i < nc; i++)
+    if (P->contact[i].dof == 6) pk->all3 = PETSC_FALSE;
   if (nblk > pk->row0) {
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
@@ -190,7 +197,6 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     B->im = P->inv_mass[i];
   }
 
-  pk->all3 = PETSC_TRUE;
   PetscCall(PetscArrayzero(pk->g[0], ccp_packed_len(pk)));
   for (PetscInt q = 0; q < nblk; q++) {
     CCPBlock *K = &pk->blk[q];
@@ -235,9 +241,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->inv_t[l] = m.inv_t;
       K->ell[l]   = m.ell;
       K->il[l]    = m.il;
-      if (six) pk->all3 = PETSC_FALSE;
       const double *g = ccp_cblock(P->gamma, i);
-      for (int k = 0; k < 6; k++) pk->g[0][(size_t)q * 6 * CCP_LANES + k * CCP_LANES + l] = six || k < 3 ? g[k] : 0;
+      for (int k = 0; k < ccp_packed_rows(pk); k++) pk->g[0][ccp_packed_index(pk, slot, k)] = six || k < 3 ? g[k] : 0;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -247,9 +252,8 @@ void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
 {
   for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
     if (pk->perm[slot] < 0) continue;
-    const size_t o = (size_t)(slot / CCP_LANES) * 6 * CCP_LANES + slot % CCP_LANES;
-    double      *g = ccp_block(P->gamma, pk->perm[slot]);
-    for (int k = 0; k < 6; k++) g[k] = x[o + k * CCP_LANES];
+    double *g = ccp_block(P->gamma, pk->perm[slot]);
+    for (int k = 0; k < 6; k++) g[k] = k < ccp_packed_rows(pk) ? x[ccp_packed_index(pk, slot, k)] : 0;
   }
 }
 
@@ -269,10 +273,9 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
     const PetscInt i = pk->perm[slot];
     if (i < 0) continue;
     const Contact *c = &P->contact[i];
-    const size_t   o = (size_t)(slot / CCP_LANES) * 6 * CCP_LANES + slot % CCP_LANES;
     CCPBody       *A = &pk->body[c->a], *B = &pk->body[c->b];
     double         dg[6];
-    for (int k = 0; k < 6; k++) dg[k] = x[o + k * CCP_LANES];
+    for (int k = 0; k < 6; k++) dg[k] = k < ccp_packed_rows(pk) ? x[ccp_packed_index(pk, slot, k)] : 0;
     ccp_kernel_apply(c, A->im, A->I, B->im, B->I, dg, A->v, B->v);
   }
   PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));

@@ -14,7 +14,9 @@
  * velocity) with zero geometry: every kernel maps them to zero, so no lane needs a branch.
  * A 3-dof contact is a 6-dof one with rho = sigma = 0, torque step t = 0 and rot = 0 (its torque
  * rows read no velocity), so its torque impulses stay exactly 0.
- * Multipliers in packed order: 6 x CCP_LANES doubles per block, entry k of lane l at [6 L blk + L k + l].
+ * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
+ * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
+ * hold only zeros; this halves the solvers' vectors, 7 of them for APGD, and their traffic).
  * Everything stays double: the validation tests resolve velocities to 1e-10 m/s.
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
@@ -60,13 +62,19 @@ typedef struct {
   CCPBody  *body;              /* nbodies + 1 */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
   size_t    blk_cap, body_cap, perm_cap;
-  PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index */
+  PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
-  double   *g[7];              /* multiplier-sized packed vectors (6 CCP_LANES per block), grown on demand */
+  double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len), grown on demand */
   size_t    g_cap[7];
 } CCPPacked;
 
-static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * 6 * CCP_LANES; }
+static inline int    ccp_packed_rows(const CCPPacked *pk) { return pk->all3 ? 3 : 6; }
+static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * ccp_packed_rows(pk) * CCP_LANES; }
+/* Where entry k (< ccp_packed_rows) of packed slot `slot` sits in a multiplier-sized vector. */
+static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
+{
+  return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES + (size_t)(slot % CCP_LANES);
+}
 
 /* Build the layout of P (metrics included) and pack P->gamma into pk->g[0], P->vel_free into the
  * bodies' v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for Gauss-Seidel. */

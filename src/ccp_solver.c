@@ -46,6 +46,7 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->check_interval = 10;
   n->packed         = PETSC_TRUE;
   n->simd           = PETSC_TRUE;
+  n->release_layout = PETSC_FALSE; /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
   n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
   n->apgd_L_grow    = 2.0;
   n->apgd_L_decay   = 0.9;
@@ -81,6 +82,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel relaxation omega of the per-contact step, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
   PetscCall(PetscOptionsInt("-ccp_check_interval", "Jacobi and Gauss-Seidel: sweeps between exact residual checks (each costs about half a sweep; they also keep the best iterate)", "CCPSolverSetFromOptions", s->check_interval, &s->check_interval, NULL));
   PetscCall(PetscOptionsBool("-ccp_packed", "Run the solvers on the packed, vectorized layout (false: the reference per-contact loops: slower; the same iterates for Jacobi and APGD, another sweep order for Gauss-Seidel)", "CCPSolverSetFromOptions", s->packed, &s->packed, NULL));
+  PetscCall(PetscOptionsBool("-ccp_release_layout", "Free the packed layout and workspace after each solve: lower peak memory (detection and solve buffers never coexist), fresh pages in every solve", "CCPSolverSetFromOptions", s->release_layout, &s->release_layout, NULL));
   PetscCall(PetscOptionsBool("-ccp_simd", "Packed kernels: use AVX2+FMA when the CPU has them (false: the portable build of the same kernels)", "CCPSolverSetFromOptions", s->simd, &s->simd, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_initial", "APGD initial Lipschitz estimate L in the metric of the per-contact steps (1 = mean eigenvalue of the diagonal blocks)", "CCPSolverSetFromOptions", L0, &L0, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_grow", "APGD factor on L when a step fails the sufficient-decrease test (> 1)", "CCPSolverSetFromOptions", grow, &grow, NULL));
@@ -103,6 +105,20 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   s->apgd_L0       = L0;
   s->apgd_L_grow   = grow;
   s->apgd_L_decay  = decay;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Give back the workspace and the packed layout (-ccp_release_layout): every solve rebuilds them
+ * from the problem, and kept between solves they sit beside the next step's collision detection
+ * (its staging and the new contacts), which then sets the peak memory (README "Memory per body").
+ * The price: fresh pages for them in every solve (measured about 140 ns per contact per solve). */
+static PetscErrorCode CCPSolverReleaseWork(CCPSolver s)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 6; k++) PetscCall(PetscFree(s->work_g[k]));
+  for (int k = 0; k < 2; k++) PetscCall(PetscFree(s->work_v[k]));
+  s->ngamma_cap = s->nvel_cap = 0;
+  PetscCall(CCPPackedDestroy(&s->pk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,6 +191,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       break;
     }
   }
+  if (s->release_layout) PetscCall(CCPSolverReleaseWork(s));
   PetscCall(PetscLogEventEnd(CCP_SOLVE, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -216,9 +233,7 @@ PetscErrorCode CCPSolverDestroy(CCPSolver *s)
 {
   PetscFunctionBegin;
   if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
-  for (int k = 0; k < 6; k++) PetscCall(PetscFree((*s)->work_g[k]));
-  for (int k = 0; k < 2; k++) PetscCall(PetscFree((*s)->work_v[k]));
-  PetscCall(CCPPackedDestroy(&(*s)->pk));
+  PetscCall(CCPSolverReleaseWork(*s));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -16,11 +16,12 @@ struct _p_CCPSolver {
   CCPCoupling coupling;      /* over ranks; all NULL: local */
   PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
   PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */
+  PetscBool  release_layout; /* free the packed layout and workspace after each solve (lower peak memory, fresh pages per solve) */
   double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
   double     apgd_L_grow;   /* APGD backtracking factor on L (> 1) */
   double     apgd_L_decay;  /* APGD factor on L after each accepted iteration (in (0, 1]) */
-  CCPPacked  pk;            /* the packed layout, rebuilt per solve, memory kept */
-  /* workspace, grown on demand */
+  CCPPacked  pk;            /* the packed layout, rebuilt by each solve (memory kept unless release_layout) */
+  /* workspace of the reference loops, grown on demand (freed after each solve with release_layout) */
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */
   double    *work_v[2];     /* velocity-sized vectors */

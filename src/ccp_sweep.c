@@ -44,9 +44,12 @@ ALWAYS_INLINE v4d ld(const double *p)
   } while (0)
 ALWAYS_INLINE v4d  splat(double a) { return (v4d){a, a, a, a}; }
 
-/* block q's multipliers: entry k of lane l at x[6 L q + L k + l] */
-ALWAYS_INLINE const double *cblk(const double *x, PetscInt q) { return x + (size_t)q * 6 * L; }
-ALWAYS_INLINE double       *blk(double *x, PetscInt q) { return x + (size_t)q * 6 * L; }
+/* block q's multipliers: entry k of lane l at x[rows L q + L k + l], rows = ROWS(six) (ccp_packed_rows) */
+#define ROWS(six) ((six) ? 6 : 3)
+ALWAYS_INLINE const double *cblk(const double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * L; }
+ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * L; }
+/* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
+ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
@@ -279,7 +282,7 @@ ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock 
 {
   const v4d eta = ld(K->eta);
   v4d       y[6], s = splat(0);
-  for (int k = 0; k < 6; k++) y[k] = ld(x + k * L) - eta * g[k];
+  for (int k = 0; k < 6; k++) y[k] = ldrow(x, k, six) - eta * g[k];
   block_project(K, R, y, six, 0);
   for (int k = 0; k < (six ? 6 : 3); k++) {
     const v4d e = ld(x + k * L) - y[k];
@@ -315,7 +318,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = &pk->blk[q];
-    double *restrict x         = blk(gamma, q);
+    double *restrict x         = blk(gamma, q, six);
     v4d g[6], z[6], d[6];
 
     const CCPRowBlock *R = row_block(pk, q);
@@ -327,7 +330,8 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
       z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
     }
     block_project(K, R, z, six, 1);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 6; k++) d[k] = splat(0);
+    for (int k = 0; k < ROWS(six); k++) {
       const v4d xk = ld(x + k * L);
       d[k]         = gs ? z[k] - xk : lambda * (z[k] - xk);
       vst(x + k * L, xk + d[k]);
@@ -357,8 +361,8 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
     v4d g[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const CCPRowBlock *R = row_block(pk, q);
-    block_gradient(K, R, pk->body, cblk(x, q), g, six);
-    const v4d r2 = block_residual2(K, R, cblk(x, q), g, six);
+    block_gradient(K, R, pk->body, cblk(x, q, six), g, six);
+    const v4d r2 = block_residual2(K, R, cblk(x, q, six), g, six);
     lane_max(&mx, &r2);
     sum += r2;
   }
@@ -373,23 +377,23 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const doub
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = &pk->blk[q];
-    const double *X = cblk(xk, q), *Xp = cblk(xkm1, q), *R = cblk(rk, q), *Rp = cblk(rkm1, q), *Ref = cblk(ref, q);
-    double       *Out = blk(xout, q);
+    const double *X = cblk(xk, q, six), *Xp = cblk(xkm1, q, six), *R = cblk(rk, q, six), *Rp = cblk(rkm1, q, six), *Ref = cblk(ref, q, six);
+    double       *Out = blk(xout, q, six);
     v4d           y[6], z[6], dg[6], x0[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const v4d sf = step * ld(K->f), st_ = step * ld(K->t);
     for (int k = 0; k < 6; k++) {
-      x0[k]        = ld(X + k * L);
-      y[k]         = x0[k] + beta * (x0[k] - ld(Xp + k * L));
-      const v4d gy = ld(R + k * L) + beta * (ld(R + k * L) - ld(Rp + k * L));
+      x0[k]        = ldrow(X, k, six);
+      y[k]         = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
+      const v4d gy = ldrow(R, k, six) + beta * (ldrow(R, k, six) - ldrow(Rp, k, six));
       z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
     }
     block_project(K, row_block(pk, q), z, six, 1);
     v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
     for (int k = 0; k < 6; k++) {
       const v4d d = z[k] - y[k], e = z[k] - x0[k];
-      dg[k]       = z[k] - ld(Ref + k * L); /* ref may be the output: read before the write */
+      dg[k]       = z[k] - ldrow(Ref, k, six); /* ref may be the output: read before the write */
       if (k < 3) {
         ff += d * d;
         ef += d * e;
@@ -398,7 +402,7 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const doub
         et += d * e;
       }
     }
-    for (int k = 0; k < 6; k++) vst(Out + k * L, z[k]);
+    for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
     const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
     sdd += ff * fi + ft * ti;
     sde += ef * fi + et * ti;
@@ -415,14 +419,14 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, cons
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = &pk->blk[q];
-    const double *Xn = cblk(x, q), *X = cblk(xk, q), *Xp = cblk(xkm1, q), *R = cblk(rk, q), *Rp = cblk(rkm1, q);
-    double       *G = blk(r, q);
+    const double *Xn = cblk(x, q, six), *X = cblk(xk, q, six), *Xp = cblk(xkm1, q, six), *R = cblk(rk, q, six), *Rp = cblk(rkm1, q, six);
+    double       *G = blk(r, q, six);
     v4d           g[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const CCPRowBlock *Rw = row_block(pk, q);
     block_gradient(K, Rw, pk->body, Xn, g, six);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
       const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
       const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
       s += (ld(Xn + k * L) - y) * (g[k] - gy);

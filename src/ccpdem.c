@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "default_scenario.h"
 #include "commands.h"
+#include "memory_policy.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -281,6 +282,7 @@ int main(int argc, char **argv)
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return CCPDEM_EXIT_RUNTIME;
   if (runs && RunLoopCatchStopSignals()) ierr = PETSC_ERR_SYS;
+  if (!ierr) ierr = MemoryPolicyApply();
   if (ierr) exit_code = CCPDEM_EXIT_RUNTIME;
   else if (!strcmp(cmd, "run")) ierr = CommandRun(Positional(argc, argv), &exit_code);
   else if (!strcmp(cmd, "restart")) ierr = CommandRestart(argc, argv, &exit_code);

@@ -177,6 +177,14 @@ PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(m->key, m->gamma));
+  m->n = m->capacity = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width)
 {
   PetscFunctionBegin;

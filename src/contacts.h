@@ -86,6 +86,9 @@ typedef struct {
 
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
+/* Drop the contents and free the arrays (the width stays): for when the records are dead until the
+ * next store, e.g. during the solve (the stepper), so they do not add to the peak memory. */
+PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m);
 /* Records of `width` doubles from now on; drops the contents. */
 PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
 /* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's

@@ -460,9 +460,15 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
   if (penalty) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
-  else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+  else {
+    PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
+    PetscCall(BroadphaseDestroy(&sim->bp)); /* rebuilt by every detection: not resident during the solve (leaves it empty, as created) */
+  }
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
-  if (!penalty) PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
+    PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+    PetscCall(ImpulseMemoryRelease(&sim->previous));
+  }
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();
 

@@ -1,0 +1,20 @@
+#include "memory_policy.h"
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* Arrays of at least 256 KB are mapped (a fixed threshold: glibc's adaptive one would move them
+ * back into the heap after the first free) and the heap top is returned beyond 1 MB free. */
+#define MAP_THRESHOLD_BYTES  (256 * 1024)
+#define TRIM_THRESHOLD_BYTES (1024 * 1024)
+#define MAX_MAPPED_ARRAYS    65536 /* glibc's default */
+
+PetscErrorCode MemoryPolicyApply(void)
+{
+  PetscFunctionBegin;
+#if defined(__GLIBC__)
+  PetscCheck(mallopt(M_MMAP_MAX, MAX_MAPPED_ARRAYS) && mallopt(M_MMAP_THRESHOLD, MAP_THRESHOLD_BYTES) && mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES), PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "glibc refused the heap policy (mallopt): report this with the glibc version; memory per body will be higher");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

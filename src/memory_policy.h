@@ -1,0 +1,13 @@
+/* The process's heap policy: large arrays are mapped on their own and given back when freed.
+ *
+ * Why: a library PETSc loads (SuperLU_dist) switches glibc's malloc to never map and never trim,
+ * so every array the step frees (collision staging, arrays regrown as the contact count changes)
+ * stays resident and fragments the heap: at N = 10^4 a settled pile held 17 MB free inside a
+ * 71 MB heap, 5.8 KB per body of peak RSS instead of 3.6 KB. Call once, after PetscInitialize
+ * (which loads that library), before the bodies exist. */
+#ifndef CCPDEM_MEMORY_POLICY_H
+#define CCPDEM_MEMORY_POLICY_H
+#include <petscsys.h>
+
+PetscErrorCode MemoryPolicyApply(void);
+#endif

@@ -29,6 +29,20 @@ static inline PetscErrorCode TestSimulationFromText(const char *yaml, Simulation
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Create a simulation of scenario text on comm (named name in messages); a rejected scenario is
+ * an error on comm. */
+static inline PetscErrorCode TestSimulationOnComm(MPI_Comm comm, const char *yaml, const char *name, Simulation **sim)
+{
+  Scenario sc;
+  char     err[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  if (scenario_load_string(yaml, name, &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(SimulationCreate(comm, &sc, sim, err, sizeof(err)));
+  PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Step until the simulated time reaches t (within half a step). */
 static inline PetscErrorCode TestRunUntil(Simulation *sim, double t)
 {

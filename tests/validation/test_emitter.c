@@ -40,13 +40,9 @@ static const char *scenario =
 static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
 {
   Simulation *sim;
-  Scenario    sc;
-  char        err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
-  if (scenario_load_string(scenario, "emitter", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
-  PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
-  PetscCheck(sim, comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(TestSimulationOnComm(comm, scenario, "emitter", &sim));
   for (int k = 1; k <= STEPS; k++) {
     PetscCall(SimulationStep(sim));
     /* bodies are emitted at the start of a step: due at t = (k - 1) h */

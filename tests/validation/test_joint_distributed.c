@@ -62,13 +62,9 @@ typedef struct {
 static PetscErrorCode Run(MPI_Comm comm, StepRecord *rec)
 {
   Simulation *sim;
-  Scenario    sc;
-  char        err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
-  if (scenario_load_string(scenario, "joint-distributed", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
-  PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
-  PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(TestSimulationOnComm(comm, scenario, "joint-distributed", &sim));
   for (int n = 0; n < STEPS; n++) {
     double   mine[NBODY * 7] = {0};
     PetscInt blocks          = sim->joints.active;

@@ -97,13 +97,9 @@ static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
 static PetscErrorCode Pour(MPI_Comm comm, Gathered g[2])
 {
   Simulation *sim;
-  Scenario    sc;
-  char        err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
-  if (scenario_load_string(scenario, "penalty-pour", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
-  PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
-  PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(TestSimulationOnComm(comm, scenario, "penalty-pour", &sim));
   for (int n = 1; n <= STEPS; n++) {
     PetscCall(SimulationStep(sim));
     if (n == STEPS / 2) PetscCall(Gather(sim, &g[0]));

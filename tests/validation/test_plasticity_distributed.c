@@ -71,13 +71,9 @@ static PetscErrorCode PairState(const Simulation *sim, double *force, double *pl
 static PetscErrorCode Run(MPI_Comm comm, Record *r)
 {
   Simulation *sim;
-  Scenario    sc;
-  char        err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
-  if (scenario_load_string(scenario, "plastic-ranks", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
-  PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
-  PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
+  PetscCall(TestSimulationOnComm(comm, scenario, "plastic-ranks", &sim));
   for (int n = 0; n < STEPS; n++) {
     PetscCall(SimulationStep(sim));
     PetscCall(PairState(sim, &r->force[n], &r->plastic));

@@ -71,16 +71,32 @@ static inline PetscErrorCode TestBodyGet(const Simulation *sim, int64_t id, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Distributed tests: the process grid (e.g. "1,1,4") on more than one rank, and no load balancing,
- * so the cuts stay where the test put them. Call before creating the simulation. */
-static inline PetscErrorCode TestFixedGrid(const char *grid)
+/* Distributed tests: the process grid (e.g. "1,1,4") on more than one rank and the steps between
+ * load balancing ("0": never, so the cuts stay where the test put them). Call before creating the
+ * simulation. */
+static inline PetscErrorCode TestGrid(const char *grid, const char *balance_interval)
 {
   PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   if (size > 1) PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", grid));
-  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", balance_interval));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode TestFixedGrid(const char *grid) { return TestGrid(grid, "0"); }
+
+/* One slab along x per rank (grid "P,1,1"). */
+static inline PetscErrorCode TestSlabsAlongX(const char *balance_interval)
+{
+  PetscMPIInt size;
+  char        grid[32];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  snprintf(grid, sizeof grid, "%d,1,1", (int)size);
+  PetscCall(TestGrid(grid, balance_interval));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -37,14 +37,12 @@ int main(int argc, char **argv)
   PetscBool    gone[NB] = {PETSC_FALSE};
   Simulation  *sim;
   PetscMPIInt  size, rank;
-  char         grid[32];
   PetscInt     expect_removed = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  snprintf(grid, sizeof(grid), "%d,1,1", size);
-  PetscCall(TestFixedGrid(grid));
+  PetscCall(TestSlabsAlongX("0"));
   PetscCall(TestSimulationFromText(scenario, &sim));
   memcpy(x, x0, sizeof(x));
   for (int n = 1; n <= 10; n++) {

@@ -110,13 +110,11 @@ int main(int argc, char **argv)
   TestBodyVel *par = NULL, *ser = NULL;
   PetscInt     npar = 0, nser = 0;
   PetscMPIInt  rank, size;
-  char         grid[32];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  snprintf(grid, sizeof(grid), "%d,1,1", size);
-  PetscCall(TestFixedGrid(grid));
+  PetscCall(TestSlabsAlongX("0"));
   PetscCall(Run(PETSC_COMM_WORLD, &par, &npar));
   if (!rank) {
     double mean, sd;

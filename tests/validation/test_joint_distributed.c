@@ -115,14 +115,11 @@ int main(int argc, char **argv)
 {
   StepRecord *par, *ser;
   PetscMPIInt rank, size;
-  char        grid[32];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  snprintf(grid, sizeof grid, "%d,1,1", (int)size);
-  if (size > 1) PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", grid));
-  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "50"));
+  PetscCall(TestSlabsAlongX("50"));
   PetscCall(PetscMalloc2(STEPS, &par, STEPS, &ser));
   PetscCall(Run(PETSC_COMM_WORLD, par));
   if (!rank) {

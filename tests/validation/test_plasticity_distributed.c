@@ -93,13 +93,11 @@ int main(int argc, char **argv)
 {
   Record     *par, *ser;
   PetscMPIInt rank, size;
-  char        grid[32];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  snprintf(grid, sizeof grid, "%d,1,1", (int)size);
-  PetscCall(TestFixedGrid(grid));
+  PetscCall(TestSlabsAlongX("0"));
   PetscCall(PetscNew(&par));
   PetscCall(PetscNew(&ser));
   PetscCall(Run(PETSC_COMM_WORLD, par));

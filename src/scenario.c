@@ -10,11 +10,12 @@
  * fills, emitters, analysis, output), so materials are known before anything refers to them by name.
  *
  * Defaults (the documented choices):
- *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s;
+ *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s; contact.overlap_tolerance 0;
+ *   solver.warm_start_decay 0.5;
  *   contact.model penalty: normal hertz, rolling tracking, slide/roll/spin_damping 1 (critical, the
  *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
  *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin. Keys of the other model are
- *     errors (ccp: max_recovery_speed, solver, rolling_friction, spinning_friction, compliance,
+ *     errors (ccp: max_recovery_speed, overlap_tolerance, solver, rolling_friction, spinning_friction, compliance,
  *     cohesion; penalty: the rest), as are box bodies with the Hertz law (corners have no radius);
  *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for 0.01 m spheres), so the

@@ -50,7 +50,7 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
       if (!(r2 <= change2)) change2 = r2; /* NaN propagates */
     }
     const double change = sqrt(change2) / omega;
-    check = ccp_need_check(s, change, best_res, it);
+    check = ccp_need_check(s, change, best_res, it, s->check_interval);
   }
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);

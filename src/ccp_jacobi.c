@@ -60,7 +60,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
       dv[k] = 0;
     }
     const double change = sqrt(change2) / (omega * lambda);
-    check = ccp_need_check(s, change, best_res, it);
+    check = ccp_need_check(s, change, best_res, it, s->check_interval);
   }
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);

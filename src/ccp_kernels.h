@@ -286,12 +286,12 @@ typedef enum {
   CCP_STOP
 } CCPCheckpoint;
 
-/* Jacobi and Gauss-Seidel: whether to run the exact residual check before the next sweep, given
- * the last sweep's largest change (velocity units): when the change reaches the tolerance, when it
- * explodes, and every check_interval sweeps. */
-static inline PetscBool ccp_need_check(const CCPSolver s, double change, double best_res, PetscInt it)
+/* Whether to run the exact residual check before the next iteration, given the last iteration's
+ * largest change (velocity units): when the change reaches the tolerance, when it explodes, and
+ * every `interval` iterations. */
+static inline PetscBool ccp_need_check(const CCPSolver s, double change, double best_res, PetscInt it, PetscInt interval)
 {
-  return (PetscBool)(!(change > s->tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % s->check_interval == 0);
+  return (PetscBool)(!(change > s->tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % interval == 0);
 }
 
 /* The decision of a checkpoint given the exact residual res_max of the current iterate; *improved

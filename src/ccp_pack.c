@@ -269,15 +269,7 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
     for (int k = 0; k < 6; k++) pk->body[i].v[k] = P->vel_free[6 * i + k];
   for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
   PetscCall(CCPCouplingMark(s, P->vel_free, 6));
-  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
-    const PetscInt i = pk->perm[slot];
-    if (i < 0) continue;
-    const Contact *c = &P->contact[i];
-    CCPBody       *A = &pk->body[c->a], *B = &pk->body[c->b];
-    double         dg[6];
-    for (int k = 0; k < 6; k++) dg[k] = k < ccp_packed_rows(pk) ? x[ccp_packed_index(pk, slot, k)] : 0;
-    ccp_kernel_apply(c, A->im, A->I, B->im, B->I, dg, A->v, B->v);
-  }
+  ccp_sweep_velocity(pk, x);
   PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,7 +342,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
       PetscCall(CCPCouplingReduce(s, r, 2));
       change2 = r[1];
     }
-    check = ccp_need_check(s, sqrt(change2) / scale, best_res, it);
+    check = ccp_need_check(s, sqrt(change2) / scale, best_res, it, s->check_interval);
   }
   PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, stats));
   PetscFunctionReturn(PETSC_SUCCESS);

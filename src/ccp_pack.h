@@ -108,14 +108,17 @@ double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambd
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega);
 /* Max and sum of squares of the GUIDE residual of x at the bodies' v. */
 void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum);
+/* bodies' v += M^-1 D x (all A lanes of a block, then all B lanes, block after block) */
+void   ccp_sweep_velocity(CCPPacked *pk, const double *x);
 /* APGD scatter pass (ccp_apgd.c): x = Proj_B(y - step B gy) with y = xk + beta (xk - xkm1),
  * gy = rk + beta (rk - rkm1); v += M^-1 D (x - ref); dBd += |x - y|_B^-1^2,
- * uphill -= (x - y)^T B^-1 (x - xk). ref may be x. */
+ * uphill -= (x - y)^T B^-1 (x - xk); *change2 = the largest |B_i^-1 (x_i - y_i)|^2. ref may be x. */
 void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x,
-                              double *dBd, double *uphill);
+                              double *dBd, double *uphill, double *change2);
 /* APGD gather pass: r = N x + r0 at the bodies' v; dNd += (x - y)^T (r - gy) (y, gy as above);
- * returns the largest squared GUIDE residual of x. */
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd);
+ * returns the largest squared GUIDE residual of x when `residual` (else 0: the residual's
+ * projection costs about as much as the rest of the pass). */
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, PetscBool residual);
 /* Which kernels run on pk: "avx2" or "generic". */
 const char *ccp_sweep_isa(const CCPPacked *pk);
 #endif

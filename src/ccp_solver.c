@@ -44,11 +44,15 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->jacobi_lambda = 1.0;
   n->gs_omega      = 1.0;
   n->check_interval = 10;
+  n->apgd_check_interval = 4;
   n->packed         = PETSC_TRUE;
   n->simd           = PETSC_TRUE;
   n->release_layout = PETSC_FALSE; /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
   n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
   n->apgd_L_grow    = 2.0;
+  /* About log(1/d)/log(g) of the iterations backtrack (an extra N-product each): 15% at d = 0.9
+   * (Mazhar et al.'s value). 0.95-0.97 backtracked less but left L high for longer after a spike,
+   * and APGD then stalled above 1e-7 m/s on a step of test_distributed_pour (measured). */
   n->apgd_L_decay   = 0.9;
   *s               = n;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -81,6 +85,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsReal("-ccp_jacobi_lambda", "Projected Jacobi relaxation lambda in (0, 1], eq. 46", "CCPSolverSetFromOptions", lambda, &lambda, NULL));
   PetscCall(PetscOptionsReal("-ccp_gs_omega", "Projected Gauss-Seidel relaxation omega of the per-contact step, in (0, 2)", "CCPSolverSetFromOptions", gs_omega, &gs_omega, NULL));
   PetscCall(PetscOptionsInt("-ccp_check_interval", "Jacobi and Gauss-Seidel: sweeps between exact residual checks (each costs about half a sweep; they also keep the best iterate)", "CCPSolverSetFromOptions", s->check_interval, &s->check_interval, NULL));
+  PetscCall(PetscOptionsInt("-ccp_apgd_check_interval", "APGD: iterations between exact residual checks (each costs about a third of an iteration; the best iterate is kept among the checked ones; checks also run when the step nears the tolerance)", "CCPSolverSetFromOptions", s->apgd_check_interval, &s->apgd_check_interval, NULL));
   PetscCall(PetscOptionsBool("-ccp_packed", "Run the solvers on the packed, vectorized layout (false: the reference per-contact loops: slower; the same iterates for Jacobi and APGD, another sweep order for Gauss-Seidel)", "CCPSolverSetFromOptions", s->packed, &s->packed, NULL));
   PetscCall(PetscOptionsBool("-ccp_release_layout", "Free the packed layout and workspace after each solve: lower peak memory (detection and solve buffers never coexist), fresh pages in every solve", "CCPSolverSetFromOptions", s->release_layout, &s->release_layout, NULL));
   PetscCall(PetscOptionsBool("-ccp_simd", "Packed kernels: use AVX2+FMA when the CPU has them (false: the portable build of the same kernels)", "CCPSolverSetFromOptions", s->simd, &s->simd, NULL));
@@ -88,6 +93,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_grow", "APGD factor on L when a step fails the sufficient-decrease test (> 1)", "CCPSolverSetFromOptions", grow, &grow, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_decay", "APGD factor on L after each accepted step, in (0, 1] (< 1 lets the step grow back)", "CCPSolverSetFromOptions", decay, &decay, NULL));
   PetscOptionsEnd();
+  PetscCheck(s->apgd_check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_check_interval %" PetscInt_FMT " must be >= 1 (typical 4)", s->apgd_check_interval);
   PetscCheck(s->check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_check_interval %" PetscInt_FMT " must be >= 1 (typical 10)", s->check_interval);
   PetscCheck(L0 > 0 && isfinite(L0), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_initial %g must be a positive number (typical 1)", (double)L0);
   PetscCheck(grow > 1 && isfinite(grow), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_grow %g must be > 1 (typical 2)", (double)grow);

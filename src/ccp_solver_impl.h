@@ -13,6 +13,7 @@ struct _p_CCPSolver {
   double     jacobi_lambda; /* eq. 46 relaxation lambda in (0, 1] */
   double     gs_omega;      /* Gauss-Seidel over-relaxation of eta_i */
   PetscInt   check_interval; /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
+  PetscInt   apgd_check_interval; /* APGD: iterations between exact residual checks */
   CCPCoupling coupling;      /* over ranks; all NULL: local */
   PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
   PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */

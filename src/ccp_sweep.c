@@ -371,9 +371,9 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
 }
 
 ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *xout,
-                                     double *dBd, double *uphill, const int six)
+                                     double *dBd, double *uphill, double *change2, const int six)
 {
-  v4d sdd = splat(0), sde = splat(0);
+  v4d sdd = splat(0), sde = splat(0), mx = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = &pk->blk[q];
@@ -406,14 +406,17 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const doub
     const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
     sdd += ff * fi + ft * ti;
     sde += ef * fi + et * ti;
+    const v4d c2 = ff * fi * fi + ft * ti * ti;
+    lane_max(&mx, &c2);
     block_apply(K, pk->body, dg, six, 0);
   }
   *dBd += sdd[0] + sdd[1] + sdd[2] + sdd[3];
   *uphill -= sde[0] + sde[1] + sde[2] + sde[3];
+  *change2 = hmax(&mx);
 }
 
 ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd,
-                                      const int six)
+                                      const int residual, const int six)
 {
   v4d mx = splat(0), s = splat(0);
 
@@ -432,11 +435,25 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, cons
       s += (ld(Xn + k * L) - y) * (g[k] - gy);
       vst(G + k * L, g[k]);
     }
-    const v4d r2 = block_residual2(K, Rw, Xn, g, six);
-    lane_max(&mx, &r2);
+    if (residual) {
+      const v4d r2 = block_residual2(K, Rw, Xn, g, six);
+      lane_max(&mx, &r2);
+    }
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
   return hmax(&mx);
+}
+
+/* v += M^-1 D x over all blocks (the warm start's and the final velocity) */
+ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
+{
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const double *X = cblk(x, q, six);
+    v4d           d[6];
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    for (int k = 0; k < 6; k++) d[k] = ldrow(X, k, six);
+    block_apply(&pk->blk[q], pk->body, d, six, 0);
+  }
 }
 
 /* ---- instantiation and dispatch ---- */
@@ -455,15 +472,23 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, cons
     if (pk->all3) residual_impl(pk, x, m, s, 0); \
     else residual_impl(pk, x, m, s, 1); \
   } \
-  attr static void scatter_##suffix(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, \
-                                    double *uphill) \
+  attr static void velocity_##suffix(CCPPacked *pk, const double *x) \
   { \
-    if (pk->all3) apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, 0); \
-    else apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, 1); \
+    if (pk->all3) velocity_impl(pk, x, 0); \
+    else velocity_impl(pk, x, 1); \
   } \
-  attr static double gather_##suffix(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd) \
+  attr static void scatter_##suffix(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, \
+                                    double *uphill, double *change2) \
   { \
-    return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1); \
+    if (pk->all3) apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2, 0); \
+    else apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2, 1); \
+  } \
+  attr static double gather_##suffix(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, \
+                                     int residual) \
+  { \
+    if (residual) \
+      return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1, 1); \
+    return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0, 1); \
   }
 
 INSTANTIATE(generic, )
@@ -488,12 +513,14 @@ static int use_avx2(void) { return 0; }
 double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda) { return DISPATCH(jacobi, pk, gamma, omega, lambda); }
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega) { return DISPATCH(gauss_seidel, pk, gamma, omega); }
 void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, res2_max, res2_sum); }
-void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, double *uphill)
+void   ccp_sweep_velocity(CCPPacked *pk, const double *x) { DISPATCH(velocity, pk, x); }
+void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, double *uphill,
+                              double *change2)
 {
-  DISPATCH(scatter, pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill);
+  DISPATCH(scatter, pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2);
 }
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd)
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, PetscBool residual)
 {
-  return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd);
+  return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, residual ? 1 : 0);
 }
 const char *ccp_sweep_isa(const CCPPacked *pk) { return pk->simd && use_avx2() ? "avx2" : "generic"; }

@@ -605,11 +605,42 @@ static PetscErrorCode test_jacobi_divergence(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* APGD's sparse residual checks (ccp_apgd.c, apgd_check): its iterates do not depend on which
+ * iterations are checked, so the first checked iterate below the tolerance may come later than
+ * the first iterate below it: with the default schedule, and with the indicator near the tolerance
+ * alone (the near_tol checks pushed out to 1000), within 3 iterations here. */
+static PetscErrorCode test_apgd_checks(void)
+{
+  PetscFunctionBeginUser;
+  printf("(8) APGD: residual checked every iteration vs the default schedule vs only near the tolerance\n");
+  for (int dof = 3; dof <= 6; dof += 3) {
+    Sys           S;
+    CCPSolveStats every, dflt, near_tol;
+    PetscCall(build_stack(&S, 10, dof));
+    PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", "1"));
+    PetscCall(run(&S, SOLVER_APGD, 1e-6, 100000, &every));
+    PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
+    for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
+    PetscCall(run(&S, SOLVER_APGD, 1e-6, 100000, &dflt));
+    for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
+    PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", "1000"));
+    PetscCall(run(&S, SOLVER_APGD, 1e-6, 100000, &near_tol));
+    PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
+    printf("  stack %d-dof: iterations to 1e-6 m/s %" PetscInt_FMT " (every), %" PetscInt_FMT " (default), %" PetscInt_FMT " (only near the tolerance)\n", dof, every.iterations, dflt.iterations,
+           near_tol.iterations);
+    CHECK(every.converged && dflt.converged && near_tol.converged, "APGD with sparse checks did not converge on the %d-dof stack", dof);
+    CHECK(dflt.iterations >= every.iterations && dflt.iterations < every.iterations + 4, "APGD default checks: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each", dflt.iterations, every.iterations);
+    CHECK(near_tol.iterations >= every.iterations && near_tol.iterations < every.iterations + 4, "APGD checking near the tolerance only: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each", near_tol.iterations, every.iterations);
+    PetscCall(SysDestroy(&S));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Zero contacts; warm start at the exact solution; max_it = 0; options. */
 static PetscErrorCode test_edges(void)
 {
   PetscFunctionBeginUser;
-  printf("(8) edge cases: no contacts, exact warm start, max_it 0, options\n");
+  printf("(9) edge cases: no contacts, exact warm start, max_it 0, options\n");
   for (int t = 0; t < 3; t++) {
     Sys           S;
     CCPSolveStats st;
@@ -663,7 +694,7 @@ static PetscErrorCode bench(void)
   const int n = 17; /* 4913 spheres */
 
   PetscFunctionBeginUser;
-  printf("(9) timing: %d^3 sphere lattice, ~3 contacts per sphere, fixed 50 iterations (tol 0), ns per contact-iteration\n", n);
+  printf("(10) timing: %d^3 sphere lattice, ~3 contacts per sphere, fixed 50 iterations (tol 0), ns per contact-iteration\n", n);
   for (int dof = 3; dof <= 6; dof += 3) {
     Sys S;
     PetscCall(build_lattice(&S, n, n, n, dof, 0, PETSC_FALSE));
@@ -694,6 +725,7 @@ int main(int argc, char **argv)
   PetscCall(test_random_vi());
   PetscCall(test_jammed());
   PetscCall(test_jacobi_divergence());
+  PetscCall(test_apgd_checks());
   PetscCall(test_edges());
   PetscCall(bench());
   printf("%s (%d failure%s)\n", failures ? "FAILED" : "PASSED", failures, failures == 1 ? "" : "s");

@@ -10,8 +10,8 @@
  *    pair is found once. With x the fastest grid index, the half-shell is 5 contiguous slot ranges:
  *    the rest of the own cell plus the cell at x+1, and the x-rows of 3 cells at (y+1, z),
  *    (y-1, z+1), (y, z+1), (y+1, z+1).
- * 4. Counting sort of the pairs by the lower index, then a small sort of each row by the other:
- *    the order is (i, j), independent of the grid.
+ * 4. BroadphaseFindPairs only: counting sort of the pairs by the lower index, then a small sort
+ *    of each row by the other: the order is (i, j), independent of the grid.
  *
  * Workspace: the header has fields only for the CSR and the output, so the extra buffers live in
  * the same allocations and are reused across calls:
@@ -241,20 +241,39 @@ static void BroadphaseSortPairs(Broadphase *bp, PetscInt n, PetscInt nraw)
   bp->npairs = nraw;
 }
 
-PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope)
+/* Steps 1-3: the pairs in the unsorted half of the pair block, *nraw of them. */
+static PetscErrorCode BroadphaseFindRaw(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, PetscInt *nraw)
 {
-  PetscInt nraw = 0;
-
   PetscFunctionBegin;
   PetscCheck(n >= 0 && n <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BroadphaseFindPairs: n = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", n, s->n_owned + s->n_ghost);
   PetscCheck(envelope >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BroadphaseFindPairs: envelope %g must be >= 0", envelope);
   PetscCheck((size_t)n <= (size_t)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "BroadphaseFindPairs: %" PetscInt_FMT " bodies on one rank exceed the 32-bit pair indices; use more ranks", n);
-  bp->npairs = 0;
+  bp->npairs = *nraw = 0;
   if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BroadphaseSetGrid(bp, s, n, envelope));
   PetscCall(BroadphaseReserve(bp, bp->dims[0] * bp->dims[1] * bp->dims[2], n));
   BroadphaseBin(bp, s, n);
-  PetscCall(BroadphaseSearch(bp, envelope, &nraw));
-  BroadphaseSortPairs(bp, n, nraw);
+  PetscCall(BroadphaseSearch(bp, envelope, nraw));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope)
+{
+  PetscInt nraw;
+
+  PetscFunctionBegin;
+  PetscCall(BroadphaseFindRaw(bp, s, n, envelope, &nraw));
+  if (nraw) BroadphaseSortPairs(bp, n, nraw);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs)
+{
+  PetscInt nraw;
+
+  PetscFunctionBegin;
+  PetscCall(BroadphaseFindRaw(bp, s, n, envelope, &nraw));
+  bp->npairs = nraw;
+  *pairs     = nraw ? bp_raw(bp) : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

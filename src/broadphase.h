@@ -22,4 +22,7 @@ PetscErrorCode BroadphaseCreate(Broadphase *bp);
 PetscErrorCode BroadphaseDestroy(Broadphase *bp);
 /* Find candidate pairs among bodies [0, n) of s (owned and ghosts). envelope > 0 widens the test. */
 PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope);
+/* The same bp->npairs pairs without the (i, j) sort, in grid order: for callers that order them
+ * by something else anyway (collision detection sorts by key). *pairs lives in bp until the next call. */
+PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs);
 #endif

@@ -3,18 +3,21 @@
  * 1. Broadphase pairs among bodies [0, nb); a pair is kept only on the rank that owns body A (the
  *    smaller global id), so with symmetric halos every contact is computed by exactly one rank. Every owned body is tested against every wall (walls are replicated, so
  *    the body's owner computes its wall contacts); ghosts never are.
- * 2. Narrowphase in that order (storage order: the body data are read nearly sequentially), each
- *    point staged in a compact record with its key (id A, id B, sub). A is the smaller global id
- *    (walls have negative ids, so a wall is always A); the normal runs from A to B.
- * 3. Stable radix sort of (packed key, record index), then one pass that writes the contacts in key
- *    order. Sorting 16-byte records and gathering ~120-byte staged points is much cheaper than
- *    permuting the full contacts, or than running the narrowphase in key order (which would read
- *    the bodies in id order, i.e. randomly). ContactSetSortByKey then only verifies the order.
+ * 2. Each kept pair is staged as a KeyedPair (key, A, B): 32 bytes, no geometry yet. A is the
+ *    smaller global id (walls have negative ids, so a wall is always A); the normal runs from A to B.
+ * 3. Stable radix sort of (packed key, record index), then one pass in key order that runs the
+ *    narrowphase of each pair and writes its points (sub 0, 1, ...) straight into the contact set,
+ *    as the neighbour list does (src/neighbour_list.c). Staging the computed points instead (120
+ *    bytes each) cost fresh pages and a random gather of two cache lines per point; reading the
+ *    two bodies in key order costs about the same cache misses, and the sphere-sphere narrowphase
+ *    is a square root. The broadphase's (i, j) sort is not needed: the key sort decides the order.
+ *    ContactSetSortByKey then only verifies the order.
  *
  * Box-box contacts (two box bodies, or a box body and a box wall) are not supported: such pairs
  * are skipped here, and the scenario checker rejects scenarios that could produce them.
  *
- * The staging buffers are allocated per call (the header gives CollisionDetect no workspace). */
+ * The staging buffers are allocated per call (the header gives CollisionDetect no workspace) and
+ * freed before the solve (README "Memory per body"). */
 #include "collision.h"
 #include "collision_impl.h"
 #include <string.h>
@@ -165,66 +168,86 @@ void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, 
   c->mu = pp.mu; c->rho = pp.rho; c->sigma = pp.sigma; c->cohesion = pp.cohesion; c->compliance = pp.compliance; c->damping = pp.damping; c->yield_force = pp.yield_force;
 }
 
+/* Append the contacts of one candidate pair, in key order: its narrowphase points, sub 0, 1, ... */
+static PetscErrorCode collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const KeyedPair *q, ContactSet *cs)
+{
+  ContactPoint pts[NARROW_MAX_POINTS];
+  StagedPoint  st[NARROW_MAX_POINTS];
+  PetscInt     nst = 0;
+  const Wall  *w   = q->a >= nb ? &set->walls[q->a - nb] : NULL;
+  const int    np  = w ? collision_wall_body_points(w, s, q->b, set->envelope, pts) : collision_body_pair_points(s, q->a, q->b, set->envelope, pts);
+
+  PetscFunctionBegin;
+  if (!np) PetscFunctionReturn(PETSC_SUCCESS);
+  if (w) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
+  else collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a], s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
+  for (PetscInt k = 0; k < nst; k++) {
+    Contact *c;
+    PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
+    collision_contact_from(set, &st[k], c);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline void collision_keyed_pair(KeyedPair *q, int64_t ida, int64_t idb, int32_t a, int32_t b)
+{
+  memset(q, 0, sizeof(*q)); /* no uninitialized padding in the key */
+  q->key.ida = ida;
+  q->key.idb = idb;
+  q->a       = a;
+  q->b       = b;
+}
+
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs)
 {
-  const PetscInt nown = PetscMin(nb, s->n_owned);
-  const double   env  = set->envelope;
-  PetscInt       nwall_tests = 0, cap, nst = 0;
-  StagedPoint   *st;
-  SortRecord    *rec, *tmp, *sorted = NULL;
-  ContactPoint   pts[NARROW_MAX_POINTS];
+  const PetscInt  nown = PetscMin(nb, s->n_owned);
+  const double    env  = set->envelope;
+  PetscInt        nwall_tests = 0, cap, npairs = 0, max_points;
+  const BodyPair *cand;
+  KeyedPair      *pair;
+  SortRecord     *rec, *tmp, *sorted = NULL;
 
   PetscFunctionBegin;
   PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CollisionDetect: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
   PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CollisionDetect: %d walls but no wall array", set->nwalls);
   ContactSetClear(cs);
-  PetscCall(BroadphaseFindPairs(bp, s, nb, env));
+  PetscCall(BroadphaseFindCandidates(bp, s, nb, env, &cand));
 
-  /* Staging capacity: a body pair gives at most 1 point (box-box is skipped), a body-wall pair
-   * at most NARROW_MAX_POINTS. */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) nwall_tests += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
-  cap = bp->npairs + NARROW_MAX_POINTS * nwall_tests;
-  PetscCall(PetscMalloc3((size_t)cap + 1, &st, (size_t)cap + 1, &rec, (size_t)cap + 1, &tmp));
+  cap = bp->npairs + nwall_tests;
+  PetscCall(PetscMalloc3((size_t)cap + 1, &pair, (size_t)cap + 1, &rec, (size_t)cap + 1, &tmp));
 
   for (PetscInt p = 0; p < bp->npairs; p++) {
-    const int32_t i = bp->pairs[p].i, j = bp->pairs[p].j;
-    if (p + 8 < bp->npairs) { /* i runs in order but j jumps unless the storage is spatially sorted */
-      const int32_t ja = bp->pairs[p + 8].j;
-      __builtin_prefetch(s->pos + 3 * (size_t)ja);
-      __builtin_prefetch(s->size + 3 * (size_t)ja);
-      __builtin_prefetch(s->id + ja);
-      __builtin_prefetch(s->shape + ja);
-      __builtin_prefetch(s->material + ja);
-    }
+    const int32_t i = cand[p].i, j = cand[p].j;
     if (i >= s->n_owned) continue; /* i < j, so both are ghosts: another rank computes it */
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
     if (A >= s->n_owned) continue; /* the owner of A computes the contact: exactly one rank does */
-    const int     np = collision_body_pair_points(s, A, B, env, pts);
-    if (np) collision_stage_points(st, &nst, pts, np, A, B, s->id[A], s->id[B], s->material[A], s->material[B], s->pos + 3 * (size_t)A, s->pos + 3 * (size_t)B);
+    collision_keyed_pair(&pair[npairs++], s->id[A], s->id[B], A, B);
   }
+  max_points = npairs; /* a body pair gives at most one point (box-box is skipped) */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
-      const Wall *w = &set->walls[k];
-      if (!collision_wall_may_touch(w, s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
-      const int np = collision_wall_body_points(w, s, i, env, pts);
-      if (np) collision_stage_points(st, &nst, pts, np, (int32_t)(nb + k), (int32_t)i, wall_global_id(k), s->id[i], w->material, s->material[i], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)i);
+      if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
+      collision_keyed_pair(&pair[npairs++], wall_global_id(k), s->id[i], (int32_t)(nb + k), (int32_t)i);
+      max_points += s->shape[i] == SHAPE_SPHERE ? 1 : NARROW_MAX_POINTS;
     }
 
-  PetscCall(collision_sort_by_key(st, sizeof(StagedPoint), nst, rec, tmp, &sorted));
-  PetscCall(ContactSetReserve(cs, nst));
-  for (PetscInt k = 0; k < nst; k++) {
-    const StagedPoint *p = &st[sorted[k].idx];
-    if (k + 16 < nst) { /* the gather is random: fetch ahead (a record spans two cache lines) */
-      const char *ahead = (const char *)&st[sorted[k + 16].idx];
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + sizeof(StagedPoint) - 1);
+  PetscCall(collision_sort_by_key(pair, sizeof(KeyedPair), npairs, rec, tmp, &sorted));
+  PetscCall(ContactSetReserve(cs, max_points));
+  for (PetscInt k = 0; k < npairs; k++) {
+    if (k + 8 < npairs) { /* key order reads the bodies in id order: fetch ahead */
+      const KeyedPair *ahead = &pair[sorted[k + 8].idx];
+      if (ahead->a < nb) {
+        __builtin_prefetch(s->pos + 3 * (size_t)ahead->a);
+        __builtin_prefetch(s->size + 3 * (size_t)ahead->a);
+      }
+      __builtin_prefetch(s->pos + 3 * (size_t)ahead->b);
+      __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
     }
-    Contact           *c;
-    PetscCall(ContactSetAppendSlot(cs, &p->key, &c));
-    collision_contact_from(set, p, c);
+    PetscCall(collision_append_pair(set, s, nb, &pair[sorted[k].idx], cs));
   }
-  PetscCall(PetscFree3(st, rec, tmp));
+  PetscCall(PetscFree3(pair, rec, tmp));
   PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

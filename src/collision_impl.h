@@ -15,6 +15,13 @@ typedef struct {
   double     n[3], ra[3], rb[3], phi;
 } StagedPoint;
 
+/* A candidate pair before the final ordering: its points are not computed until the pair's turn
+ * in key order (so staging holds 32 bytes per pair, not the points). */
+typedef struct {
+  ContactKey key;  /* (id A, id B, 0); first, for the key sort */
+  int32_t    a, b; /* solver indices: A a body or a wall (nb + k), B a body */
+} KeyedPair;
+
 typedef struct {
   uint64_t key; /* (id A, id B, sub) packed so that integer order is key order */
   PetscInt idx; /* staged point */

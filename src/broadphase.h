@@ -7,6 +7,10 @@
 
 typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
 
+/* The grid has at most this many cells per body (+ 64): the cell grows beyond 2 r_max + envelope
+ * where the bodies' bounding box is mostly empty. */
+#define BROADPHASE_MAX_CELLS_PER_BODY 8
+
 typedef struct {
   /* grid */
   double   origin[3], cell;

@@ -51,7 +51,7 @@ static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *
   const PetscInt ncells = bp->dims[0] * bp->dims[1] * bp->dims[2];
   printf("%s: %d bodies, %d pairs, grid %dx%dx%d (cell %.3g)\n", what, (int)n, (int)bp->npairs, (int)bp->dims[0], (int)bp->dims[1], (int)bp->dims[2], bp->cell);
   /* the grid cap: at most about 4 cells per body (plus a constant) */
-  CHECK(n < 2 || ncells <= 4 * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
+  CHECK(n < 2 || ncells <= BROADPHASE_MAX_CELLS_PER_BODY * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

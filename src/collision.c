@@ -78,15 +78,15 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
 void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
   PairParams pp;
-  memset(c, 0, sizeof(*c)); /* bn, c_lin, c_rot, eta, cohesion_impulse: set by the stepper */
   material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
-  c->a = p->a; c->b = p->b; c->sub = p->key.sub;
-  c->dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6;
+  /* A compound literal rather than memset + stores: the fields not named (bn, c_lin, c_rot, eta,
+   * cohesion_impulse, yield_impulse, plastic, box: set by the stepper) are zero either way, and
+   * the compiler writes the record once. */
+  *c = (Contact){.a = p->a, .b = p->b, .sub = p->key.sub, .dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6, .phi = p->phi,
+                 .mu = pp.mu, .rho = pp.rho, .sigma = pp.sigma, .cohesion = pp.cohesion, .compliance = pp.compliance, .damping = pp.damping, .yield_force = pp.yield_force};
   v3_copy(c->n, p->n);
   v3_tangents(c->n, c->u, c->w);
   v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
-  c->phi = p->phi;
-  c->mu = pp.mu; c->rho = pp.rho; c->sigma = pp.sigma; c->cohesion = pp.cohesion; c->compliance = pp.compliance; c->damping = pp.damping; c->yield_force = pp.yield_force;
 }
 
 /* Append the contacts of pair (a, b), whose turn in key order it is: its narrowphase points, sub 0, 1, ... */

@@ -30,7 +30,6 @@ PetscErrorCode BodyStoreSortSpatially(BodyStore *s, const double lo[3], const do
   const PetscInt n = s->n_owned;
   MortonKey     *keys;
   PetscInt      *order;
-  PetscBool      moved = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "BodyStoreSortSpatially: drop the ghosts first");
@@ -50,11 +49,8 @@ PetscErrorCode BodyStoreSortSpatially(BodyStore *s, const double lo[3], const do
   /* The bodies are still in last sort's order but for those that crossed a Morton cell since:
    * TimSort takes that near-sorted run in about one pass (the qsort before it took n log n). */
   PetscCall(PetscTimSort(n, keys, sizeof(*keys), CompareMorton, NULL));
-  for (PetscInt i = 0; i < n; i++) {
-    order[i] = keys[i].index;
-    if (order[i] != i) moved = PETSC_TRUE;
-  }
-  if (moved) PetscCall(BodyStorePermute(s, n, order));
+  for (PetscInt i = 0; i < n; i++) order[i] = keys[i].index;
+  PetscCall(BodyStorePermute(s, n, order)); /* touches only the slots that change */
   PetscCall(PetscFree2(keys, order));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -73,16 +73,26 @@ void BodyStoreRemoveOwned(BodyStore *s, PetscInt i)
 
 PetscErrorCode BodyStorePermute(BodyStore *s, PetscInt n, const PetscInt *order)
 {
+  PetscInt lo = 0, hi = n; /* only slots [lo, hi) change: a re-sort of a settled pile moves few bodies */
+  char    *scratch;
+  size_t   row = 0;
+
   PetscFunctionBegin;
+  while (lo < hi && order[lo] == lo) lo++;
+  while (hi > lo && order[hi - 1] == hi - 1) hi--;
+  if (lo == hi) PetscFunctionReturn(PETSC_SUCCESS);
+#define BODY_FIELD_ROW(type, name, width) row = PetscMax(row, sizeof(type) * (width));
+  BODY_FIELDS(BODY_FIELD_ROW)
+#undef BODY_FIELD_ROW
+  PetscCall(PetscMalloc1(row * (size_t)(hi - lo), &scratch)); /* one buffer for every field */
 #define BODY_FIELD_PERMUTE(type, name, width) \
   { \
-    type *p; \
-    PetscCall(PetscMalloc1((size_t)n * (width) + 1, &p)); \
-    for (PetscInt k = 0; k < n; k++) memcpy(p + (size_t)k * (width), s->name + (size_t)order[k] * (width), sizeof(type) * (width)); \
-    PetscCall(PetscArraycpy(s->name, p, (size_t)n * (width))); \
-    PetscCall(PetscFree(p)); \
+    type *p = (type *)(void *)scratch; \
+    for (PetscInt k = lo; k < hi; k++) memcpy(p + (size_t)(k - lo) * (width), s->name + (size_t)order[k] * (width), sizeof(type) * (width)); \
+    PetscCall(PetscArraycpy(s->name + (size_t)lo * (width), p, (size_t)(hi - lo) * (width))); \
   }
   BODY_FIELDS(BODY_FIELD_PERMUTE)
 #undef BODY_FIELD_PERMUTE
+  PetscCall(PetscFree(scratch));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,6 +7,10 @@
 
 typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
 
+/* The grid has at most this many cells per body (+ 64): the cell grows beyond 2 r_max + envelope
+ * where the bodies' bounding box is mostly empty. */
+#define BROADPHASE_MAX_CELLS_PER_BODY 8
+
 typedef struct {
   /* grid */
   double   origin[3], cell;
@@ -22,4 +26,7 @@ PetscErrorCode BroadphaseCreate(Broadphase *bp);
 PetscErrorCode BroadphaseDestroy(Broadphase *bp);
 /* Find candidate pairs among bodies [0, n) of s (owned and ghosts). envelope > 0 widens the test. */
 PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope);
+/* The same bp->npairs pairs without the (i, j) sort, in grid order: for callers that order them
+ * by something else anyway (collision detection sorts by key). *pairs lives in bp until the next call. */
+PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs);
 #endif

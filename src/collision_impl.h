@@ -39,6 +39,29 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
 /* Append np points to st[*nst ..] with keys (ida, idb, k); ref_a, ref_b as in collision.c. */
 void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
                             const double *ref_a, const double *ref_b);
+/* A candidate pair (A, B) before the final ordering, 16 bytes: its key packed in 64 bits where the
+ * ids allow (collision_pair_key), and A and B carried along by the sort, so that nothing is
+ * gathered and no geometry is staged; the pair's points are computed in key order. */
+typedef struct {
+  uint64_t key;
+  int32_t  a, b; /* solver indices: A a body or a wall (nb + k), B a body */
+} PairRecord;
+
+typedef struct {
+  int64_t   lo;   /* smallest id of the bodies [0, nb) and the walls */
+  int       bits; /* bits of the id span */
+  PetscBool fits; /* two ids fit one 64-bit key */
+} PairKeyRange;
+
+PairKeyRange collision_pair_key_range(const BodyStore *s, PetscInt nb, int nwalls);
+/* (id A, id B) packed so that integer order is key order (0 where they do not fit) */
+static inline uint64_t collision_pair_key(const PairKeyRange *r, int64_t ida, int64_t idb)
+{
+  return r->fits ? ((uint64_t)ida - (uint64_t)r->lo) << r->bits | ((uint64_t)idb - (uint64_t)r->lo) : 0;
+}
+/* The n pairs in key order (ids of bodies [0, nb) of s; walls first), stably: a radix sort where
+ * the keys fit, else a comparison sort. *sorted is rec or tmp (each n entries). */
+PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairKeyRange *r, PetscInt n, PairRecord *rec, PairRecord *tmp, PairRecord **sorted);
 /* Stable order by key of nst records that each start with a ContactKey, `stride` bytes apart:
  * *sorted (rec or tmp, each of nst + 1 entries) lists their indices in key order. */
 PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted);

@@ -2,6 +2,8 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <stdint.h>
+#include <sys/mman.h>
 
 /* Arrays of at least 256 KB are mapped (a fixed threshold: glibc's adaptive one would move them
  * back into the heap after the first free) and the heap top is returned beyond 1 MB free. */
@@ -17,4 +19,15 @@ PetscErrorCode MemoryPolicyApply(void)
              "glibc refused the heap policy (mallopt): report this with the glibc version; memory per body will be higher");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void MemoryAdviseHugePages(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }

@@ -10,4 +10,10 @@
 #include <petscsys.h>
 
 PetscErrorCode MemoryPolicyApply(void);
+
+/* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes) of a fresh array,
+ * before it is first touched. For arrays allocated and freed every step (collision detection's):
+ * with 4 KB pages, faulting them in and unmapping them cost more than filling them. Advice only:
+ * where it is not supported, nothing changes. */
+void MemoryAdviseHugePages(void *p, size_t bytes);
 #endif

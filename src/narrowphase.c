@@ -1,37 +1,6 @@
 #include "narrowphase.h"
 #include "vec3.h"
 
-int narrow_sphere_sphere(const double c1[3], double r1, const double c2[3], double r2, double envelope, ContactPoint *out)
-{
-  double d[3], dist, phi;
-
-  v3_sub(d, c2, c1);
-  dist = v3_norm(d);
-  phi  = dist - r1 - r2;
-  if (!(phi < envelope)) return 0;
-  if (dist > 0) v3_scale(out->n, 1.0 / dist, d);
-  else v3_set(out->n, 0, 0, 1); /* coincident centres: any direction is a valid normal; pick a fixed one */
-  v3_copy(out->p1, c1); v3_axpy(out->p1, r1, out->n);
-  v3_copy(out->p2, c2); v3_axpy(out->p2, -r2, out->n);
-  out->phi = phi;
-  return 1;
-}
-
-int narrow_plane_sphere(const double p[3], const double nrm[3], const double c[3], double r, double envelope, ContactPoint *out)
-{
-  double d[3], height, phi;
-
-  v3_sub(d, c, p);
-  height = v3_dot(d, nrm); /* signed distance of the centre above the plane */
-  phi    = height - r;
-  if (!(phi < envelope)) return 0;
-  v3_copy(out->n, nrm);
-  v3_copy(out->p1, c); v3_axpy(out->p1, -height, nrm);
-  v3_copy(out->p2, c); v3_axpy(out->p2, -r, nrm);
-  out->phi = phi;
-  return 1;
-}
-
 int narrow_box_sphere(const double bc[3], const double bq[4], const double he[3], const double c[3], double r, double envelope, ContactPoint *out)
 {
   double R[9], d[3], local[3], q[3], nl[3] = {0, 0, 0}, dist;

@@ -244,7 +244,7 @@ static PetscBool grid_overlaps(const FillGrid *g, const double c[3], double r)
 /* Signed gap between a sphere and wall w (negative: penetration). */
 static double sphere_wall_gap(const Wall *w, const double c[3], double r)
 {
-  ContactPoint cp;
+  ContactPoint cp = {.phi = NAN}; /* no point (a NaN centre): the gap is NaN too */
   if (w->type == WALL_PLANE) narrow_plane_sphere(w->point, w->normal, c, r, HUGE_VAL, &cp);
   else narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, HUGE_VAL, &cp);
   return cp.phi;

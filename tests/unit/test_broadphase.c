@@ -1,6 +1,7 @@
 /* Unit test of the cell-grid broadphase (src/broadphase.c) against an O(n^2) brute-force pair
  * list: the pairs (i < j) with |ci - cj| < ri + rj + envelope, enumerated in (i, j) order. The
- * broadphase must return exactly that list, in that order (it promises the (i, j) order), for:
+ * broadphase must return exactly that list, in that order (it promises the (i, j) order), and
+ * BroadphaseFindCandidates the same pairs in any order, for:
  *   - 4000 spheres with radii varying by a factor 3 in a cube (dense enough to need pair-buffer
  *     growth), owned and ghost bodies mixed;
  *   - a flat sheet and a line with far outliers (the grid cap must grow the cells instead of
@@ -13,6 +14,7 @@
 #include "broadphase.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "test_check.h"
 
@@ -33,6 +35,38 @@ static PetscErrorCode add_sphere(BodyStore *s, int64_t id, double x, double y, d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static int compare_pairs(const void *pa, const void *pb)
+{
+  const BodyPair *a = pa, *b = pb;
+  if (a->i != b->i) return a->i < b->i ? -1 : 1;
+  return (a->j > b->j) - (a->j < b->j);
+}
+
+/* BroadphaseFindCandidates (no order promised) must give the pairs of BroadphaseFindPairs, which
+ * the caller has just checked against brute force: the same set, each once, i < j. */
+static PetscErrorCode compare_candidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const char *what)
+{
+  const BodyPair *cand;
+  BodyPair       *sorted, *got;
+  const PetscInt  npairs = bp->npairs;
+  PetscInt        bad    = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(npairs + 1, &sorted, npairs + 1, &got));
+  if (npairs) PetscCall(PetscArraycpy(sorted, bp->pairs, npairs));
+  PetscCall(BroadphaseFindCandidates(bp, s, n, envelope, &cand));
+  CHECK(bp->npairs == npairs, "%s: %d candidates, %d pairs", what, (int)bp->npairs, (int)npairs);
+  if (bp->npairs == npairs) {
+    if (npairs) PetscCall(PetscArraycpy(got, cand, npairs));
+    for (PetscInt k = 0; k < npairs; k++) bad += !(got[k].i < got[k].j);
+    qsort(got, (size_t)npairs, sizeof(BodyPair), compare_pairs);
+    for (PetscInt k = 0; k < npairs; k++) bad += got[k].i != sorted[k].i || got[k].j != sorted[k].j;
+    CHECK(bad == 0, "%s: %d candidates differ from the sorted pairs", what, (int)bad);
+  }
+  PetscCall(PetscFree2(sorted, got));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Compare bp's pairs among bodies [0, n) with the brute-force list. */
 static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const char *what)
 {
@@ -50,8 +84,9 @@ static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *
   CHECK(mismatches == 0 && k == bp->npairs, "%s: %d mismatches; brute force matched %d of the broadphase's %d pairs", what, (int)mismatches, (int)k, (int)bp->npairs);
   const PetscInt ncells = bp->dims[0] * bp->dims[1] * bp->dims[2];
   printf("%s: %d bodies, %d pairs, grid %dx%dx%d (cell %.3g)\n", what, (int)n, (int)bp->npairs, (int)bp->dims[0], (int)bp->dims[1], (int)bp->dims[2], bp->cell);
-  /* the grid cap: at most about 4 cells per body (plus a constant) */
-  CHECK(n < 2 || ncells <= 4 * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
+  /* the grid cap: at most BROADPHASE_MAX_CELLS_PER_BODY cells per body (plus a constant) */
+  CHECK(n < 2 || ncells <= BROADPHASE_MAX_CELLS_PER_BODY * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
+  PetscCall(compare_candidates(bp, s, n, envelope, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -8,7 +8,8 @@
  *      another rank owns them); an owned-ghost overlap (kept). Checked per contact: a, b, key,
  *      sub, frame, ra, rb, phi, pair parameters and dof, zero stepper fields and impulses, order.
  *   2. 3000 random spheres (shuffled ids, 500 ghosts) with two planes and a box wall, compared
- *      with a brute-force contact list computed here (all pairs, direct geometry).
+ *      with a brute-force contact list computed here (all pairs, direct geometry); once with ids
+ *      that fit the packed pair key, once with ids spread over 2^52 (the comparison-sort path).
  *   3. Timing (printed, not asserted): BroadphaseFindPairs and CollisionDetect for ~2e5 spheres
  *      in a loose random packing: storage and ids in spatial order; ids shuffled; storage shuffled. */
 // ctest: labels=unit timeout=120
@@ -190,7 +191,9 @@ static int compare_expected(const void *pa, const void *pb)
   return 0;
 }
 
-static PetscErrorCode test_random_scene(void)
+/* id_step: the ids are 1000 + id_step k. A step of 2^31 or more makes the id span too wide for the
+ * packed 64-bit pair key, and detection takes its comparison-sort path. */
+static PetscErrorCode test_random_scene(int64_t id_step)
 {
   const int         n = 3000, nghost = 500;
   const double      env = 0.02;
@@ -212,7 +215,7 @@ static PetscErrorCode test_random_scene(void)
   PetscCall(BroadphaseCreate(&bp));
   PetscCall(ContactSetCreate(&cs));
   PetscCall(PetscMalloc2(n, &ids, cap, &e));
-  for (int i = 0; i < n; i++) ids[i] = 1000 + 3 * i; /* shuffled below */
+  for (int i = 0; i < n; i++) ids[i] = 1000 + id_step * i; /* shuffled below */
   for (int i = n - 1; i > 0; i--) {
     const int     j = (int)(urand() * (i + 1));
     const int64_t t = ids[i];
@@ -292,7 +295,7 @@ static PetscErrorCode test_random_scene(void)
   CHECK(bad == 0, "random scene: %d contacts differ from brute force", bad);
   int nwall = 0;
   for (int i = 0; i < ne; i++) nwall += e[i].ida < 0;
-  printf("random scene: %d spheres (%d ghosts), %d contacts (%d with walls) match brute force\n", n, nghost, ne, nwall);
+  printf("random scene, id step %lld: %d spheres (%d ghosts), %d contacts (%d with walls) match brute force\n", (long long)id_step, n, nghost, ne, nwall);
   PetscCall(PetscFree2(ids, e));
   PetscCall(ContactSetDestroy(&cs));
   PetscCall(BroadphaseDestroy(&bp));
@@ -381,7 +384,8 @@ int main(int argc, char **argv)
   rng_state = 0x243F6A8885A308D3ull; /* this test's seed */
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(test_hand_built());
-  PetscCall(test_random_scene());
+  PetscCall(test_random_scene(3));
+  PetscCall(test_random_scene((int64_t)3 << 40));
   PetscCall(test_timing());
   if (failures) printf("test_collision: %d check(s) FAILED\n", failures);
   else printf("test_collision: all checks passed\n");

@@ -259,34 +259,98 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Records in slot order: record i (rec bytes at records + i rec) goes to slot[i] in [0, nslot)
+ * (< 0: dropped), in index order per slot (a stable counting sort). *start (nslot + 1 entries,
+ * PetscFree it) delimits each slot's records in *sendbuf (PetscFree it). */
+static PetscErrorCode PackBySlot(size_t rec, PetscInt n, const PetscMPIInt slot[], const char *records, PetscInt nslot, PetscInt **start, char **sendbuf)
+{
+  PetscInt *at, nsend = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nslot + 1, start));
+  for (PetscInt i = 0; i < n; i++)
+    if (slot[i] >= 0) {
+      (*start)[slot[i] + 1]++;
+      nsend++;
+    }
+  for (PetscInt k = 0; k < nslot; k++) (*start)[k + 1] += (*start)[k];
+  PetscCall(PetscMalloc1(rec * (size_t)nsend + 1, sendbuf));
+  PetscCall(PetscMalloc1(nslot + 1, &at));
+  PetscCall(PetscArraycpy(at, *start, nslot + 1));
+  for (PetscInt i = 0; i < n; i++)
+    if (slot[i] >= 0) memcpy(*sendbuf + rec * (size_t)at[slot[i]]++, records + rec * (size_t)i, rec);
+  PetscCall(PetscFree(at));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* See exchange.h. */
 PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
   PetscMPIInt size, nto = 0, *toranks, *tocounts;
-  PetscInt   *start, nsend = 0;
+  PetscInt   *start;
   char       *sendbuf;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscCalloc1(size + 1, &start));
-  for (PetscInt i = 0; i < n; i++)
-    if (dest[i] >= 0) {
-      start[dest[i] + 1]++;
-      nsend++;
-    }
-  PetscCall(PetscMalloc3(size, &toranks, size, &tocounts, rec * (size_t)nsend + 1, &sendbuf));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    if (start[r + 1]) {
+  PetscCall(PackBySlot(rec, n, dest, records, size, &start, &sendbuf));
+  PetscCall(PetscMalloc2(size, &toranks, size, &tocounts));
+  for (PetscMPIInt r = 0; r < size; r++)
+    if (start[r + 1] > start[r]) {
       toranks[nto]    = r;
-      tocounts[nto++] = (PetscMPIInt)start[r + 1];
+      tocounts[nto++] = (PetscMPIInt)(start[r + 1] - start[r]);
     }
-    start[r + 1] += start[r];
-  }
-  for (PetscInt i = 0; i < n; i++) /* a stable counting sort by destination */
-    if (dest[i] >= 0) memcpy(sendbuf + rec * (size_t)start[dest[i]]++, records + rec * (size_t)i, rec);
   PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, nrecv, recvbuf, bytes));
-  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
+  PetscCall(PetscFree2(toranks, tocounts));
+  PetscCall(PetscFree(sendbuf));
   PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+{
+  const PetscInt nn = ex->n_neighbors;
+  PetscMPIInt   *slot, *rlen, len;
+  PetscInt      *start;
+  char          *sendbuf;
+  MPI_Request   *req;
+  size_t         total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &slot));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt k = -1;
+    if (dest[i] >= 0) PetscCall(PetscFindMPIInt(dest[i], nn, ex->neighbor, &k));
+    PetscCheck(dest[i] < 0 || k >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ExchangeSendToNeighbors: record %" PetscInt_FMT " goes to rank %d, not a neighbour; use ExchangeSendToRanks", i, dest[i]);
+    slot[i] = (PetscMPIInt)k;
+  }
+  PetscCall(PackBySlot(rec, n, slot, records, nn, &start, &sendbuf));
+  PetscCall(PetscMalloc2(nn + 1, &req, nn + 1, &rlen));
+  for (PetscInt k = 0; k < nn; k++) { /* one message to every neighbour, empty or not: each probes all */
+    PetscCall(MessageLength(rec * (size_t)(start[k + 1] - start[k]), &len));
+    PetscCallMPI(MPI_Isend(sendbuf + rec * (size_t)start[k], len, MPI_BYTE, ex->neighbor[k], tag, ex->comm, &req[k]));
+    if (bytes) *bytes += len;
+  }
+  for (PetscInt k = 0; k < nn; k++) { /* the lengths first (a probe leaves the message queued) */
+    MPI_Status st;
+    PetscCallMPI(MPI_Probe(ex->neighbor[k], tag, ex->comm, &st));
+    PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
+    PetscCheck(len % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %d bytes from rank %d is not a whole number of %zu-byte records", len, ex->neighbor[k], rec);
+    rlen[k] = len;
+    total += (size_t)len;
+  }
+  PetscCall(PetscMalloc1(total + 1, recvbuf));
+  total = 0;
+  for (PetscInt k = 0; k < nn; k++) { /* in rank order, so the layout does not depend on arrival order */
+    PetscCallMPI(MPI_Recv(*recvbuf + total, rlen[k], MPI_BYTE, ex->neighbor[k], tag, ex->comm, MPI_STATUS_IGNORE));
+    total += (size_t)rlen[k];
+  }
+  *nrecv = (PetscInt)(total / rec);
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)nn, req, MPI_STATUSES_IGNORE));
+  PetscCall(PetscFree2(req, rlen));
+  PetscCall(PetscFree(sendbuf));
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(slot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -114,6 +114,12 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
  * (dest < 0: dropped), in index order per destination (a stable counting sort); receives as
  * ExchangeSendRecords. Collective. */
 PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* The same for records that all go to neighbours of ex's last ExchangeBuildGhosts (e.g. to the
+ * owners of its ghosts): one message to and one from each neighbour, whose length the receiver
+ * probes, instead of ExchangeSendToRanks' agreement on who sends to whom (PetscCommBuildTwoSided):
+ * one synchronizing round instead of two or more. A dest that is not a neighbour is an error.
+ * *recvbuf (PetscFree it) in neighbour rank order. Collective. */
+PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
 /* The domain tag decomp/impulse_routing.c and decomp/force_routing.c send on (the exchange uses tags 0 .. 4). */
 #define EXCHANGE_TAG_ROUTE 5
 

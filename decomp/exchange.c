@@ -1,7 +1,9 @@
 /* Migration, ghost build, owner -> ghost update and ghost -> owner reduce. See exchange.h.
  *
- * Messages: migration goes straight to the new owner (any rank): the receivers learn who sends how
- * many bodies from PetscCommBuildTwoSided, then the records travel point to point. Ghosts only
+ * Messages: migration goes straight to the new owner (any rank): one reduction tells every rank
+ * whether all bodies go next door (then each neighbour pair exchanges one message, probed for its
+ * length), else the receivers learn who sends how many bodies from PetscCommBuildTwoSided, then
+ * the records travel point to point. Ghosts only
  * travel between neighbours (subdomains at box distance < halo, at most 26 when every subdomain is
  * at least halo wide); every neighbour pair exchanges one message per build even when empty, so a
  * receiver can probe each neighbour in turn. Updates and reduces reuse the plan of the build. */
@@ -307,9 +309,8 @@ PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
 }
 
 /* See exchange.h. */
-PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
-  const PetscInt nn = ex->n_neighbors;
   PetscMPIInt   *slot, *rlen, len;
   PetscInt      *start;
   char          *sendbuf;
@@ -320,7 +321,7 @@ PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size
   PetscCall(PetscMalloc1(n + 1, &slot));
   for (PetscInt i = 0; i < n; i++) {
     PetscInt k = -1;
-    if (dest[i] >= 0) PetscCall(PetscFindMPIInt(dest[i], nn, ex->neighbor, &k));
+    if (dest[i] >= 0) PetscCall(PetscFindMPIInt(dest[i], nn, neighbor, &k));
     PetscCheck(dest[i] < 0 || k >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ExchangeSendToNeighbors: record %" PetscInt_FMT " goes to rank %d, not a neighbour; use ExchangeSendToRanks", i, dest[i]);
     slot[i] = (PetscMPIInt)k;
   }
@@ -328,21 +329,21 @@ PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size
   PetscCall(PetscMalloc2(nn + 1, &req, nn + 1, &rlen));
   for (PetscInt k = 0; k < nn; k++) { /* one message to every neighbour, empty or not: each probes all */
     PetscCall(MessageLength(rec * (size_t)(start[k + 1] - start[k]), &len));
-    PetscCallMPI(MPI_Isend(sendbuf + rec * (size_t)start[k], len, MPI_BYTE, ex->neighbor[k], tag, ex->comm, &req[k]));
+    PetscCallMPI(MPI_Isend(sendbuf + rec * (size_t)start[k], len, MPI_BYTE, neighbor[k], tag, comm, &req[k]));
     if (bytes) *bytes += len;
   }
   for (PetscInt k = 0; k < nn; k++) { /* the lengths first (a probe leaves the message queued) */
     MPI_Status st;
-    PetscCallMPI(MPI_Probe(ex->neighbor[k], tag, ex->comm, &st));
+    PetscCallMPI(MPI_Probe(neighbor[k], tag, comm, &st));
     PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
-    PetscCheck(len % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %d bytes from rank %d is not a whole number of %zu-byte records", len, ex->neighbor[k], rec);
+    PetscCheck(len % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %d bytes from rank %d is not a whole number of %zu-byte records", len, neighbor[k], rec);
     rlen[k] = len;
     total += (size_t)len;
   }
   PetscCall(PetscMalloc1(total + 1, recvbuf));
   total = 0;
   for (PetscInt k = 0; k < nn; k++) { /* in rank order, so the layout does not depend on arrival order */
-    PetscCallMPI(MPI_Recv(*recvbuf + total, rlen[k], MPI_BYTE, ex->neighbor[k], tag, ex->comm, MPI_STATUS_IGNORE));
+    PetscCallMPI(MPI_Recv(*recvbuf + total, rlen[k], MPI_BYTE, neighbor[k], tag, comm, MPI_STATUS_IGNORE));
     total += (size_t)rlen[k];
   }
   *nrecv = (PetscInt)(total / rec);
@@ -354,12 +355,59 @@ PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The ranks records may be sent to with ExchangeSendToNeighbors when every destination is among
+ * them: the subdomains within the halo (ExchangeBuildGhosts' neighbours), or the adjacent ones
+ * before a halo is set. The same r on every rank, so the relation is symmetric. */
+static PetscErrorCode NearbyRanks(Domain d, PetscInt *nn, PetscMPIInt **ranks)
+{
+  double halo;
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetHalo(d, &halo));
+  PetscCall(DomainGetNeighbors(d, halo > 0 ? halo : PETSC_MACHINE_EPSILON, nn, ranks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1 if some dest[i] >= 0 is not among the nn ranks (increasing), else 0. */
+static PetscErrorCode AnyFar(PetscInt n, const PetscMPIInt dest[], PetscInt nn, const PetscMPIInt ranks[], PetscInt *far)
+{
+  PetscFunctionBegin;
+  *far = 0;
+  for (PetscInt i = 0; i < n && !*far; i++) {
+    PetscInt k = 0;
+    if (dest[i] < 0) continue;
+    PetscCall(PetscFindMPIInt(dest[i], nn, ranks, &k));
+    *far = k < 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeSendNearby(Domain d, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt extra_in, PetscInt *extra_sum, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+{
+  MPI_Comm     comm;
+  PetscInt     nn, local[2], global[2];
+  PetscMPIInt *ranks;
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetComm(d, &comm));
+  PetscCall(NearbyRanks(d, &nn, &ranks));
+  local[0] = extra_in;
+  PetscCall(AnyFar(n, dest, nn, ranks, &local[1]));
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+  if (extra_sum) *extra_sum = global[0];
+  if (global[1]) PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
+  else PetscCall(ExchangeSendToNeighbors(comm, tag, nn, ranks, rec, n, dest, records, nrecv, recvbuf, bytes));
+  PetscCall(PetscFree(ranks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent)
 {
   const size_t rec = PackedSize(EXCHANGE_FIELDS_ALL);
   MPI_Comm     comm;
-  PetscMPIInt  rank, tag, nto = 0, *toranks, *tocounts;
-  PetscInt     n = s->n_owned, nout = 0, first_sent, nrecv = 0, local[2], global[2];
+  PetscMPIInt  rank, tag, *dest;
+  PetscInt     n = s->n_owned, nout = 0, first_sent, nrecv = 0;
   Departure   *out;
   char        *sendbuf, *recvbuf = NULL, *p;
   PetscBool   *leaves;
@@ -383,19 +431,15 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
   }
   qsort(out, (size_t)nout, sizeof(*out), CompareDeparture);
   for (first_sent = 0; first_sent < nout && out[first_sent].rank < 0; first_sent++) { }
-  local[0] = first_sent; /* removed: outside the domain */
 
-  PetscCall(PetscMalloc3(nout - first_sent + 1, &toranks, nout - first_sent + 1, &tocounts, (size_t)(nout - first_sent) * rec + 1, &sendbuf));
+  PetscCall(PetscMalloc2(nout - first_sent + 1, &dest, (size_t)(nout - first_sent) * rec + 1, &sendbuf));
   p = sendbuf;
   for (PetscInt e = first_sent; e < nout; e++) {
-    if (nto == 0 || toranks[nto - 1] != out[e].rank) {
-      toranks[nto]    = out[e].rank;
-      tocounts[nto++] = 0;
-    }
-    tocounts[nto - 1]++;
-    p = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
+    dest[e - first_sent] = out[e].rank;
+    p                    = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
   }
-  PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, &nrecv, &recvbuf, bytes_sent));
+  /* the count of the removed (outside the domain) rides on the exchange's one reduction */
+  PetscCall(ExchangeSendNearby(d, tag, rec, nout - first_sent, dest, sendbuf, first_sent, removed_global, &nrecv, &recvbuf, bytes_sent));
 
   /* drop the leavers (from the back, so the body swapped in has been looked at), add the arrivals */
   for (PetscInt i = n - 1; i >= 0; i--)
@@ -404,13 +448,10 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)UnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
   PetscCall(SortOwnedById(s, &dup));
-
-  local[1] = dup;
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
-  PetscCheck(!global[1], comm, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on %" PetscInt_FMT " rank(s); ids must be unique", global[1]);
-  if (removed_global) *removed_global = global[0];
+  /* an internal error (ids are unique by construction): checked where it shows, without a reduction */
+  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscCall(PetscFree(recvbuf));
-  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
+  PetscCall(PetscFree2(dest, sendbuf));
   PetscCall(PetscFree2(out, leaves));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

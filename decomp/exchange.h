@@ -114,12 +114,19 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
  * (dest < 0: dropped), in index order per destination (a stable counting sort); receives as
  * ExchangeSendRecords. Collective. */
 PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
-/* The same for records that all go to neighbours of ex's last ExchangeBuildGhosts (e.g. to the
- * owners of its ghosts): one message to and one from each neighbour, whose length the receiver
- * probes, instead of ExchangeSendToRanks' agreement on who sends to whom (PetscCommBuildTwoSided):
- * one synchronizing round instead of two or more. A dest that is not a neighbour is an error.
- * *recvbuf (PetscFree it) in neighbour rank order. Collective. */
-PetscErrorCode ExchangeSendToNeighbors(const Exchange *ex, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* The same for records that all go to the nn ranks neighbor[] (increasing; a symmetric relation,
+ * e.g. the neighbours of the last ExchangeBuildGhosts, whose ghosts' owners are among them): one
+ * message to and one from each of them, whose length the receiver probes, instead of
+ * ExchangeSendToRanks' agreement on who sends to whom (PetscCommBuildTwoSided): one synchronizing
+ * round instead of two or more. A dest that is not a neighbour is an error. *recvbuf (PetscFree
+ * it) in neighbour rank order. Collective. */
+PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* As ExchangeSendToRanks on d's communicator, with one MPI_Allreduce that decides the way for all
+ * ranks: when every destination on every rank is a nearby subdomain (within the halo, or adjacent
+ * before a halo is set; the usual case of bodies crossing a cut) ExchangeSendToNeighbors, else
+ * ExchangeSendToRanks. The reduction also sums extra_in over the ranks into *extra_sum (may be
+ * NULL), so a caller's count needs no reduction of its own. Collective. */
+PetscErrorCode ExchangeSendNearby(Domain d, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt extra_in, PetscInt *extra_sum, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
 /* The domain tag decomp/impulse_routing.c and decomp/force_routing.c send on (the exchange uses tags 0 .. 4). */
 #define EXCHANGE_TAG_ROUTE 5
 

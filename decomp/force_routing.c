@@ -73,7 +73,7 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
     memcpy(remote[nremote].load, load + (size_t)PENALTY_LOAD_WIDTH * i + 6, sizeof(double) * 6);
     dest[nremote++] = ex->ghost_owner_rank[b - nown];
   }
-  PetscCall(ExchangeSendToNeighbors(ex, tag, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent)); /* ghost owners are neighbours */
+  PetscCall(ExchangeSendToNeighbors(ex->comm, tag, ex->n_neighbors, ex->neighbor, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent)); /* ghost owners are neighbours */
 
   /* every load on an owned body, local ones and arrivals, summed per body in key order */
   PetscCall(PetscMalloc1(2 * cs->n + nrecv + 1, &all));

@@ -73,7 +73,7 @@ PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet
     dest[i] = owner == rank ? -1 : owner;
   }
   PetscCall(PackEntries(m, dest, &records, &to, &nsend));
-  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendNearby(d, tag, RouteRecord(m), nsend, to, records, 0, NULL, &nrecv, &recvbuf, bytes_sent)); /* entries go where their bodies migrate: mostly next door */
   if (nsend || nrecv) PetscCall(MergeEntries(m, keep, nrecv, recvbuf)); /* else every entry stays: m is unchanged */
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree(records));

@@ -77,6 +77,9 @@ typedef struct {
   PetscMPIInt *neighbor;
   PetscInt    *send_start, *send_body, *recv_start, *recv_ghost;
   GhostBonds   bonds;            /* pairs ghosted however far apart (ExchangeSetBonds) */
+  PetscBool    skip_copy_lists;  /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
+                                    the round of ghost-index replies they need (the penalty model
+                                    routes loads by ghost_owner_*; the CCP coupling reads them) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64   build_bytes_sent, build_messages_sent;

@@ -96,6 +96,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
     }
     PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
     PetscCall(ExchangeCreate(&sim->exchange));
+    sim->exchange.skip_copy_lists = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
     if (sim->joints.n) { /* a joint's rank holds both its bodies */
       PetscInt   nbonds;
       GhostBond *bonds;

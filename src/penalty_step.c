@@ -4,6 +4,7 @@
 #include "penalty_tracking.h"
 #include "vec3.h"
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials)
@@ -121,8 +122,9 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   penalty_friction_prepare(&st);
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
-  if (prev && prev->touching) *rec = *prev;
-  else memset(rec, 0, sizeof(*rec));
+  /* the deflections and modes carry over (or start at zero); penalty_track_store writes the rest */
+  if (prev && prev->touching) memcpy(rec, prev, offsetof(PenaltyHistory, frame_a));
+  else memset(rec, 0, offsetof(PenaltyHistory, frame_a));
   rec->touching = 1;
 
   penalty_slide(&st, rec, t.pa, t.pb, fb);

@@ -368,41 +368,64 @@ static PetscErrorCode NearbyRanks(Domain d, PetscInt *nn, PetscMPIInt **ranks)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 1 if some dest[i] >= 0 is not among the nn ranks (increasing), else 0. */
-static PetscErrorCode AnyFar(PetscInt n, const PetscMPIInt dest[], PetscInt nn, const PetscMPIInt ranks[], PetscInt *far)
+/* See exchange.h. */
+PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv)
 {
+  MPI_Comm     comm;
+  PetscMPIInt  rank, *ranks;
+  PetscInt     nn, local[2] = {0, 0}, global[2];
+
   PetscFunctionBegin;
-  *far = 0;
-  for (PetscInt i = 0; i < n && !*far; i++) {
-    PetscInt k = 0;
-    if (dest[i] < 0) continue;
-    PetscCall(PetscFindMPIInt(dest[i], nn, ranks, &k));
-    *far = k < 0;
+  PetscCall(DomainGetComm(d, &comm));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(NearbyRanks(d, &nn, &ranks));
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
+    PetscInt          k     = 0;
+    if (owner < 0) local[0]++; /* leaves the domain */
+    else if (owner != rank && !local[1]) {
+      PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
+      local[1] = k < 0;
+    }
   }
+  PetscCall(PetscFree(ranks));
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+  mv->removed = global[0];
+  mv->nearby  = (PetscBool)(global[1] == 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* See exchange.h. */
-PetscErrorCode ExchangeSendNearby(Domain d, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt extra_in, PetscInt *extra_sum, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
   MPI_Comm     comm;
-  PetscInt     nn, local[2], global[2];
+  PetscInt     nn;
   PetscMPIInt *ranks;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
+  if (!mv->nearby) {
+    PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(NearbyRanks(d, &nn, &ranks));
-  local[0] = extra_in;
-  PetscCall(AnyFar(n, dest, nn, ranks, &local[1]));
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
-  if (extra_sum) *extra_sum = global[0];
-  if (global[1]) PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
-  else PetscCall(ExchangeSendToNeighbors(comm, tag, nn, ranks, rec, n, dest, records, nrecv, recvbuf, bytes));
+  PetscCall(ExchangeSendToNeighbors(comm, tag, nn, ranks, rec, n, dest, records, nrecv, recvbuf, bytes));
   PetscCall(PetscFree(ranks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent)
+{
+  ExchangeMoves mv;
+
+  PetscFunctionBegin;
+  PetscCall(ExchangeDecideMoves(d, s, &mv));
+  PetscCall(ExchangeMigrateMoves(d, s, &mv, bytes_sent));
+  if (removed_global) *removed_global = mv.removed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves *mv, PetscInt64 *bytes_sent)
 {
   const size_t rec = PackedSize(EXCHANGE_FIELDS_ALL);
   MPI_Comm     comm;
@@ -438,8 +461,7 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
     dest[e - first_sent] = out[e].rank;
     p                    = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
   }
-  /* the count of the removed (outside the domain) rides on the exchange's one reduction */
-  PetscCall(ExchangeSendNearby(d, tag, rec, nout - first_sent, dest, sendbuf, first_sent, removed_global, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendMoved(d, mv, tag, rec, nout - first_sent, dest, sendbuf, &nrecv, &recvbuf, bytes_sent));
 
   /* drop the leavers (from the back, so the body swapped in has been looked at), add the arrivals */
   for (PetscInt i = n - 1; i >= 0; i--)

@@ -374,13 +374,16 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, Petsc
  * the warm-start memory goes where its contacts will be owned, then the bodies migrate. */
 static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
-  PetscBool moved;
+  PetscBool     moved;
+  ExchangeMoves mv;
 
   PetscFunctionBegin;
   if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-  PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &sim->previous, bytes));
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
-  PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
+  PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
+  *removed = mv.removed;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,9 @@
 /* Migration, ghost build, owner -> ghost update and ghost -> owner reduce. See exchange.h.
  *
- * Messages: migration goes straight to the new owner (any rank): the receivers learn who sends how
- * many bodies from PetscCommBuildTwoSided, then the records travel point to point. Ghosts only
+ * Messages: migration goes straight to the new owner (any rank): one reduction tells every rank
+ * whether all bodies go next door (then each neighbour pair exchanges one message, probed for its
+ * length), else the receivers learn who sends how many bodies from PetscCommBuildTwoSided, then
+ * the records travel point to point. Ghosts only
  * travel between neighbours (subdomains at box distance < halo, at most 26 when every subdomain is
  * at least halo wide); every neighbour pair exchanges one message per build even when empty, so a
  * receiver can probe each neighbour in turn. Updates and reduces reuse the plan of the build. */
@@ -259,43 +261,176 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Records in slot order: record i (rec bytes at records + i rec) goes to slot[i] in [0, nslot)
+ * (< 0: dropped), in index order per slot (a stable counting sort). *start (nslot + 1 entries,
+ * PetscFree it) delimits each slot's records in *sendbuf (PetscFree it). */
+static PetscErrorCode PackBySlot(size_t rec, PetscInt n, const PetscMPIInt slot[], const char *records, PetscInt nslot, PetscInt **start, char **sendbuf)
+{
+  PetscInt *at, nsend = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nslot + 1, start));
+  for (PetscInt i = 0; i < n; i++)
+    if (slot[i] >= 0) {
+      (*start)[slot[i] + 1]++;
+      nsend++;
+    }
+  for (PetscInt k = 0; k < nslot; k++) (*start)[k + 1] += (*start)[k];
+  PetscCall(PetscMalloc1(rec * (size_t)nsend + 1, sendbuf));
+  PetscCall(PetscMalloc1(nslot + 1, &at));
+  PetscCall(PetscArraycpy(at, *start, nslot + 1));
+  for (PetscInt i = 0; i < n; i++)
+    if (slot[i] >= 0) memcpy(*sendbuf + rec * (size_t)at[slot[i]]++, records + rec * (size_t)i, rec);
+  PetscCall(PetscFree(at));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* See exchange.h. */
 PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
   PetscMPIInt size, nto = 0, *toranks, *tocounts;
-  PetscInt   *start, nsend = 0;
+  PetscInt   *start;
   char       *sendbuf;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscCalloc1(size + 1, &start));
-  for (PetscInt i = 0; i < n; i++)
-    if (dest[i] >= 0) {
-      start[dest[i] + 1]++;
-      nsend++;
-    }
-  PetscCall(PetscMalloc3(size, &toranks, size, &tocounts, rec * (size_t)nsend + 1, &sendbuf));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    if (start[r + 1]) {
+  PetscCall(PackBySlot(rec, n, dest, records, size, &start, &sendbuf));
+  PetscCall(PetscMalloc2(size, &toranks, size, &tocounts));
+  for (PetscMPIInt r = 0; r < size; r++)
+    if (start[r + 1] > start[r]) {
       toranks[nto]    = r;
-      tocounts[nto++] = (PetscMPIInt)start[r + 1];
+      tocounts[nto++] = (PetscMPIInt)(start[r + 1] - start[r]);
     }
-    start[r + 1] += start[r];
-  }
-  for (PetscInt i = 0; i < n; i++) /* a stable counting sort by destination */
-    if (dest[i] >= 0) memcpy(sendbuf + rec * (size_t)start[dest[i]]++, records + rec * (size_t)i, rec);
   PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, nrecv, recvbuf, bytes));
-  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
+  PetscCall(PetscFree2(toranks, tocounts));
+  PetscCall(PetscFree(sendbuf));
   PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+{
+  PetscMPIInt   *slot, *rlen, len;
+  PetscInt      *start;
+  char          *sendbuf;
+  MPI_Request   *req;
+  size_t         total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &slot));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt k = -1;
+    if (dest[i] >= 0) PetscCall(PetscFindMPIInt(dest[i], nn, neighbor, &k));
+    PetscCheck(dest[i] < 0 || k >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ExchangeSendToNeighbors: record %" PetscInt_FMT " goes to rank %d, not a neighbour; use ExchangeSendToRanks", i, dest[i]);
+    slot[i] = (PetscMPIInt)k;
+  }
+  PetscCall(PackBySlot(rec, n, slot, records, nn, &start, &sendbuf));
+  PetscCall(PetscMalloc2(nn + 1, &req, nn + 1, &rlen));
+  for (PetscInt k = 0; k < nn; k++) { /* one message to every neighbour, empty or not: each probes all */
+    PetscCall(MessageLength(rec * (size_t)(start[k + 1] - start[k]), &len));
+    PetscCallMPI(MPI_Isend(sendbuf + rec * (size_t)start[k], len, MPI_BYTE, neighbor[k], tag, comm, &req[k]));
+    if (bytes) *bytes += len;
+  }
+  for (PetscInt k = 0; k < nn; k++) { /* the lengths first (a probe leaves the message queued) */
+    MPI_Status st;
+    PetscCallMPI(MPI_Probe(neighbor[k], tag, comm, &st));
+    PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
+    PetscCheck(len % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %d bytes from rank %d is not a whole number of %zu-byte records", len, neighbor[k], rec);
+    rlen[k] = len;
+    total += (size_t)len;
+  }
+  PetscCall(PetscMalloc1(total + 1, recvbuf));
+  total = 0;
+  for (PetscInt k = 0; k < nn; k++) { /* in rank order, so the layout does not depend on arrival order */
+    PetscCallMPI(MPI_Recv(*recvbuf + total, rlen[k], MPI_BYTE, neighbor[k], tag, comm, MPI_STATUS_IGNORE));
+    total += (size_t)rlen[k];
+  }
+  *nrecv = (PetscInt)(total / rec);
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)nn, req, MPI_STATUSES_IGNORE));
+  PetscCall(PetscFree2(req, rlen));
+  PetscCall(PetscFree(sendbuf));
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(slot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The ranks records may be sent to with ExchangeSendToNeighbors when every destination is among
+ * them: the subdomains within the halo (ExchangeBuildGhosts' neighbours), or the adjacent ones
+ * before a halo is set. The same r on every rank, so the relation is symmetric. */
+static PetscErrorCode NearbyRanks(Domain d, PetscInt *nn, PetscMPIInt **ranks)
+{
+  double halo;
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetHalo(d, &halo));
+  PetscCall(DomainGetNeighbors(d, halo > 0 ? halo : PETSC_MACHINE_EPSILON, nn, ranks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv)
+{
+  MPI_Comm     comm;
+  PetscMPIInt  rank, *ranks;
+  PetscInt     nn, local[2] = {0, 0}, global[2];
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetComm(d, &comm));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(NearbyRanks(d, &nn, &ranks));
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
+    PetscInt          k     = 0;
+    if (owner < 0) local[0]++; /* leaves the domain */
+    else if (owner != rank && !local[1]) {
+      PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
+      local[1] = k < 0;
+    }
+  }
+  PetscCall(PetscFree(ranks));
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+  mv->removed = global[0];
+  mv->nearby  = (PetscBool)(global[1] == 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
+{
+  MPI_Comm     comm;
+  PetscInt     nn;
+  PetscMPIInt *ranks;
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetComm(d, &comm));
+  if (!mv->nearby) {
+    PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(NearbyRanks(d, &nn, &ranks));
+  PetscCall(ExchangeSendToNeighbors(comm, tag, nn, ranks, rec, n, dest, records, nrecv, recvbuf, bytes));
+  PetscCall(PetscFree(ranks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent)
 {
+  ExchangeMoves mv;
+
+  PetscFunctionBegin;
+  PetscCall(ExchangeDecideMoves(d, s, &mv));
+  PetscCall(ExchangeMigrateMoves(d, s, &mv, bytes_sent));
+  if (removed_global) *removed_global = mv.removed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves *mv, PetscInt64 *bytes_sent)
+{
   const size_t rec = PackedSize(EXCHANGE_FIELDS_ALL);
   MPI_Comm     comm;
-  PetscMPIInt  rank, tag, nto = 0, *toranks, *tocounts;
-  PetscInt     n = s->n_owned, nout = 0, first_sent, nrecv = 0, local[2], global[2];
+  PetscMPIInt  rank, tag, *dest;
+  PetscInt     n = s->n_owned, nout = 0, first_sent, nrecv = 0;
   Departure   *out;
   char        *sendbuf, *recvbuf = NULL, *p;
   PetscBool   *leaves;
@@ -319,19 +454,14 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
   }
   qsort(out, (size_t)nout, sizeof(*out), CompareDeparture);
   for (first_sent = 0; first_sent < nout && out[first_sent].rank < 0; first_sent++) { }
-  local[0] = first_sent; /* removed: outside the domain */
 
-  PetscCall(PetscMalloc3(nout - first_sent + 1, &toranks, nout - first_sent + 1, &tocounts, (size_t)(nout - first_sent) * rec + 1, &sendbuf));
+  PetscCall(PetscMalloc2(nout - first_sent + 1, &dest, (size_t)(nout - first_sent) * rec + 1, &sendbuf));
   p = sendbuf;
   for (PetscInt e = first_sent; e < nout; e++) {
-    if (nto == 0 || toranks[nto - 1] != out[e].rank) {
-      toranks[nto]    = out[e].rank;
-      tocounts[nto++] = 0;
-    }
-    tocounts[nto - 1]++;
-    p = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
+    dest[e - first_sent] = out[e].rank;
+    p                    = PackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
   }
-  PetscCall(ExchangeSendRecords(comm, tag, rec, nto, toranks, tocounts, sendbuf, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendMoved(d, mv, tag, rec, nout - first_sent, dest, sendbuf, &nrecv, &recvbuf, bytes_sent));
 
   /* drop the leavers (from the back, so the body swapped in has been looked at), add the arrivals */
   for (PetscInt i = n - 1; i >= 0; i--)
@@ -340,13 +470,10 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)UnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
   PetscCall(SortOwnedById(s, &dup));
-
-  local[1] = dup;
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
-  PetscCheck(!global[1], comm, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on %" PetscInt_FMT " rank(s); ids must be unique", global[1]);
-  if (removed_global) *removed_global = global[0];
+  /* an internal error (ids are unique by construction): checked where it shows, without a reduction */
+  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscCall(PetscFree(recvbuf));
-  PetscCall(PetscFree3(toranks, tocounts, sendbuf));
+  PetscCall(PetscFree2(dest, sendbuf));
   PetscCall(PetscFree2(out, leaves));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -576,24 +703,36 @@ static PetscErrorCode BuildCopyLists(Exchange *ex)
 PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange *ex)
 {
   MPI_Comm    comm;
-  PetscMPIInt rank;
-  PetscInt    nown = s->n_owned;
-  double      check[3], gcheck[3];
+  PetscMPIInt rank, size;
+  PetscInt    nown = s->n_owned, offset = 0;
+  double      mine[3], *all, misplaced = 0, hmin = halo, hmax = halo;
   size_t     *msg_at;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   s->n_ghost = 0;
-  /* preconditions, agreed on by all ranks: bodies in place, one halo, wide enough subdomains */
-  check[0] = 0;
+  /* preconditions, agreed on by all ranks (bodies in place, one halo; wide enough subdomains:
+   * DomainSetHalo), and the owned offset, from one collective: each rank's (misplaced bodies?,
+   * halo, owned count), gathered instead of a reduction and a scan (one round, not two; 24 bytes a
+   * rank). Counts travel as doubles: exact below 2^53. */
+  mine[0] = 0;
   for (PetscInt i = 0; i < nown; i++)
-    if (DomainOwnerOfPoint(d, s->pos + 3 * i) != rank) check[0] = 1;
-  check[1] = halo;
-  check[2] = -halo;
-  PetscCallMPI(MPI_Allreduce(check, gcheck, 3, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCheck(gcheck[0] == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeBuildGhosts: some owned bodies lie outside their rank's subdomain; call ExchangeMigrate first");
-  PetscCheck(gcheck[1] == -gcheck[2], comm, PETSC_ERR_ARG_INCOMP, "ExchangeBuildGhosts: the ranks passed different halo widths (%g to %g); compute it with ExchangeHaloWidth", -gcheck[2], gcheck[1]);
+    if (DomainOwnerOfPoint(d, s->pos + 3 * i) != rank) mine[0] = 1;
+  mine[1] = halo;
+  mine[2] = (double)nown;
+  PetscCall(PetscMalloc1(3 * (size_t)size, &all));
+  PetscCallMPI(MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, comm));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    misplaced = PetscMax(misplaced, all[3 * r]);
+    hmin      = PetscMin(hmin, all[3 * r + 1]);
+    hmax      = PetscMax(hmax, all[3 * r + 1]);
+    if (r < rank) offset += (PetscInt)all[3 * r + 2];
+  }
+  PetscCall(PetscFree(all));
+  PetscCheck(misplaced == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeBuildGhosts: some owned bodies lie outside their rank's subdomain; call ExchangeMigrate first");
+  PetscCheck(hmin == hmax, comm, PETSC_ERR_ARG_INCOMP, "ExchangeBuildGhosts: the ranks passed different halo widths (%g to %g); compute it with ExchangeHaloWidth", hmin, hmax);
   PetscCall(DomainSetHalo(d, halo));
 
   PetscCall(FreePlan(ex));
@@ -603,9 +742,7 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   PetscCall(DomainGetTag(d, TAG_UPDATE, &ex->tag_update));
   PetscCall(DomainGetTag(d, TAG_REDUCE, &ex->tag_reduce));
   ex->build_bytes_sent = ex->build_messages_sent = 0;
-  ex->owned_offset                               = 0;
-  PetscCallMPI(MPI_Exscan(&nown, &ex->owned_offset, 1, MPIU_INT, MPI_SUM, comm));
-  if (rank == 0) ex->owned_offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  ex->owned_offset                               = offset;
   PetscCall(DomainGetNeighbors(d, halo, &ex->n_neighbors, &ex->neighbor));
   {
     BondedCopies bc = {0, NULL, NULL};
@@ -626,7 +763,7 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   PetscCallMPI(MPI_Waitall((PetscMPIInt)ex->n_neighbors, ex->req, MPI_STATUSES_IGNORE));
   PetscCall(PlaceGhosts(ex, s, msg_at));
   PetscCall(PetscFree(msg_at));
-  PetscCall(BuildCopyLists(ex));
+  if (!ex->skip_copy_lists) PetscCall(BuildCopyLists(ex)); /* the replies cost a round: only for those who read them */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -77,6 +77,9 @@ typedef struct {
   PetscMPIInt *neighbor;
   PetscInt    *send_start, *send_body, *recv_start, *recv_ghost;
   GhostBonds   bonds;            /* pairs ghosted however far apart (ExchangeSetBonds) */
+  PetscBool    skip_copy_lists;  /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
+                                    the round of ghost-index replies they need (the penalty model
+                                    routes loads by ghost_owner_*; the CCP coupling reads them) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64   build_bytes_sent, build_messages_sent;
@@ -105,6 +108,23 @@ PetscErrorCode ExchangeHaloWidth(Domain d, const BodyStore *s, double envelope, 
  * Invalidates any Exchange built on s. */
 PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global, PetscInt64 *bytes_sent);
 
+/* ExchangeMigrate in two parts, so that what travels with the bodies (decomp/impulse_routing.h)
+ * shares its one reduction: ExchangeDecideMoves (collective, one MPI_Allreduce) counts the owned
+ * bodies leaving the domain on all ranks and decides for all ranks whether every body that changes
+ * rank goes to a nearby subdomain (within the halo, or adjacent before a halo is set: the usual
+ * case of bodies crossing a cut). Then, before the bodies move, ExchangeSendMoved sends records
+ * bound for the new owners of some of them (as ExchangeSendToRanks): one message per neighbour
+ * (ExchangeSendToNeighbors) when nearby, else the general way; ExchangeMigrateMoves moves the
+ * bodies the same way (ExchangeMigrate's pre- and postconditions). Valid while the cuts and the
+ * owned bodies' positions stay as they were at the decision. */
+typedef struct {
+  PetscBool nearby;  /* every destination on every rank is a nearby subdomain */
+  PetscInt  removed; /* bodies leaving the domain, on all ranks */
+} ExchangeMoves;
+PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
+PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves *mv, PetscInt64 *bytes_sent);
+
 /* Send tocounts[k] records of rec bytes (packed back to back in sendbuf) to toranks[k] (any ranks,
  * increasing); receive whatever other ranks send here into *recvbuf (PetscFree it), *nrecv
  * records, ordered by source rank so the layout does not depend on arrival order. *bytes_sent (may
@@ -114,6 +134,13 @@ PetscErrorCode ExchangeSendRecords(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
  * (dest < 0: dropped), in index order per destination (a stable counting sort); receives as
  * ExchangeSendRecords. Collective. */
 PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
+/* The same for records that all go to the nn ranks neighbor[] (increasing; a symmetric relation,
+ * e.g. the neighbours of the last ExchangeBuildGhosts, whose ghosts' owners are among them): one
+ * message to and one from each of them, whose length the receiver probes, instead of
+ * ExchangeSendToRanks' agreement on who sends to whom (PetscCommBuildTwoSided): one synchronizing
+ * round instead of two or more. A dest that is not a neighbour is an error. *recvbuf (PetscFree
+ * it) in neighbour rank order. Collective. */
+PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
 /* The domain tag decomp/impulse_routing.c and decomp/force_routing.c send on (the exchange uses tags 0 .. 4). */
 #define EXCHANGE_TAG_ROUTE 5
 

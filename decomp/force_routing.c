@@ -56,14 +56,12 @@ static PetscErrorCode SumByBodyInKeyOrder(const Contribution *all, PetscInt n, P
 PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[], PetscInt64 *bytes_sent)
 {
   const PetscInt nown = ex->n_owned, nbody = ex->n_owned + ex->n_ghost;
-  MPI_Comm       comm;
   PetscMPIInt    tag, *dest;
   PetscInt       nremote = 0, nlocal = 0, nrecv = 0;
   Contribution  *remote, *all;
   char          *recvbuf = NULL;
 
   PetscFunctionBegin;
-  PetscCall(DomainGetComm(d, &comm));
   PetscCall(DomainGetTag(d, EXCHANGE_TAG_ROUTE, &tag));
   PetscCall(PetscMalloc2(cs->n + 1, &remote, cs->n + 1, &dest));
   for (PetscInt i = 0; i < cs->n; i++) {
@@ -75,7 +73,7 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
     memcpy(remote[nremote].load, load + (size_t)PENALTY_LOAD_WIDTH * i + 6, sizeof(double) * 6);
     dest[nremote++] = ex->ghost_owner_rank[b - nown];
   }
-  PetscCall(ExchangeSendToRanks(comm, tag, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendToNeighbors(ex->comm, tag, ex->n_neighbors, ex->neighbor, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent)); /* ghost owners are neighbours */
 
   /* every load on an owned body, local ones and arrivals, summed per body in key order */
   PetscCall(PetscMalloc1(2 * cs->n + nrecv + 1, &all));

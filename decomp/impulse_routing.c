@@ -51,7 +51,7 @@ static PetscErrorCode MergeEntries(ImpulseMemory *m, const PetscBool *keep, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, ImpulseMemory *m, PetscInt64 *bytes_sent)
+PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv, ImpulseMemory *m, PetscInt64 *bytes_sent)
 {
   MPI_Comm     comm;
   PetscMPIInt  rank, tag, *dest, *to;
@@ -73,7 +73,7 @@ PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet
     dest[i] = owner == rank ? -1 : owner;
   }
   PetscCall(PackEntries(m, dest, &records, &to, &nsend));
-  PetscCall(ExchangeSendToRanks(comm, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendMoved(d, mv, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf, bytes_sent)); /* entries go where their bodies will: mv covers them */
   if (nsend || nrecv) PetscCall(MergeEntries(m, keep, nrecv, recvbuf)); /* else every entry stays: m is unchanged */
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree(records));

@@ -7,10 +7,10 @@
  * the contact, or the new owner starts it cold and the run on several ranks drifts from the 1-rank
  * run (within the solver tolerance, but needlessly: a cold start costs iterations).
  *
- * Call at the end of a step, after the owned bodies moved and before ExchangeMigrate: the memory m
+ * Call at the end of a step, after the owned bodies moved and before ExchangeMigrateMoves: the memory m
  * was just stored from the step's contacts cs (entry i is contact i), so the owning body of entry i
  * is a local index; its next owner is the rank that owns its new centre, the same decision
- * ExchangeMigrate will take. Entries bound for another rank are sent there (entries of bodies
+ * the migration will take. Entries bound for another rank are sent there (entries of bodies
  * leaving the domain dropped), received ones merged, and m sorted by key again: the result does not
  * depend on message arrival order. Collective on the domain's communicator. */
 #ifndef CCPDEM_IMPULSE_ROUTING_H
@@ -18,8 +18,11 @@
 #include "bodies.h"
 #include "contacts.h"
 #include "domain.h"
+#include "exchange.h"
 
-PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, ImpulseMemory *m, PetscInt64 *bytes_sent);
+/* mv: the decision of the migration that follows (ExchangeDecideMoves), which covers the entries:
+ * they go where their bodies go. */
+PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv, ImpulseMemory *m, PetscInt64 *bytes_sent);
 
 /* After a restart: the memory's entries may be on any rank (rows as read), the bodies on their
  * owners (after ExchangeMigrate). Each entry goes to the owner of its owning body, found through a

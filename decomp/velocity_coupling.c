@@ -73,6 +73,7 @@ PetscErrorCode VelocityCouplingSetUp(VelocityCoupling vc, const Exchange *ex)
     vc->ghost_cap = (size_t)ex->n_ghost + ex->n_ghost / 2 + 1;
     PetscCall(PetscMalloc2(6 * vc->ghost_cap, &vc->leaf, 6 * vc->ghost_cap, &vc->mark));
   }
+  PetscCheck(ex->shared_start, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "VelocityCouplingSetUp: the exchange was built without its copy lists (skip_copy_lists)");
   vc->n_shared = 0;
   for (PetscInt i = 0; i < ex->n_owned; i++)
     if (ex->shared_start[i + 1] > ex->shared_start[i]) vc->shared[vc->n_shared++] = i;

@@ -113,15 +113,29 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+/* Contact geometry only: bodies, point index, normal, offsets and gap; the rest zero. */
+static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
+{
+  (void)set;
+  memset(c, 0, sizeof(*c));
+  c->a = p->a; c->b = p->b; c->sub = p->key.sub;
+  v3_copy(c->n, p->n);
+  v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
+  c->phi = p->phi;
+}
+
+typedef void ContactFill(const CollisionSettings *set, const StagedPoint *p, Contact *c);
+
+/* The candidates' contacts, each record written by fill. */
+static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactFill *fill, ContactSet *cs)
 {
   const double env = set->envelope;
   ContactPoint pts[NARROW_MAX_POINTS];
   StagedPoint  st[NARROW_MAX_POINTS];
 
   PetscFunctionBegin;
-  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CollisionDetectListed: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
-  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CollisionDetectListed: %d walls but no wall array", set->nwalls);
+  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "detection from the neighbour list: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
+  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "detection from the neighbour list: %d walls but no wall array", set->nwalls);
   if (!list_valid(nl, set, s, nb)) PetscCall(list_build(nl, set, s, nb, bp));
   nl->steps++;
   ContactSetClear(cs);
@@ -147,8 +161,22 @@ PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodySto
     for (PetscInt k = 0; k < nst; k++) {
       Contact *c;
       PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
-      collision_contact_from(set, &st[k], c);
+      fill(set, &st[k], c);
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCall(detect_listed(set, s, nb, bp, nl, collision_contact_from, cs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCall(detect_listed(set, s, nb, bp, nl, contact_geometry_from, cs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -37,4 +37,9 @@ PetscErrorCode NeighbourListDestroy(NeighbourList *nl);
 /* As CollisionDetect (same contacts, same order, bit for bit), from the list; rebuilds it first
  * when needed (bp is the broadphase workspace of the rebuild). */
 PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs);
+/* The same contacts with only their geometry: a, b, sub, n, ra, rb and phi as CollisionDetectListed
+ * gives them, every other field zero (no tangent frame, no pair parameters). For the penalty
+ * model, which reads nothing else (it keeps its own frame and pair constants): a tangent frame is
+ * a square root and a division per contact. */
+PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs);
 #endif

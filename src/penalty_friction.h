@@ -23,7 +23,17 @@ typedef struct {
   int    pointed;          /* a box corner touches: no curvature to roll or spin on (K_R = K_psi = 0) */
   double K_R, K_psi;       /* penalty_roll_stiffness and penalty_spin_stiffness of this state: set once
                               by the caller after K_E, read by the roll and spin loads */
+  /* Set once per contact by penalty_friction_prepare, so the three loads share them instead of
+   * each dividing and taking roots again: */
+  double R_eff;            /* 1 / (kappa_a + kappa_b) (m; infinite on flat or pointed pairs) */
+  double N_over_K_E;       /* N / K_E (m): the slide thresholds over mu, and the roll and spin ones' factor */
+  double root_IK;          /* sqrt(I_ij K_E): D_R and D_psi are multiples of it */
+  double inv_h;            /* 1 / h */
 } PenaltyFrictionState;
+
+/* The shared quantities above, K_R and K_psi, from set, pair, N, h, K_E, m_ij, I_ij, the curvatures
+ * and pointed. */
+void penalty_friction_prepare(PenaltyFrictionState *c);
 
 /* Slide: S += p_A - p_B, capped at mu_s N / K_E (stick) or mu_k N / K_E (slip). Returns the force
  * on B on (u, w): -(K_E S + K_D dS / h), K_D = slide_damping * 2 sqrt(m_ij K_E) (eq. 1c), dS the

@@ -35,30 +35,35 @@ void penalty_pair(const Material *a, const Material *b, PenaltyPair *p)
   p->G_eff       = 1.0 / ((2 - a->poisson_ratio) / shear_modulus(a) + (2 - b->poisson_ratio) / shear_modulus(b));
   p->restitution = PAIR_MIN(a->restitution, b->restitution);
   p->beta        = damping_ratio(p->restitution);
+  p->damping_hooke = 2 * p->beta;
+  p->damping_hertz = 2 * sqrt(5.0 / 6.0) * p->beta;
   p->mu_s        = PAIR_MIN(a->friction, b->friction);
   p->mu_k        = PAIR_MIN(a->kinetic_friction, b->kinetic_friction);
   p->eta_r       = PAIR_MIN(a->rolling_resistance, b->rolling_resistance);
   p->eta_psi     = PAIR_MIN(a->spinning_resistance, b->spinning_resistance);
+  p->root_eta_r   = sqrt(p->eta_r);
+  p->root_eta_psi = sqrt(p->eta_psi);
   if (a->tangential_stiffness > 0 && b->tangential_stiffness > 0) p->K_E = PAIR_MIN(a->tangential_stiffness, b->tangential_stiffness);
   else p->K_E = a->tangential_stiffness > 0 ? a->tangential_stiffness : b->tangential_stiffness;
 #undef PAIR_MIN
 }
 
-double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness)
+double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness, double *radius)
 {
-  const double beta = p->beta;
-  double       elastic, k, c, f;
+  double elastic, k, c, f, a = 0;
 
   if (set->normal == PENALTY_NORMAL_HOOKE) {
     k       = set->normal_stiffness;
     elastic = k * delta;
-    c       = 2 * beta * sqrt(m_eff * k);
-  } else {
-    k       = 2 * p->E_eff * sqrt(R_eff * delta);
-    elastic = 4.0 / 3.0 * p->E_eff * sqrt(R_eff) * delta * sqrt(delta);
-    c       = 2 * sqrt(5.0 / 6.0) * beta * sqrt(m_eff * k);
+    c       = p->damping_hooke * sqrt(m_eff * k);
+  } else { /* one square root: k = 2 E_eff a and the force 4/3 E_eff sqrt(R_eff) delta^3/2 = 2/3 k delta */
+    a       = sqrt(R_eff * delta);
+    k       = 2 * p->E_eff * a;
+    elastic = (2.0 / 3.0) * k * delta;
+    c       = p->damping_hertz * sqrt(m_eff * k);
   }
   *stiffness = k;
+  *radius    = a;
   f          = elastic - c * vn;
   return f > 0 ? f : 0;
 }

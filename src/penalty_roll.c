@@ -6,9 +6,8 @@
 
 double penalty_roll_stiffness(const PenaltyFrictionState *c)
 {
-  const double kappa = c->kappa_a + c->kappa_b;
-  if (c->pointed || !(kappa > 0)) return 0;
-  return 4 * c->pair->eta_r * c->K_E / (kappa * kappa);
+  if (c->pointed || !(c->kappa_a + c->kappa_b > 0)) return 0;
+  return 4 * c->pair->eta_r * c->K_E * c->R_eff * c->R_eff;
 }
 
 /* One body's roll micro-deflection: Theta += kappa p, capped; the moment K_R Theta + D_R dTheta / h.
@@ -24,18 +23,20 @@ static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, doubl
 
 void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2], double moment_a[2], double moment_b[2])
 {
-  const double K_R = c->K_R, sum = c->kappa_a + c->kappa_b;
-  double       D_R, cap_s, cap_k;
+  const double K_R = c->K_R;
+  const double half_kappa = 0.5 * (c->kappa_a + c->kappa_b);
+  double       D_R_h, cap_s, cap_k;
 
   if (K_R <= 0) {
     moment_a[0] = moment_a[1] = moment_b[0] = moment_b[1] = 0;
     return;
   }
-  D_R   = c->set->roll_damping * 2 * sqrt(c->I_ij * K_R);
-  cap_s = c->pair->mu_s * c->N * sum / (2 * c->K_E); /* eq. 2c */
-  cap_k = c->pair->mu_k * c->N * sum / (2 * c->K_E);
-  roll_one(K_R, D_R / c->h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, &hist->roll_mode_a, moment_a);
-  roll_one(K_R, D_R / c->h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, &hist->roll_mode_b, moment_b);
+  /* D_R = roll_damping 2 sqrt(I_ij K_R), K_R = 4 eta_r K_E R_eff^2: 4 R_eff sqrt(eta_r) sqrt(I_ij K_E) */
+  D_R_h = c->set->roll_damping * 4 * c->R_eff * c->pair->root_eta_r * c->root_IK * c->inv_h;
+  cap_s = c->pair->mu_s * c->N_over_K_E * half_kappa; /* eq. 2c: mu N (kappa_a + kappa_b) / (2 K_E) */
+  cap_k = c->pair->mu_k * c->N_over_K_E * half_kappa;
+  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, &hist->roll_mode_a, moment_a);
+  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, &hist->roll_mode_b, moment_b);
 }
 void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3], double torque_a[3])
 {

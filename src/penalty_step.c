@@ -4,6 +4,7 @@
 #include "penalty_tracking.h"
 #include "vec3.h"
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials)
@@ -95,7 +96,7 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   PenaltyFrictionState st;
   PenaltyTracking      t;
   const double         delta = -c->phi;
-  double               point[3], va[3], vb[3], dv[3], R_eff, m_eff, kn, fb[2], F[3], ma[2], mb[2], m3[3], tq[3], r[3], spin;
+  double               point[3], va[3], vb[3], dv[3], m_eff, kn, a_hertz, fb[2], F[3], ma[2], mb[2], m3[3], tq[3], r[3], spin;
   double              *FA = load, *TA = load + 3, *FB = load + 6, *TB = load + 9;
 
   /* the contact point: midway between the two surface points (p_B = x_B + r_B, p_A = p_B - phi n) */
@@ -107,23 +108,23 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   st.pointed = 0;
   st.kappa_a = curvature(A, B, &st.pointed);
   st.kappa_b = curvature(B, A, &st.pointed);
-  R_eff      = 1.0 / (st.kappa_a + st.kappa_b); /* infinite for a corner: only Hooke reaches here then */
+  st.R_eff   = 1.0 / (st.kappa_a + st.kappa_b); /* infinite for a corner: only Hooke reaches here then */
   m_eff      = A->wall ? B->mass : A->mass * B->mass / (A->mass + B->mass);
   st.m_ij    = A->wall ? B->mass : 0.5 * (A->mass + B->mass); /* eq. 1c: the average, or the body's on the ground */
   st.I_ij    = A->wall ? B->inertia : 0.5 * (A->inertia + B->inertia);
   velocity_at(A, point, va);
   velocity_at(B, point, vb);
   v3_sub(dv, vb, va);
-  st.N = penalty_normal_force(ctx->set, st.pair, delta, v3_dot(dv, c->n), R_eff, m_eff, &kn);
+  st.N = penalty_normal_force(ctx->set, st.pair, delta, v3_dot(dv, c->n), st.R_eff, m_eff, &kn, &a_hertz);
   if (st.pair->K_E > 0) st.K_E = st.pair->K_E;
-  else if (ctx->set->normal == PENALTY_NORMAL_HERTZ) st.K_E = 8 * st.pair->G_eff * sqrt(R_eff * delta); /* Mindlin, eq. 5 */
+  else if (ctx->set->normal == PENALTY_NORMAL_HERTZ) st.K_E = 8 * st.pair->G_eff * a_hertz; /* Mindlin, eq. 5: 8 G_eff sqrt(R_eff delta) */
   else st.K_E = 4 * st.pair->G_eff / st.pair->E_eff * kn; /* Hooke: the Hertz-Mindlin ratio K_t / K_n = 4 G_eff / E_eff */
-  st.K_R   = penalty_roll_stiffness(&st);
-  st.K_psi = penalty_spin_stiffness(&st);
+  penalty_friction_prepare(&st);
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
-  if (prev && prev->touching) *rec = *prev;
-  else memset(rec, 0, sizeof(*rec));
+  /* the deflections and modes carry over (or start at zero); penalty_track_store writes the rest */
+  if (prev && prev->touching) memcpy(rec, prev, offsetof(PenaltyHistory, frame_a));
+  else memset(rec, 0, offsetof(PenaltyHistory, frame_a));
   rec->touching = 1;
 
   penalty_slide(&st, rec, t.pa, t.pb, fb);

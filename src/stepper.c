@@ -96,6 +96,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
     }
     PetscCall(DomainCreate(comm, sim->sc.domain_min, sim->sc.domain_max, NULL, &sim->domain));
     PetscCall(ExchangeCreate(&sim->exchange));
+    sim->exchange.skip_copy_lists = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
     if (sim->joints.n) { /* a joint's rank holds both its bodies */
       PetscInt   nbonds;
       GhostBond *bonds;
@@ -373,13 +374,16 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, Petsc
  * the warm-start memory goes where its contacts will be owned, then the bodies migrate. */
 static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
-  PetscBool moved;
+  PetscBool     moved;
+  ExchangeMoves mv;
 
   PetscFunctionBegin;
   if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-  PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &sim->previous, bytes));
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
-  PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
+  PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
+  *removed = mv.removed;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -459,7 +463,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
-  if (penalty) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
+  if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else {
     PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
     PetscCall(BroadphaseDestroy(&sim->bp)); /* rebuilt by every detection: not resident during the solve (leaves it empty, as created) */

@@ -5,7 +5,8 @@
  *   moving box wall; 150 steps of a random walk (each body up to 0.06 skin per step, boxes turning)
  *   with a drift of 0.03 skin per step onto the floor,
  *   the storage permuted twice (a layout change). Each step: CollisionDetect and
- *   CollisionDetectListed, compared with memcmp (contacts and keys). Checked also that the list was
+ *   CollisionDetectListed, compared with memcmp (contacts and keys), and CollisionDetectListedGeometry
+ *   (the same geometry, every other field zero). Checked also that the list was
  *   reused (fewer builds than a third of the steps), rebuilt on motion (more builds than the two
  *   layout changes), and that contacts came and went while it was reused (so the superset mattered);
  *   with skin 0 it is rebuilt every step and still agrees. */
@@ -31,7 +32,7 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
   BodyStore         s;
   Broadphase        bp_ref, bp;
   NeighbourList     nl;
-  ContactSet        ref, got;
+  ContactSet        ref, got, geo;
   BodyRecord        b;
   Wall              walls[3] = {0};
   CollisionSettings set = {env, materials, walls, 3};
@@ -48,6 +49,7 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
   PetscCall(BroadphaseCreate(&bp));
   PetscCall(ContactSetCreate(&ref));
   PetscCall(ContactSetCreate(&got));
+  PetscCall(ContactSetCreate(&geo));
   PetscCall(NeighbourListCreate(&nl, skin));
   PetscCall(PetscMalloc1(n, &ids));
   for (int i = 0; i < n; i++) ids[i] = 10 + 7 * i;
@@ -87,6 +89,14 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
       CHECK(!memcmp(got.key, ref.key, sizeof(ContactKey) * (size_t)ref.n), "skin %g step %d: keys differ", skin, t);
       CHECK(!memcmp(got.c, ref.c, sizeof(Contact) * (size_t)ref.n), "skin %g step %d: contacts differ", skin, t);
     }
+    PetscCall(CollisionDetectListedGeometry(&set, &s, n, &bp, &nl, &geo)); /* the same list, now valid: no rebuild */
+    CHECK(geo.n == ref.n, "skin %g step %d: %" PetscInt_FMT " geometry-only contacts, %" PetscInt_FMT " from full detection", skin, t, geo.n, ref.n);
+    for (PetscInt i = 0; geo.n == ref.n && i < ref.n; i++) {
+      Contact want = {0};
+      want.a = ref.c[i].a; want.b = ref.c[i].b; want.sub = ref.c[i].sub; want.phi = ref.c[i].phi;
+      v3_copy(want.n, ref.c[i].n); v3_copy(want.ra, ref.c[i].ra); v3_copy(want.rb, ref.c[i].rb);
+      CHECK(!memcmp(&geo.c[i], &want, sizeof(Contact)), "skin %g step %d: geometry-only contact %" PetscInt_FMT " differs from the full one's geometry", skin, t, i);
+    }
     if (nl.builds == last_builds && ref.n != last_n) (*changed_while_reused)++;
     last_builds = nl.builds;
     last_n      = ref.n;
@@ -99,10 +109,11 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
     v3_axpy(walls[2].center, 0.2 * step, walls[2].velocity);
   }
   *builds = nl.builds;
-  CHECK(nl.steps == nsteps, "skin %g: %" PetscInt64_FMT " listed steps counted, %d run", skin, nl.steps, nsteps);
+  CHECK(nl.steps == 2 * nsteps, "skin %g: %" PetscInt64_FMT " listed detections counted, %d run", skin, nl.steps, 2 * nsteps);
   PetscCall(PetscFree(ids));
   PetscCall(NeighbourListDestroy(&nl));
   PetscCall(ContactSetDestroy(&got));
+  PetscCall(ContactSetDestroy(&geo));
   PetscCall(ContactSetDestroy(&ref));
   PetscCall(BroadphaseDestroy(&bp));
   PetscCall(BroadphaseDestroy(&bp_ref));

@@ -87,10 +87,10 @@ int main(void)
     for (int i = 0; i < 3; i++) {
       Material    mat = {.young_modulus = 1e7, .poisson_ratio = 0.3, .restitution = es[i]};
       PenaltyPair pair;
-      double      x = 0, v = -1, k;
+      double      x = 0, v = -1, k, a;
       penalty_pair(&mat, &mat, &pair);
       do { /* x < 0: overlap delta = -x; vn = v (positive separating) */
-        const double f = x < 0 ? penalty_normal_force(&set, &pair, -x, v, 0, m, &k) : 0;
+        const double f = x < 0 ? penalty_normal_force(&set, &pair, -x, v, 0, m, &k, &a) : 0;
         v += h * f / m;
         x += h * v;
       } while (x < 0);

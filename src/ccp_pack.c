@@ -2,24 +2,11 @@
 #include "ccp_pack.h"
 #include <math.h>
 #include "ccp_kernels.h"
-#include <stdint.h>
-#include <sys/mman.h>
+#include "memory_policy.h"
 
-/* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes), before they are
- * first touched: the sweeps reach bodies through indices, and with 4 KB pages a pack of 10^5+
- * bodies misses the TLB on most of them. Advice only: where it is not supported, nothing changes. */
-static void advise_huge_pages(void *p, size_t bytes)
-{
-#if defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-/* Grow *p to hold n elements of size sz (contents not kept). */
+/* Grow *p to hold n elements of size sz (contents not kept), on huge pages where the system gives
+ * them: the sweeps reach bodies through indices, and with 4 KB pages a pack of 10^5+ bodies
+ * misses the TLB on most of them. */
 static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
@@ -27,7 +14,7 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
     const size_t c = n + n / 2 + 8; /* headroom: the contact count changes every step */
     PetscCall(PetscFree(*p));
     PetscCall(PetscMalloc(c * sz, p));
-    advise_huge_pages(*p, c * sz);
+    MemoryAdviseHugePages(*p, c * sz);
     *cap = c;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

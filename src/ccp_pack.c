@@ -170,6 +170,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
   }
   PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
+  pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
   PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
   for (int k = 0; k < nvec; k++) PetscCall(grow((void **)&pk->g[k], &pk->g_cap[k], ccp_packed_len(pk), sizeof(double)));
 

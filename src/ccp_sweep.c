@@ -12,7 +12,8 @@
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
  * records (both cache lines a 160-byte record touches most) of the block PREFETCH_AHEAD blocks
- * ahead are requested early. */
+ * ahead are requested early, and that block's own lines too when the layout outgrows the cache
+ * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). */
 #include "ccp_pack.h"
 #include "cone.h"
 #include <math.h>
@@ -55,6 +56,8 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
   if (q < pk->nblk) {
     const CCPBlock *K = &pk->blk[q];
+    if (pk->prefetch_blocks)
+      for (size_t o = 0; o < sizeof(CCPBlock); o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
       __builtin_prefetch(&pk->body[K->a[l]], 1);
       __builtin_prefetch(&pk->body[K->b[l]], 1);

@@ -675,12 +675,15 @@ static PetscErrorCode test_edges(void)
     CHECK(type == SOLVER_GAUSS_SEIDEL && tol == 1e-7, "options did not override the scenario (type %d tol %g)", (int)type, tol);
     PetscCall(PetscOptionsClearValue(NULL, "-ccp_type"));
     PetscCall(PetscOptionsClearValue(NULL, "-ccp_tol"));
-    PetscCall(PetscOptionsSetValue(NULL, "-ccp_jacobi_lambda", "1.5"));
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    PetscErrorCode err = CCPSolverSetFromOptions(s);
-    PetscCall(PetscPopErrorHandler());
-    PetscCall(PetscOptionsClearValue(NULL, "-ccp_jacobi_lambda"));
-    CHECK(err != 0, "-ccp_jacobi_lambda 1.5 was accepted");
+    const char *const bad[][2] = {{"-ccp_jacobi_lambda", "1.5"}, {"-ccp_apgd_check_interval", "0"}};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+      PetscCall(PetscOptionsSetValue(NULL, bad[k][0], bad[k][1]));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      PetscErrorCode err = CCPSolverSetFromOptions(s);
+      PetscCall(PetscPopErrorHandler());
+      PetscCall(PetscOptionsClearValue(NULL, bad[k][0]));
+      CHECK(err != 0, "%s %s was accepted", bad[k][0], bad[k][1]);
+    }
     PetscCall(CCPSolverDestroy(&s));
     PetscCall(CCPSolverDestroy(&s)); /* NULL is fine */
   }

@@ -16,34 +16,13 @@
  * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). */
 #include "ccp_pack.h"
 #include "cone.h"
+#include "simd4.h"
 #include <math.h>
 #include <string.h>
 
 #define L              CCP_LANES
 #define PREFETCH_AHEAD 8
-#define ALWAYS_INLINE  static inline __attribute__((always_inline))
-
-/* Every function taking or returning these vectors is inlined into its kernel: no call passes
- * one, so the ABI note GCC gives for 32-byte vectors without AVX does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-/* 4 lanes of doubles (GCC vector extension: ymm with AVX2, pairs of xmm on the generic target) */
-typedef double  v4d __attribute__((vector_size(L * sizeof(double))));
-typedef int64_t v4l __attribute__((vector_size(L * sizeof(double))));
-_Static_assert(L == 4, "the vector type holds 4 lanes");
-
-ALWAYS_INLINE v4d ld(const double *p)
-{
-  v4d r;
-  memcpy(&r, p, sizeof(r));
-  return r;
-}
-/* a macro, not a function: see lane_max */
-#define vst(p, x) \
-  do { \
-    const v4d vst_value_ = (x); \
-    memcpy((p), &vst_value_, sizeof(vst_value_)); \
-  } while (0)
-ALWAYS_INLINE v4d  splat(double a) { return (v4d){a, a, a, a}; }
+_Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 
 /* block q's multipliers: entry k of lane l at x[rows L q + L k + l], rows = ROWS(six) (ccp_packed_rows) */
 #define ROWS(six) ((six) ? 6 : 3)
@@ -65,18 +44,6 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
       __builtin_prefetch(pk->body[K->b[l]].I + 5, 0);
     }
   }
-}
-
-/* 4x4 transpose: rows r[l] (4 entries of lane l) <-> columns c[k] (entry k of the 4 lanes) */
-ALWAYS_INLINE void transpose4(const v4d r[4], v4d c[4])
-{
-  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
-  const v4d t0 = __builtin_shuffle(r[0], r[1], lo), t1 = __builtin_shuffle(r[0], r[1], hi);
-  const v4d t2 = __builtin_shuffle(r[2], r[3], lo), t3 = __builtin_shuffle(r[2], r[3], hi);
-  c[0] = __builtin_shuffle(t0, t2, first);
-  c[1] = __builtin_shuffle(t1, t3, first);
-  c[2] = __builtin_shuffle(t0, t2, second);
-  c[3] = __builtin_shuffle(t1, t3, second);
 }
 
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
@@ -294,13 +261,8 @@ ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock 
   return s / (eta * eta);
 }
 
-/* *m = lane-wise max of *m and r that keeps a NaN once seen: m where r <= m, else r (vectors by
- * address: GCC notes an ABI change for 32-byte vector parameters even when inlined) */
-ALWAYS_INLINE void lane_max(v4d *m, const v4d *r)
-{
-  const v4l keep = *r <= *m;
-  *m             = (v4d)((keep & (v4l)*m) | (~keep & (v4l)*r));
-}
+/* *m = lane-wise max of *m and r that keeps a NaN once seen: m where r <= m, else r */
+ALWAYS_INLINE void lane_max(v4d *m, const v4d *r) { *m = sel(*r <= *m, *m, *r); }
 
 ALWAYS_INLINE double hmax(const v4d *m)
 {
@@ -495,22 +457,11 @@ ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
   }
 
 INSTANTIATE(generic, )
-#if defined(__x86_64__) && defined(__GNUC__)
-INSTANTIATE(avx2, __attribute__((target("avx2,fma"))))
-static int use_avx2(void)
-{
-  static int known = 0, yes = 0;
-  if (!known) {
-    __builtin_cpu_init();
-    yes   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    known = 1;
-  }
-  return yes;
-}
-#define DISPATCH(name, pk, ...) (pk->simd && use_avx2() ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
+#if SIMD4_HAVE_AVX2
+INSTANTIATE(avx2, SIMD4_AVX2_ATTR)
+#define DISPATCH(name, pk, ...) (pk->simd && simd4_cpu_has_avx2() ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
 #else
 #define DISPATCH(name, pk, ...) name##_generic(pk, __VA_ARGS__)
-static int use_avx2(void) { return 0; }
 #endif
 
 double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda) { return DISPATCH(jacobi, pk, gamma, omega, lambda); }
@@ -526,4 +477,4 @@ double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double 
 {
   return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, residual ? 1 : 0);
 }
-const char *ccp_sweep_isa(const CCPPacked *pk) { return pk->simd && use_avx2() ? "avx2" : "generic"; }
+const char *ccp_sweep_isa(const CCPPacked *pk) { return pk->simd && simd4_cpu_has_avx2() ? "avx2" : "generic"; }

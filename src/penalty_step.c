@@ -1,6 +1,7 @@
 /* See penalty_step.h. */
 #include "penalty_step.h"
 #include "penalty_friction.h"
+#include "penalty_kernel.h"
 #include "penalty_tracking.h"
 #include "vec3.h"
 #include <math.h>
@@ -13,22 +14,14 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   ctx->set         = set;
   ctx->materials   = materials;
   ctx->n_materials = n_materials;
+  ctx->per_contact = PETSC_FALSE;
+  ctx->block_contacts = 0;
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)
     for (int b = 0; b < n_materials; b++) penalty_pair(&materials[a], &materials[b], &ctx->pairs[a * n_materials + b]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One side of a contact as the kernels see it: filled once per step for every body and wall
- * (PenaltyContactLoads), so a contact reads its two sides in place instead of assembling them. */
-struct PenaltySide {
-  PenaltyPose pose;
-  double      vel[3], omega[3]; /* world */
-  double      mass, inertia;    /* kg, mean principal moment (kg m^2); a wall: infinite */
-  double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */
-  int         material, shape;  /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
-  PetscBool   wall;
-};
 typedef struct PenaltySide Side;
 
 static void side_of_body(const BodyStore *bs, PetscInt s, Side *o)
@@ -43,7 +36,7 @@ static void side_of_body(const BodyStore *bs, PetscInt s, Side *o)
   o->material = bs->material[s];
   o->shape    = bs->shape[s];
   o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s] : 0;
-  o->wall     = PETSC_FALSE;
+  o->wall     = 0;
 }
 
 static void side_of_wall(const Wall *w, Side *o)
@@ -56,7 +49,7 @@ static void side_of_wall(const Wall *w, Side *o)
   o->material = w->material;
   o->shape    = w->type == WALL_PLANE ? -1 : -2;
   o->kappa    = 0;
-  o->wall     = PETSC_TRUE;
+  o->wall     = 1;
 }
 
 /* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R; a plane 0; a
@@ -76,21 +69,8 @@ static void velocity_at(const Side *o, const double point[3], double v[3])
   v3_add(v, o->vel, wr);
 }
 
-/* Keeps the stiffest spring relative to its inertia (the shortest period 2 pi sqrt(inertia /
- * stiffness)) by cross-multiplying, so no contact pays a square root or a division for the check;
- * PenaltyContactLoads turns the winner into the period once. */
-static void limit_update(PenaltyStepLimit *lim, double inertia, double stiffness, const char *what)
-{
-  if (!(stiffness > 0) || !isfinite(inertia)) return;
-  if (stiffness * lim->inertia > lim->stiffness * inertia) {
-    lim->stiffness = stiffness;
-    lim->inertia   = inertia;
-    lim->what      = what;
-  }
-}
-
 /* Loads and new history of one touching contact (gap phi < 0). */
-static void contact_loads(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev, PenaltyHistory *rec, double load[PENALTY_LOAD_WIDTH], PenaltyStepLimit *lim)
+static void contact_loads(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev, PenaltyHistory *rec, double load[PENALTY_LOAD_WIDTH], PenaltyStiffness *stiff)
 {
   const Side          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
   PenaltyFrictionState st;
@@ -160,17 +140,43 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   v3_axpy(TB, -spin, c->n);
   penalty_track_store(&A->pose, &B->pose, point, &t, rec);
 
-  limit_update(lim, m_eff, kn, "normal");
-  limit_update(lim, m_eff * 2.0 / 7.0, st.K_E, "slide"); /* a rolling sphere's tangential mass 2 m / 7 */
-  limit_update(lim, st.I_ij, st.K_R, "roll");
-  limit_update(lim, st.I_ij, st.K_psi, "spin");
+  *stiff = (PenaltyStiffness){m_eff, kn, st.K_E, st.I_ij, st.K_R, st.K_psi};
+}
+/* Keeps the stiffest spring relative to its inertia (the shortest period 2 pi sqrt(inertia /
+ * stiffness)) by cross-multiplying, so no contact pays a square root or a division for the check;
+ * PenaltyContactLoads turns the winner into the period once. */
+static void limit_update(PenaltyStepLimit *lim, double inertia, double stiffness, const char *what)
+{
+  if (!(stiffness > 0) || !isfinite(inertia)) return;
+  if (stiffness * lim->inertia > lim->stiffness * inertia) {
+    lim->stiffness = stiffness;
+    lim->inertia   = inertia;
+    lim->what      = what;
+  }
 }
 
-enum { PREFETCH_AHEAD = 4 };
+static void limit_update_contact(PenaltyStepLimit *lim, const PenaltyStiffness *s)
+{
+  limit_update(lim, s->m_eff, s->kn, "normal");
+  limit_update(lim, s->m_eff * (2.0 / 7.0), s->K_E, "slide"); /* a rolling sphere's tangential mass 2 m / 7 */
+  limit_update(lim, s->I_ij, s->K_R, "roll");
+  limit_update(lim, s->I_ij, s->K_psi, "spin");
+}
+
+enum { PREFETCH_AHEAD = 8 };
 
 static inline void prefetch_lines(const void *p, size_t bytes)
 {
   for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
+}
+
+/* contacts run in key order, sides in storage order: fetch ahead */
+static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt i)
+{
+  const Contact *c = &cs->c[i];
+  prefetch_lines(&ctx->side[c->a], sizeof(Side));
+  prefetch_lines(&ctx->side[c->b], sizeof(Side));
+  if (match[i] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i], sizeof(PenaltyHistory));
 }
 
 /* acc (per body) += the loads of contact c on its bodies below nbody (walls receive nothing). */
@@ -180,6 +186,60 @@ static inline void accumulate(const Contact *c, const double l[PENALTY_LOAD_WIDT
     for (int k = 0; k < 6; k++) acc[6 * c->a + k] += l[k];
   if (c->b < nbody)
     for (int k = 0; k < 6; k++) acc[6 * c->b + k] += l[6 + k];
+}
+
+static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const PetscInt match[], PetscInt i)
+{
+  return match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL;
+}
+
+/* Contacts i0 .. i0 + n - 1 (n <= PENALTY_BLOCK): the eligible ones by the block kernel (lanes of
+ * the others repeat an eligible contact, into scratch), the rest and the kernel's rejects one by
+ * one; then, in contact order, the time-step limit and the per-body sums. */
+static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt i0, int n, double rec[], double load[], double acc[], PenaltyStepLimit *lim)
+{
+  PenaltyBlock   blk;
+  PenaltyHistory spare_rec[PENALTY_BLOCK];
+  double         mine[PENALTY_BLOCK][PENALTY_LOAD_WIDTH], spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
+  int            eligible = 0, redo, first = -1;
+
+  for (int l = 0; l < n; l++) {
+    const PetscInt i = i0 + l;
+    blk.c[l]         = &cs->c[i];
+    blk.prev[l]      = history_of(prev, match, i);
+    blk.rec[l]       = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
+    blk.load[l]      = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine[l];
+    if (!ctx->per_contact && penalty_block_eligible(ctx, blk.c[l], blk.prev[l])) {
+      eligible |= 1 << l;
+      if (first < 0) first = l;
+    }
+  }
+  redo = ((1 << n) - 1) & ~eligible;
+  if (eligible) {
+    for (int l = 0; l < PENALTY_BLOCK; l++)
+      if (!(eligible >> l & 1)) { /* a lane without an eligible contact computes a copy of one, into scratch */
+        blk.c[l]    = blk.c[first];
+        blk.prev[l] = blk.prev[first];
+        blk.rec[l]  = &spare_rec[l];
+        blk.load[l] = spare_load[l];
+      }
+    redo |= penalty_block_loads(ctx, &blk) & eligible;
+  }
+  ctx->block_contacts += __builtin_popcount((unsigned)(eligible & ~redo));
+  for (int l = 0; l < n; l++) {
+    const PetscInt i = i0 + l;
+    PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
+    double         *ld = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine[l];
+    PenaltyStiffness stiff = {0};
+    if (!(redo >> l & 1)) stiff = penalty_block_stiffness(&blk, l);
+    else if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
+      memset(r, 0, sizeof(*r));
+      memset(ld, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
+    } else /* the old record is read in place: rec is another array than the memory */
+      contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ld, &stiff);
+    limit_update_contact(lim, &stiff);
+    if (acc) accumulate(&cs->c[i], ld, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+  }
 }
 
 PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim)
@@ -199,21 +259,9 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
   lim->stiffness = 0;
   lim->inertia   = 1;
   lim->what      = "none";
-  for (PetscInt i = 0; i < cs->n; i++) {
-    PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    double          mine[PENALTY_LOAD_WIDTH], *l = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine;
-    if (i + PREFETCH_AHEAD < cs->n) { /* contacts run in key order, sides in storage order: fetch ahead */
-      const Contact *ahead = &cs->c[i + PREFETCH_AHEAD];
-      prefetch_lines(&ctx->side[ahead->a], sizeof(Side));
-      prefetch_lines(&ctx->side[ahead->b], sizeof(Side));
-      if (match[i + PREFETCH_AHEAD] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i + PREFETCH_AHEAD], sizeof(PenaltyHistory));
-    }
-    if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
-      memset(r, 0, sizeof(*r));
-      memset(l, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
-    } else /* the old record is read in place: rec is another array than the memory */
-      contact_loads(ctx, &cs->c[i], match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL, r, l, lim);
-    if (acc) accumulate(&cs->c[i], l, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+  for (PetscInt i0 = 0; i0 < cs->n; i0 += PENALTY_BLOCK) {
+    for (PetscInt i = i0 + PREFETCH_AHEAD; i < PetscMin(i0 + PREFETCH_AHEAD + PENALTY_BLOCK, cs->n); i++) prefetch_contact(ctx, cs, prev, match, i);
+    block_of_contacts(ctx, cs, prev, match, i0, (int)PetscMin(PENALTY_BLOCK, cs->n - i0), rec, load, acc, lim);
   }
   lim->period = lim->stiffness > 0 ? 2 * M_PI * sqrt(lim->inertia / lim->stiffness) : INFINITY;
   PetscFunctionReturn(PETSC_SUCCESS);

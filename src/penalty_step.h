@@ -43,6 +43,8 @@ typedef struct {
   double                 h;
   PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
   size_t                 side_cap;   /* entries side has room for */
+  PetscBool              per_contact;    /* every contact by the per-contact code, none by the block kernel (penalty_kernel.h): the reference, for tests */
+  PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
 
 /* ctx->pairs from the materials (PetscFree it, and ctx->side). */

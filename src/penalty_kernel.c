@@ -1,0 +1,343 @@
+/* See penalty_kernel.h. The formulas, step by step, are those of the per-contact code; the comments
+ * name the function each part mirrors. Branches become lane selects (sel): the stick/slip caps, a
+ * wall on side A, a pair without roll or spin resistance. */
+#include "penalty_kernel.h"
+#include "penalty_history.h"
+#include "shapes.h"
+#include "simd4.h"
+#include <stddef.h>
+
+#define L PENALTY_BLOCK
+_Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
+_Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
+               "the block kernel loads a side's doubles in groups of 4");
+/* doubles of a history record (penalty_history.h) as the kernel loads them */
+enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME_A = 12, H_FRAME_B = 18, H_POINT_A = 24, H_POINT_B = 27 };
+_Static_assert(offsetof(PenaltyHistory, frame_a) == H_FRAME_A * sizeof(double) && offsetof(PenaltyHistory, point_b) == H_POINT_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 30,
+               "the block kernel's view of a history record");
+
+int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev)
+{
+  const PenaltySide *A = &ctx->side[c->a], *B = &ctx->side[c->b];
+  if (ctx->set->normal != PENALTY_NORMAL_HERTZ || ctx->set->rolling != PENALTY_ROLLING_TRACKING) return 0;
+  if (!(c->phi < 0) || !prev || !prev->touching) return 0;
+  if (B->wall || B->shape != SHAPE_SPHERE) return 0;
+  return A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE;
+}
+
+/* ---- lane-wise 3-vectors: v[k] is component k of the 4 lanes ---- */
+ALWAYS_INLINE v4d dot3(const v4d a[3], const v4d b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+ALWAYS_INLINE void cross3(v4d r[3], const v4d a[3], const v4d b[3])
+{
+  const v4d x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+/* r = R a (R row-major, R[9] lanes) */
+ALWAYS_INLINE void matvec3(v4d r[3], const v4d R[9], const v4d a[3])
+{
+  for (int i = 0; i < 3; i++) r[i] = R[3 * i] * a[0] + R[3 * i + 1] * a[1] + R[3 * i + 2] * a[2];
+}
+/* r = R^T a */
+ALWAYS_INLINE void mattvec3(v4d r[3], const v4d R[9], const v4d a[3])
+{
+  for (int i = 0; i < 3; i++) r[i] = R[i] * a[0] + R[3 + i] * a[1] + R[6 + i] * a[2];
+}
+ALWAYS_INLINE v4d vabs(v4d x) { return (v4d)((v4l)x & ~(v4l)splat(-0.0)); }
+ALWAYS_INLINE int any(v4l m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+ALWAYS_INLINE int lane_bits(v4l m)
+{
+  int bits = 0;
+  for (int l = 0; l < L; l++) bits |= m[l] ? 1 << l : 0;
+  return bits;
+}
+
+/* A side of the block's 4 contacts: the doubles of PenaltySide, loaded by groups of 4. */
+typedef struct {
+  v4d x[3], R[9], vel[3], omega[3], mass, inertia, kappa;
+} SideLanes;
+
+ALWAYS_INLINE void load_side(const PenaltySide *const s[L], SideLanes *o)
+{
+  const double *p[L];
+  v4d           g[5][4];
+  for (int l = 0; l < L; l++) p[l] = (const double *)s[l];
+  for (int k = 0; k < 5; k++) gather4(p, 4 * k, g[k]);
+  for (int i = 0; i < 3; i++) o->x[i] = g[0][i];
+  o->R[0] = g[0][3];
+  for (int i = 0; i < 4; i++) {
+    o->R[1 + i] = g[1][i];
+    o->R[5 + i] = g[2][i];
+  }
+  for (int i = 0; i < 3; i++) {
+    o->vel[i]   = g[3][i];
+    o->omega[i] = g[4][i];
+  }
+  o->mass    = g[3][3];
+  o->inertia = g[4][3];
+  o->kappa   = (v4d){s[0]->kappa, s[1]->kappa, s[2]->kappa, s[3]->kappa};
+}
+
+/* The pair constants the kernel reads, per lane (one material pair, the common case: splats). */
+typedef struct {
+  v4d E_eff, G_eff, damping_hertz, mu_s, mu_k, eta_r, eta_psi, root_eta_r, root_eta_psi, K_E;
+} PairLanes;
+
+ALWAYS_INLINE void load_pair(const PenaltyPair *const p[L], PairLanes *o)
+{
+#define PAIR_LANES(f) (p[0] == p[1] && p[0] == p[2] && p[0] == p[3] ? splat(p[0]->f) : (v4d){p[0]->f, p[1]->f, p[2]->f, p[3]->f})
+  o->E_eff         = PAIR_LANES(E_eff);
+  o->G_eff         = PAIR_LANES(G_eff);
+  o->damping_hertz = PAIR_LANES(damping_hertz);
+  o->mu_s          = PAIR_LANES(mu_s);
+  o->mu_k          = PAIR_LANES(mu_k);
+  o->eta_r         = PAIR_LANES(eta_r);
+  o->eta_psi       = PAIR_LANES(eta_psi);
+  o->root_eta_r    = PAIR_LANES(root_eta_r);
+  o->root_eta_psi  = PAIR_LANES(root_eta_psi);
+  o->K_E           = PAIR_LANES(K_E);
+#undef PAIR_LANES
+}
+
+/* penalty_deflection_update: x += dx, capped by the threshold of the mode (0 stick, 1 slip) */
+ALWAYS_INLINE void deflection_update(const int dim, v4d x[], const v4d dx[], v4d cap_s, v4d cap_k, v4d *mode, v4d change[])
+{
+  v4d old[2], norm2 = splat(0);
+  for (int k = 0; k < dim; k++) {
+    old[k] = x[k];
+    x[k] += dx[k];
+    norm2 += x[k] * x[k];
+  }
+  const v4d cap  = sel(*mode == splat(PENALTY_STICK), cap_s, cap_k);
+  const v4l over = norm2 > cap * cap;
+  for (int k = 0; k < dim; k++) change[k] = x[k] - old[k];
+  *mode = sel(over, splat(PENALTY_SLIP), splat(PENALTY_STICK));
+  if (any(over)) { /* the root and division only when a lane slips (rarely, in a settled pile) */
+    const v4d scale = cap / vsqrt(norm2);
+    for (int k = 0; k < dim; k++) {
+      x[k]      = sel(over, x[k] * scale, x[k]);
+      change[k] = sel(over, splat(0), change[k]);
+    }
+  }
+}
+
+/* penalty_deflection_load: K x + D_h change, within |out| <= K cap_s */
+ALWAYS_INLINE void deflection_load(const int dim, v4d K, v4d D_h, const v4d x[], const v4d change[], v4d cap_s, v4d out[])
+{
+  const v4d limit = K * cap_s;
+  v4d       norm2 = splat(0);
+  for (int k = 0; k < dim; k++) {
+    out[k] = K * x[k] + D_h * change[k];
+    norm2 += out[k] * out[k];
+  }
+  const v4l over = norm2 > limit * limit;
+  if (any(over)) {
+    const v4d scale = limit / vsqrt(norm2);
+    for (int k = 0; k < dim; k++) out[k] = sel(over, out[k] * scale, out[k]);
+  }
+}
+
+/* A history record's doubles of the 4 lanes: h[i] = double i of the record (i < 30). */
+ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], v4d h[PENALTY_HISTORY_WIDTH])
+{
+  const double *p[L];
+  v4d           g[4];
+  for (int l = 0; l < L; l++) p[l] = (const double *)r[l];
+  for (int k = 0; k < 7; k++) gather4(p, 4 * k, h + 4 * k);
+  gather4(p, 26, g);
+  h[28] = g[2];
+  h[29] = g[3];
+}
+ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY_HISTORY_WIDTH])
+{
+  double *p[L];
+  for (int l = 0; l < L; l++) p[l] = (double *)r[l];
+  for (int k = 0; k < 7; k++) scatter4(p, 4 * k, h + 4 * k);
+  scatter4(p, 26, h + 26); /* doubles 26, 27 again, with the same values */
+}
+
+ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
+{
+  const PenaltySide *sa[L], *sb[L];
+  const PenaltyPair *pp[L];
+  SideLanes          A, B;
+  PairLanes          P;
+  v4d                n[3], rb[3], phi, h[PENALTY_HISTORY_WIDTH];
+  for (int l = 0; l < L; l++) {
+    const Contact *c = blk->c[l];
+    sa[l]            = &ctx->side[c->a];
+    sb[l]            = &ctx->side[c->b];
+    pp[l]            = &ctx->pairs[sa[l]->material * ctx->n_materials + sb[l]->material];
+  }
+  load_side(sa, &A);
+  load_side(sb, &B);
+  load_pair(pp, &P);
+  load_history(blk->prev, h);
+  for (int k = 0; k < 3; k++) {
+    n[k]  = (v4d){blk->c[0]->n[k], blk->c[1]->n[k], blk->c[2]->n[k], blk->c[3]->n[k]};
+    rb[k] = (v4d){blk->c[0]->rb[k], blk->c[1]->rb[k], blk->c[2]->rb[k], blk->c[3]->rb[k]};
+  }
+  phi = (v4d){blk->c[0]->phi, blk->c[1]->phi, blk->c[2]->phi, blk->c[3]->phi};
+  const v4l wall = (v4l){sa[0]->wall, sa[1]->wall, sa[2]->wall, sa[3]->wall} != 0;
+
+  /* contact_loads: the point, masses, relative velocity */
+  const v4d delta = -phi, inv_h = splat(1.0 / ctx->h);
+  v4d       point[3], ra[3], rbp[3], va[3], vb[3], dv[3];
+  for (int k = 0; k < 3; k++) {
+    point[k] = B.x[k] + rb[k] + (-0.5 * phi) * n[k];
+    ra[k]    = point[k] - A.x[k];
+    rbp[k]   = point[k] - B.x[k];
+  }
+  const v4d kappa_sum = A.kappa + B.kappa, R_eff = 1.0 / kappa_sum;
+  const v4d m_eff     = sel(wall, B.mass, A.mass * B.mass / (A.mass + B.mass));
+  const v4d m_ij      = sel(wall, B.mass, 0.5 * (A.mass + B.mass));
+  const v4d I_ij      = sel(wall, B.inertia, 0.5 * (A.inertia + B.inertia));
+  cross3(va, A.omega, ra);
+  cross3(vb, B.omega, rbp);
+  for (int k = 0; k < 3; k++) dv[k] = (B.vel[k] + vb[k]) - (A.vel[k] + va[k]);
+
+  /* penalty_normal_force (Hertz) and the Mindlin slide stiffness */
+  const v4d a_hertz = vsqrt(R_eff * delta), kn = 2 * P.E_eff * a_hertz;
+  const v4d f       = (2.0 / 3.0) * kn * delta - P.damping_hertz * vsqrt(m_eff * kn) * dot3(dv, n);
+  const v4d N       = sel(f > 0, f, splat(0));
+  const v4d K_E     = sel(P.K_E > 0, P.K_E, 8 * P.G_eff * a_hertz);
+  /* penalty_friction_prepare */
+  const v4d N_over_K_E = N / K_E, root_IK = vsqrt(I_ij * K_E);
+  const v4d K_R = 4 * P.eta_r * K_E * R_eff * R_eff, K_psi = P.eta_psi * K_E * R_eff * R_eff;
+
+  /* penalty_track: A's frame continued (continue_frame), the spin angle, the surface motions */
+  v4d a[3], b[3], v[3], u[3], w[3], d[3], pa[2], pb[2];
+  for (int k = 0; k < 3; k++) {
+    d[k]     = h[H_FRAME_A + k];
+    v[k]     = h[H_FRAME_A + 3 + k];
+  }
+  matvec3(a, A.R, d);
+  matvec3(b, A.R, v);
+  cross3(v, b, n);
+  for (int k = 0; k < 3; k++) v[k] += a[k];
+  const v4d vn = dot3(v, n);
+  for (int k = 0; k < 3; k++) v[k] -= vn * n[k];
+  const v4d len = vsqrt(dot3(v, v)), inv_len = 1.0 / len;
+  for (int k = 0; k < 3; k++) u[k] = inv_len * v[k];
+  cross3(w, n, u);
+  for (int k = 0; k < 3; k++) {
+    d[k] = h[H_FRAME_B + k];
+    v[k] = h[H_FRAME_B + 3 + k];
+  }
+  matvec3(a, B.R, d);
+  matvec3(b, B.R, v);
+  cross3(v, b, n);
+  for (int k = 0; k < 3; k++) v[k] += a[k];
+  const v4d sx = dot3(v, u), sy = -dot3(v, w); /* spin_angle, then step_angle's series */
+  const v4d t = sy / sx, t2 = t * t;
+  const v4d psi = t * (1 - t2 * (1.0 / 3 - t2 * (1.0 / 5 - t2 * (1.0 / 7))));
+  /* surface_motion: from where the old point is now, R p_old + x, to this step's point */
+  for (int side = 0; side < 2; side++) {
+    const SideLanes *S = side ? &B : &A;
+    v4d             *p = side ? pb : pa;
+    for (int k = 0; k < 3; k++) a[k] = h[(side ? H_POINT_B : H_POINT_A) + k];
+    matvec3(d, S->R, a);
+    for (int k = 0; k < 3; k++) d[k] = point[k] - (d[k] + S->x[k]);
+    p[0] = dot3(d, u);
+    p[1] = dot3(d, w);
+  }
+  const v4l redo = ~(len >= 1e-9) | ~(sx * sx + sy * sy >= 1e-18) | ~(sx > 0) | ~(vabs(sy) * 128 <= sx) | ~(K_E > 0);
+
+  /* penalty_slide */
+  v4d F[3], TA[3], TB[3], tq[3], m3[3], change[2], load2[2], mode;
+  {
+    const v4d dS[2] = {pa[0] - pb[0], pa[1] - pb[1]}, cap_s = P.mu_s * N_over_K_E;
+    const v4d D_h   = ctx->set->slide_damping * 2 * vsqrt(m_ij * K_E) * inv_h;
+    mode            = h[H_MODES];
+    deflection_update(2, h + H_SLIDE, dS, cap_s, P.mu_k * N_over_K_E, &mode, change);
+    h[H_MODES] = mode;
+    deflection_load(2, K_E, D_h, h + H_SLIDE, change, cap_s, load2);
+  }
+  for (int k = 0; k < 3; k++) F[k] = N * n[k] - load2[0] * u[k] - load2[1] * w[k];
+  {
+    v4d FA[3] = {-F[0], -F[1], -F[2]};
+    cross3(TA, ra, FA);
+    cross3(TB, rbp, F);
+  }
+
+  /* penalty_roll: each body's Theta (roll_one), none where K_R = 0 (history kept as it was) */
+  {
+    const v4l rolls     = K_R > 0;
+    const v4d half_kappa = 0.5 * kappa_sum;
+    const v4d D_h        = ctx->set->roll_damping * 4 * R_eff * P.root_eta_r * root_IK * inv_h;
+    const v4d cap_s = P.mu_s * N_over_K_E * half_kappa, cap_k = P.mu_k * N_over_K_E * half_kappa;
+    for (int side = 0; side < 2; side++) {
+      const int  at = side ? H_ROLL_B : H_ROLL_A, at_mode = H_MODES + 1 + side;
+      const v4d  kappa = side ? B.kappa : A.kappa, *p = side ? pb : pa;
+      const v4d  dtheta[2] = {kappa * p[0], kappa * p[1]};
+      v4d        theta[2] = {h[at], h[at + 1]}, moment[2];
+      mode = h[at_mode];
+      deflection_update(2, theta, dtheta, cap_s, cap_k, &mode, change);
+      deflection_load(2, K_R, D_h, theta, change, cap_s, moment);
+      h[at]      = sel(rolls, theta[0], h[at]);
+      h[at + 1]  = sel(rolls, theta[1], h[at + 1]);
+      h[at_mode] = sel(rolls, mode, h[at_mode]);
+      for (int k = 0; k < 3; k++) m3[k] = sel(rolls, moment[0] * u[k] + moment[1] * w[k], splat(0));
+      cross3(tq, n, m3); /* A's outward normal is n, B's -n */
+      for (int k = 0; k < 3; k++) {
+        if (side) TB[k] -= tq[k];
+        else TA[k] += tq[k];
+      }
+    }
+  }
+
+  /* penalty_spin */
+  {
+    const v4l spins = K_psi > 0;
+    const v4d D_h   = ctx->set->spin_damping * 2 * R_eff * P.root_eta_psi * root_IK * inv_h;
+    const v4d cap_s = kappa_sum * P.mu_s * N_over_K_E;
+    v4d       Psi = h[H_SPIN], load1;
+    mode          = h[H_MODES + 3];
+    deflection_update(1, &Psi, &psi, cap_s, kappa_sum * P.mu_k * N_over_K_E, &mode, change);
+    deflection_load(1, K_psi, D_h, &Psi, change, cap_s, &load1);
+    h[H_SPIN]      = sel(spins, Psi, h[H_SPIN]);
+    h[H_MODES + 3] = sel(spins, mode, h[H_MODES + 3]);
+    const v4d spin = sel(spins, -load1, splat(0));
+    for (int k = 0; k < 3; k++) {
+      TA[k] += spin * n[k];
+      TB[k] -= spin * n[k];
+    }
+  }
+
+  /* penalty_track_store: this step's frame and point in each body's coordinates */
+  h[0] = splat(1); /* touching */
+  mattvec3(h + H_FRAME_A, A.R, u);
+  mattvec3(h + H_FRAME_A + 3, A.R, w);
+  mattvec3(h + H_FRAME_B, B.R, u);
+  mattvec3(h + H_FRAME_B + 3, B.R, w);
+  mattvec3(h + H_POINT_A, A.R, ra);
+  mattvec3(h + H_POINT_B, B.R, rbp);
+  store_history(blk->rec, h);
+  {
+    const v4d out[12] = {-F[0], -F[1], -F[2], TA[0], TA[1], TA[2], F[0], F[1], F[2], TB[0], TB[1], TB[2]};
+    for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k);
+  }
+  vst(blk->m_eff, m_eff);
+  vst(blk->kn, kn);
+  vst(blk->K_E, K_E);
+  vst(blk->I_ij, I_ij);
+  vst(blk->K_R, K_R);
+  vst(blk->K_psi, K_psi);
+  return lane_bits(redo);
+}
+
+__attribute__((noinline)) static int block_loads_generic(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
+#if SIMD4_HAVE_AVX2
+SIMD4_AVX2_ATTR __attribute__((noinline)) static int block_loads_avx2(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
+#endif
+
+int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk)
+{
+#if SIMD4_HAVE_AVX2
+  if (simd4_cpu_has_avx2()) return block_loads_avx2(ctx, blk);
+#endif
+  return block_loads_generic(ctx, blk);
+}
+
+const char *penalty_block_isa(void) { return simd4_cpu_has_avx2() ? "avx2" : "generic"; }

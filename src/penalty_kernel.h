@@ -1,0 +1,62 @@
+/* The penalty model's contact loads on blocks of 4 contacts at once, one contact per SIMD lane
+ * (src/simd4.h): the same formulas as the per-contact code (penalty_step.c with penalty_normal.c,
+ * penalty_tracking.c, penalty_slide.c, penalty_roll.c, penalty_spin.c), for the contacts that make
+ * up a settled pile: touching, continuing (the last step touched too), a sphere on a sphere or on a
+ * plane wall, Hertz normal force and the tracking roll model. Everything else (onsets, boxes,
+ * Hooke, the legacy roll model, a frame turned edge-on, a step's spin beyond 1/128 rad) goes
+ * through the per-contact code.
+ *
+ * A lane's result depends only on its own contact (no lane reads another's), so a contact gets the
+ * same bits whichever block and lane it falls in: runs stay independent of the rank count. The
+ * block code rounds differently from the per-contact code (fused multiply-adds on AVX2), within a
+ * few ulps. */
+#ifndef CCPDEM_PENALTY_KERNEL_H
+#define CCPDEM_PENALTY_KERNEL_H
+#include "penalty_step.h"
+#include "penalty_tracking.h"
+
+#define PENALTY_BLOCK 4
+
+/* A body or wall as the contacts read it: filled once per step (PenaltyContactLoads). The doubles
+ * come first in groups of 4 that the block kernel loads with one instruction per lane:
+ * pose (x, R: 0-11), vel and mass (12-15), omega and inertia (16-19), kappa (20). */
+struct PenaltySide {
+  PenaltyPose pose;
+  double      vel[3], mass;     /* world (m/s), kg; a wall: infinite mass */
+  double      omega[3], inertia; /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
+  double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */
+  int         material, shape;  /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
+  int         wall;
+};
+
+/* What the time-step check needs of a touching contact: each spring's stiffness with the inertia
+ * it moves (normal kn with m_eff, slide K_E with 2 m_eff / 7, roll K_R and spin K_psi with I_ij). */
+typedef struct {
+  double m_eff, kn, K_E, I_ij, K_R, K_psi;
+} PenaltyStiffness;
+
+/* One block: lane l's contact, its last history, where its new history and its loads (force and
+ * torque on A, then on B: PENALTY_LOAD_WIDTH doubles) go, and its stiffnesses (out; by field, so
+ * that the kernel stores each with one instruction and lane l is read back from that store). */
+typedef struct {
+  const Contact        *c[PENALTY_BLOCK];
+  const PenaltyHistory *prev[PENALTY_BLOCK];
+  PenaltyHistory       *rec[PENALTY_BLOCK];
+  double               *load[PENALTY_BLOCK];
+  double                m_eff[PENALTY_BLOCK], kn[PENALTY_BLOCK], K_E[PENALTY_BLOCK], I_ij[PENALTY_BLOCK], K_R[PENALTY_BLOCK], K_psi[PENALTY_BLOCK];
+} PenaltyBlock;
+
+/* lane l's stiffnesses */
+static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
+
+/* Whether the block kernel computes contact c with last history prev (NULL: none); see above. */
+int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev);
+
+/* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
+ * contact; their outputs must then be distinct). Returns the bit mask of the lanes whose tracking
+ * left the kernel's domain (see above): the caller computes those again per contact. */
+int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
+
+/* "avx2" or "generic": the instantiation penalty_block_loads runs on this CPU. */
+const char *penalty_block_isa(void);
+#endif

@@ -1,0 +1,91 @@
+/* Four lanes of doubles for the hand-vectorized kernels (ccp_sweep.c, penalty_kernel.c): GCC vector
+ * types (ymm with AVX2, pairs of xmm on the generic target), helpers that every such kernel uses,
+ * and the dispatch between a generic and an AVX2+FMA instantiation of the same code.
+ *
+ * Every function taking or returning these vectors is inlined into its kernel (ALWAYS_INLINE): no
+ * call passes one, so the ABI note GCC gives for 32-byte vectors without AVX does not apply.
+ * Square roots are written lane by lane; compiled with -fno-math-errno they become one vsqrtpd. */
+#ifndef CCPDEM_SIMD4_H
+#define CCPDEM_SIMD4_H
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define SIMD4_LANES   4
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+typedef double  v4d __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
+typedef int64_t v4l __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
+
+ALWAYS_INLINE v4d ld(const double *p)
+{
+  v4d r;
+  memcpy(&r, p, sizeof(r));
+  return r;
+}
+/* a macro, not a function: a function's vector parameter would be passed by value (see above) */
+#define vst(p, x) \
+  do { \
+    const v4d vst_value_ = (x); \
+    memcpy((p), &vst_value_, sizeof(vst_value_)); \
+  } while (0)
+ALWAYS_INLINE v4d splat(double a) { return (v4d){a, a, a, a}; }
+
+/* lane-wise m ? a : b (m from a comparison: all bits set or none) */
+ALWAYS_INLINE v4d sel(v4l m, v4d a, v4d b) { return (v4d)((m & (v4l)a) | (~m & (v4l)b)); }
+
+ALWAYS_INLINE v4d vsqrt(v4d x)
+{
+  v4d r;
+  for (int l = 0; l < SIMD4_LANES; l++) r[l] = sqrt(x[l]);
+  return r;
+}
+
+/* 4x4 transpose: rows r[l] (4 entries of lane l) <-> columns c[k] (entry k of the 4 lanes) */
+ALWAYS_INLINE void transpose4(const v4d r[4], v4d c[4])
+{
+  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
+  const v4d t0 = __builtin_shuffle(r[0], r[1], lo), t1 = __builtin_shuffle(r[0], r[1], hi);
+  const v4d t2 = __builtin_shuffle(r[2], r[3], lo), t3 = __builtin_shuffle(r[2], r[3], hi);
+  c[0] = __builtin_shuffle(t0, t2, first);
+  c[1] = __builtin_shuffle(t1, t3, first);
+  c[2] = __builtin_shuffle(t0, t2, second);
+  c[3] = __builtin_shuffle(t1, t3, second);
+}
+
+/* x[k] = entry (offset + k) of the 4 records p[l], k < 4: one load per record and a transpose */
+ALWAYS_INLINE void gather4(const double *const p[SIMD4_LANES], int offset, v4d x[4])
+{
+  const v4d r[4] = {ld(p[0] + offset), ld(p[1] + offset), ld(p[2] + offset), ld(p[3] + offset)};
+  transpose4(r, x);
+}
+/* entry (offset + k) of record p[l] = x[k][l], k < 4: the inverse of gather4 */
+ALWAYS_INLINE void scatter4(double *const p[SIMD4_LANES], int offset, const v4d x[4])
+{
+  v4d r[4];
+  transpose4(x, r);
+  for (int l = 0; l < SIMD4_LANES; l++) vst(p[l] + offset, r[l]);
+}
+
+/* Instantiate a kernel family for the generic target and for AVX2+FMA: INSTANTIATE(suffix, attr)
+ * is the caller's macro; SIMD4_USE_AVX2() says at run time whether the CPU has both. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SIMD4_AVX2_ATTR __attribute__((target("avx2,fma")))
+static inline int simd4_cpu_has_avx2(void)
+{
+  static int known = 0, yes = 0;
+  if (!known) {
+    __builtin_cpu_init();
+    yes   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    known = 1;
+  }
+  return yes;
+}
+#define SIMD4_HAVE_AVX2 1
+#else
+#define SIMD4_HAVE_AVX2 0
+static inline int simd4_cpu_has_avx2(void) { return 0; }
+#endif
+#endif

@@ -1,0 +1,139 @@
+/* The penalty model's block kernel (src/penalty_kernel.c, 4 contacts in SIMD lanes) against the
+ * per-contact code (penalty_step.c with penalty_tracking.c, penalty_slide.c, ...), the reference
+ * that the validation tests check against the paper's analytic cases.
+ *   A heap of 300 spheres of two materials (different friction, rolling and spinning resistance)
+ *   poured onto a floor and a tilted plane, 0.15 s at h = 5e-5 s, so that contacts stick and slip
+ *   in all three modes. Then for 20 steps: the step's contacts and matches as the stepper builds
+ *   them, PenaltyContactLoads once with the block kernel and once per contact (ctx.per_contact),
+ *   every double of the new histories and of the loads compared.
+ * Tolerance: |block - reference| <= 1e-8 (|reference| + scale of that double over all contacts).
+ * Why: the two differ by rounding only (the block code fuses multiply-adds), a few ulps, which the
+ * surface motion amplifies by at most (body size / step motion), 1e6 here: 1e-10 relative at the
+ * worst. A wrong formula or a lane mixed up gives an O(1) difference.
+ * Also checked: most touching contacts went through the block kernel, and the compared records
+ * include sticking and slipping slide, roll and spin deflections, wall and sphere pairs, and both
+ * material pairs (so none of those cases is compared vacuously). */
+// ctest: labels=unit timeout=120
+#include "neighbour_list.h"
+#include "penalty_kernel.h"
+#include "stepper.h"
+#include <math.h>
+#include <stdio.h>
+
+#include "test_check.h"
+#include "test_util.h"
+
+static const char *scenario =
+  "domain: {min: [-0.2, -0.2, -0.05], max: [0.2, 0.2, 0.6]}\n"
+  "gravity: [0, 0, -9.81]\n"
+  "time: {step: 5.0e-5, end: 1}\n"
+  "contact: {model: penalty, envelope: 0.001}\n"
+  "materials:\n"
+  "  - {name: grit, density: 2000, friction: 0.5, kinetic_friction: 0.4, young_modulus: 5.0e6, poisson_ratio: 0.3,\n"
+  "     restitution: 0.5, rolling_resistance: 0.1, spinning_resistance: 0.05}\n"
+  "  - {name: glass, density: 2500, friction: 0.3, kinetic_friction: 0.2, young_modulus: 8.0e6, poisson_ratio: 0.25,\n"
+  "     restitution: 0.7, rolling_resistance: 0.02, spinning_resistance: 0.01}\n"
+  "walls:\n"
+  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
+  "  - {type: plane, point: [0.06, 0, 0], normal: [-0.5, 0, 0.8660254037844386], material: glass}\n"
+  "  - {type: plane, point: [-0.1, 0, 0], normal: [1, 0, 0], material: grit}\n"
+  "  - {type: plane, point: [0, -0.1, 0], normal: [0, 1, 0], material: grit}\n"
+  "  - {type: plane, point: [0, 0.1, 0], normal: [0, -1, 0], material: grit}\n"
+  "fills:\n"
+  "  - {type: random, region: {min: [-0.09, -0.09, 0.01], max: [0.09, 0.09, 0.12]}, radius: 0.01, count: 150, seed: 3, material: grit}\n"
+  "  - {type: random, region: {min: [-0.09, -0.09, 0.13], max: [0.09, 0.09, 0.25]}, radius: 0.008, count: 150, seed: 4, material: glass}\n"
+  "output: {dir: none, snapshot_interval: 0}\n";
+
+typedef struct {
+  PetscInt compared, touching, by_block, slide_slip, slide_stick, roll_slip, spin_slip, on_wall, on_sphere, mixed_pair;
+  double   worst; /* largest |block - reference| / (|reference| + scale) */
+} Tally;
+
+static void compare(const double *got, const double *ref, PetscInt n, int width, Tally *t)
+{
+  double scale[64] = {0};
+  for (PetscInt i = 0; i < n; i++)
+    for (int k = 0; k < width; k++) scale[k] = fmax(scale[k], fabs(ref[(size_t)width * i + k]));
+  for (PetscInt i = 0; i < n; i++)
+    for (int k = 0; k < width; k++) {
+      const double g = got[(size_t)width * i + k], r = ref[(size_t)width * i + k];
+      const double e = fabs(g - r) / (fabs(r) + scale[k] + 1e-300);
+      if (!(e <= t->worst)) t->worst = isnan(e) ? INFINITY : e;
+    }
+}
+
+static PetscErrorCode one_step(Simulation *sim, Tally *t)
+{
+  PenaltyContext   *ctx = &sim->penalty;
+  ContactSet        cs;
+  CollisionSettings cset = {sim->sc.envelope, sim->sc.materials, sim->walls, sim->sc.n_walls};
+  PetscInt         *match, matched;
+  double           *rec[2], *load[2];
+  PenaltyStepLimit  lim;
+  const PetscInt    nb = sim->bodies.n_owned + sim->bodies.n_ghost;
+
+  PetscFunctionBegin;
+  PetscCall(ContactSetCreate(&cs));
+  PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &cs));
+  PetscCall(PetscMalloc5(cs.n + 1, &match, (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[0], (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[1], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[0],
+                         (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[1]));
+  PetscCall(ImpulseMemoryMatch(&cs, &sim->previous, match, &matched));
+  ctx->walls   = sim->walls;
+  ctx->n_walls = sim->sc.n_walls;
+  ctx->bodies  = &sim->bodies;
+  ctx->nb      = nb;
+  ctx->h       = sim->sc.time_step;
+  for (int ref = 0; ref < 2; ref++) {
+    const PetscInt64 before = ctx->block_contacts;
+    ctx->per_contact        = ref ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], load[ref], NULL, &lim));
+    if (!ref) t->by_block += ctx->block_contacts - before;
+    else CHECK(ctx->block_contacts == before, "per_contact: no contact by the block kernel");
+  }
+  ctx->per_contact = PETSC_FALSE;
+  compare(rec[0], rec[1], cs.n, PENALTY_HISTORY_WIDTH, t);
+  compare(load[0], load[1], cs.n, PENALTY_LOAD_WIDTH, t);
+  for (PetscInt i = 0; i < cs.n; i++) {
+    const PenaltyHistory *h = (const PenaltyHistory *)(rec[1] + (size_t)PENALTY_HISTORY_WIDTH * i);
+    const Contact        *c = &cs.c[i];
+    t->compared++;
+    if (!h->touching) continue;
+    t->touching++;
+    if (h->slide_mode == PENALTY_SLIP) t->slide_slip++;
+    else t->slide_stick++;
+    if (h->roll_mode_a == PENALTY_SLIP || h->roll_mode_b == PENALTY_SLIP) t->roll_slip++;
+    if (h->spin_mode == PENALTY_SLIP) t->spin_slip++;
+    if (c->a >= nb) t->on_wall++;
+    else {
+      t->on_sphere++;
+      if (sim->bodies.material[c->a] != sim->bodies.material[c->b]) t->mixed_pair++;
+    }
+  }
+  PetscCall(PetscFree5(match, rec[0], rec[1], load[0], load[1]));
+  PetscCall(ContactSetDestroy(&cs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Simulation *sim;
+  Tally       t = {0};
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(TestSimulationFromText(scenario, &sim));
+  for (int s = 0; s < 3000; s++) PetscCall(SimulationStep(sim));
+  for (int s = 0; s < 20; s++) {
+    PetscCall(one_step(sim, &t));
+    PetscCall(SimulationStep(sim));
+  }
+  printf("isa %s: %" PetscInt_FMT " contacts compared, %" PetscInt_FMT " touching, %" PetscInt_FMT " by the block kernel; slide stick %" PetscInt_FMT " slip %" PetscInt_FMT ", roll slip %" PetscInt_FMT
+         ", spin slip %" PetscInt_FMT ", on walls %" PetscInt_FMT ", sphere pairs %" PetscInt_FMT " (%" PetscInt_FMT " of two materials); worst difference %.3g\n",
+         penalty_block_isa(), t.compared, t.touching, t.by_block, t.slide_stick, t.slide_slip, t.roll_slip, t.spin_slip, t.on_wall, t.on_sphere, t.mixed_pair, t.worst);
+  CHECK(t.worst <= 1e-8, "block kernel vs per-contact code: worst relative difference %.3g above 1e-8", t.worst);
+  CHECK(t.by_block >= 0.8 * t.touching, "the block kernel computed %" PetscInt_FMT " of %" PetscInt_FMT " touching contacts (expected at least 80%%)", t.by_block, t.touching);
+  CHECK(t.slide_stick > 0 && t.slide_slip > 0 && t.roll_slip > 0 && t.spin_slip > 0, "every stick/slip case compared");
+  CHECK(t.on_wall > 0 && t.on_sphere > 0 && t.mixed_pair > 0, "wall, sphere and mixed-material contacts compared");
+  PetscCall(SimulationDestroy(&sim));
+  PetscCall(PetscFinalize());
+  return failures != 0;
+}

@@ -195,13 +195,14 @@ static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const 
 
 /* Contacts i0 .. i0 + n - 1 (n <= PENALTY_BLOCK): the eligible ones by the block kernel (lanes of
  * the others repeat an eligible contact, into scratch), the rest and the kernel's rejects one by
- * one; then, in contact order, the time-step limit and the per-body sums. */
+ * one; then, in contact order, the time-step limit and the per-body sums (unless the kernel added
+ * a block of 4 to acc itself). */
 static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt i0, int n, double rec[], double load[], double acc[], PenaltyStepLimit *lim)
 {
   PenaltyBlock   blk;
   PenaltyHistory spare_rec[PENALTY_BLOCK];
   double         mine[PENALTY_BLOCK][PENALTY_LOAD_WIDTH], spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
-  int            eligible = 0, redo, first = -1;
+  int            eligible = 0, redo, beats = 0, summed = 0, first = -1;
 
   for (int l = 0; l < n; l++) {
     const PetscInt i = i0 + l;
@@ -216,6 +217,7 @@ static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const I
   }
   redo = ((1 << n) - 1) & ~eligible;
   if (eligible) {
+    int r;
     for (int l = 0; l < PENALTY_BLOCK; l++)
       if (!(eligible >> l & 1)) { /* a lane without an eligible contact computes a copy of one, into scratch */
         blk.c[l]    = blk.c[first];
@@ -223,7 +225,13 @@ static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const I
         blk.rec[l]  = &spare_rec[l];
         blk.load[l] = spare_load[l];
       }
-    redo |= penalty_block_loads(ctx, &blk) & eligible;
+    blk.lim = lim;
+    blk.acc = eligible == (1 << PENALTY_BLOCK) - 1 ? acc : NULL;
+    blk.nb  = ctx->nb;
+    r       = penalty_block_loads(ctx, &blk);
+    redo |= PENALTY_BLOCK_REDO(r) & eligible;
+    beats  = PENALTY_BLOCK_BEATS(r) & eligible;
+    summed = r & PENALTY_BLOCK_SUMMED;
   }
   ctx->block_contacts += __builtin_popcount((unsigned)(eligible & ~redo));
   for (int l = 0; l < n; l++) {
@@ -231,14 +239,18 @@ static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const I
     PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
     double         *ld = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine[l];
     PenaltyStiffness stiff = {0};
-    if (!(redo >> l & 1)) stiff = penalty_block_stiffness(&blk, l);
-    else if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
-      memset(r, 0, sizeof(*r));
-      memset(ld, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
-    } else /* the old record is read in place: rec is another array than the memory */
-      contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ld, &stiff);
-    limit_update_contact(lim, &stiff);
-    if (acc) accumulate(&cs->c[i], ld, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+    if (redo >> l & 1) {
+      if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
+        memset(r, 0, sizeof(*r));
+        memset(ld, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
+      } else /* the old record is read in place: rec is another array than the memory */
+        contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ld, &stiff);
+      limit_update_contact(lim, &stiff);
+    } else if (beats >> l & 1) { /* lanes that do not beat the limit before this block cannot after it */
+      stiff = penalty_block_stiffness(&blk, l);
+      limit_update_contact(lim, &stiff);
+    }
+    if (acc && !summed) accumulate(&cs->c[i], ld, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
   }
 }
 

@@ -5,7 +5,8 @@
  *   poured onto a floor and a tilted plane, 0.15 s at h = 5e-5 s, so that contacts stick and slip
  *   in all three modes. Then for 20 steps: the step's contacts and matches as the stepper builds
  *   them, PenaltyContactLoads once with the block kernel and once per contact (ctx.per_contact),
- *   every double of the new histories and of the loads compared.
+ *   every double of the new histories, of the loads per contact (several ranks) and of the sums
+ *   per body (one rank) compared, and the time-step check's shortest period and its spring.
  * Tolerance: |block - reference| <= 1e-8 (|reference| + scale of that double over all contacts).
  * Why: the two differ by rounding only (the block code fuses multiply-adds), a few ulps, which the
  * surface motion amplifies by at most (body size / step motion), 1e6 here: 1e-10 relative at the
@@ -19,6 +20,7 @@
 #include "stepper.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "test_check.h"
 #include "test_util.h"
@@ -68,8 +70,8 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
   ContactSet        cs;
   CollisionSettings cset = {sim->sc.envelope, sim->sc.materials, sim->walls, sim->sc.n_walls};
   PetscInt         *match, matched;
-  double           *rec[2], *load[2];
-  PenaltyStepLimit  lim;
+  double           *rec[2], *load[2], *acc[2];
+  PenaltyStepLimit  lim[2];
   const PetscInt    nb = sim->bodies.n_owned + sim->bodies.n_ghost;
 
   PetscFunctionBegin;
@@ -77,6 +79,7 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
   PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &cs));
   PetscCall(PetscMalloc5(cs.n + 1, &match, (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[0], (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[1], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[0],
                          (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[1]));
+  PetscCall(PetscMalloc2(6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
   PetscCall(ImpulseMemoryMatch(&cs, &sim->previous, match, &matched));
   ctx->walls   = sim->walls;
   ctx->n_walls = sim->sc.n_walls;
@@ -86,13 +89,17 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
   for (int ref = 0; ref < 2; ref++) {
     const PetscInt64 before = ctx->block_contacts;
     ctx->per_contact        = ref ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], load[ref], NULL, &lim));
+    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], load[ref], NULL, &lim[ref]));
     if (!ref) t->by_block += ctx->block_contacts - before;
     else CHECK(ctx->block_contacts == before, "per_contact: no contact by the block kernel");
+    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], NULL, acc[ref], &lim[ref])); /* the per-body sums of one rank */
   }
   ctx->per_contact = PETSC_FALSE;
   compare(rec[0], rec[1], cs.n, PENALTY_HISTORY_WIDTH, t);
   compare(load[0], load[1], cs.n, PENALTY_LOAD_WIDTH, t);
+  compare(acc[0], acc[1], nb, 6, t);
+  compare(&lim[0].period, &lim[1].period, 1, 1, t);
+  CHECK(!strcmp(lim[0].what, lim[1].what), "the stiffest spring: %s by the block kernel, %s per contact", lim[0].what, lim[1].what);
   for (PetscInt i = 0; i < cs.n; i++) {
     const PenaltyHistory *h = (const PenaltyHistory *)(rec[1] + (size_t)PENALTY_HISTORY_WIDTH * i);
     const Contact        *c = &cs.c[i];
@@ -110,6 +117,7 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
     }
   }
   PetscCall(PetscFree5(match, rec[0], rec[1], load[0], load[1]));
+  PetscCall(PetscFree2(acc[0], acc[1]));
   PetscCall(ContactSetDestroy(&cs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -157,29 +157,6 @@ ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY
   scatter4(p, 26, h + 26); /* doubles 26, 27 again, with the same values */
 }
 
-/* acc[6 body ..] += the loads out (12 vectors: force and torque on A, then on B) of each lane, lane
- * after lane (A then B: a body's sum stays in contact order), bodies from nb on (walls) left out */
-ALWAYS_INLINE void add_loads(const PenaltyBlock *blk, const v4d out[12])
-{
-  v4d row[3][4];
-  for (int k = 0; k < 3; k++) transpose4(out + 4 * k, row[k]); /* row[k][l]: doubles 4k .. 4k + 3 of lane l */
-  for (int l = 0; l < L; l++) {
-    const Contact *c = blk->c[l];
-    if (c->a < blk->nb) {
-      double *a = blk->acc + 6 * (size_t)c->a;
-      vst(a, ld(a) + row[0][l]);
-      a[4] += row[1][l][0];
-      a[5] += row[1][l][1];
-    }
-    if (c->b < blk->nb) {
-      double *b = blk->acc + 6 * (size_t)c->b;
-      b[0] += row[1][l][2];
-      b[1] += row[1][l][3];
-      vst(b + 2, ld(b + 2) + row[2][l]);
-    }
-  }
-}
-
 ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
 {
   const PenaltySide *sa[L], *sb[L];
@@ -337,12 +314,9 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   mattvec3(h + H_POINT_A, A.R, ra);
   mattvec3(h + H_POINT_B, B.R, rbp);
   store_history(blk->rec, h);
-  const int redo_bits = lane_bits(redo), summed = blk->acc && !redo_bits ? PENALTY_BLOCK_SUMMED : 0;
   {
     const v4d out[12] = {-F[0], -F[1], -F[2], TA[0], TA[1], TA[2], F[0], F[1], F[2], TB[0], TB[1], TB[2]};
-    if (summed) add_loads(blk, out);
-    else
-      for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k);
+    for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k);
   }
   vst(blk->m_eff, m_eff);
   vst(blk->kn, kn);
@@ -354,7 +328,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   const v4d best_k = splat(blk->lim->stiffness), best_m = splat(blk->lim->inertia);
   const v4l beats = ((kn > 0) & (kn * best_m > best_k * m_eff)) | ((K_E > 0) & (K_E * best_m > best_k * (m_eff * (2.0 / 7.0)))) | ((K_R > 0) & (K_R * best_m > best_k * I_ij)) |
                     ((K_psi > 0) & (K_psi * best_m > best_k * I_ij));
-  return redo_bits | lane_bits(beats) << 4 | summed;
+  return lane_bits(redo) | lane_bits(beats) << 4;
 }
 
 __attribute__((noinline)) static int block_loads_generic(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }

@@ -45,19 +45,12 @@ typedef struct {
   double               *load[PENALTY_BLOCK];
   double                m_eff[PENALTY_BLOCK], kn[PENALTY_BLOCK], K_E[PENALTY_BLOCK], I_ij[PENALTY_BLOCK], K_R[PENALTY_BLOCK], K_psi[PENALTY_BLOCK];
   const PenaltyStepLimit *lim; /* the stiffest spring so far: lanes that may beat it are reported */
-  double                 *acc; /* not NULL: the 4 lanes are 4 distinct contacts in key order, and
-                                  their loads on bodies below nb are added to acc[6 body ..] there
-                                  (lane after lane) instead of written to load[], unless a lane is
-                                  to be computed again */
-  PetscInt                nb;
 } PenaltyBlock;
 
 /* penalty_block_loads' result: bits 0-3 the lanes to compute again per contact, bits 4-7 the lanes
- * whose stiffness may beat blk->lim (to be compared in lane order), PENALTY_BLOCK_SUMMED when the
- * loads went into blk->acc. */
+ * whose stiffness may beat blk->lim (the others cannot). */
 #define PENALTY_BLOCK_REDO(r)  ((r) & 15)
 #define PENALTY_BLOCK_BEATS(r) ((r) >> 4 & 15)
-#define PENALTY_BLOCK_SUMMED   256
 
 /* lane l's stiffnesses */
 static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
@@ -66,7 +59,7 @@ static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, in
 int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev);
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
- * contact; their outputs must then be distinct, and acc NULL). Lanes to compute again: those whose
+ * contact; their outputs must then be distinct). Lanes to compute again: those whose
  * tracking left the kernel's domain (see above). */
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
 

@@ -163,7 +163,7 @@ static void limit_update_contact(PenaltyStepLimit *lim, const PenaltyStiffness *
   limit_update(lim, s->I_ij, s->K_psi, "spin");
 }
 
-enum { PREFETCH_AHEAD = 8 };
+enum { PREFETCH_AHEAD = 16, CHUNK = 64 };
 
 static inline void prefetch_lines(const void *p, size_t bytes)
 {
@@ -193,64 +193,83 @@ static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const 
   return match[i] >= 0 ? (const PenaltyHistory *)(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i]) : NULL;
 }
 
-/* Contacts i0 .. i0 + n - 1 (n <= PENALTY_BLOCK): the eligible ones by the block kernel (lanes of
- * the others repeat an eligible contact, into scratch), the rest and the kernel's rejects one by
- * one; then, in contact order, the time-step limit and the per-body sums (unless the kernel added
- * a block of 4 to acc itself). */
-static void block_of_contacts(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt i0, int n, double rec[], double load[], double acc[], PenaltyStepLimit *lim)
-{
-  PenaltyBlock   blk;
-  PenaltyHistory spare_rec[PENALTY_BLOCK];
-  double         mine[PENALTY_BLOCK][PENALTY_LOAD_WIDTH], spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
-  int            eligible = 0, redo, beats = 0, summed = 0, first = -1;
+/* A chunk of contacts in key order: which of them the block kernel computes (packed 4 to a block,
+ * so no lane idles on a contact that is apart or new), their loads, and what is left to do one by
+ * one in key order: contacts outside the kernel, the time-step limit, the per-body sums. */
+typedef struct {
+  PetscInt         i0, n;
+  double           (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
+  PenaltyStiffness stiff[CHUNK];                /* of the contacts with `check` set */
+  unsigned char    by_kernel[CHUNK], check[CHUNK];
+} Chunk;
 
-  for (int l = 0; l < n; l++) {
-    const PetscInt i = i0 + l;
-    blk.c[l]         = &cs->c[i];
-    blk.prev[l]      = history_of(prev, match, i);
-    blk.rec[l]       = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    blk.load[l]      = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine[l];
-    if (!ctx->per_contact && penalty_block_eligible(ctx, blk.c[l], blk.prev[l])) {
-      eligible |= 1 << l;
-      if (first < 0) first = l;
-    }
-  }
-  redo = ((1 << n) - 1) & ~eligible;
-  if (eligible) {
-    int r;
-    for (int l = 0; l < PENALTY_BLOCK; l++)
-      if (!(eligible >> l & 1)) { /* a lane without an eligible contact computes a copy of one, into scratch */
-        blk.c[l]    = blk.c[first];
-        blk.prev[l] = blk.prev[first];
+/* The eligible contacts of the chunk (their chunk offsets in `at`, n of them), 4 at a time. */
+static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], const PenaltyStepLimit *lim, const int at[], int n, Chunk *ch)
+{
+  PenaltyHistory spare_rec[PENALTY_BLOCK];
+  double         spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
+
+  for (int q = 0; q < n; q += PENALTY_BLOCK) {
+    PenaltyBlock blk;
+    int          r;
+    for (int l = 0; l < PENALTY_BLOCK; l++) {
+      if (q + l < n) {
+        const PetscInt i = ch->i0 + at[q + l];
+        blk.c[l]         = &cs->c[i];
+        blk.prev[l]      = history_of(prev, match, i);
+        blk.rec[l]       = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
+        blk.load[l]      = ch->load[at[q + l]];
+      } else { /* the last block's idle lanes compute a copy of its first contact, into scratch */
+        blk.c[l]    = blk.c[0];
+        blk.prev[l] = blk.prev[0];
         blk.rec[l]  = &spare_rec[l];
         blk.load[l] = spare_load[l];
       }
+    }
     blk.lim = lim;
-    blk.acc = eligible == (1 << PENALTY_BLOCK) - 1 ? acc : NULL;
-    blk.nb  = ctx->nb;
     r       = penalty_block_loads(ctx, &blk);
-    redo |= PENALTY_BLOCK_REDO(r) & eligible;
-    beats  = PENALTY_BLOCK_BEATS(r) & eligible;
-    summed = r & PENALTY_BLOCK_SUMMED;
+    for (int l = 0; l < PENALTY_BLOCK && q + l < n; l++) {
+      const int k = at[q + l];
+      if (PENALTY_BLOCK_REDO(r) >> l & 1) continue; /* by_kernel stays 0: computed again per contact */
+      ch->by_kernel[k] = 1;
+      if (PENALTY_BLOCK_BEATS(r) >> l & 1) {
+        ch->check[k] = 1;
+        ch->stiff[k] = penalty_block_stiffness(&blk, l);
+      }
+      ctx->block_contacts++;
+    }
   }
-  ctx->block_contacts += __builtin_popcount((unsigned)(eligible & ~redo));
-  for (int l = 0; l < n; l++) {
-    const PetscInt i = i0 + l;
-    PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-    double         *ld = load ? load + (size_t)PENALTY_LOAD_WIDTH * i : mine[l];
-    PenaltyStiffness stiff = {0};
-    if (redo >> l & 1) {
+}
+
+static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim, Chunk *ch)
+{
+  double mine[CHUNK][PENALTY_LOAD_WIDTH];
+  int    at[CHUNK], n = 0;
+
+  ch->load = load ? (double(*)[PENALTY_LOAD_WIDTH])(load + (size_t)PENALTY_LOAD_WIDTH * ch->i0) : mine;
+  memset(ch->by_kernel, 0, sizeof(ch->by_kernel));
+  memset(ch->check, 0, sizeof(ch->check));
+  for (int k = 0; k < ch->n; k++) {
+    const PetscInt i = ch->i0 + k;
+    if (i + PREFETCH_AHEAD < cs->n) prefetch_contact(ctx, cs, prev, match, i + PREFETCH_AHEAD);
+    if (!ctx->per_contact && penalty_block_eligible(ctx, &cs->c[i], history_of(prev, match, i))) at[n++] = k;
+  }
+  chunk_kernel(ctx, cs, prev, match, rec, lim, at, n, ch);
+  for (int k = 0; k < ch->n; k++) { /* key order */
+    const PetscInt i = ch->i0 + k;
+    if (!ch->by_kernel[k]) {
+      PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
+      ch->check[k]      = 1;
+      ch->stiff[k]      = (PenaltyStiffness){0};
       if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
         memset(r, 0, sizeof(*r));
-        memset(ld, 0, sizeof(double) * PENALTY_LOAD_WIDTH);
+        memset(ch->load[k], 0, sizeof(double) * PENALTY_LOAD_WIDTH);
       } else /* the old record is read in place: rec is another array than the memory */
-        contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ld, &stiff);
-      limit_update_contact(lim, &stiff);
-    } else if (beats >> l & 1) { /* lanes that do not beat the limit before this block cannot after it */
-      stiff = penalty_block_stiffness(&blk, l);
-      limit_update_contact(lim, &stiff);
+        contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ch->load[k], &ch->stiff[k]);
     }
-    if (acc && !summed) accumulate(&cs->c[i], ld, ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+    /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */
+    if (ch->check[k]) limit_update_contact(lim, &ch->stiff[k]);
+    if (acc) accumulate(&cs->c[i], ch->load[k], ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
   }
 }
 
@@ -271,9 +290,11 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
   lim->stiffness = 0;
   lim->inertia   = 1;
   lim->what      = "none";
-  for (PetscInt i0 = 0; i0 < cs->n; i0 += PENALTY_BLOCK) {
-    for (PetscInt i = i0 + PREFETCH_AHEAD; i < PetscMin(i0 + PREFETCH_AHEAD + PENALTY_BLOCK, cs->n); i++) prefetch_contact(ctx, cs, prev, match, i);
-    block_of_contacts(ctx, cs, prev, match, i0, (int)PetscMin(PENALTY_BLOCK, cs->n - i0), rec, load, acc, lim);
+  for (PetscInt i0 = 0; i0 < cs->n; i0 += CHUNK) {
+    Chunk ch;
+    ch.i0 = i0;
+    ch.n  = PetscMin(CHUNK, cs->n - i0);
+    chunk_loads(ctx, cs, prev, match, rec, load, acc, lim, &ch);
   }
   lim->period = lim->stiffness > 0 ? 2 * M_PI * sqrt(lim->inertia / lim->stiffness) : INFINITY;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,7 +3,6 @@
  * wall on side A, a pair without roll or spin resistance. */
 #include "penalty_kernel.h"
 #include "penalty_history.h"
-#include "shapes.h"
 #include "simd4.h"
 #include <stddef.h>
 
@@ -15,15 +14,6 @@ _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offse
 enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME_A = 12, H_FRAME_B = 18, H_POINT_A = 24, H_POINT_B = 27 };
 _Static_assert(offsetof(PenaltyHistory, frame_a) == H_FRAME_A * sizeof(double) && offsetof(PenaltyHistory, point_b) == H_POINT_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 30,
                "the block kernel's view of a history record");
-
-int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev)
-{
-  const PenaltySide *A = &ctx->side[c->a], *B = &ctx->side[c->b];
-  if (ctx->set->normal != PENALTY_NORMAL_HERTZ || ctx->set->rolling != PENALTY_ROLLING_TRACKING) return 0;
-  if (!(c->phi < 0) || !prev || !prev->touching) return 0;
-  if (B->wall || B->shape != SHAPE_SPHERE) return 0;
-  return A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE;
-}
 
 /* ---- lane-wise 3-vectors: v[k] is component k of the 4 lanes ---- */
 ALWAYS_INLINE v4d dot3(const v4d a[3], const v4d b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }

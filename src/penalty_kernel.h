@@ -14,6 +14,7 @@
 #define CCPDEM_PENALTY_KERNEL_H
 #include "penalty_step.h"
 #include "penalty_tracking.h"
+#include "shapes.h"
 
 #define PENALTY_BLOCK 4
 
@@ -55,8 +56,16 @@ typedef struct {
 /* lane l's stiffnesses */
 static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
 
-/* Whether the block kernel computes contact c with last history prev (NULL: none); see above. */
-int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev);
+/* Whether the block kernel computes contact c with last history prev (NULL: none); see above.
+ * (Inline: asked of every contact.) */
+static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev)
+{
+  const PenaltySide *A = &ctx->side[c->a], *B = &ctx->side[c->b];
+  if (ctx->set->normal != PENALTY_NORMAL_HERTZ || ctx->set->rolling != PENALTY_ROLLING_TRACKING) return 0;
+  if (!(c->phi < 0) || !prev || !prev->touching) return 0;
+  if (B->wall || B->shape != SHAPE_SPHERE) return 0;
+  return A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE;
+}
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
  * contact; their outputs must then be distinct). Lanes to compute again: those whose

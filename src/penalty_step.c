@@ -180,7 +180,7 @@ static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet 
 }
 
 /* acc (per body) += the loads of contact c on its bodies below nbody (walls receive nothing). */
-static inline void accumulate(const Contact *c, const double l[PENALTY_LOAD_WIDTH], PetscInt nbody, double acc[])
+static inline void accumulate(const Contact *c, const double *restrict l, PetscInt nbody, double *restrict acc)
 {
   if (c->a < nbody)
     for (int k = 0; k < 6; k++) acc[6 * c->a + k] += l[k];
@@ -197,14 +197,15 @@ static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const 
  * so no lane idles on a contact that is apart or new), their loads, and what is left to do one by
  * one in key order: contacts outside the kernel, the time-step limit, the per-body sums. */
 typedef struct {
-  PetscInt         i0, n;
-  double           (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
+  PetscInt              i0, n;
+  const PenaltyHistory *prev[CHUNK];                /* history of contact i0 + k (NULL: none) */
+  double                (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
   PenaltyStiffness stiff[CHUNK];                /* of the contacts with `check` set */
   unsigned char    by_kernel[CHUNK], check[CHUNK];
 } Chunk;
 
 /* The eligible contacts of the chunk (their chunk offsets in `at`, n of them), 4 at a time. */
-static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], const PenaltyStepLimit *lim, const int at[], int n, Chunk *ch)
+static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[], const PenaltyStepLimit *lim, const int at[], int n, Chunk *ch)
 {
   PenaltyHistory spare_rec[PENALTY_BLOCK];
   double         spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
@@ -216,7 +217,7 @@ static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, const Impuls
       if (q + l < n) {
         const PetscInt i = ch->i0 + at[q + l];
         blk.c[l]         = &cs->c[i];
-        blk.prev[l]      = history_of(prev, match, i);
+        blk.prev[l]      = ch->prev[at[q + l]];
         blk.rec[l]       = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
         blk.load[l]      = ch->load[at[q + l]];
       } else { /* the last block's idle lanes compute a copy of its first contact, into scratch */
@@ -252,9 +253,10 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   for (int k = 0; k < ch->n; k++) {
     const PetscInt i = ch->i0 + k;
     if (i + PREFETCH_AHEAD < cs->n) prefetch_contact(ctx, cs, prev, match, i + PREFETCH_AHEAD);
-    if (!ctx->per_contact && penalty_block_eligible(ctx, &cs->c[i], history_of(prev, match, i))) at[n++] = k;
+    ch->prev[k] = history_of(prev, match, i);
+    if (!ctx->per_contact && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k])) at[n++] = k;
   }
-  chunk_kernel(ctx, cs, prev, match, rec, lim, at, n, ch);
+  chunk_kernel(ctx, cs, rec, lim, at, n, ch);
   for (int k = 0; k < ch->n; k++) { /* key order */
     const PetscInt i = ch->i0 + k;
     if (!ch->by_kernel[k]) {
@@ -265,7 +267,7 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
         memset(r, 0, sizeof(*r));
         memset(ch->load[k], 0, sizeof(double) * PENALTY_LOAD_WIDTH);
       } else /* the old record is read in place: rec is another array than the memory */
-        contact_loads(ctx, &cs->c[i], history_of(prev, match, i), r, ch->load[k], &ch->stiff[k]);
+        contact_loads(ctx, &cs->c[i], ch->prev[k], r, ch->load[k], &ch->stiff[k]);
     }
     /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */
     if (ch->check[k]) limit_update_contact(lim, &ch->stiff[k]);

@@ -3,15 +3,14 @@
  * and the dispatch between a generic and an AVX2+FMA instantiation of the same code.
  *
  * Every function taking or returning these vectors is inlined into its kernel (ALWAYS_INLINE): no
- * call passes one, so the ABI note GCC gives for 32-byte vectors without AVX does not apply.
- * Square roots are written lane by lane; compiled with -fno-math-errno they become one vsqrtpd. */
+ * call passes one, so the ABI note GCC gives for 32-byte vectors without AVX does not apply (the
+ * kernels are compiled with -Wno-psabi, CMakeLists.txt). Square roots are written lane by lane;
+ * compiled with -fno-math-errno they become one vsqrtpd. */
 #ifndef CCPDEM_SIMD4_H
 #define CCPDEM_SIMD4_H
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 #define SIMD4_LANES   4
 #define ALWAYS_INLINE static inline __attribute__((always_inline))

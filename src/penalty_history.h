@@ -6,9 +6,11 @@
  * Vectors in the tangent plane (micro-deflections) are stored as components on the contact frame
  * (u, w) of the step that wrote them: the next step's frame is the continuation of that one (App.
  * B), so the same components on the new frame carry the deflection along with the contact. The
- * frame and the contact point are stored in each body's own frame (body coordinates relative to
- * its centre of mass; a wall's relative to its centre with its orientation), so that at the next
- * step they come back in the world as the bodies moved: the "painted cross and dot" of sec. 2.1. */
+ * frame and the contact point are stored in world coordinates as of the step that wrote them (the
+ * point as its arm from each body's centre): at the next step each body's rotation over that step
+ * and its centre's new place carry them along as the body moved, the "painted cross and dot" of
+ * sec. 2.1 (penalty_tracking.h). B's copy of the frame is A's (the counter-spin of sec. 3.1), so
+ * one frame serves both. */
 #ifndef CCPDEM_PENALTY_HISTORY_H
 #define CCPDEM_PENALTY_HISTORY_H
 #include "contacts.h"
@@ -21,14 +23,13 @@ typedef struct {
   double spin;           /* Psi: spin micro-deflection (rad), eq. 3 */
   double slide_mode;     /* 0 stick (static), 1 slip (kinetic) */
   double roll_mode_a, roll_mode_b, spin_mode;
-  double frame_a[6];     /* u then w of the contact frame in A's body coordinates */
-  double frame_b[6];     /* the same in B's body coordinates (aligned to A's by the counter-spin) */
-  double point_a[3];     /* the contact point in A's body coordinates */
-  double point_b[3];     /* the contact point in B's body coordinates */
+  double frame[6];       /* u then w of the contact frame (world) */
+  double arm_a[3];       /* the contact point minus A's centre (world) */
+  double arm_b[3];       /* the contact point minus B's centre (world) */
 } PenaltyHistory;
 
 #define PENALTY_HISTORY_WIDTH ((PetscInt)(sizeof(PenaltyHistory) / sizeof(double)))
-_Static_assert(sizeof(PenaltyHistory) == 30 * sizeof(double), "PenaltyHistory must be an array of doubles without padding");
+_Static_assert(sizeof(PenaltyHistory) == 24 * sizeof(double), "PenaltyHistory must be an array of doubles without padding");
 
 enum { PENALTY_STICK = 0, PENALTY_SLIP = 1 };
 #endif

@@ -11,8 +11,8 @@ _Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
 /* doubles of a history record (penalty_history.h) as the kernel loads them */
-enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME_A = 12, H_FRAME_B = 18, H_POINT_A = 24, H_POINT_B = 27 };
-_Static_assert(offsetof(PenaltyHistory, frame_a) == H_FRAME_A * sizeof(double) && offsetof(PenaltyHistory, point_b) == H_POINT_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 30,
+enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME = 12, H_ARM_A = 18, H_ARM_B = 21, H_GROUPS = 6 };
+_Static_assert(offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) && offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
                "the block kernel's view of a history record");
 
 /* ---- lane-wise 3-vectors: v[k] is component k of the 4 lanes ---- */
@@ -28,11 +28,6 @@ ALWAYS_INLINE void cross3(v4d r[3], const v4d a[3], const v4d b[3])
 ALWAYS_INLINE void matvec3(v4d r[3], const v4d R[9], const v4d a[3])
 {
   for (int i = 0; i < 3; i++) r[i] = R[3 * i] * a[0] + R[3 * i + 1] * a[1] + R[3 * i + 2] * a[2];
-}
-/* r = R^T a */
-ALWAYS_INLINE void mattvec3(v4d r[3], const v4d R[9], const v4d a[3])
-{
-  for (int i = 0; i < 3; i++) r[i] = R[i] * a[0] + R[3 + i] * a[1] + R[6 + i] * a[2];
 }
 ALWAYS_INLINE v4d vabs(v4d x) { return (v4d)((v4l)x & ~(v4l)splat(-0.0)); }
 ALWAYS_INLINE int any(v4l m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
@@ -128,23 +123,18 @@ ALWAYS_INLINE void deflection_load(const int dim, v4d K, v4d D_h, const v4d x[],
   }
 }
 
-/* A history record's doubles of the 4 lanes: h[i] = double i of the record (i < 30). */
+/* A history record's doubles of the 4 lanes: h[i] = double i of the record, in groups of 4. */
 ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], v4d h[PENALTY_HISTORY_WIDTH])
 {
   const double *p[L];
-  v4d           g[4];
   for (int l = 0; l < L; l++) p[l] = (const double *)r[l];
-  for (int k = 0; k < 7; k++) gather4(p, 4 * k, h + 4 * k);
-  gather4(p, 26, g);
-  h[28] = g[2];
-  h[29] = g[3];
+  for (int k = 0; k < H_GROUPS; k++) gather4(p, 4 * k, h + 4 * k);
 }
 ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY_HISTORY_WIDTH])
 {
   double *p[L];
   for (int l = 0; l < L; l++) p[l] = (double *)r[l];
-  for (int k = 0; k < 7; k++) scatter4(p, 4 * k, h + 4 * k);
-  scatter4(p, 26, h + 26); /* doubles 26, 27 again, with the same values */
+  for (int k = 0; k < H_GROUPS; k++) scatter4(p, 4 * k, h + 4 * k);
 }
 
 ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
@@ -198,12 +188,8 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
 
   /* penalty_track: A's frame continued (continue_frame), the spin angle, the surface motions */
   v4d a[3], b[3], v[3], u[3], w[3], d[3], pa[2], pb[2];
-  for (int k = 0; k < 3; k++) {
-    d[k]     = h[H_FRAME_A + k];
-    v[k]     = h[H_FRAME_A + 3 + k];
-  }
-  matvec3(a, A.R, d);
-  matvec3(b, A.R, v);
+  matvec3(a, A.R, h + H_FRAME);
+  matvec3(b, A.R, h + H_FRAME + 3);
   cross3(v, b, n);
   for (int k = 0; k < 3; k++) v[k] += a[k];
   const v4d vn = dot3(v, n);
@@ -211,23 +197,18 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   const v4d len = vsqrt(dot3(v, v)), inv_len = 1.0 / len;
   for (int k = 0; k < 3; k++) u[k] = inv_len * v[k];
   cross3(w, n, u);
-  for (int k = 0; k < 3; k++) {
-    d[k] = h[H_FRAME_B + k];
-    v[k] = h[H_FRAME_B + 3 + k];
-  }
-  matvec3(a, B.R, d);
-  matvec3(b, B.R, v);
+  matvec3(a, B.R, h + H_FRAME);
+  matvec3(b, B.R, h + H_FRAME + 3);
   cross3(v, b, n);
   for (int k = 0; k < 3; k++) v[k] += a[k];
   const v4d sx = dot3(v, u), sy = -dot3(v, w); /* spin_angle, then step_angle's series */
   const v4d t = sy / sx, t2 = t * t;
   const v4d psi = t * (1 - t2 * (1.0 / 3 - t2 * (1.0 / 5 - t2 * (1.0 / 7))));
-  /* surface_motion: from where the old point is now, R p_old + x, to this step's point */
+  /* surface_motion: from where the old point is now, R arm + x, to this step's point */
   for (int side = 0; side < 2; side++) {
     const SideLanes *S = side ? &B : &A;
     v4d             *p = side ? pb : pa;
-    for (int k = 0; k < 3; k++) a[k] = h[(side ? H_POINT_B : H_POINT_A) + k];
-    matvec3(d, S->R, a);
+    matvec3(d, S->R, h + (side ? H_ARM_B : H_ARM_A));
     for (int k = 0; k < 3; k++) d[k] = point[k] - (d[k] + S->x[k]);
     p[0] = dot3(d, u);
     p[1] = dot3(d, w);
@@ -295,14 +276,14 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     }
   }
 
-  /* penalty_track_store: this step's frame and point in each body's coordinates */
+  /* penalty_track_store: this step's frame and the point's arms */
   h[0] = splat(1); /* touching */
-  mattvec3(h + H_FRAME_A, A.R, u);
-  mattvec3(h + H_FRAME_A + 3, A.R, w);
-  mattvec3(h + H_FRAME_B, B.R, u);
-  mattvec3(h + H_FRAME_B + 3, B.R, w);
-  mattvec3(h + H_POINT_A, A.R, ra);
-  mattvec3(h + H_POINT_B, B.R, rbp);
+  for (int k = 0; k < 3; k++) {
+    h[H_FRAME + k]     = u[k];
+    h[H_FRAME + 3 + k] = w[k];
+    h[H_ARM_A + k]     = ra[k];
+    h[H_ARM_B + k]     = rbp[k];
+  }
   store_history(blk->rec, h);
   {
     const v4d out[12] = {-F[0], -F[1], -F[2], TA[0], TA[1], TA[2], F[0], F[1], F[2], TB[0], TB[1], TB[2]};

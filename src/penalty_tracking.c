@@ -77,29 +77,24 @@ void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3]
     t->psi = 0;
     return;
   }
-  mat_vec(a, A->R, prev->frame_a);
-  mat_vec(b, A->R, prev->frame_a + 3);
+  mat_vec(a, A->R, prev->frame);
+  mat_vec(b, A->R, prev->frame + 3);
   continue_frame(n, a, b, t->u, t->w);
-  mat_vec(a, B->R, prev->frame_b);
-  mat_vec(b, B->R, prev->frame_b + 3);
+  mat_vec(a, B->R, prev->frame);
+  mat_vec(b, B->R, prev->frame + 3);
   t->psi = spin_angle(n, t->u, t->w, a, b);
-  mat_vec(c0, A->R, prev->point_a);
+  mat_vec(c0, A->R, prev->arm_a);
   v3_add(c0, c0, A->x);
   surface_motion(c0, point, t->u, t->w, t->pa);
-  mat_vec(c0, B->R, prev->point_b);
+  mat_vec(c0, B->R, prev->arm_b);
   v3_add(c0, c0, B->x);
   surface_motion(c0, point, t->u, t->w, t->pb);
 }
 
 void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t, PenaltyHistory *rec)
 {
-  double d[3];
-  mat_tvec(rec->frame_a, A->R, t->u);
-  mat_tvec(rec->frame_a + 3, A->R, t->w);
-  mat_tvec(rec->frame_b, B->R, t->u);
-  mat_tvec(rec->frame_b + 3, B->R, t->w);
-  v3_sub(d, point, A->x);
-  mat_tvec(rec->point_a, A->R, d);
-  v3_sub(d, point, B->x);
-  mat_tvec(rec->point_b, B->R, d);
+  v3_copy(rec->frame, t->u);
+  v3_copy(rec->frame + 3, t->w);
+  v3_sub(rec->arm_a, point, A->x);
+  v3_sub(rec->arm_b, point, B->x);
 }

@@ -6,7 +6,9 @@
 #define CCPDEM_PENALTY_TRACKING_H
 #include "penalty_history.h"
 
-/* Where a body (or wall) is: centre and rotation body -> world (row-major). */
+/* Where a body (or wall) is now and how it turned since the history was written (the last step):
+ * centre x and the rotation R over that step (row-major, world; rotation_of_vector of h omega for
+ * a body, the identity for a wall). */
 typedef struct {
   double x[3], R[9];
 } PenaltyPose;
@@ -22,7 +24,7 @@ typedef struct {
  * not touching: onset, a fresh frame and no motion). */
 void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3], const double point[3], const PenaltyHistory *prev, PenaltyTracking *t);
 
-/* Record this step's frame and point in each body's coordinates (the counter-spin of sec. 3.1:
- * B's copy of the frame is A's, so the next spin angle measures only the next step's spin). */
+/* Record this step's frame and point (penalty_history.h; the counter-spin of sec. 3.1: B's copy of
+ * the frame is A's, so the next spin angle measures only the next step's spin). */
 void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t, PenaltyHistory *rec);
 #endif

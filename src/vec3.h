@@ -68,6 +68,26 @@ static inline void mat_tvec(double r[3], const double R[9], const double a[3])
 /* world vector from body vector and back */
 static inline void quat_rotate(double r[3], const double q[4], const double a[3]) { double R[9]; quat_to_matrix(q, R); mat_vec(r, R, a); }
 static inline void quat_rotate_inv(double r[3], const double q[4], const double a[3]) { double R[9]; quat_to_matrix(q, R); mat_tvec(r, R, a); }
+/* R (row-major) = the rotation by the vector t (angle |t| about t / |t|): Rodrigues' formula
+ * I + s [t]x + c [t]x^2, s = sin|t| / |t|, c = (1 - cos|t|) / |t|^2; for |t| < 0.01 their series,
+ * exact to double precision there (the first terms left out are below 3e-22). The rotation that
+ * quat_integrate_world applies for t = h w_world. */
+static inline void rotation_of_vector(const double t[3], double R[9])
+{
+  const double t2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+  double       s, c;
+  if (t2 < 1e-4) {
+    s = 1 - t2 / 6 * (1 - t2 / 20 * (1 - t2 / 42));
+    c = 0.5 * (1 - t2 / 12 * (1 - t2 / 30 * (1 - t2 / 56)));
+  } else {
+    const double a = sqrt(t2);
+    s = sin(a) / a;
+    c = (1 - cos(a)) / t2;
+  }
+  R[0] = 1 + c * (t[0] * t[0] - t2); R[1] = c * t[0] * t[1] - s * t[2];  R[2] = c * t[0] * t[2] + s * t[1];
+  R[3] = c * t[0] * t[1] + s * t[2];  R[4] = 1 + c * (t[1] * t[1] - t2); R[5] = c * t[1] * t[2] - s * t[0];
+  R[6] = c * t[0] * t[2] - s * t[1];  R[7] = c * t[1] * t[2] + s * t[0];  R[8] = 1 + c * (t[2] * t[2] - t2);
+}
 /* q <- exp(h w_world / 2) q: the exponential-map update for a world-frame angular velocity. */
 static inline void quat_integrate_world(double q[4], const double w_world[3], double h)
 {

@@ -10,7 +10,10 @@
  * 3. Normal force (penalty_normal.h), Hooke: a 1-D impact of m = 1 kg on k = 1e4 N/m at 1 m/s,
  *    integrated with symplectic Euler at 1/2000 of the contact period, leaves at e times the impact
  *    speed within 0.5% for e = 0.2, 0.5, 0.9 (the model's damping ratio is chosen so that a linear
- *    spring-dashpot that may not pull rebounds at e; the discretization error is O(h / period)). */
+ *    spring-dashpot that may not pull rebounds at e; the discretization error is O(h / period)).
+ * 4. The turn of a body over a step that the tracking applies (rotation_of_vector of h omega, vec3.h)
+ *    equals the one the integrator gives it (R(q1) R(q0)^T after quat_integrate_world) within 1e-15,
+ *    for angles from 1e-8 to 3 rad on both sides of the series' limit 0.01 rad (rounding: a few ulps). */
 #include "test_check.h"
 #include "penalty_deflection.h"
 #include "penalty_history.h"
@@ -96,6 +99,23 @@ int main(void)
       } while (x < 0);
       CHECK(fabs(v / es[i] - 1) < 0.005, "Hooke impact at 1 m/s with e = %g leaves at %g m/s", es[i], v);
       printf("Hooke impact: rebound %.5f m/s for restitution %g\n", v, es[i]);
+    }
+  }
+  { /* 4 */
+    const double axis[3] = {0.48, -0.6, 0.64}, h = 1e-3, q0[4] = {0.5, 0.5, -0.5, 0.5};
+    const double angles[] = {1e-8, 1e-4, 0.0099, 0.01, 0.0101, 0.3, 3.0};
+    for (size_t i = 0; i < sizeof(angles) / sizeof(angles[0]); i++) {
+      double w[3], t[3], q[4], R0[9], R1[9], D[9], worst = 0;
+      v3_scale(w, angles[i] / h, axis);
+      v3_scale(t, h, w);
+      memcpy(q, q0, sizeof(q));
+      quat_integrate_world(q, w, h);
+      quat_to_matrix(q0, R0);
+      quat_to_matrix(q, R1);
+      rotation_of_vector(t, D);
+      for (int r = 0; r < 3; r++) /* R1 = D R0 */
+        for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(R1[3 * r + c] - (D[3 * r] * R0[c] + D[3 * r + 1] * R0[3 + c] + D[3 * r + 2] * R0[6 + c])));
+      CHECK(worst < 1e-15, "rotation_of_vector of an angle %g rad: off the integrator's turn by %g", angles[i], worst);
     }
   }
   if (failures) printf("penalty kernels: %d check(s) FAILED\n", failures);

@@ -10,6 +10,11 @@
 _Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
+/* doubles of a Contact (contacts.h) as the kernel loads them: n then u[0], rb then phi */
+enum { CONTACT_N = offsetof(Contact, n) / sizeof(double), CONTACT_RB = offsetof(Contact, rb) / sizeof(double) };
+_Static_assert(offsetof(Contact, n) % sizeof(double) == 0 && offsetof(Contact, u) == offsetof(Contact, n) + 3 * sizeof(double) && offsetof(Contact, rb) % sizeof(double) == 0 &&
+                 offsetof(Contact, phi) == offsetof(Contact, rb) + 3 * sizeof(double),
+               "the block kernel's view of a contact");
 /* doubles of a history record (penalty_history.h) as the kernel loads them */
 enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME = 12, H_ARM_A = 18, H_ARM_B = 21, H_GROUPS = 6 };
 _Static_assert(offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) && offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
@@ -154,11 +159,16 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   load_side(sb, &B);
   load_pair(pp, &P);
   load_history(blk->prev, h);
-  for (int k = 0; k < 3; k++) {
-    n[k]  = (v4d){blk->c[0]->n[k], blk->c[1]->n[k], blk->c[2]->n[k], blk->c[3]->n[k]};
-    rb[k] = (v4d){blk->c[0]->rb[k], blk->c[1]->rb[k], blk->c[2]->rb[k], blk->c[3]->rb[k]};
+  {
+    const double *p[L];
+    v4d           g[4];
+    for (int l = 0; l < L; l++) p[l] = (const double *)blk->c[l];
+    gather4(p, CONTACT_N, g); /* n and u[0] (not read) */
+    for (int k = 0; k < 3; k++) n[k] = g[k];
+    gather4(p, CONTACT_RB, g); /* rb and phi */
+    for (int k = 0; k < 3; k++) rb[k] = g[k];
+    phi = g[3];
   }
-  phi = (v4d){blk->c[0]->phi, blk->c[1]->phi, blk->c[2]->phi, blk->c[3]->phi};
   const v4l wall = (v4l){sa[0]->wall, sa[1]->wall, sa[2]->wall, sa[3]->wall} != 0;
 
   /* contact_loads: the point, masses, relative velocity */

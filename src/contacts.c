@@ -41,9 +41,7 @@ PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact
 {
   PetscFunctionBegin;
   PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
-  cs->key[cs->n] = *k;
-  memset(contact_gamma(cs, cs->n), 0, sizeof(double) * CONTACT_DOF_MAX);
-  *slot = &cs->c[cs->n++];
+  *slot = contact_set_append_reserved(cs, k);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

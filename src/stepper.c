@@ -336,6 +336,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   sum[6] = (double)matched;
   max[1] = (double)s->n_owned;
   max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
+  for (int k = 0; k < RUN_FLAGS; k++) max[3 + k] = sim->run_flags[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   st->kinetic_energy   = gsum[0];
@@ -347,6 +348,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   st->warm_started     = (PetscInt)gsum[6];
   st->max_speed        = gmax[0];
   st->imbalance        = gsum[2] > 0 ? gmax[1] * size / gsum[2] : 1.0; /* as DomainImbalance */
+  for (int k = 0; k < RUN_FLAGS; k++) st->run_flags[k] = (PetscBool)(gmax[3 + k] > 0);
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) PetscCall(PenaltyCheckStep(sim, -gmax[2], sim->sc.time_step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

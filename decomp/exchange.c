@@ -373,7 +373,7 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
 {
   MPI_Comm     comm;
   PetscMPIInt  rank, *ranks;
-  PetscInt     nn, local[2] = {0, 0}, global[2];
+  PetscInt     nn, local[3] = {0, 0, 0}, global[3];
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
@@ -383,15 +383,18 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
     const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
     PetscInt          k     = 0;
     if (owner < 0) local[0]++; /* leaves the domain */
-    else if (owner != rank && !local[1]) {
+    else if (owner != rank) {
+      local[2]++;
+      if (local[1]) continue;
       PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
       local[1] = k < 0;
     }
   }
   PetscCall(PetscFree(ranks));
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(local, global, 3, MPIU_INT, MPI_SUM, comm));
   mv->removed = global[0];
   mv->nearby  = (PetscBool)(global[1] == 0);
+  mv->moving  = global[2];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -404,6 +407,12 @@ PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt 
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
+  if (!mv->moving) { /* every rank knows that no rank sends */
+    PetscCheck(n == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendMoved: %" PetscInt_FMT " records to send although no body changes rank", n);
+    *nrecv   = 0;
+    *recvbuf = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!mv->nearby) {
     PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
     PetscFunctionReturn(PETSC_SUCCESS);

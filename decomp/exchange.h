@@ -120,6 +120,8 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
 typedef struct {
   PetscBool nearby;  /* every destination on every rank is a nearby subdomain */
   PetscInt  removed; /* bodies leaving the domain, on all ranks */
+  PetscInt  moving;  /* bodies changing rank, on all ranks; 0 (a settled pile's usual step): nothing
+                        is sent, and ExchangeSendMoved skips its round */
 } ExchangeMoves;
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
 PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);

@@ -205,26 +205,27 @@ static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Solver bodies: inverse mass and world inverse inertia, and the free velocity
- * M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
+/* Solver body i: inverse mass and world inverse inertia (xx, yy, zz, xy, xz, yz), and the free
+ * velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
  * The gyroscopic torque -w x (J w) is taken explicitly in the body frame. */
+static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+{
+  const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
+  double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
+  quat_to_matrix(s->quat + 4 * i, R);
+  *inv_mass = 1.0 / s->mass[i];
+  sym_rotate_diag(inv_inertia, R, Jinv);
+  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+  v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
+  v3_cross(gyro, wb, Jw);
+  for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
+  mat_vec(vel_free + 3, R, wnew);
+}
+
+/* Solver bodies: the bodies [0, nb) (solver_body), then the walls. */
 static void SetupSolverBodies(Simulation *sim, PetscInt nb, double h)
 {
-  const BodyStore *s = &sim->bodies;
-  const double    *g = sim->sc.gravity;
-
-  for (PetscInt i = 0; i < nb; i++) {
-    const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
-    double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
-    quat_to_matrix(s->quat + 4 * i, R);
-    sim->inv_mass[i] = 1.0 / s->mass[i];
-    sym_rotate_diag(sim->inv_inertia + 6 * i, R, Jinv);
-    for (int k = 0; k < 3; k++) sim->vel_free[6 * i + k] = s->vel[6 * i + k] + h * g[k];
-    v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
-    v3_cross(gyro, wb, Jw);
-    for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
-    mat_vec(sim->vel_free + 6 * i + 3, R, wnew);
-  }
+  for (PetscInt i = 0; i < nb; i++) solver_body(&sim->bodies, i, sim->sc.gravity, h, sim->inv_mass + i, sim->inv_inertia + 6 * i, sim->vel_free + 6 * i);
   for (int k = 0; k < sim->sc.n_walls; k++) {
     PetscInt j = nb + k;
     sim->inv_mass[j] = 0;
@@ -405,6 +406,21 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The owned bodies' velocities v = v_free + h M^-1 F under the summed penalty loads F (sim->pen_acc),
+ * into sim->vel for Integrate: one pass, the solver body data kept in registers (no solve reads
+ * them), and none for the ghosts and walls, whose loads their owners sum. */
+static void PenaltyVelocities(Simulation *sim, double h)
+{
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
+    const double *f = sim->pen_acc + 6 * i;
+    double       *v = sim->vel + 6 * i, inv_mass, inv_inertia[6], vf[6], dw[3];
+    solver_body(&sim->bodies, i, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
+    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
+    sym_vec(dw, inv_inertia, f + 3);
+    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+  }
+}
+
 /* contact.model penalty in place of the CCP solve: loads of the contacts at the step's start,
  * summed per body in key order (on several ranks on the owners, decomp/force_routing.h), the new
  * history kept by key, and the velocities v = v_free + h M^-1 F in sim->vel as Integrate wants them. */
@@ -426,14 +442,7 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
   PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
   PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
-  SetupSolverBodies(sim, nb, h);
-  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
-    const double *f = sim->pen_acc + 6 * i, *vf = sim->vel_free + 6 * i;
-    double       *v = sim->vel + 6 * i, dw[3];
-    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * sim->inv_mass[i] * f[k];
-    sym_vec(dw, sim->inv_inertia + 6 * i, f + 3);
-    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
-  }
+  PenaltyVelocities(sim, h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -395,6 +395,7 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
   mv->removed = global[0];
   mv->nearby  = (PetscBool)(global[1] == 0);
   mv->moving  = global[2];
+  mv->keep_order = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -478,7 +479,8 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
   PetscCall(BodyStoreReserve(s, s->n_owned + nrecv));
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)UnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
-  PetscCall(SortOwnedById(s, &dup));
+  dup = 0;
+  if (!(mv->keep_order && nout == 0 && nrecv == 0)) PetscCall(SortOwnedById(s, &dup));
   /* an internal error (ids are unique by construction): checked where it shows, without a reduction */
   PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscCall(PetscFree(recvbuf));

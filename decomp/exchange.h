@@ -6,7 +6,8 @@
  * Messages carry whole BodyStore fields, packed field by field through the BODY_FIELDS X-macro
  * (src/bodies.h), so a field added there migrates and is ghosted without touching this code.
  *
- * Determinism: after ExchangeMigrate the owned bodies are sorted by id; after ExchangeBuildGhosts
+ * Determinism: after ExchangeMigrate the owned bodies are sorted by id (or, with keep_order, as
+ * they were where none left or arrived); after ExchangeBuildGhosts
  * the ghosts are sorted by id. Neither order depends on which message arrives first, so a run on
  * the same rank count is bitwise reproducible. Sums in ExchangeReduceArray are taken in a fixed
  * order (neighbours by increasing rank, then message order).
@@ -122,6 +123,10 @@ typedef struct {
   PetscInt  removed; /* bodies leaving the domain, on all ranks */
   PetscInt  moving;  /* bodies changing rank, on all ranks; 0 (a settled pile's usual step): nothing
                         is sent, and ExchangeSendMoved skips its round */
+  PetscBool keep_order; /* set by the caller before ExchangeMigrateMoves (ExchangeDecideMoves clears it):
+                           a rank none of whose bodies leaves or arrives keeps them in their order
+                           instead of sorting them by id, for a caller that orders them itself (the
+                           stepper's spatial sort, then a pass instead of two permutations) */
 } ExchangeMoves;
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
 PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);

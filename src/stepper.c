@@ -356,7 +356,8 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
 
 /* Distributed run, start of a step: bodies not yet placed (first step, restart) to their owners
  * (counting those outside the domain), the spatial order (migration leaves the bodies in id
- * order), the ghosts of this step and the solve's communication graph. */
+ * order, or in last step's spatial order where none left or arrived: then it costs a pass), the
+ * ghosts of this step and the solve's communication graph. */
 static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
@@ -383,6 +384,7 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
   PetscFunctionBegin;
   if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
   PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));

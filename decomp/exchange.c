@@ -202,16 +202,17 @@ static int CompareDeparture(const void *pa, const void *pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Sort the owned bodies by id; *dup = 1 if an id occurs twice. */
-static PetscErrorCode SortOwnedById(BodyStore *s, int *dup)
+/* Sort the owned bodies by id. Two with one id are an internal error (ids are unique by
+ * construction): checked where it shows, without a reduction. */
+static PetscErrorCode SortOwnedById(BodyStore *s)
 {
   const PetscInt n = s->n_owned;
   IdKey         *keys;
   PetscInt      *order;
   PetscBool      sorted = PETSC_TRUE;
+  int            dup;
 
   PetscFunctionBegin;
-  *dup = 0;
   for (PetscInt i = 1; i < n && sorted; i++) sorted = (PetscBool)(s->id[i - 1] < s->id[i]);
   if (sorted) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc2(n, &keys, n, &order));
@@ -219,10 +220,11 @@ static PetscErrorCode SortOwnedById(BodyStore *s, int *dup)
     keys[i].id    = s->id[i];
     keys[i].index = i;
   }
-  SortIds(keys, n, dup);
+  SortIds(keys, n, &dup);
   for (PetscInt i = 0; i < n; i++) order[i] = keys[i].index;
   PetscCall(BodyStorePermute(s, n, order));
   PetscCall(PetscFree2(keys, order));
+  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -444,13 +446,16 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
   Departure   *out;
   char        *sendbuf, *recvbuf = NULL, *p;
   PetscBool   *leaves;
-  int          dup;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCall(DomainGetTag(d, TAG_MIGRATE, &tag));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(s->n_ghost == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeMigrate: drop the ghosts first (s->n_ghost = 0); they are stale copies once bodies have moved");
+  if (!mv->moving && !mv->removed) { /* every body stays where it is */
+    if (!mv->keep_order) PetscCall(SortOwnedById(s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
   /* who leaves, and where to: sorted by destination (-1 = out of the domain first), then index */
   PetscCall(PetscMalloc2(n, &out, n, &leaves));
@@ -479,10 +484,7 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
   PetscCall(BodyStoreReserve(s, s->n_owned + nrecv));
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)UnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
-  dup = 0;
-  if (!(mv->keep_order && nout == 0 && nrecv == 0)) PetscCall(SortOwnedById(s, &dup));
-  /* an internal error (ids are unique by construction): checked where it shows, without a reduction */
-  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
+  if (!(mv->keep_order && nout == 0 && nrecv == 0)) PetscCall(SortOwnedById(s));
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree2(dest, sendbuf));
   PetscCall(PetscFree2(out, leaves));

@@ -57,16 +57,18 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
 {
   const PetscInt nown = ex->n_owned, nbody = ex->n_owned + ex->n_ghost;
   PetscMPIInt    tag, *dest;
-  PetscInt       nremote = 0, nlocal = 0, nrecv = 0;
+  PetscInt       nremote = 0, nlocal = 0, nrecv = 0, *side;
   Contribution  *remote, *all;
   char          *recvbuf = NULL, *mixed;
 
   PetscFunctionBegin;
   PetscCall(DomainGetTag(d, EXCHANGE_TAG_ROUTE, &tag));
-  PetscCall(PetscMalloc2(cs->n + 1, &remote, cs->n + 1, &dest));
+  /* (A, B) of every contact, copied out of the 264-byte records on the one pass that reads them */
+  PetscCall(PetscMalloc3(cs->n + 1, &remote, cs->n + 1, &dest, 2 * (size_t)cs->n + 1, &side));
   for (PetscInt i = 0; i < cs->n; i++) {
-    const PetscInt b = cs->c[i].b;
-    PetscCheck(cs->c[i].a >= nbody || cs->c[i].a < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: contact %" PetscInt_FMT " has a ghost as body A", i);
+    const PetscInt b = side[2 * i + 1] = cs->c[i].b;
+    side[2 * i] = cs->c[i].a;
+    PetscCheck(side[2 * i] >= nbody || side[2 * i] < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: contact %" PetscInt_FMT " has a ghost as body A", i);
     if (b < nown || b >= nbody) continue;
     remote[nremote].body = ex->ghost_owner_index[b - nown];
     remote[nremote].key  = cs->key[i];
@@ -88,9 +90,8 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   memset(acc, 0, sizeof(double) * 6 * (size_t)nown);
   PetscCall(PetscMalloc1(2 * cs->n + nrecv + 1, &all)); /* room for all; only the mixed bodies' part is touched */
   for (PetscInt i = 0; i < cs->n; i++) {
-    const PetscInt side[2] = {cs->c[i].a, cs->c[i].b};
     for (int k = 0; k < 2; k++) {
-      const PetscInt body = side[k];
+      const PetscInt body = side[2 * i + k];
       const double  *l    = load + (size_t)PENALTY_LOAD_WIDTH * i + 6 * k;
       if (body >= nown) continue;
       if (!mixed[body]) {
@@ -107,6 +108,6 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mixed));
   PetscCall(PetscFree(recvbuf));
-  PetscCall(PetscFree2(remote, dest));
+  PetscCall(PetscFree3(remote, dest, side));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -81,6 +81,11 @@ typedef struct {
   PetscBool    skip_copy_lists;  /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
                                     the round of ghost-index replies they need (the penalty model
                                     routes loads by ghost_owner_*; the CCP coupling reads them) */
+  PetscBool    counts_kept;      /* set by the caller before a build, alike on every rank: since the
+                                    last build with this halo no rank's owned bodies were added,
+                                    removed or exchanged (ExchangeMoves moving = removed = 0), so they
+                                    lie in their subdomains and owned_offset holds: the build skips
+                                    the collective that checks and counts them (one round) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64   build_bytes_sent, build_messages_sent;

@@ -354,14 +354,16 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Distributed run, start of a step: bodies not yet placed (first step, restart) to their owners
+/* Distributed run, start of a step (emitted: bodies were added since the last step): bodies not
+ * yet placed (first step, restart) to their owners
  * (counting those outside the domain), the spatial order (migration leaves the bodies in id
  * order, or in last step's spatial order where none left or arrived: then it costs a pass), the
  * ghosts of this step and the solve's communication graph. */
-static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
+static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
   sim->bodies.n_ghost = 0;
+  if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
     PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
     PetscCall(ImpulseMemoryRouteById(sim->domain, &sim->bodies, &sim->previous, bytes));
@@ -388,7 +390,8 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
-  *removed = mv.removed;
+  *removed                  = mv.removed;
+  sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0); /* the same on every rank */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -457,6 +460,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   StepStats        *st = &sim->last;
   PetscInt          matched, removed = 0, gremoved = 0, nb;
   PetscInt64        bytes = 0; /* sent by this rank */
+  const int64_t     next_id = sim->next_id; /* moves on (alike on every rank) when bodies are emitted */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
   const PetscBool   penalty = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
@@ -466,7 +470,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   PetscCall(SimulationEmit(sim));
   if (sim->size > 1) {
     PetscCall(VelocityCouplingResetStats(sim->coupling));
-    PetscCall(DistributedBegin(sim, &gremoved, &bytes));
+    PetscCall(DistributedBegin(sim, (PetscBool)(sim->next_id != next_id), &gremoved, &bytes));
     sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
     tcomm = MPI_Wtime() - t0;
   } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));

@@ -202,16 +202,17 @@ static int CompareDeparture(const void *pa, const void *pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Sort the owned bodies by id; *dup = 1 if an id occurs twice. */
-static PetscErrorCode SortOwnedById(BodyStore *s, int *dup)
+/* Sort the owned bodies by id. Two with one id are an internal error (ids are unique by
+ * construction): checked where it shows, without a reduction. */
+static PetscErrorCode SortOwnedById(BodyStore *s)
 {
   const PetscInt n = s->n_owned;
   IdKey         *keys;
   PetscInt      *order;
   PetscBool      sorted = PETSC_TRUE;
+  int            dup;
 
   PetscFunctionBegin;
-  *dup = 0;
   for (PetscInt i = 1; i < n && sorted; i++) sorted = (PetscBool)(s->id[i - 1] < s->id[i]);
   if (sorted) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc2(n, &keys, n, &order));
@@ -219,10 +220,11 @@ static PetscErrorCode SortOwnedById(BodyStore *s, int *dup)
     keys[i].id    = s->id[i];
     keys[i].index = i;
   }
-  SortIds(keys, n, dup);
+  SortIds(keys, n, &dup);
   for (PetscInt i = 0; i < n; i++) order[i] = keys[i].index;
   PetscCall(BodyStorePermute(s, n, order));
   PetscCall(PetscFree2(keys, order));
+  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -373,7 +375,7 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
 {
   MPI_Comm     comm;
   PetscMPIInt  rank, *ranks;
-  PetscInt     nn, local[2] = {0, 0}, global[2];
+  PetscInt     nn, local[3] = {0, 0, 0}, global[3];
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
@@ -383,15 +385,19 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
     const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
     PetscInt          k     = 0;
     if (owner < 0) local[0]++; /* leaves the domain */
-    else if (owner != rank && !local[1]) {
+    else if (owner != rank) {
+      local[2]++;
+      if (local[1]) continue;
       PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
       local[1] = k < 0;
     }
   }
   PetscCall(PetscFree(ranks));
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(local, global, 3, MPIU_INT, MPI_SUM, comm));
   mv->removed = global[0];
   mv->nearby  = (PetscBool)(global[1] == 0);
+  mv->moving  = global[2];
+  mv->keep_order = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -404,6 +410,12 @@ PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt 
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
+  if (!mv->moving) { /* every rank knows that no rank sends */
+    PetscCheck(n == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendMoved: %" PetscInt_FMT " records to send although no body changes rank", n);
+    *nrecv   = 0;
+    *recvbuf = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!mv->nearby) {
     PetscCall(ExchangeSendToRanks(comm, tag, rec, n, dest, records, nrecv, recvbuf, bytes));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -434,13 +446,16 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
   Departure   *out;
   char        *sendbuf, *recvbuf = NULL, *p;
   PetscBool   *leaves;
-  int          dup;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCall(DomainGetTag(d, TAG_MIGRATE, &tag));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(s->n_ghost == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeMigrate: drop the ghosts first (s->n_ghost = 0); they are stale copies once bodies have moved");
+  if (!mv->moving && !mv->removed) { /* every body stays where it is */
+    if (!mv->keep_order) PetscCall(SortOwnedById(s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
   /* who leaves, and where to: sorted by destination (-1 = out of the domain first), then index */
   PetscCall(PetscMalloc2(n, &out, n, &leaves));
@@ -469,9 +484,7 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
   PetscCall(BodyStoreReserve(s, s->n_owned + nrecv));
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)UnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
-  PetscCall(SortOwnedById(s, &dup));
-  /* an internal error (ids are unique by construction): checked where it shows, without a reduction */
-  PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
+  if (!(mv->keep_order && nout == 0 && nrecv == 0)) PetscCall(SortOwnedById(s));
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree2(dest, sendbuf));
   PetscCall(PetscFree2(out, leaves));
@@ -700,39 +713,56 @@ static PetscErrorCode BuildCopyLists(Exchange *ex)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The preconditions of a build, agreed on by all ranks (bodies in place, one halo; wide enough
+ * subdomains: DomainSetHalo), and the owned offset, from one collective: each rank's (misplaced
+ * bodies?, halo, owned count), gathered instead of a reduction and a scan (one round, not two; 24
+ * bytes a rank). Counts travel as doubles: exact below 2^53. */
+static PetscErrorCode CheckPlacedAndCount(Domain d, MPI_Comm comm, double halo, const BodyStore *s, PetscInt *offset)
+{
+  PetscMPIInt rank, size;
+  double      mine[3], *all, misplaced = 0, hmin = halo, hmax = halo;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  mine[0] = 0;
+  for (PetscInt i = 0; i < s->n_owned; i++)
+    if (DomainOwnerOfPoint(d, s->pos + 3 * i) != rank) mine[0] = 1;
+  mine[1] = halo;
+  mine[2] = (double)s->n_owned;
+  PetscCall(PetscMalloc1(3 * (size_t)size, &all));
+  PetscCallMPI(MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, comm));
+  *offset = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    misplaced = PetscMax(misplaced, all[3 * r]);
+    hmin      = PetscMin(hmin, all[3 * r + 1]);
+    hmax      = PetscMax(hmax, all[3 * r + 1]);
+    if (r < rank) *offset += (PetscInt)all[3 * r + 2];
+  }
+  PetscCall(PetscFree(all));
+  PetscCheck(misplaced == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeBuildGhosts: some owned bodies lie outside their rank's subdomain; call ExchangeMigrate first");
+  PetscCheck(hmin == hmax, comm, PETSC_ERR_ARG_INCOMP, "ExchangeBuildGhosts: the ranks passed different halo widths (%g to %g); compute it with ExchangeHaloWidth", hmin, hmax);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange *ex)
 {
   MPI_Comm    comm;
-  PetscMPIInt rank, size;
+  PetscMPIInt rank;
   PetscInt    nown = s->n_owned, offset = 0;
-  double      mine[3], *all, misplaced = 0, hmin = halo, hmax = halo;
   size_t     *msg_at;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   s->n_ghost = 0;
-  /* preconditions, agreed on by all ranks (bodies in place, one halo; wide enough subdomains:
-   * DomainSetHalo), and the owned offset, from one collective: each rank's (misplaced bodies?,
-   * halo, owned count), gathered instead of a reduction and a scan (one round, not two; 24 bytes a
-   * rank). Counts travel as doubles: exact below 2^53. */
-  mine[0] = 0;
-  for (PetscInt i = 0; i < nown; i++)
-    if (DomainOwnerOfPoint(d, s->pos + 3 * i) != rank) mine[0] = 1;
-  mine[1] = halo;
-  mine[2] = (double)nown;
-  PetscCall(PetscMalloc1(3 * (size_t)size, &all));
-  PetscCallMPI(MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, comm));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    misplaced = PetscMax(misplaced, all[3 * r]);
-    hmin      = PetscMin(hmin, all[3 * r + 1]);
-    hmax      = PetscMax(hmax, all[3 * r + 1]);
-    if (r < rank) offset += (PetscInt)all[3 * r + 2];
-  }
-  PetscCall(PetscFree(all));
-  PetscCheck(misplaced == 0, comm, PETSC_ERR_ARG_WRONGSTATE, "ExchangeBuildGhosts: some owned bodies lie outside their rank's subdomain; call ExchangeMigrate first");
-  PetscCheck(hmin == hmax, comm, PETSC_ERR_ARG_INCOMP, "ExchangeBuildGhosts: the ranks passed different halo widths (%g to %g); compute it with ExchangeHaloWidth", hmin, hmax);
+  if (ex->counts_kept) { /* what the caller vouches for, checked where it shows */
+    double last_halo;
+    PetscCall(DomainGetHalo(d, &last_halo));
+    PetscCheck(ex->comm == comm && ex->n_owned == nown && last_halo == halo, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+               "ExchangeBuildGhosts: counts_kept, but %" PetscInt_FMT " owned bodies and halo %g now, %" PetscInt_FMT " and %g at the last build", nown, halo, ex->n_owned, last_halo);
+    offset = ex->owned_offset;
+  } else PetscCall(CheckPlacedAndCount(d, comm, halo, s, &offset));
   PetscCall(DomainSetHalo(d, halo));
 
   PetscCall(FreePlan(ex));

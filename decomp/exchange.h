@@ -6,7 +6,8 @@
  * Messages carry whole BodyStore fields, packed field by field through the BODY_FIELDS X-macro
  * (src/bodies.h), so a field added there migrates and is ghosted without touching this code.
  *
- * Determinism: after ExchangeMigrate the owned bodies are sorted by id; after ExchangeBuildGhosts
+ * Determinism: after ExchangeMigrate the owned bodies are sorted by id (or, with keep_order, as
+ * they were where none left or arrived); after ExchangeBuildGhosts
  * the ghosts are sorted by id. Neither order depends on which message arrives first, so a run on
  * the same rank count is bitwise reproducible. Sums in ExchangeReduceArray are taken in a fixed
  * order (neighbours by increasing rank, then message order).
@@ -80,6 +81,11 @@ typedef struct {
   PetscBool    skip_copy_lists;  /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
                                     the round of ghost-index replies they need (the penalty model
                                     routes loads by ghost_owner_*; the CCP coupling reads them) */
+  PetscBool    counts_kept;      /* set by the caller before a build, alike on every rank: since the
+                                    last build with this halo no rank's owned bodies were added,
+                                    removed or exchanged (ExchangeMoves moving = removed = 0), so they
+                                    lie in their subdomains and owned_offset holds: the build skips
+                                    the collective that checks and counts them (one round) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64   build_bytes_sent, build_messages_sent;
@@ -120,6 +126,12 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
 typedef struct {
   PetscBool nearby;  /* every destination on every rank is a nearby subdomain */
   PetscInt  removed; /* bodies leaving the domain, on all ranks */
+  PetscInt  moving;  /* bodies changing rank, on all ranks; 0 (a settled pile's usual step): nothing
+                        is sent, and ExchangeSendMoved skips its round */
+  PetscBool keep_order; /* set by the caller before ExchangeMigrateMoves (ExchangeDecideMoves clears it):
+                           a rank none of whose bodies leaves or arrives keeps them in their order
+                           instead of sorting them by id, for a caller that orders them itself (the
+                           stepper's spatial sort, then a pass instead of two permutations) */
 } ExchangeMoves;
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
 PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);

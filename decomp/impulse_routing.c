@@ -64,6 +64,7 @@ PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet
   PetscCall(DomainGetTag(d, EXCHANGE_TAG_ROUTE, &tag));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(m->n == cs->n, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRoute: the memory (%" PetscInt_FMT " entries) must be stored from these contacts (%" PetscInt_FMT ")", m->n, cs->n);
+  if (!mv->moving && !mv->removed) PetscFunctionReturn(PETSC_SUCCESS); /* every body stays: so does every entry */
   PetscCall(PetscMalloc2(m->n + 1, &dest, m->n + 1, &keep));
   for (PetscInt i = 0; i < m->n; i++) {
     const PetscInt body = m->key[i].ida >= 0 ? cs->c[i].a : cs->c[i].b; /* the owning body */

@@ -97,7 +97,8 @@ PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool appen
   PetscErrorCode err = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  ts->fp = NULL;
+  ts->fp          = NULL;
+  ts->failed_step = -1;
   PetscCall(IoMakeDirs(comm, outdir));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) err = OpenOnRoot(outdir, append, first_step, &ts->fp);
@@ -126,9 +127,18 @@ PetscErrorCode TimeseriesWrite(MPI_Comm comm, Timeseries *ts, const StepStats *s
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) err = WriteRow(ts->fp, st, wall_io);
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm)); /* so that every rank stops, not only rank 0 */
-  PetscCheck(err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_WRITE, "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", st->step);
+  if (rank == 0 && ts->failed_step < 0) err = WriteRow(ts->fp, st, wall_io);
+  if (err) ts->failed_step = st->step;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TimeseriesCheck(MPI_Comm comm, const Timeseries *ts)
+{
+  PetscInt failed = ts->failed_step;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Bcast(&failed, 1, MPIU_INT, 0, comm)); /* so that every rank stops, not only rank 0 */
+  PetscCheck(failed < 0, comm, PETSC_ERR_FILE_WRITE, "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", failed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

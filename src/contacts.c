@@ -41,9 +41,7 @@ PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact
 {
   PetscFunctionBegin;
   PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
-  cs->key[cs->n] = *k;
-  memset(contact_gamma(cs, cs->n), 0, sizeof(double) * CONTACT_DOF_MAX);
-  *slot = &cs->c[cs->n++];
+  *slot = contact_set_append_reserved(cs, k);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -129,21 +127,23 @@ static inline PetscBool memory_same_keys(const ContactSet *cur, const ImpulseMem
   return (PetscBool)(cur->n == prev->n && (!cur->n || !memcmp(cur->key, prev->key, sizeof(ContactKey) * (size_t)cur->n)));
 }
 
-static PetscErrorCode memory_check_sorted(const ContactSet *cur, const ImpulseMemory *prev)
+/* same: prev's keys are cur's (memory_same_keys), so checking cur checks both */
+static PetscErrorCode memory_check_sorted(const ContactSet *cur, const ImpulseMemory *prev, PetscBool same)
 {
   PetscFunctionBegin;
-  PetscCheck(contact_keys_sorted(cur->key, cur->n) && contact_keys_sorted(prev->key, prev->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(contact_keys_sorted(cur->key, cur->n) && (same || contact_keys_sorted(prev->key, prev->n)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[], PetscInt *matched)
 {
-  PetscInt j = 0, nmatch = 0;
+  PetscInt        j = 0, nmatch = 0;
+  const PetscBool same = memory_same_keys(cur, prev);
 
   PetscFunctionBegin;
-  PetscCall(memory_check_sorted(cur, prev));
-  if (memory_same_keys(cur, prev)) {
+  PetscCall(memory_check_sorted(cur, prev, same));
+  if (same) {
     for (PetscInt i = 0; i < cur->n; i++) match[i] = i;
     if (matched) *matched = cur->n;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -167,8 +167,8 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   PetscFunctionBegin;
   PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
   PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmStart needs a memory of CCP records (width %d), not of width %" PetscInt_FMT, CCP_RECORD_WIDTH, prev->width);
-  PetscCall(memory_check_sorted(cur, prev));
   same = memory_same_keys(cur, prev);
+  PetscCall(memory_check_sorted(cur, prev, same));
   /* One merge of the two sorted key lists, copying as it goes (no match array). */
   for (PetscInt i = 0; i < cur->n; i++) {
     double   *g   = contact_gamma(cur, i);

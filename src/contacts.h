@@ -68,6 +68,15 @@ PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactK
 /* The next contact's slot (key k, zero impulse) for the caller to fill in place: no copy of a
  * built contact. Needs the room reserved (ContactSetReserve). */
 PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot);
+/* ContactSetAppendSlot without the room check, inline: for a detection loop that reserved room for
+ * every contact it can give (one call per contact costs as much as the contact's geometry). */
+static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
+{
+  double *g = cs->gamma + (size_t)CONTACT_DOF_MAX * cs->n;
+  cs->key[cs->n] = *k;
+  for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = 0;
+  return &cs->c[cs->n++];
+}
 void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);

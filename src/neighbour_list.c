@@ -113,11 +113,12 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Contact geometry only: bodies, point index, normal, offsets and gap; the rest zero. */
+/* Contact geometry only: bodies, point index, normal, offsets and gap, as collision_stage_points
+ * and collision_contact_from give them; nothing else is written (the penalty model reads no more,
+ * and a 264-byte record cleared per contact costs as much as its geometry). */
 static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
   (void)set;
-  memset(c, 0, sizeof(*c));
   c->a = p->a; c->b = p->b; c->sub = p->key.sub;
   v3_copy(c->n, p->n);
   v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
@@ -126,13 +127,9 @@ static void contact_geometry_from(const CollisionSettings *set, const StagedPoin
 
 typedef void ContactFill(const CollisionSettings *set, const StagedPoint *p, Contact *c);
 
-/* The candidates' contacts, each record written by fill. */
-static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactFill *fill, ContactSet *cs)
+/* The list valid for this step (rebuilt if not), the set cleared with room for every point. */
+static PetscErrorCode listed_begin(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
 {
-  const double env = set->envelope;
-  ContactPoint pts[NARROW_MAX_POINTS];
-  StagedPoint  st[NARROW_MAX_POINTS];
-
   PetscFunctionBegin;
   PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "detection from the neighbour list: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
   PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "detection from the neighbour list: %d walls but no wall array", set->nwalls);
@@ -140,31 +137,90 @@ static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStor
   nl->steps++;
   ContactSetClear(cs);
   PetscCall(ContactSetReserve(cs, nl->max_points));
-  for (PetscInt p = 0; p < nl->n; p++) {
-    const NeighbourPair *q = &nl->pair[p];
-    PetscInt             nst = 0;
-    int                  np;
-    if (p + 8 < nl->n) { /* key order reads the bodies in id order: fetch ahead */
-      const NeighbourPair *ahead = &nl->pair[p + 8];
-      if (ahead->a < nb) __builtin_prefetch(s->pos + 3 * (size_t)ahead->a);
-      __builtin_prefetch(s->pos + 3 * (size_t)ahead->b);
-      __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
-    }
-    if (q->a >= nb) {
-      const Wall *w = &set->walls[q->a - nb];
-      np            = collision_wall_body_points(w, s, q->b, env, pts);
-      if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
-    } else {
-      np = collision_body_pair_points(s, q->a, q->b, env, pts);
-      if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a], s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
-    }
-    for (PetscInt k = 0; k < nst; k++) {
-      Contact *c;
-      PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
-      fill(set, &st[k], c);
-    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Key order reads the bodies in id order: fetch candidate p's ahead. */
+static inline void listed_prefetch(const NeighbourList *nl, const BodyStore *s, PetscInt nb, PetscInt p)
+{
+  if (p < nl->n) {
+    const NeighbourPair *ahead = &nl->pair[p];
+    if (ahead->a < nb) __builtin_prefetch(s->pos + 3 * (size_t)ahead->a);
+    __builtin_prefetch(s->pos + 3 * (size_t)ahead->b);
+    __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
+  }
+}
+
+/* Candidate q's contacts through the general narrowphase and staging, each record written by fill. */
+static PetscErrorCode listed_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactFill *fill, ContactSet *cs)
+{
+  ContactPoint pts[NARROW_MAX_POINTS];
+  StagedPoint  st[NARROW_MAX_POINTS];
+  PetscInt     nst = 0;
+  int          np;
+
+  PetscFunctionBegin;
+  if (q->a >= nb) {
+    const Wall *w = &set->walls[q->a - nb];
+    np            = collision_wall_body_points(w, s, q->b, set->envelope, pts);
+    if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
+  } else {
+    np = collision_body_pair_points(s, q->a, q->b, set->envelope, pts);
+    if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a], s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
+  }
+  for (PetscInt k = 0; k < nst; k++) {
+    Contact *c;
+    PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
+    fill(set, &st[k], c);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The candidates' contacts, each record written by fill. */
+static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactFill *fill, ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCall(listed_begin(set, s, nb, bp, nl, cs));
+  for (PetscInt p = 0; p < nl->n; p++) {
+    listed_prefetch(nl, s, nb, p + 8);
+    PetscCall(listed_pair(set, s, nb, &nl->pair[p], fill, cs));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Point pt's geometry into the set with the pair's key (sub 0), as contact_geometry_from after
+ * collision_stage_points: offsets from the centres (ref_a NULL for a plane: from the point itself). */
+static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q, const ContactPoint *pt, const double *ref_a, const double *ref_b)
+{
+  Contact *c = contact_set_append_reserved(cs, &q->key);
+  c->a = q->a; c->b = q->b; c->sub = 0;
+  v3_copy(c->n, pt->n);
+  v3_sub(c->ra, pt->p1, ref_a ? ref_a : pt->p1);
+  v3_sub(c->rb, pt->p2, ref_b);
+  c->phi = pt->phi;
+}
+
+/* Candidate q when it is sphere - sphere or plane - sphere (the penalty model's piles): the inline
+ * narrowphase kernel straight into the set, the same bits as listed_pair gives; at most one point,
+ * for which listed_begin reserved room. Returns whether q was of these kinds. */
+static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactSet *cs)
+{
+  const double *xb = s->pos + 3 * (size_t)q->b;
+  ContactPoint  pt;
+
+  if (s->shape[q->b] != SHAPE_SPHERE) return PETSC_FALSE;
+  if (q->a >= nb) {
+    const Wall *w = &set->walls[q->a - nb];
+    if (w->type != WALL_PLANE) return PETSC_FALSE;
+    if (narrow_plane_sphere(w->point, w->normal, xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, NULL, xb);
+    return PETSC_TRUE;
+  }
+  if (s->shape[q->a] != SHAPE_SPHERE) return PETSC_FALSE;
+  {
+    const double *xa = s->pos + 3 * (size_t)q->a;
+    if (narrow_sphere_sphere(xa, s->size[3 * (size_t)q->a], xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, xa, xb);
+  }
+  return PETSC_TRUE;
 }
 
 PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
@@ -177,6 +233,10 @@ PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodySto
 PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCall(detect_listed(set, s, nb, bp, nl, contact_geometry_from, cs));
+  PetscCall(listed_begin(set, s, nb, bp, nl, cs));
+  for (PetscInt p = 0; p < nl->n; p++) {
+    listed_prefetch(nl, s, nb, p + 8);
+    if (!listed_sphere_pair(set, s, nb, &nl->pair[p], cs)) PetscCall(listed_pair(set, s, nb, &nl->pair[p], contact_geometry_from, cs));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

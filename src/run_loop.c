@@ -164,21 +164,14 @@ static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Collective: whether a stop was requested on any rank, and whether a checkpoint is due (rank 0's
- * wall clock decides the wall interval, so every rank agrees). */
-static PetscErrorCode PollStopAndWall(const Simulation *sim, const CheckpointPlan *cp, PetscBool *stop, PetscBool *wall_due)
+/* This rank's requests for the next step, agreed on by its statistics reduction (RunFlag): a stop
+ * requested here, and on rank 0 a wall-clock checkpoint due (its clock decides, so every rank
+ * agrees) and a time-series row not written. */
+static void SetRunFlags(Simulation *sim, PetscMPIInt rank, const CheckpointPlan *cp, const Timeseries *ts)
 {
-  PetscMPIInt rank;
-  int         local[2], global[2];
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
-  local[0] = stop_requested ? 1 : 0;
-  local[1] = rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval;
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, sim->comm));
-  *stop     = (PetscBool)(global[0] != 0);
-  *wall_due = (PetscBool)(global[1] != 0);
-  PetscFunctionReturn(PETSC_SUCCESS);
+  sim->run_flags[RUN_FLAG_STOP]            = (PetscBool)(stop_requested != 0);
+  sim->run_flags[RUN_FLAG_WALL_CHECKPOINT] = (PetscBool)(rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval);
+  sim->run_flags[RUN_FLAG_OUTPUT_FAILED]   = (PetscBool)(rank == 0 && ts->failed_step >= 0);
 }
 
 PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
@@ -194,8 +187,10 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
   PetscBool      checkpointing;
   struct sigaction old_handlers[2];
   char           ckpt_path[PETSC_MAX_PATH_LEN] = "";
+  PetscMPIInt    rank;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
   *requeue = PETSC_FALSE;
   if (!EV_OUTPUT) {
     PetscCall(PetscClassIdRegister("ccpdem output", &cls));
@@ -216,8 +211,12 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
   PetscCall(InstallStopHandlers(old_handlers));
   while (sim->step < nsteps) {
     double    io0;
-    PetscBool stop = PETSC_FALSE, wall_due = PETSC_FALSE;
+    PetscBool stop, wall_due;
+    SetRunFlags(sim, rank, &cp, &ts);
     PetscCall(SimulationStep(sim));
+    if (sim->last.run_flags[RUN_FLAG_OUTPUT_FAILED]) PetscCall(TimeseriesCheck(sim->comm, &ts)); /* the error, on every rank */
+    stop     = sim->last.run_flags[RUN_FLAG_STOP];
+    wall_due = sim->last.run_flags[RUN_FLAG_WALL_CHECKPOINT];
     pr.wall_detect += sim->last.wall_detect;
     pr.wall_solve += sim->last.wall_solve;
     pr.wall_integrate += sim->last.wall_integrate;
@@ -227,7 +226,6 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
     io0 = MPI_Wtime();
     PetscCall(TimeseriesWrite(sim->comm, &ts, &sim->last, io_prev));
     if ((snap_every && sim->step % snap_every == 0) || sim->step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
-    PetscCall(PollStopAndWall(sim, &cp, &stop, &wall_due));
     if (stop || wall_due || (cp.every_steps && sim->step % cp.every_steps == 0) || (cp.every_sim_steps && sim->step % cp.every_sim_steps == 0) || (checkpointing && sim->step == nsteps))
       PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path)));
     io_prev = MPI_Wtime() - io0;
@@ -238,6 +236,7 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
     }
   }
   PetscCall(RestoreStopHandlers(old_handlers));
+  PetscCall(TimeseriesCheck(sim->comm, &ts)); /* the last row's write */
   ProgressLine(sim->comm, &pr, sim, nsteps, PETSC_TRUE);
   if (*requeue) {
     PetscCall(TimeseriesClose(&ts));

@@ -4,9 +4,9 @@
  * scheduling quantum). Counts travel as doubles: exact below 2^53. */
 #ifndef CCPDEM_STEP_REDUCE_H
 #define CCPDEM_STEP_REDUCE_H
-#include <petscsys.h>
+#include "step_stats.h"
 
-enum { STEP_SUMS = 7, STEP_MAXES = 3 };
+enum { STEP_SUMS = 7, STEP_MAXES = 3 + RUN_FLAGS };
 
 /* sum_out = the sums of sum_in over the ranks of comm, max_out the maxima of max_in. Collective. */
 PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES], double sum_out[STEP_SUMS], double max_out[STEP_MAXES]);

@@ -3,6 +3,16 @@
 #define CCPDEM_STEP_STATS_H
 #include <petscsys.h>
 
+/* Requests of the run loop that ride on the step's statistics reduction, so that agreeing on them
+ * costs no collective of its own: each rank sets its own (Simulation.run_flags) before the step,
+ * and StepStats.run_flags holds whether any rank set them. */
+typedef enum {
+  RUN_FLAG_STOP,            /* a stop was requested (SIGUSR1/SIGTERM) */
+  RUN_FLAG_WALL_CHECKPOINT, /* rank 0: a wall-clock checkpoint is due */
+  RUN_FLAG_OUTPUT_FAILED,   /* rank 0: the last time-series row could not be written */
+  RUN_FLAGS
+} RunFlag;
+
 /* What one step did, for the time series and the progress line. Global over ranks. */
 typedef struct {
   PetscInt  step;             /* number of the step just taken (1 = first) */
@@ -18,5 +28,6 @@ typedef struct {
   PetscInt64 ghosts;          /* ghost copies this step, all ranks (0 on one rank) */
   double    imbalance;        /* max / mean owned bodies over ranks (1 on one rank) */
   PetscInt64 bytes_sent;      /* bytes sent by all ranks this step (migration, ghosts, solve) */
+  PetscBool  run_flags[RUN_FLAGS]; /* set on some rank before the step (RunFlag) */
 } StepStats;
 #endif

@@ -205,26 +205,27 @@ static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Solver bodies: inverse mass and world inverse inertia, and the free velocity
- * M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
+/* Solver body i: inverse mass and world inverse inertia (xx, yy, zz, xy, xz, yz), and the free
+ * velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
  * The gyroscopic torque -w x (J w) is taken explicitly in the body frame. */
+static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+{
+  const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
+  double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
+  quat_to_matrix(s->quat + 4 * i, R);
+  *inv_mass = 1.0 / s->mass[i];
+  sym_rotate_diag(inv_inertia, R, Jinv);
+  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+  v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
+  v3_cross(gyro, wb, Jw);
+  for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
+  mat_vec(vel_free + 3, R, wnew);
+}
+
+/* Solver bodies: the bodies [0, nb) (solver_body), then the walls. */
 static void SetupSolverBodies(Simulation *sim, PetscInt nb, double h)
 {
-  const BodyStore *s = &sim->bodies;
-  const double    *g = sim->sc.gravity;
-
-  for (PetscInt i = 0; i < nb; i++) {
-    const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
-    double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
-    quat_to_matrix(s->quat + 4 * i, R);
-    sim->inv_mass[i] = 1.0 / s->mass[i];
-    sym_rotate_diag(sim->inv_inertia + 6 * i, R, Jinv);
-    for (int k = 0; k < 3; k++) sim->vel_free[6 * i + k] = s->vel[6 * i + k] + h * g[k];
-    v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
-    v3_cross(gyro, wb, Jw);
-    for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
-    mat_vec(sim->vel_free + 6 * i + 3, R, wnew);
-  }
+  for (PetscInt i = 0; i < nb; i++) solver_body(&sim->bodies, i, sim->sc.gravity, h, sim->inv_mass + i, sim->inv_inertia + 6 * i, sim->vel_free + 6 * i);
   for (int k = 0; k < sim->sc.n_walls; k++) {
     PetscInt j = nb + k;
     sim->inv_mass[j] = 0;
@@ -336,6 +337,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   sum[6] = (double)matched;
   max[1] = (double)s->n_owned;
   max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
+  for (int k = 0; k < RUN_FLAGS; k++) max[3 + k] = sim->run_flags[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   st->kinetic_energy   = gsum[0];
@@ -347,17 +349,21 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   st->warm_started     = (PetscInt)gsum[6];
   st->max_speed        = gmax[0];
   st->imbalance        = gsum[2] > 0 ? gmax[1] * size / gsum[2] : 1.0; /* as DomainImbalance */
+  for (int k = 0; k < RUN_FLAGS; k++) st->run_flags[k] = (PetscBool)(gmax[3 + k] > 0);
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) PetscCall(PenaltyCheckStep(sim, -gmax[2], sim->sc.time_step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Distributed run, start of a step: bodies not yet placed (first step, restart) to their owners
+/* Distributed run, start of a step (emitted: bodies were added since the last step): bodies not
+ * yet placed (first step, restart) to their owners
  * (counting those outside the domain), the spatial order (migration leaves the bodies in id
- * order), the ghosts of this step and the solve's communication graph. */
-static PetscErrorCode DistributedBegin(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
+ * order, or in last step's spatial order where none left or arrived: then it costs a pass), the
+ * ghosts of this step and the solve's communication graph. */
+static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
   sim->bodies.n_ghost = 0;
+  if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
     PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
     PetscCall(ImpulseMemoryRouteById(sim->domain, &sim->bodies, &sim->previous, bytes));
@@ -380,10 +386,12 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
   PetscFunctionBegin;
   if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
   PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
-  *removed = mv.removed;
+  *removed                  = mv.removed;
+  sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0); /* the same on every rank */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -401,6 +409,21 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
     PetscCall(PetscMalloc1(6 * sim->pen_body_cap, &sim->pen_acc));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The owned bodies' velocities v = v_free + h M^-1 F under the summed penalty loads F (sim->pen_acc),
+ * into sim->vel for Integrate: one pass, the solver body data kept in registers (no solve reads
+ * them), and none for the ghosts and walls, whose loads their owners sum. */
+static void PenaltyVelocities(Simulation *sim, double h)
+{
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
+    const double *f = sim->pen_acc + 6 * i;
+    double       *v = sim->vel + 6 * i, inv_mass, inv_inertia[6], vf[6], dw[3];
+    solver_body(&sim->bodies, i, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
+    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
+    sym_vec(dw, inv_inertia, f + 3);
+    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+  }
 }
 
 /* contact.model penalty in place of the CCP solve: loads of the contacts at the step's start,
@@ -424,14 +447,7 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
   PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
   PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
-  SetupSolverBodies(sim, nb, h);
-  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
-    const double *f = sim->pen_acc + 6 * i, *vf = sim->vel_free + 6 * i;
-    double       *v = sim->vel + 6 * i, dw[3];
-    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * sim->inv_mass[i] * f[k];
-    sym_vec(dw, sim->inv_inertia + 6 * i, f + 3);
-    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
-  }
+  PenaltyVelocities(sim, h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -444,6 +460,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   StepStats        *st = &sim->last;
   PetscInt          matched, removed = 0, gremoved = 0, nb;
   PetscInt64        bytes = 0; /* sent by this rank */
+  const int64_t     next_id = sim->next_id; /* moves on (alike on every rank) when bodies are emitted */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
   const PetscBool   penalty = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
@@ -453,7 +470,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   PetscCall(SimulationEmit(sim));
   if (sim->size > 1) {
     PetscCall(VelocityCouplingResetStats(sim->coupling));
-    PetscCall(DistributedBegin(sim, &gremoved, &bytes));
+    PetscCall(DistributedBegin(sim, (PetscBool)(sim->next_id != next_id), &gremoved, &bytes));
     sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
     tcomm = MPI_Wtime() - t0;
   } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));

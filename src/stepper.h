@@ -50,6 +50,7 @@ typedef struct {
   double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a non-converged step */
   PetscInt    sort_interval;    /* -sort_interval: steps between Morton reorderings of the bodies */
   StepStats   last;
+  PetscBool   run_flags[RUN_FLAGS]; /* this rank's requests for the next step's reduction (RunFlag) */
   /* solver workspace: solver bodies = bodies then walls */
   size_t      work_cap;
   double     *inv_mass, *inv_inertia, *vel_free, *vel;

@@ -1,7 +1,8 @@
 // ctest: ranks=2
 /* OUT/timeseries.csv: header, lossless values, rows flushed as written, restart (append) drops the
- * rows at and after the restart step and rows cut short by a kill, a fresh open truncates, and a
- * file with other columns is refused. Runs at any rank count (rank 0 reads the file back).
+ * rows at and after the restart step and rows cut short by a kill, a fresh open truncates, a
+ * file with other columns is refused, and a row that cannot be written stops every rank at
+ * TimeseriesCheck. Runs at any rank count (rank 0 reads the file back).
  * Written values are functions of (step, run), so every row says which run wrote it. */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include <petscsys.h>
@@ -212,6 +213,32 @@ int main(int argc, char **argv)
       back[n] = '\0';
       CHECK(!strcmp(back, other), "refused file was changed to '%s'", back);
       printf("  file with other columns: refused on every rank, left unchanged\n");
+    }
+  }
+  /* 7. A row that cannot be written (a full disk: /dev/full on rank 0) is an error on every rank at
+   * TimeseriesCheck, naming the first such step; the rows before it pass the check. */
+  {
+    PetscErrorCode err;
+    PetscCall(TimeseriesOpen(comm, outdir, PETSC_FALSE, 1, &ts));
+    PetscCall(WriteSteps(comm, &ts, 1, 2, 4));
+    PetscCall(TimeseriesCheck(comm, &ts));
+    if (rank == 0) {
+      CHECK(fclose(ts.fp) == 0, "cannot close %s", path);
+      ts.fp = fopen("/dev/full", "w");
+      PetscCheck(ts.fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open /dev/full");
+    }
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    err = WriteSteps(comm, &ts, 3, 4, 4);
+    CHECK(err == 0, "rank %d: TimeseriesWrite failed by itself (it leaves the error to TimeseriesCheck)", rank);
+    err = TimeseriesCheck(comm, &ts);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(err != 0, "rank %d: TimeseriesCheck passed a row written to a full disk", rank);
+    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)", ts.failed_step);
+    if (rank == 0) {
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      (void)TimeseriesClose(&ts); /* /dev/full: the buffered rows fail again */
+      PetscCall(PetscPopErrorHandler());
+      printf("  full disk: every rank stops at TimeseriesCheck\n");
     }
   }
 

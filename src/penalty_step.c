@@ -170,7 +170,7 @@ static void limit_update_contact(PenaltyStepLimit *lim, const PenaltyStiffness *
   limit_update(lim, s->I_ij, s->K_psi, "spin");
 }
 
-enum { PREFETCH_AHEAD = 16, CHUNK = 64 };
+enum { CHUNK = 64 };
 
 static inline void prefetch_lines(const void *p, size_t bytes)
 {
@@ -184,6 +184,15 @@ static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet 
   prefetch_lines(&ctx->side[c->a], sizeof(Side));
   prefetch_lines(&ctx->side[c->b], sizeof(Side));
   if (match[i] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i], sizeof(PenaltyHistory));
+}
+
+/* p[0 .. n-1] = 0 (n even) by 16-byte stores: a short inline loop, where memset of a record's
+ * size became a slow `rep stos` */
+static inline void zero_doubles(double *p, int n)
+{
+  typedef double v2d __attribute__((vector_size(16)));
+  const v2d zero = {0, 0};
+  for (int k = 0; k < n; k += 2) memcpy(p + k, &zero, sizeof(zero));
 }
 
 /* a[0..5] += b[0..5] in pairs (GCC does not vectorize the plain loop here) */
@@ -270,7 +279,6 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   memset(ch->check, 0, sizeof(ch->check));
   for (int k = 0; k < ch->n; k++) {
     const PetscInt i = ch->i0 + k;
-    if (i + PREFETCH_AHEAD < cs->n) prefetch_contact(ctx, cs, prev, match, i + PREFETCH_AHEAD);
     ch->prev[k] = history_of(prev, match, i);
     if (!ctx->per_contact && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k])) at[n++] = k;
   }
@@ -282,14 +290,15 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
       ch->check[k]      = 1;
       ch->stiff[k]      = (PenaltyStiffness){0};
       if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
-        memset(r, 0, sizeof(*r));
-        memset(ch->load[k], 0, sizeof(double) * PENALTY_LOAD_WIDTH);
+        zero_doubles((double *)r, PENALTY_HISTORY_WIDTH);
+        zero_doubles(ch->load[k], PENALTY_LOAD_WIDTH);
       } else /* the old record is read in place: rec is another array than the memory */
         contact_loads(ctx, &cs->c[i], ch->prev[k], r, ch->load[k], &ch->stiff[k]);
     }
     /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */
     if (ch->check[k]) limit_update_contact(lim, &ch->stiff[k]);
     if (acc) accumulate(&cs->c[i], ch->load[k], ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+    if (i + CHUNK < cs->n) prefetch_contact(ctx, cs, prev, match, i + CHUNK); /* the next chunk's, a chunk's work ahead */
   }
 }
 
@@ -310,6 +319,7 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
   lim->stiffness = 0;
   lim->inertia   = 1;
   lim->what      = "none";
+  for (PetscInt i = 0; i < PetscMin(CHUNK, cs->n); i++) prefetch_contact(ctx, cs, prev, match, i);
   for (PetscInt i0 = 0; i0 < cs->n; i0 += CHUNK) {
     Chunk ch;
     ch.i0 = i0;

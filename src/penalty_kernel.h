@@ -56,16 +56,20 @@ typedef struct {
 /* lane l's stiffnesses */
 static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
 
-/* Whether the block kernel computes contact c with last history prev (NULL: none); see above.
- * (Inline: asked of every contact.) */
+/* Whether the block kernel computes contact c with last history prev (NULL: none; the model's
+ * settings are checked by the caller); see above. Inline and without branches: asked of every
+ * contact, whose answers come in no pattern a branch predictor could learn, and whose loads
+ * (the contact's gap, the history, both sides) then overlap. */
 static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev)
 {
-  const PenaltySide *A = &ctx->side[c->a], *B = &ctx->side[c->b];
-  if (ctx->set->normal != PENALTY_NORMAL_HERTZ || ctx->set->rolling != PENALTY_ROLLING_TRACKING) return 0;
-  if (!(c->phi < 0) || !prev || !prev->touching) return 0;
-  if (B->wall || B->shape != SHAPE_SPHERE) return 0;
-  return A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE;
+  static const PenaltyHistory none = {0};
+  const PenaltySide          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
+  const PenaltyHistory       *h = prev ? prev : &none;
+  return (c->phi < 0) & (h->touching != 0) & !B->wall & (B->shape == SHAPE_SPHERE) & (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
 }
+
+/* Whether the model's settings let the block kernel compute any contact (Hertz, tracking roll). */
+static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING; }
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
  * contact; their outputs must then be distinct). Lanes to compute again: those whose

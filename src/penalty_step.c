@@ -271,8 +271,9 @@ static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[]
 
 static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim, Chunk *ch)
 {
-  double mine[CHUNK][PENALTY_LOAD_WIDTH];
-  int    at[CHUNK], n = 0;
+  double    mine[CHUNK][PENALTY_LOAD_WIDTH];
+  int       at[CHUNK], n = 0;
+  const int by_block = !ctx->per_contact && penalty_block_model(ctx);
 
   ch->load = load ? (double(*)[PENALTY_LOAD_WIDTH])(load + (size_t)PENALTY_LOAD_WIDTH * ch->i0) : mine;
   memset(ch->by_kernel, 0, sizeof(ch->by_kernel));
@@ -280,7 +281,8 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   for (int k = 0; k < ch->n; k++) {
     const PetscInt i = ch->i0 + k;
     ch->prev[k] = history_of(prev, match, i);
-    if (!ctx->per_contact && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k])) at[n++] = k;
+    at[n]       = k;
+    n += by_block && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k]);
   }
   chunk_kernel(ctx, cs, rec, lim, at, n, ch);
   for (int k = 0; k < ch->n; k++) { /* key order */

@@ -172,7 +172,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
   PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
-  for (int k = 0; k < nvec; k++) PetscCall(grow((void **)&pk->g[k], &pk->g_cap[k], ccp_packed_len(pk), sizeof(double)));
+  for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
 
   for (PetscInt i = 0; i <= nb; i++) {
     CCPBody *B = &pk->body[i];
@@ -345,7 +345,7 @@ PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
   PetscCall(PetscFree(pk->perm));
   PetscCall(PetscFree(pk->count));
   PetscCall(PetscFree(pk->sorted));
-  for (int k = 0; k < 7; k++) PetscCall(PetscFree(pk->g[k]));
+  PetscCall(ScratchPoolDestroy(&pk->vectors));
   PetscCall(PetscMemzero(pk, sizeof(*pk)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -9,7 +9,6 @@ PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t kee
     const size_t grown = bytes + bytes / 2 + 64; /* headroom: the counts change every step */
     void        *q;
     PetscCall(PetscMalloc(grown, &q));
-    MemoryAdviseHugePages(q, grown);
     keep = PetscMin(keep, p->bytes[slot]);
     if (keep) PetscCall(PetscMemcpy(q, p->buf[slot], keep));
     PetscCall(PetscFree(p->buf[slot]));
@@ -17,6 +16,7 @@ PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t kee
     p->bytes[slot] = grown;
   }
   *buf = p->buf[slot];
+  MemoryAdviseHugePages(*buf, bytes); /* the bytes asked for, not the headroom (ccp_pack.c's grow says why) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -26,7 +26,7 @@ typedef struct {
 } ScratchPool;
 
 /* *buf <- slot `slot`, grown to at least `bytes`; when it grows, its first `keep` bytes are kept
- * (the rest of the contents never are). Fresh buffers ask for huge pages (memory_policy.h). */
+ * (the rest of the contents never are). The first `bytes` ask for huge pages (memory_policy.h). */
 PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t keep, void **buf);
 /* Bytes slot `slot` holds now (0: none yet). */
 static inline size_t ScratchPoolBytes(const ScratchPool *p, int slot) { return p->bytes[slot]; }

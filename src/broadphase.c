@@ -16,13 +16,12 @@
  *    of each row by the other: the order is (i, j), independent of the grid.
  *
  * Workspace: the header has fields only for the CSR and the output, so the extra buffers live in
- * the same allocations and are reused across calls:
+ * the same pool slots (scratch_pool.h), reused across calls:
  *   - cell_body's block: nbody_cap body indices, then nbody_cap + 1 PetscInt of scratch (the cell
  *     of each body while binning, the row starts while sorting pairs), then the packed
  *     (x, y, z, r) of the bodies in cell order (4 nbody_cap doubles, 64-byte aligned offset);
- *   - pairs' block: pairs_cap sorted pairs, then pairs_cap unsorted pairs as found. */
+ *   - pairs' block: pairs_cap unsorted pairs as found, then pairs_cap sorted pairs (bp->pairs). */
 #include "broadphase.h"
-#include "memory_policy.h"
 #include <math.h>
 
 /* offset of the packed coordinates in cell_body's block, in doubles */
@@ -33,7 +32,7 @@ static size_t bp_packed_offset(PetscInt cap)
 }
 static PetscInt *bp_scratch(const Broadphase *bp) { return bp->cell_body + bp->nbody_cap; }
 static double   *bp_packed(const Broadphase *bp) { return (double *)bp->cell_body + bp_packed_offset(bp->nbody_cap); }
-static BodyPair *bp_raw(const Broadphase *bp) { return bp->pairs + bp->pairs_cap; }
+static BodyPair *bp_raw(const Broadphase *bp) { return bp->pairs - bp->pairs_cap; }
 
 PetscErrorCode BroadphaseCreate(Broadphase *bp)
 {
@@ -45,48 +44,41 @@ PetscErrorCode BroadphaseCreate(Broadphase *bp)
 PetscErrorCode BroadphaseDestroy(Broadphase *bp)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(bp->cell_start));
-  PetscCall(PetscFree(bp->cell_body));
-  PetscCall(PetscFree(bp->pairs));
+  PetscCall(ScratchPoolDestroy(&bp->own));
   PetscCall(PetscMemzero(bp, sizeof(*bp)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The CSR arrays for ncells cells and nbody bodies (contents not kept). */
 static PetscErrorCode BroadphaseReserve(Broadphase *bp, PetscInt ncells, PetscInt nbody)
 {
+  ScratchPool *pool = BroadphaseScratch(bp);
+  void        *block;
+
   PetscFunctionBegin;
-  if (ncells > bp->ncells_cap) {
-    PetscCall(PetscFree(bp->cell_start));
-    bp->ncells_cap = PetscMax(ncells, bp->ncells_cap + bp->ncells_cap / 2);
-    PetscCall(PetscMalloc1((size_t)bp->ncells_cap + 1, &bp->cell_start));
-    MemoryAdviseHugePages(bp->cell_start, sizeof(PetscInt) * ((size_t)bp->ncells_cap + 1));
-  }
-  if (nbody > bp->nbody_cap) {
-    double *block;
-    PetscCall(PetscFree(bp->cell_body));
-    bp->nbody_cap = PetscMax(nbody, bp->nbody_cap + bp->nbody_cap / 2);
-    PetscCall(PetscMalloc1(bp_packed_offset(bp->nbody_cap) + 4 * (size_t)bp->nbody_cap, &block));
-    MemoryAdviseHugePages(block, sizeof(double) * (bp_packed_offset(bp->nbody_cap) + 4 * (size_t)bp->nbody_cap));
-    bp->cell_body = (PetscInt *)block;
-  }
+  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_CELLS, sizeof(PetscInt) * ((size_t)ncells + 1), 0, &block));
+  bp->cell_start = (PetscInt *)block;
+  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_BODIES, sizeof(double) * (bp_packed_offset(nbody) + 4 * (size_t)nbody), 0, &block));
+  bp->cell_body = (PetscInt *)block;
+  bp->nbody_cap = nbody;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Grow the pair block to hold at least `need` pairs, keeping the nraw unsorted pairs found so far. */
+/* Point bp at the pair block holding at least `need` pairs per half, keeping the nraw unsorted
+ * pairs found so far (they lead the block). */
 static PetscErrorCode BroadphaseGrowPairs(Broadphase *bp, PetscInt nraw, size_t need)
 {
+  ScratchPool *pool = BroadphaseScratch(bp);
   BodyPair    *block;
-  const size_t cap = PetscMax(need, PetscMax((size_t)1024, 2 * (size_t)bp->pairs_cap));
 
   PetscFunctionBegin;
-  PetscCheck(cap < (size_t)PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
+  need = PetscMax(need, (size_t)1024);
+  if (need > (size_t)bp->pairs_cap) need = PetscMax(need, 2 * (size_t)bp->pairs_cap);
+  PetscCheck(need < (size_t)PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "Broadphase: more than %" PetscInt_FMT " candidate pairs; a few very large bodies among many small ones make the cell grid inefficient (bounded size ratios assumed)", bp->pairs_cap);
-  PetscCall(PetscMalloc1(2 * (size_t)cap, &block));
-  MemoryAdviseHugePages(block + cap, sizeof(BodyPair) * cap); /* the half written while searching */
-  if (nraw) PetscCall(PetscArraycpy(block + cap, bp_raw(bp), nraw));
-  PetscCall(PetscFree(bp->pairs));
-  bp->pairs     = block;
-  bp->pairs_cap = (PetscInt)cap;
+  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_PAIRS, 2 * sizeof(BodyPair) * need, sizeof(BodyPair) * (size_t)nraw, (void **)&block));
+  bp->pairs_cap = (PetscInt)PetscMin(ScratchPoolBytes(pool, SCRATCH_BP_PAIRS) / (2 * sizeof(BodyPair)), (size_t)PETSC_MAX_INT / 2);
+  bp->pairs     = block + bp->pairs_cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -264,6 +256,8 @@ static PetscErrorCode BroadphaseFindRaw(Broadphase *bp, const BodyStore *s, Pets
   if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BroadphaseSetGrid(bp, s, n, envelope));
   PetscCall(BroadphaseReserve(bp, bp->dims[0] * bp->dims[1] * bp->dims[2], n));
+  bp->pairs_cap = 0; /* the pool's slot may have changed hands since the last call */
+  PetscCall(BroadphaseGrowPairs(bp, 0, 0));
   BroadphaseBin(bp, s, n);
   PetscCall(BroadphaseSearch(bp, envelope, nraw));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -4,6 +4,7 @@
 #ifndef CCPDEM_BROADPHASE_H
 #define CCPDEM_BROADPHASE_H
 #include "bodies.h"
+#include "scratch_pool.h"
 
 typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
 
@@ -16,14 +17,21 @@ typedef struct {
   double   origin[3], cell;
   PetscInt dims[3];
   PetscInt *cell_start, *cell_body; /* CSR: bodies of cell c are cell_body[cell_start[c] .. cell_start[c+1]) */
-  PetscInt ncells_cap, nbody_cap;
+  PetscInt nbody_cap;
   /* output */
   PetscInt  npairs, pairs_cap;
   BodyPair *pairs;
+  /* Where the arrays live (slots SCRATCH_BP_*): `pool` when set (borrowed, e.g. the solver's,
+   * CCPSolverScratch), else `own`. The arrays above stay valid until the pool's next user. */
+  ScratchPool *pool;
+  ScratchPool  own;
 } Broadphase;
 
 PetscErrorCode BroadphaseCreate(Broadphase *bp);
+/* Frees its own arrays and forgets a borrowed pool: empty, as created. */
 PetscErrorCode BroadphaseDestroy(Broadphase *bp);
+/* The pool bp's arrays live in (its own or the borrowed one): collision detection's staging shares it. */
+static inline ScratchPool *BroadphaseScratch(Broadphase *bp) { return bp->pool ? bp->pool : &bp->own; }
 /* Find candidate pairs among bodies [0, n) of s (owned and ghosts). envelope > 0 widens the test. */
 PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope);
 /* The same bp->npairs pairs without the (i, j) sort, in grid order: for callers that order them

@@ -23,6 +23,7 @@
 #ifndef CCPDEM_CCP_PACK_H
 #define CCPDEM_CCP_PACK_H
 #include "ccp_solver.h"
+#include "scratch_pool.h"
 
 #define CCP_LANES 4
 /* Above this many bytes of blocks (a quarter of this machine's 32 MB L3) the sweeps request each
@@ -71,8 +72,8 @@ typedef struct {
   size_t    blk_cap, body_cap, perm_cap;
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
-  double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len), grown on demand */
-  size_t    g_cap[7];
+  double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
+  ScratchPool vectors;         /* dead between solves: collision detection borrows it (CCPSolverScratch) */
 } CCPPacked;
 
 static inline int    ccp_packed_rows(const CCPPacked *pk) { return pk->all3 ? 3 : 6; }

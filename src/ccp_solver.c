@@ -235,6 +235,13 @@ PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPSolverScratch(CCPSolver s, ScratchPool **pool)
+{
+  PetscFunctionBegin;
+  *pool = &s->pk.vectors;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverDestroy(CCPSolver *s)
 {
   PetscFunctionBegin;

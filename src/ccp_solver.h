@@ -9,6 +9,7 @@
 #define CCPDEM_CCP_SOLVER_H
 #include "ccp_problem.h"
 #include "scenario.h"
+#include "scratch_pool.h"
 
 typedef struct _p_CCPSolver *CCPSolver;
 
@@ -49,5 +50,9 @@ typedef struct {
 PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling);
 /* msg "" if s's method and options can be coupled over ranks, else what to change (for a bad-input report). */
 PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len);
+/* The pool of s's packed vectors (scratch_pool.h): dead between solves, so collision detection
+ * may borrow it for its arrays (Broadphase.pool) instead of holding arrays of its own; it lives as
+ * long as s. -ccp_release_layout empties it after each solve. */
+PetscErrorCode CCPSolverScratch(CCPSolver s, ScratchPool **pool);
 PetscErrorCode CCPSolverDestroy(CCPSolver *s);
 #endif

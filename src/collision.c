@@ -17,11 +17,11 @@
  * Box-box contacts (two box bodies, or a box body and a box wall) are not supported: such pairs
  * are skipped here, and the scenario checker rejects scenarios that could produce them.
  *
- * The staging buffers are allocated per call (the header gives CollisionDetect no workspace) and
- * freed before the solve (README "Memory per body"). */
+ * The staging buffers are slots of the broadphase's pool (scratch_pool.h): in a simulation, the
+ * solver's vectors, which are dead during detection, so they are neither fresh pages every step
+ * nor extra peak memory. */
 #include "collision.h"
 #include "collision_impl.h"
-#include "memory_policy.h"
 #include <string.h>
 
 /* Points between bodies A and B (storage indices), normal from A to B. */
@@ -128,9 +128,8 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) nwall_tests += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
   cap = bp->npairs + nwall_tests;
-  PetscCall(PetscMalloc2((size_t)cap + 1, &rec, (size_t)cap + 1, &tmp));
-  MemoryAdviseHugePages(rec, sizeof(*rec) * ((size_t)cap + 1));
-  MemoryAdviseHugePages(tmp, sizeof(*tmp) * ((size_t)cap + 1));
+  PetscCall(ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_RECORDS, sizeof(*rec) * ((size_t)cap + 1), 0, (void **)&rec));
+  PetscCall(ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_SORT, sizeof(*tmp) * ((size_t)cap + 1), 0, (void **)&tmp));
 
   for (PetscInt p = 0; p < bp->npairs; p++) {
     const int32_t i = cand[p].i, j = cand[p].j;
@@ -162,7 +161,6 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     }
     PetscCall(collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, cs));
   }
-  PetscCall(PetscFree2(rec, tmp));
   PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -11,8 +11,8 @@
 
 PetscErrorCode MemoryPolicyApply(void);
 
-/* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes) of a fresh array,
- * before it is first touched. For arrays allocated and freed every step (collision detection's):
+/* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes) of an array,
+ * best before they are first touched (pages touched before stay 4 KB until the kernel merges them). For arrays allocated and freed every step (collision detection's):
  * with 4 KB pages, faulting them in and unmapping them cost more than filling them. Advice only:
  * where it is not supported, nothing changes. */
 void MemoryAdviseHugePages(void *p, size_t bytes);

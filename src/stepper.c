@@ -62,6 +62,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(CCPSolverCreate(comm, &sim->solver));
   PetscCall(CCPSolverSetFromScenario(sim->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
   PetscCall(CCPSolverSetFromOptions(sim->solver));
+  if (sim->sc.contact_model == CONTACT_MODEL_CCP) PetscCall(CCPSolverScratch(sim->solver, &sim->bp.pool)); /* detection's arrays in the solver's vectors: each dead while the other runs */
   sim->warm_start_scale = 1.0;
   sim->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
   sim->sort_interval    = 25;
@@ -481,10 +482,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
-  else {
-    PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
-    PetscCall(BroadphaseDestroy(&sim->bp)); /* rebuilt by every detection: not resident during the solve (leaves it empty, as created) */
-  }
+  else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
     PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));

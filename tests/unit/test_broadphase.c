@@ -7,7 +7,10 @@
  *   - a flat sheet and a line with far outliers (the grid cap must grow the cells instead of
  *     allocating a huge grid);
  *   - bodies stacked at one point (all pairs);
- *   - repeated calls on one Broadphase with growing and shrinking n (buffer reuse), and n = 0, 1.
+ *   - repeated calls on one Broadphase with growing and shrinking n (buffer reuse), and n = 0, 1;
+ *   - a Broadphase whose arrays live in a borrowed pool (as the stepper lends it the solver's
+ *     vectors, scratch_pool.h) that another user fills with garbage between calls; and the pool's
+ *     growth keeps the bytes asked for.
  * Pair membership is a strict inequality on doubles; random coordinates make a pair within
  * rounding (1e-16 relative) of the threshold practically impossible, so the comparison is exact. */
 // ctest: labels=unit timeout=60
@@ -15,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_check.h"
 
@@ -90,6 +94,37 @@ static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Another user of the pool between detections (the solver): every slot grown and overwritten. */
+static PetscErrorCode scribble_pool(ScratchPool *pool, size_t bytes)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < SCRATCH_SLOTS; k++) {
+    void *buf;
+    PetscCall(ScratchPoolGet(pool, k, bytes, 0, &buf));
+    memset(buf, 0xff, ScratchPoolBytes(pool, k)); /* NaN as doubles, -1 as indices */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Growth keeps the first `keep` bytes, and only those are promised. */
+static PetscErrorCode check_pool_keep(void)
+{
+  ScratchPool pool;
+  char       *buf;
+  int         kept = 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&pool, sizeof(pool)));
+  PetscCall(ScratchPoolGet(&pool, 2, 1000, 0, (void **)&buf));
+  for (int i = 0; i < 1000; i++) buf[i] = (char)i;
+  PetscCall(ScratchPoolGet(&pool, 2, 100000, 700, (void **)&buf));
+  for (int i = 0; i < 700; i++) kept &= buf[i] == (char)i;
+  CHECK(kept && ScratchPoolBytes(&pool, 2) >= 100000, "pool: growth kept the first 700 bytes: %d, %zu bytes", kept, ScratchPoolBytes(&pool, 2));
+  PetscCall(ScratchPoolDestroy(&pool));
+  CHECK(ScratchPoolBytes(&pool, 2) == 0 && pool.buf[2] == NULL, "pool: destroyed slots are empty");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   BodyStore  s;
@@ -109,6 +144,22 @@ int main(int argc, char **argv)
   PetscCall(compare_with_brute_force(&bp, &s, 4000, 1.0, "random cube, envelope 1"));
   PetscCall(compare_with_brute_force(&bp, &s, 1, 0.1, "one body"));
   PetscCall(compare_with_brute_force(&bp, &s, 0, 0.1, "no body"));
+  {
+    Broadphase  lent;
+    ScratchPool pool;
+    PetscCall(BroadphaseCreate(&lent));
+    PetscCall(PetscMemzero(&pool, sizeof(pool)));
+    lent.pool = &pool;
+    PetscCall(compare_with_brute_force(&lent, &s, 4000, 0.05, "borrowed pool"));
+    PetscCall(scribble_pool(&pool, 1 << 20));
+    PetscCall(compare_with_brute_force(&lent, &s, 2500, 0.3, "borrowed pool, scribbled over"));
+    PetscCall(scribble_pool(&pool, 64));
+    PetscCall(compare_with_brute_force(&lent, &s, 4000, 1.0, "borrowed pool, scribbled over, more pairs"));
+    CHECK(lent.own.buf[SCRATCH_BP_PAIRS] == NULL, "borrowed pool: the broadphase allocated arrays of its own");
+    PetscCall(BroadphaseDestroy(&lent));
+    PetscCall(ScratchPoolDestroy(&pool));
+  }
+  PetscCall(check_pool_keep());
   s.n_owned = 0; s.n_ghost = 0;
 
   /* a flat sheet of 3000 spheres (z = 0) with 2 outliers 1e6 away: without the cap the grid would

@@ -1,0 +1,35 @@
+/* Numbered buffers that the phases of a step take turns in.
+ *
+ * Why: the solver's packed multiplier vectors are dead from the end of one solve to the start of
+ * the next, and collision detection's arrays are dead outside detection. Each phase holding its
+ * own arrays put both sets into the peak memory, and detection, which freed its arrays after each
+ * step to keep that peak down, faulted fresh pages in every step (about 50-90 of its 320-370 ns
+ * per body at 10^4 spheres, thread CPU time). Sharing the buffers gives each phase memory that is
+ * already resident and costs only the larger of the two uses per slot.
+ *
+ * Slot k is one buffer, as large as the largest request for it so far (plus headroom); its
+ * contents are the caller's only until another user takes the slot. Slots in use:
+ *   0-6  the solver's packed vectors (ccp_pack.c: pk->g[k] is slot k), during a solve;
+ *   0-2  the broadphase's cells, bodies by cell and pairs; 3-4 collision detection's pair records
+ *        and their sort buffer, during a detection (when it borrows the solver's pool). */
+#ifndef CCPDEM_SCRATCH_POOL_H
+#define CCPDEM_SCRATCH_POOL_H
+#include <petscsys.h>
+
+#define SCRATCH_SLOTS 8
+
+enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 3, SCRATCH_PAIR_SORT = 4 };
+
+typedef struct {
+  void  *buf[SCRATCH_SLOTS];
+  size_t bytes[SCRATCH_SLOTS];
+} ScratchPool;
+
+/* *buf <- slot `slot`, grown to at least `bytes`; when it grows, its first `keep` bytes are kept
+ * (the rest of the contents never are). The first `bytes` ask for huge pages (memory_policy.h). */
+PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t keep, void **buf);
+/* Bytes slot `slot` holds now (0: none yet). */
+static inline size_t ScratchPoolBytes(const ScratchPool *p, int slot) { return p->bytes[slot]; }
+/* Free every slot; the pool stays usable (empty). */
+PetscErrorCode ScratchPoolDestroy(ScratchPool *p);
+#endif

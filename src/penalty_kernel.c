@@ -320,9 +320,9 @@ SIMD4_AVX2_ATTR __attribute__((noinline)) static int block_loads_avx2(const Pena
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk)
 {
 #if SIMD4_HAVE_AVX2
-  if (simd4_cpu_has_avx2()) return block_loads_avx2(ctx, blk);
+  if (ctx->simd && simd4_cpu_has_avx2()) return block_loads_avx2(ctx, blk);
 #endif
   return block_loads_generic(ctx, blk);
 }
 
-const char *penalty_block_isa(void) { return simd4_cpu_has_avx2() ? "avx2" : "generic"; }
+const char *penalty_block_isa(const PenaltyContext *ctx) { return ctx->simd && simd4_cpu_has_avx2() ? "avx2" : "generic"; }

@@ -76,6 +76,6 @@ static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->s
  * tracking left the kernel's domain (see above). */
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
 
-/* "avx2" or "generic": the instantiation penalty_block_loads runs on this CPU. */
-const char *penalty_block_isa(void);
+/* "avx2" or "generic": the instantiation penalty_block_loads runs on this CPU with ctx->simd. */
+const char *penalty_block_isa(const PenaltyContext *ctx);
 #endif

@@ -44,6 +44,7 @@ typedef struct {
   PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
   size_t                 side_cap;   /* entries side has room for */
   PetscBool              per_contact;    /* every contact by the per-contact code, none by the block kernel (penalty_kernel.h): the reference, for tests */
+  PetscBool              simd;           /* the block kernel's AVX2+FMA instantiation where the CPU has it (default); else its portable one */
   PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
 

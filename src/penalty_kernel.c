@@ -326,3 +326,5 @@ int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk)
 }
 
 const char *penalty_block_isa(const PenaltyContext *ctx) { return ctx->simd && simd4_cpu_has_avx2() ? "avx2" : "generic"; }
+
+int penalty_block_wanted(const PenaltyContext *ctx) { return !ctx->per_contact && penalty_block_model(ctx) && (!ctx->simd || simd4_cpu_has_avx2()); }

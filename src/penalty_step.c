@@ -274,7 +274,7 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
 {
   double    mine[CHUNK][PENALTY_LOAD_WIDTH];
   int       at[CHUNK], n = 0;
-  const int by_block = !ctx->per_contact && penalty_block_model(ctx);
+  const int by_block = penalty_block_wanted(ctx);
 
   ch->load = load ? (double(*)[PENALTY_LOAD_WIDTH])(load + (size_t)PENALTY_LOAD_WIDTH * ch->i0) : mine;
   memset(ch->by_kernel, 0, sizeof(ch->by_kernel));

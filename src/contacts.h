@@ -28,9 +28,11 @@ typedef struct {
   int32_t a, b;          /* solver-body indices of A and B */
   int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
   int32_t sub;           /* point index within the pair (box contacts have up to 4 points) */
-  double  n[3], u[3], w[3]; /* contact frame, world */
-  double  ra[3], rb[3];  /* contact point on A (on B) minus A's (B's) centre of mass, world */
+  /* n, phi and rb first: all the penalty model reads, in the record's first 72 bytes */
+  double  n[3];          /* contact normal (world), A to B */
   double  phi;           /* signed gap (m), negative = overlap */
+  double  rb[3], ra[3];  /* contact point on B (on A) minus B's (A's) centre of mass, world */
+  double  u[3], w[3];    /* the contact frame's tangents, world */
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
   double  cohesion;      /* pair cohesion force (N) */
   double  compliance;    /* pair compliance (m/N) */

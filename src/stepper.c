@@ -153,6 +153,20 @@ PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen)
   if (!sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
   sim->halo = PetscMax(sim->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
+  sim->ghost_update = PETSC_FALSE;
+  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY && sim->neighbour_skin > 0) {
+    /* Ghosts kept while no body moved skin / 2 since their build (DistributedEnd): a contact (A, B)
+     * now had its centres within r_A + r_B + envelope + skin <= halo + skin at the build, when A lay
+     * in its owner's subdomain, so B was ghosted there. Where the wider halo does not fit the
+     * subdomains, the ghosts are rebuilt every step as before (the same cuts on every rank, so the
+     * same choice). */
+    char msg[512];
+    PetscCall(DomainCheckHalo(sim->domain, sim->halo + sim->neighbour_skin, &ok, msg, sizeof(msg)));
+    if (ok) {
+      sim->halo += sim->neighbour_skin;
+      sim->ghost_update = PETSC_TRUE;
+    }
+  }
   PetscCall(DomainCheckHalo(sim->domain, sim->halo, &ok, err, errlen));
   if (ok) PetscCall(DomainSetHalo(sim->domain, sim->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -184,6 +198,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
   PetscCall(PetscFree(sim->penalty.pairs));
   PetscCall(PetscFree(sim->penalty.side));
+  PetscCall(PetscFree(sim->build_pos));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -363,6 +378,13 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
 static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
+  if (sim->ghosts_kept) { /* the ghost set, the plan and the store's layout hold: the owners' motion */
+    const Exchange *ex = &sim->exchange;
+    PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghosts kept although bodies were emitted (DistributedEnd checks the emitters)");
+    PetscCall(ExchangeUpdateGhosts(&sim->exchange, &sim->bodies, EXCHANGE_FIELDS_MOTION));
+    *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)(sizeof(double) * (3 + 4 + 6));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   sim->bodies.n_ghost = 0;
   if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
@@ -374,25 +396,80 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
   *bytes += sim->exchange.build_bytes_sent;
   if (sim->sc.contact_model == CONTACT_MODEL_CCP) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
+  if (sim->ghost_update) { /* the reference of the drift test, in the order the ghosts were built on */
+    const size_t n = 3 * (size_t)sim->bodies.n_owned;
+    if (n > sim->build_pos_cap) {
+      PetscCall(PetscFree(sim->build_pos));
+      sim->build_pos_cap = PetscMax(n, 2 * sim->build_pos_cap);
+      PetscCall(PetscMalloc1(sim->build_pos_cap, &sim->build_pos));
+    }
+    if (n) PetscCall(PetscArraycpy(sim->build_pos, sim->bodies.pos, n));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Some emitter has bodies due at the next step's time (as SimulationEmit computes it): they are
+ * appended as owned bodies, which needs the ghosts dropped. The same on every rank. */
+static PetscBool EmissionDueNextStep(const Simulation *sim)
+{
+  const double t = (sim->step + 1) * sim->sc.time_step;
+  for (int k = 0; k < sim->sc.n_emitters; k++)
+    if (emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k] > 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* Distributed run, end of a step (the owned bodies have moved): the cuts move if balancing is due,
- * the warm-start memory goes where its contacts will be owned, then the bodies migrate. */
+ * the warm-start memory goes where its contacts will be owned, then the bodies migrate.
+ * With ghost_update the migration waits, and the next step updates the ghosts in place, while every
+ * owned body lies within skin / 2 of where it was at the ghost build, no body left the domain, no
+ * balancing and no emission is due (decided in the moves' one reduction, so alike on every rank).
+ * Then the ghost set still covers every contact (SimulationSetUpHalo), and the neighbour lists built
+ * on it stay complete; a body owned by a rank its centre has left computes its contacts there, once,
+ * and the loads, summed per body in key order wherever the bodies live, keep every bit. */
 static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
-  PetscBool     moved;
-  ExchangeMoves mv;
+  const PetscBool balance = (PetscBool)(sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0);
+  PetscBool       moved;
+  ExchangeMoves   mv;
 
   PetscFunctionBegin;
-  if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  if (balance) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
+  PetscCall(ExchangeDecideMovesDrift(sim->domain, &sim->bodies, sim->ghost_update ? sim->build_pos : NULL, 0.5 * sim->neighbour_skin, &mv)); /* one reduction for the memory and the bodies */
+  sim->ghosts_kept = (PetscBool)(sim->ghost_update && !balance && !mv.drifted && mv.removed == 0 && !EmissionDueNextStep(sim));
+  if (sim->ghosts_kept) {
+    *removed = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
   *removed                  = mv.removed;
   sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0); /* the same on every rank */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See stepper.h. After a kept step the bodies move now, with their history (as DistributedEnd would
+ * have); after a migrating one they are in place and only their order changes (the memory is
+ * already routed, and the contacts' indices are stale, so it is not routed again). The next step
+ * rebuilds the ghosts either way. */
+PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
+{
+  ExchangeMoves mv;
+  PetscInt64    bytes = 0;
+
+  PetscFunctionBegin;
+  if (!sim->domain || !sim->ghost_update || !sim->placed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv));
+  mv.keep_order = PETSC_FALSE; /* id order */
+  if (sim->ghosts_kept) {
+    PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, &bytes));
+    sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
+  } else PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB, "SimulationPlaceForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
+  sim->bodies.n_ghost = 0;
+  PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, &bytes));
+  sim->removed += mv.removed;
+  sim->ghosts_kept = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -69,12 +69,14 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->balance_interval = 100;
   sim->neighbour_skin   = sim->sc.envelope;
   sim->pen_limit.period = INFINITY;
+  sim->ghost_update_allowed = PETSC_TRUE;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
   PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
+  PetscCall(PetscOptionsBool("-ghost_update", "contact.model penalty on several ranks: keep the ghosts, updating them in place, while no body moved half the skin since their build (false: rebuilt every step)", NULL, sim->ghost_update_allowed, &sim->ghost_update_allowed, NULL));
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
   PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
@@ -154,7 +156,7 @@ PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen)
   PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
   sim->halo = PetscMax(sim->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
   sim->ghost_update = PETSC_FALSE;
-  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY && sim->neighbour_skin > 0) {
+  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY && sim->neighbour_skin > 0 && sim->ghost_update_allowed) {
     /* Ghosts kept while no body moved skin / 2 since their build (DistributedEnd): a contact (A, B)
      * now had its centres within r_A + r_B + envelope + skin <= halo + skin at the build, when A lay
      * in its owner's subdomain, so B was ghosted there. Where the wider halo does not fit the
@@ -382,6 +384,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
     const Exchange *ex = &sim->exchange;
     PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghosts kept although bodies were emitted (DistributedEnd checks the emitters)");
     PetscCall(ExchangeUpdateGhosts(&sim->exchange, &sim->bodies, EXCHANGE_FIELDS_MOTION));
+    sim->ghost_updates++;
     *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)(sizeof(double) * (3 + 4 + 6));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -394,6 +397,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
   sim->placed = PETSC_TRUE;
   if (sim->sort_interval > 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
+  sim->ghost_builds++;
   *bytes += sim->exchange.build_bytes_sent;
   if (sim->sc.contact_model == CONTACT_MODEL_CCP) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
   if (sim->ghost_update) { /* the reference of the drift test, in the order the ghosts were built on */

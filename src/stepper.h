@@ -43,6 +43,8 @@ typedef struct {
   PetscBool      ghost_update;  /* contact.model penalty with a skin whose halo fits: ghosts kept and
                                    updated in place while no body drifted skin / 2 (stepper.c) */
   PetscBool      ghosts_kept;   /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscBool      ghost_update_allowed; /* -ghost_update (default true) */
+  PetscInt64     ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
   double        *build_pos;     /* owned positions at the last ghost build (ghost_update) */
   size_t         build_pos_cap;
   PetscInt       balance_interval; /* -balance_interval: steps between load balancing (0 = never) */

@@ -141,6 +141,13 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
  * ghost build; NULL: no body drifted): for a caller that keeps its ghosts and defers migration while
  * no body drifted that far (src/stepper.c, ghost update). Collective. */
 PetscErrorCode ExchangeDecideMovesDrift(Domain d, const BodyStore *s, const double x0[], double limit, ExchangeMoves *mv);
+/* ExchangeDecideMovesDrift in two parts, for a caller that sums the counts along with its own
+ * values (one reduction, not two): this rank's counts (bodies leaving the domain, whether one goes
+ * beyond the nearby ranks, bodies changing rank, whether one drifted), not collective; then the
+ * decision from their sums over all ranks. */
+enum { EXCHANGE_MOVE_COUNTS = 4 };
+PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit, PetscInt local[EXCHANGE_MOVE_COUNTS]);
+void           ExchangeMovesFromSums(const PetscInt global[EXCHANGE_MOVE_COUNTS], ExchangeMoves *mv);
 PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
 PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves *mv, PetscInt64 *bytes_sent);
 

@@ -334,29 +334,38 @@ static PetscErrorCode PenaltyCheckStep(Simulation *sim, double shortest, double 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+_Static_assert((int)STEP_MOVE_SUMS == (int)EXCHANGE_MOVE_COUNTS, "the statistics carry the migration decision's counts");
+
 static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt matched, StepStats *st)
 {
   const BodyStore *s = &sim->bodies;
   double           sum[STEP_SUMS] = {0}, max[STEP_MAXES] = {0}, gsum[STEP_SUMS], gmax[STEP_MAXES];
   PetscMPIInt      size;
+  PetscInt         leaving = 0; /* owned bodies out of the domain, removed after the reduction */
 
   PetscFunctionBegin;
+  if (sim->moves_pending) {
+    leaving = sim->moves_local[0];
+    for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[7 + k] = (double)sim->moves_local[k];
+  }
   for (PetscInt i = 0; i < s->n_owned; i++) {
     const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
     const double  sp = v3_norm(v);
+    if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
     max[0] = PetscMax(max[0], sp);
     sum[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
     sum[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
   }
-  sum[2] = (double)s->n_owned;
+  sum[2] = (double)(s->n_owned - leaving);
   sum[3] = (double)(sim->contacts.n - sim->joints.active);
   sum[4] = (double)sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
   sum[5] = (double)bytes;
   sum[6] = (double)matched;
-  max[1] = (double)s->n_owned;
+  max[1] = (double)(s->n_owned - leaving);
   max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
   for (int k = 0; k < RUN_FLAGS; k++) max[3 + k] = sim->run_flags[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
+  for (int k = 0; k < STEP_MOVE_SUMS; k++) sim->moves_global[k] = (PetscInt)gsum[7 + k];
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   st->kinetic_energy   = gsum[0];
   st->potential_energy = gsum[1];
@@ -412,6 +421,8 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv, PetscInt *removed, PetscInt64 *bytes);
+
 /* Some emitter has bodies due at the next step's time (as SimulationEmit computes it): they are
  * appended as owned bodies, which needs the ghosts dropped. The same on every rank. */
 static PetscBool EmissionDueNextStep(const Simulation *sim)
@@ -426,7 +437,8 @@ static PetscBool EmissionDueNextStep(const Simulation *sim)
  * the warm-start memory goes where its contacts will be owned, then the bodies migrate.
  * With ghost_update the migration waits, and the next step updates the ghosts in place, while every
  * owned body lies within skin / 2 of where it was at the ghost build, no body left the domain, no
- * balancing and no emission is due (decided in the moves' one reduction, so alike on every rank).
+ * balancing and no emission is due (decided in the statistics' one reduction, so alike on every
+ * rank: ComputeStats, then DistributedDeferredMoves).
  * Then the ghost set still covers every contact (SimulationSetUpHalo), and the neighbour lists built
  * on it stay complete; a body owned by a rank its centre has left computes its contacts there, once,
  * and the loads, summed per body in key order wherever the bodies live, keep every bit. */
@@ -438,12 +450,40 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
 
   PetscFunctionBegin;
   if (balance) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-  PetscCall(ExchangeDecideMovesDrift(sim->domain, &sim->bodies, sim->ghost_update ? sim->build_pos : NULL, 0.5 * sim->neighbour_skin, &mv)); /* one reduction for the memory and the bodies */
-  sim->ghosts_kept = (PetscBool)(sim->ghost_update && !balance && !mv.drifted && mv.removed == 0 && !EmissionDueNextStep(sim));
-  if (sim->ghosts_kept) {
-    *removed = 0;
+  sim->ghosts_kept = sim->moves_pending = PETSC_FALSE;
+  if (sim->ghost_update && !balance && !EmissionDueNextStep(sim)) { /* decided with the statistics: DistributedDeferredMoves */
+    PetscCall(ExchangeMovesLocal(sim->domain, &sim->bodies, sim->build_pos, 0.5 * sim->neighbour_skin, sim->moves_local));
+    sim->moves_pending = PETSC_TRUE;
+    *removed           = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  PetscCall(DistributedMove(sim, &mv, removed, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The end of DistributedEnd when its decision rode on the statistics' reduction (after ComputeStats,
+ * which counted the bodies leaving the domain as removed): the ghosts are kept unless some body
+ * drifted or left the domain. */
+static PetscErrorCode DistributedDeferredMoves(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
+{
+  ExchangeMoves mv;
+
+  PetscFunctionBegin;
+  sim->moves_pending = PETSC_FALSE;
+  *removed           = 0;
+  ExchangeMovesFromSums(sim->moves_global, &mv);
+  sim->ghosts_kept = (PetscBool)(!mv.drifted && mv.removed == 0);
+  if (!sim->ghosts_kept) PetscCall(DistributedMove(sim, &mv, removed, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Migration as decided in mv: the memory goes where its contacts will be owned, then the bodies. */
+static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv_in, PetscInt *removed, PetscInt64 *bytes)
+{
+  ExchangeMoves mv = *mv_in;
+
+  PetscFunctionBegin;
   mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
@@ -541,13 +581,14 @@ PetscErrorCode SimulationStep(Simulation *sim)
   CCPSolveStats     ss;
   StepStats        *st = &sim->last;
   PetscInt          matched, removed = 0, gremoved = 0, nb;
-  PetscInt64        bytes = 0; /* sent by this rank */
+  PetscInt64        bytes = sim->bytes_carry; /* sent by this rank (from the last step's deferred migration on) */
   const int64_t     next_id = sim->next_id; /* moves on (alike on every rank) when bodies are emitted */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
   const PetscBool   penalty = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
 
   PetscFunctionBegin;
+  sim->bytes_carry = 0;
   t0 = MPI_Wtime();
   PetscCall(SimulationEmit(sim));
   if (sim->size > 1) {
@@ -628,5 +669,13 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->wall_integrate = t3 - t2;
   st->wall_comm      = tcomm;
   PetscCall(ComputeStats(sim, bytes, matched, st));
+  if (sim->moves_pending) { /* timed into this step's figures, its bytes into the next step's */
+    const double tm = MPI_Wtime();
+    sim->bytes_carry = 0;
+    PetscCall(DistributedDeferredMoves(sim, &gremoved, &sim->bytes_carry));
+    sim->removed += gremoved;
+    st->wall_comm += MPI_Wtime() - tm;
+    st->wall_integrate += MPI_Wtime() - tm;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -44,6 +44,9 @@ typedef struct {
                                    updated in place while no body drifted skin / 2 (stepper.c) */
   PetscBool      ghosts_kept;   /* the last step kept the ghosts and deferred migration: owners lag */
   PetscBool      ghost_update_allowed; /* -ghost_update (default true) */
+  PetscBool      moves_pending; /* this step's migration decision rides on the statistics' reduction */
+  PetscInt       moves_local[4], moves_global[4]; /* its counts (ExchangeMovesLocal), here and summed */
+  PetscInt64     bytes_carry;   /* bytes the deferred migration sent after the step's statistics */
   PetscInt64     ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
   double        *build_pos;     /* owned positions at the last ghost build (ghost_update) */
   size_t         build_pos_cap;

@@ -373,14 +373,37 @@ static PetscErrorCode NearbyRanks(Domain d, PetscInt *nn, PetscMPIInt **ranks)
 /* See exchange.h. */
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv)
 {
+  PetscFunctionBegin;
+  PetscCall(ExchangeDecideMovesDrift(d, s, NULL, 0, mv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeDecideMovesDrift(Domain d, const BodyStore *s, const double x0[], double limit, ExchangeMoves *mv)
+{
+  MPI_Comm comm;
+  PetscInt local[EXCHANGE_MOVE_COUNTS], global[EXCHANGE_MOVE_COUNTS];
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetComm(d, &comm));
+  PetscCall(ExchangeMovesLocal(d, s, x0, limit, local));
+  PetscCallMPI(MPI_Allreduce(local, global, EXCHANGE_MOVE_COUNTS, MPIU_INT, MPI_SUM, comm));
+  ExchangeMovesFromSums(global, mv);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit, PetscInt local[EXCHANGE_MOVE_COUNTS])
+{
   MPI_Comm     comm;
   PetscMPIInt  rank, *ranks;
-  PetscInt     nn, local[3] = {0, 0, 0}, global[3];
+  PetscInt     nn;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(NearbyRanks(d, &nn, &ranks));
+  for (int k = 0; k < EXCHANGE_MOVE_COUNTS; k++) local[k] = 0;
   for (PetscInt i = 0; i < s->n_owned; i++) {
     const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
     PetscInt          k     = 0;
@@ -393,12 +416,27 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
     }
   }
   PetscCall(PetscFree(ranks));
-  PetscCallMPI(MPI_Allreduce(local, global, 3, MPIU_INT, MPI_SUM, comm));
-  mv->removed = global[0];
-  mv->nearby  = (PetscBool)(global[1] == 0);
-  mv->moving  = global[2];
-  mv->keep_order = PETSC_FALSE;
+  if (x0) { /* the largest squared move against the limit's square: no square root per body */
+    const double limit2 = limit * limit;
+    double       worst  = 0;
+    for (PetscInt i = 0; i < s->n_owned; i++) {
+      const double *x = s->pos + 3 * i, *y = x0 + 3 * i;
+      const double  dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2], m2 = dx * dx + dy * dy + dz * dz;
+      worst = m2 > worst ? m2 : worst;
+    }
+    local[3] = !(worst <= limit2); /* a NaN position counts as drifted */
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See exchange.h. */
+void ExchangeMovesFromSums(const PetscInt global[EXCHANGE_MOVE_COUNTS], ExchangeMoves *mv)
+{
+  mv->removed    = global[0];
+  mv->nearby     = (PetscBool)(global[1] == 0);
+  mv->moving     = global[2];
+  mv->drifted    = (PetscBool)(global[3] > 0);
+  mv->keep_order = PETSC_FALSE;
 }
 
 /* See exchange.h. */

@@ -101,8 +101,8 @@ PetscErrorCode ExchangeDestroy(Exchange *ex);
 
 /* The halo width w = 2 r_max + envelope, r_max the largest bounding radius of any owned body on
  * any rank (MPI_Allreduce): every pair that can be in contact (centre distance < r_i + r_j +
- * envelope) is then within w. Ghosts are rebuilt from current positions every step, so w needs no
- * motion allowance. */
+ * envelope) is then within w. Enough for ghosts rebuilt from current positions every step; a caller
+ * that keeps ghosts while bodies move adds its motion allowance (src/stepper.c: the skin). */
 PetscErrorCode ExchangeHaloWidth(Domain d, const BodyStore *s, double envelope, double *w);
 
 /* Send every owned body whose centre lies in another rank's subdomain to that rank (directly,
@@ -132,8 +132,22 @@ typedef struct {
                            a rank none of whose bodies leaves or arrives keeps them in their order
                            instead of sorting them by id, for a caller that orders them itself (the
                            stepper's spatial sort, then a pass instead of two permutations) */
+  PetscBool drifted;    /* ExchangeDecideMovesDrift: some owned body on some rank moved more than the
+                           limit from its reference position (ExchangeDecideMoves: PETSC_FALSE) */
 } ExchangeMoves;
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
+/* ExchangeDecideMoves, and in the same reduction whether some owned body on some rank is farther
+ * than limit from x0 (3 doubles per owned body, in storage order, e.g. the positions at the last
+ * ghost build; NULL: no body drifted): for a caller that keeps its ghosts and defers migration while
+ * no body drifted that far (src/stepper.c, ghost update). Collective. */
+PetscErrorCode ExchangeDecideMovesDrift(Domain d, const BodyStore *s, const double x0[], double limit, ExchangeMoves *mv);
+/* ExchangeDecideMovesDrift in two parts, for a caller that sums the counts along with its own
+ * values (one reduction, not two): this rank's counts (bodies leaving the domain, whether one goes
+ * beyond the nearby ranks, bodies changing rank, whether one drifted), not collective; then the
+ * decision from their sums over all ranks. */
+enum { EXCHANGE_MOVE_COUNTS = 4 };
+PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit, PetscInt local[EXCHANGE_MOVE_COUNTS]);
+void           ExchangeMovesFromSums(const PetscInt global[EXCHANGE_MOVE_COUNTS], ExchangeMoves *mv);
 PetscErrorCode ExchangeSendMoved(Domain d, const ExchangeMoves *mv, PetscMPIInt tag, size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes_sent);
 PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves *mv, PetscInt64 *bytes_sent);
 

@@ -144,6 +144,7 @@ static PetscErrorCode WriteSnapshot(Simulation *sim, const char *outdir, Progres
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
+  PetscCall(SimulationPlaceForOutput(sim)); /* the layout independent of the last ghost rebuild */
   PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies));
   PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
@@ -156,6 +157,7 @@ static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progr
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
+  PetscCall(SimulationPlaceForOutput(sim));
   PetscCall(CheckpointWrite(sim, outdir, path, len));
   PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;

@@ -71,6 +71,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->pen_limit.period = INFINITY;
   penalty_simd          = PETSC_TRUE;
   penalty_per_contact   = PETSC_FALSE;
+  sim->ghost_update_allowed = PETSC_TRUE;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
@@ -79,6 +80,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
   PetscCall(PetscOptionsBool("-penalty_simd", "contact.model penalty: the 4-lane block kernel's AVX2+FMA code where the CPU has it, else the per-contact code (false: the block kernel's portable code, which gives the per-contact code's bits)", NULL, penalty_simd, &penalty_simd, NULL));
   PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the 4-lane block kernel (the reference; slower)", NULL, penalty_per_contact, &penalty_per_contact, NULL));
+  PetscCall(PetscOptionsBool("-ghost_update", "contact.model penalty on several ranks: keep the ghosts, updating them in place, while no body moved half the skin since their build (false: rebuilt every step)", NULL, sim->ghost_update_allowed, &sim->ghost_update_allowed, NULL));
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
   PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
@@ -159,6 +161,20 @@ PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen)
   if (!sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ExchangeHaloWidth(sim->domain, &sim->bodies, sim->sc.envelope, &sim->halo));
   sim->halo = PetscMax(sim->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
+  sim->ghost_update = PETSC_FALSE;
+  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY && sim->neighbour_skin > 0 && sim->ghost_update_allowed) {
+    /* Ghosts kept while no body moved skin / 2 since their build (DistributedEnd): a contact (A, B)
+     * now had its centres within r_A + r_B + envelope + skin <= halo + skin at the build, when A lay
+     * in its owner's subdomain, so B was ghosted there. Where the wider halo does not fit the
+     * subdomains, the ghosts are rebuilt every step as before (the same cuts on every rank, so the
+     * same choice). */
+    char msg[512];
+    PetscCall(DomainCheckHalo(sim->domain, sim->halo + sim->neighbour_skin, &ok, msg, sizeof(msg)));
+    if (ok) {
+      sim->halo += sim->neighbour_skin;
+      sim->ghost_update = PETSC_TRUE;
+    }
+  }
   PetscCall(DomainCheckHalo(sim->domain, sim->halo, &ok, err, errlen));
   if (ok) PetscCall(DomainSetHalo(sim->domain, sim->halo));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -190,6 +206,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
   PetscCall(PetscFree(sim->penalty.pairs));
   PetscCall(PetscFree(sim->penalty.side));
+  PetscCall(PetscFree(sim->build_pos));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -323,29 +340,38 @@ static PetscErrorCode PenaltyCheckStep(Simulation *sim, double shortest, double 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+_Static_assert((int)STEP_MOVE_SUMS == (int)EXCHANGE_MOVE_COUNTS, "the statistics carry the migration decision's counts");
+
 static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt matched, StepStats *st)
 {
   const BodyStore *s = &sim->bodies;
   double           sum[STEP_SUMS] = {0}, max[STEP_MAXES] = {0}, gsum[STEP_SUMS], gmax[STEP_MAXES];
   PetscMPIInt      size;
+  PetscInt         leaving = 0; /* owned bodies out of the domain, removed after the reduction */
 
   PetscFunctionBegin;
+  if (sim->moves_pending) {
+    leaving = sim->moves_local[0];
+    for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[7 + k] = (double)sim->moves_local[k];
+  }
   for (PetscInt i = 0; i < s->n_owned; i++) {
     const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
     const double  sp = v3_norm(v);
+    if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
     max[0] = PetscMax(max[0], sp);
     sum[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
     sum[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
   }
-  sum[2] = (double)s->n_owned;
+  sum[2] = (double)(s->n_owned - leaving);
   sum[3] = (double)(sim->contacts.n - sim->joints.active);
   sum[4] = (double)sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
   sum[5] = (double)bytes;
   sum[6] = (double)matched;
-  max[1] = (double)s->n_owned;
+  max[1] = (double)(s->n_owned - leaving);
   max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
   for (int k = 0; k < RUN_FLAGS; k++) max[3 + k] = sim->run_flags[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
+  for (int k = 0; k < STEP_MOVE_SUMS; k++) sim->moves_global[k] = (PetscInt)gsum[7 + k];
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   st->kinetic_energy   = gsum[0];
   st->potential_energy = gsum[1];
@@ -369,6 +395,14 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
 static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, PetscInt *removed, PetscInt64 *bytes)
 {
   PetscFunctionBegin;
+  if (sim->ghosts_kept) { /* the ghost set, the plan and the store's layout hold: the owners' motion */
+    const Exchange *ex = &sim->exchange;
+    PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghosts kept although bodies were emitted (DistributedEnd checks the emitters)");
+    PetscCall(ExchangeUpdateGhosts(&sim->exchange, &sim->bodies, EXCHANGE_FIELDS_MOTION));
+    sim->ghost_updates++;
+    *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)(sizeof(double) * (3 + 4 + 6));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   sim->bodies.n_ghost = 0;
   if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
@@ -378,27 +412,114 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
   sim->placed = PETSC_TRUE;
   if (sim->sort_interval > 0) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
   PetscCall(ExchangeBuildGhosts(sim->domain, sim->halo, &sim->bodies, &sim->exchange));
+  sim->ghost_builds++;
   *bytes += sim->exchange.build_bytes_sent;
   if (sim->sc.contact_model == CONTACT_MODEL_CCP) PetscCall(VelocityCouplingSetUp(sim->coupling, &sim->exchange));
+  if (sim->ghost_update) { /* the reference of the drift test, in the order the ghosts were built on */
+    const size_t n = 3 * (size_t)sim->bodies.n_owned;
+    if (n > sim->build_pos_cap) {
+      PetscCall(PetscFree(sim->build_pos));
+      sim->build_pos_cap = PetscMax(n, 2 * sim->build_pos_cap);
+      PetscCall(PetscMalloc1(sim->build_pos_cap, &sim->build_pos));
+    }
+    if (n) PetscCall(PetscArraycpy(sim->build_pos, sim->bodies.pos, n));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv, PetscInt *removed, PetscInt64 *bytes);
+
+/* Some emitter has bodies due at the next step's time (as SimulationEmit computes it): they are
+ * appended as owned bodies, which needs the ghosts dropped. The same on every rank. */
+static PetscBool EmissionDueNextStep(const Simulation *sim)
+{
+  const double t = (sim->step + 1) * sim->sc.time_step;
+  for (int k = 0; k < sim->sc.n_emitters; k++)
+    if (emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k] > 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* Distributed run, end of a step (the owned bodies have moved): the cuts move if balancing is due,
- * the warm-start memory goes where its contacts will be owned, then the bodies migrate. */
+ * the warm-start memory goes where its contacts will be owned, then the bodies migrate.
+ * With ghost_update the migration waits, and the next step updates the ghosts in place, while every
+ * owned body lies within skin / 2 of where it was at the ghost build, no body left the domain, no
+ * balancing and no emission is due (decided in the statistics' one reduction, so alike on every
+ * rank: ComputeStats, then DistributedDeferredMoves).
+ * Then the ghost set still covers every contact (SimulationSetUpHalo), and the neighbour lists built
+ * on it stay complete; a body owned by a rank its centre has left computes its contacts there, once,
+ * and the loads, summed per body in key order wherever the bodies live, keep every bit. */
 static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
 {
-  PetscBool     moved;
+  const PetscBool balance = (PetscBool)(sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0);
+  PetscBool       moved;
+  ExchangeMoves   mv;
+
+  PetscFunctionBegin;
+  if (balance) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
+  sim->ghosts_kept = sim->moves_pending = PETSC_FALSE;
+  if (sim->ghost_update && !balance && !EmissionDueNextStep(sim)) { /* decided with the statistics: DistributedDeferredMoves */
+    PetscCall(ExchangeMovesLocal(sim->domain, &sim->bodies, sim->build_pos, 0.5 * sim->neighbour_skin, sim->moves_local));
+    sim->moves_pending = PETSC_TRUE;
+    *removed           = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  PetscCall(DistributedMove(sim, &mv, removed, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The end of DistributedEnd when its decision rode on the statistics' reduction (after ComputeStats,
+ * which counted the bodies leaving the domain as removed): the ghosts are kept unless some body
+ * drifted or left the domain. */
+static PetscErrorCode DistributedDeferredMoves(Simulation *sim, PetscInt *removed, PetscInt64 *bytes)
+{
   ExchangeMoves mv;
 
   PetscFunctionBegin;
-  if (sim->balance_interval > 0 && (sim->step + 1) % sim->balance_interval == 0) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
+  sim->moves_pending = PETSC_FALSE;
+  *removed           = 0;
+  ExchangeMovesFromSums(sim->moves_global, &mv);
+  sim->ghosts_kept = (PetscBool)(!mv.drifted && mv.removed == 0);
+  if (!sim->ghosts_kept) PetscCall(DistributedMove(sim, &mv, removed, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Migration as decided in mv: the memory goes where its contacts will be owned, then the bodies. */
+static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv_in, PetscInt *removed, PetscInt64 *bytes)
+{
+  ExchangeMoves mv = *mv_in;
+
+  PetscFunctionBegin;
   mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
   *removed                  = mv.removed;
   sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0); /* the same on every rank */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* See stepper.h. After a kept step the bodies move now, with their history (as DistributedEnd would
+ * have); after a migrating one they are in place and only their order changes (the memory is
+ * already routed, and the contacts' indices are stale, so it is not routed again). The next step
+ * rebuilds the ghosts either way. */
+PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
+{
+  ExchangeMoves mv;
+  PetscInt64    bytes = 0;
+
+  PetscFunctionBegin;
+  if (!sim->domain || !sim->ghost_update || !sim->placed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv));
+  mv.keep_order = PETSC_FALSE; /* id order */
+  if (sim->ghosts_kept) {
+    PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, &bytes));
+    sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
+  } else PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB, "SimulationPlaceForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
+  sim->bodies.n_ghost = 0;
+  PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, &bytes));
+  sim->removed += mv.removed;
+  sim->ghosts_kept = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -466,13 +587,14 @@ PetscErrorCode SimulationStep(Simulation *sim)
   CCPSolveStats     ss;
   StepStats        *st = &sim->last;
   PetscInt          matched, removed = 0, gremoved = 0, nb;
-  PetscInt64        bytes = 0; /* sent by this rank */
+  PetscInt64        bytes = sim->bytes_carry; /* sent by this rank (from the last step's deferred migration on) */
   const int64_t     next_id = sim->next_id; /* moves on (alike on every rank) when bodies are emitted */
   double            t0, t1, t2, t3, tcomm = 0;
   const PetscBool   sort = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
   const PetscBool   penalty = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY);
 
   PetscFunctionBegin;
+  sim->bytes_carry = 0;
   t0 = MPI_Wtime();
   PetscCall(SimulationEmit(sim));
   if (sim->size > 1) {
@@ -553,5 +675,13 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->wall_integrate = t3 - t2;
   st->wall_comm      = tcomm;
   PetscCall(ComputeStats(sim, bytes, matched, st));
+  if (sim->moves_pending) { /* timed into this step's figures, its bytes into the next step's */
+    const double tm = MPI_Wtime();
+    sim->bytes_carry = 0;
+    PetscCall(DistributedDeferredMoves(sim, &gremoved, &sim->bytes_carry));
+    sim->removed += gremoved;
+    st->wall_comm += MPI_Wtime() - tm;
+    st->wall_integrate += MPI_Wtime() - tm;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

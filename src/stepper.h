@@ -40,6 +40,16 @@ typedef struct {
   VelocityCoupling coupling;    /* the solve over ranks */
   double         halo;          /* ghost halo width (m) */
   PetscBool      placed;        /* every owned body is on its owner (after a step's migration) */
+  PetscBool      ghost_update;  /* contact.model penalty with a skin whose halo fits: ghosts kept and
+                                   updated in place while no body drifted skin / 2 (stepper.c) */
+  PetscBool      ghosts_kept;   /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscBool      ghost_update_allowed; /* -ghost_update (default true) */
+  PetscBool      moves_pending; /* this step's migration decision rides on the statistics' reduction */
+  PetscInt       moves_local[4], moves_global[4]; /* its counts (ExchangeMovesLocal), here and summed */
+  PetscInt64     bytes_carry;   /* bytes the deferred migration sent after the step's statistics */
+  PetscInt64     ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
+  double        *build_pos;     /* owned positions at the last ghost build (ghost_update) */
+  size_t         build_pos_cap;
   PetscInt       balance_interval; /* -balance_interval: steps between load balancing (0 = never) */
   PetscInt    step;
   double      time;
@@ -78,6 +88,11 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
  * narrower than the halo is bad input: err set (the same on every rank). Nothing on one rank. */
 PetscErrorCode SimulationSetUpHalo(Simulation *sim, char *err, size_t errlen);
 PetscErrorCode SimulationStep(Simulation *sim);
+/* Before a snapshot or checkpoint (collective): every owned body on the owner of its centre, sorted
+ * by id, so the file's layout does not depend on when the ghosts were last rebuilt (a restart
+ * rebuilds them at its first step, the straight run may not have). Only with ghost_update, which
+ * lets ownership lag between rebuilds; otherwise nothing. */
+PetscErrorCode SimulationPlaceForOutput(Simulation *sim);
 /* The emitters' bodies due at the current time (src/emission.c); called by SimulationStep. */
 PetscErrorCode SimulationEmit(Simulation *sim);
 PetscErrorCode SimulationDestroy(Simulation **sim);

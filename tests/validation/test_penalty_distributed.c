@@ -15,22 +15,11 @@
 // ctest: labels=mpi timeout=600 ranks=2;4
 #include "test_util.h"
 #include "penalty_history.h"
+#include "test_penalty_pour.h"
 
 #define STEPS 200
 
-static const char *scenario =
-  "domain: {min: [-0.2, -0.2, -0.05], max: [0.2, 0.2, 0.5]}\n"
-  "gravity: [0, 0, -9.81]\n"
-  "time: {step: 1.0e-4, end: 1}\n"
-  "contact: {model: penalty, envelope: 0.001}\n"
-  "materials:\n"
-  "  - {name: grit, density: 2000, friction: 0.5, kinetic_friction: 0.4, young_modulus: 2.0e6, poisson_ratio: 0.3,\n"
-  "     restitution: 0.5, rolling_resistance: 0.1, spinning_resistance: 0.05}\n"
-  "walls:\n"
-  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
-  "fills:\n"
-  "  - {type: random, region: {min: [-0.1, -0.1, 0.0], max: [0.1, 0.1, 0.1]}, radius: 0.01, count: 200, seed: 3,\n"
-  "     velocity: [1.5, 1.0, -3], material: grit}\n";
+static const char *scenario = PENALTY_POUR_SCENARIO;
 
 typedef struct {
   PetscInt    n;

@@ -46,13 +46,21 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
   }
 }
 
+/* entries 4, 5 of a record: one 16-byte load or read-modify-write, not two scalar ones */
+typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+ALWAYS_INLINE v2d ld2(const double *p)
+{
+  v2d r;
+  memcpy(&r, p, sizeof(r));
+  return r;
+}
+
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
 ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
 {
-  const v4d r[4] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
-  transpose4(r, x);
+  gather4(p, 0, x);
   const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
-  const v4d u02 = {p[0][4], p[0][5], p[2][4], p[2][5]}, u13 = {p[1][4], p[1][5], p[3][4], p[3][5]};
+  const v4d u02 = __builtin_shufflevector(ld2(p[0] + 4), ld2(p[2] + 4), 0, 1, 2, 3), u13 = __builtin_shufflevector(ld2(p[1] + 4), ld2(p[3] + 4), 0, 1, 2, 3);
   x[4] = __builtin_shuffle(u02, u13, lo);
   x[5] = __builtin_shuffle(u02, u13, hi);
 }
@@ -62,10 +70,27 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
 {
   v4d r[4];
   transpose4(x, r);
+  const v4d u01 = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5), u23 = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
+  const v2d u[L] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3), __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
   for (int l = 0; l < L; l++) {
     vst(p[l], ld(p[l]) + r[l]);
-    p[l][4] += x[4][l];
-    p[l][5] += x[5][l];
+    const v2d s = ld2(p[l] + 4) + u[l];
+    memcpy(p[l] + 4, &s, sizeof(s));
+  }
+}
+
+/* A body's inverse mass and inertia as 2 aligned quads (im, I[0..2]), (I[3..5], pad) of its record:
+ * 2 loads and a transpose each for 4 records (ccp_pack.h: im right before I). */
+ALWAYS_INLINE void load_inverse_mass(const CCPBody *const B[L], v4d *im, v4d I[6])
+{
+  const double *p[L] = {&B[0]->im, &B[1]->im, &B[2]->im, &B[3]->im};
+  v4d           lo[4], hi[4];
+  gather4(p, 0, lo);
+  gather4(p, 4, hi);
+  *im = lo[0];
+  for (int k = 0; k < 3; k++) {
+    I[k]     = lo[k + 1];
+    I[k + 3] = hi[k];
   }
 }
 
@@ -118,15 +143,13 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
 ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
 {
   const CCPBody *A[L], *B[L];
-  const double  *Ia[L], *Ib[L];
   for (int l = 0; l < L; l++) {
-    A[l]  = &body[K->a[l]];
-    B[l]  = &body[K->b[l]];
-    Ia[l] = A[l]->I;
-    Ib[l] = B[l]->I;
+    A[l] = &body[K->a[l]];
+    B[l] = &body[K->b[l]];
   }
-  const v4d ima = {A[0]->im, A[1]->im, A[2]->im, A[3]->im}, imb = {B[0]->im, B[1]->im, B[2]->im, B[3]->im};
-  v4d       F[3], T[3], oa[6], ob[6];
+  v4d ima, imb, Iak[6], Ibk[6], F[3], T[3], oa[6], ob[6];
+  load_inverse_mass(B, &imb, Ibk);
+  load_inverse_mass(A, &ima, Iak);
   for (int k = 0; k < 3; k++) {
     const v4d nk = ld(K->n[k]), uk = ld(K->u[k]), wk = ld(K->w[k]);
     F[k]         = dg[0] * nk + dg[1] * uk + dg[2] * wk;
@@ -140,9 +163,6 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
     ob[k] = imb * F[k];
     oa[k] = -ima * F[k];
   }
-  v4d Ibk[6] = {0}, Iak[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
-  load6(Ib, Ibk);
-  load6(Ia, Iak);
   ob[3] = Ibk[0] * mb0 + Ibk[3] * mb1 + Ibk[4] * mb2;
   ob[4] = Ibk[3] * mb0 + Ibk[1] * mb1 + Ibk[5] * mb2;
   ob[5] = Ibk[4] * mb0 + Ibk[5] * mb1 + Ibk[2] * mb2;

@@ -35,7 +35,7 @@
 #define CCP_PREFETCH_BLOCKS_ABOVE ((size_t)8 << 20)
 
 typedef struct {
-  int32_t a[CCP_LANES], b[CCP_LANES];  /* packed body indices */
+  uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times sizeof(CCPBody): no multiply per use) */
   double  n[3][CCP_LANES], u[3][CCP_LANES], w[3][CCP_LANES];
   double  ra[3][CCP_LANES], rb[3][CCP_LANES];
   double  bn[CCP_LANES], clin[CCP_LANES], crot[CCP_LANES], coh[CCP_LANES];

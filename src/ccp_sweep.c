@@ -31,6 +31,10 @@ ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x
 /* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
 ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
+/* the record at byte offset off (CCPBlock's a, b) */
+ALWAYS_INLINE CCPBody *body_at(CCPBody *body, uint32_t off) { return (CCPBody *)((char *)body + off); }
+ALWAYS_INLINE const CCPBody *cbody_at(const CCPBody *body, uint32_t off) { return (const CCPBody *)((const char *)body + off); }
+
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
   if (q < pk->nblk) {
@@ -38,10 +42,11 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < sizeof(CCPBlock); o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
-      __builtin_prefetch(&pk->body[K->a[l]], 1);
-      __builtin_prefetch(&pk->body[K->b[l]], 1);
-      __builtin_prefetch(pk->body[K->a[l]].I + 5, 0);
-      __builtin_prefetch(pk->body[K->b[l]].I + 5, 0);
+      const CCPBody *A = cbody_at(pk->body, K->a[l]), *B = cbody_at(pk->body, K->b[l]);
+      __builtin_prefetch(A, 1);
+      __builtin_prefetch(B, 1);
+      __builtin_prefetch(A->I + 5, 0);
+      __builtin_prefetch(B->I + 5, 0);
     }
   }
 }
@@ -102,8 +107,8 @@ ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock 
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
-    pa[l] = body[K->a[l]].v;
-    pb[l] = body[K->b[l]].v;
+    pa[l] = cbody_at(body, K->a[l])->v;
+    pb[l] = cbody_at(body, K->b[l])->v;
   }
   v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   load6(pa, va);
@@ -144,8 +149,8 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
 {
   const CCPBody *A[L], *B[L];
   for (int l = 0; l < L; l++) {
-    A[l] = &body[K->a[l]];
-    B[l] = &body[K->b[l]];
+    A[l] = cbody_at(body, K->a[l]);
+    B[l] = cbody_at(body, K->b[l]);
   }
   v4d ima, imb, Iak[6], Ibk[6], F[3], T[3], oa[6], ob[6];
   load_inverse_mass(B, &imb, Ibk);
@@ -171,8 +176,8 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
   oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
   double *ta[L], *tb[L];
   for (int l = 0; l < L; l++) {
-    ta[l] = into_dv ? body[K->a[l]].dv : body[K->a[l]].v;
-    tb[l] = into_dv ? body[K->b[l]].dv : body[K->b[l]].v;
+    ta[l] = into_dv ? body_at(body, K->a[l])->dv : body_at(body, K->a[l])->v;
+    tb[l] = into_dv ? body_at(body, K->b[l])->dv : body_at(body, K->b[l])->v;
   }
   add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
   add6(tb, ob);

@@ -205,7 +205,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   const v4d gn  = z[0];
   v4l       in = (gn >= 0) & (z[1] * z[1] + z[2] * z[2] <= mu * mu * gn * gn);
   if (six) in &= (z[4] * z[4] + z[5] * z[5] <= rho * rho * gn * gn) & (z[3] * z[3] <= sg * sg * gn * gn);
-  if (!(in[0] & in[1] & in[2] & in[3])) {
+  if (!simd4_all(in)) {
     /* Lanes in the polar cone (separating contacts: the common case after "inside") go to the
      * apex; the rest go onto a surface: cone_project3's closed form, or cone_project6's active-set
      * iteration. Norms as plain square roots of sums of squares: cone.c's hypot fallback only
@@ -225,7 +225,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
       z[0] = (v4d)((in & (v4l)z[0]) | (~keep & (v4l)z0));
       z[1] = (v4d)((in & (v4l)z[1]) | (~keep & (v4l)z1));
       z[2] = (v4d)((in & (v4l)z[2]) | (~keep & (v4l)z2));
-    } else if (!(keep[0] & keep[1] & keep[2] & keep[3])) { /* some lane on a surface */
+    } else if (!simd4_all(keep)) { /* some lane on a surface */
       /* cone_project6's active-set iteration on all lanes at once (see cone.c): minimize over
        * gn = y the sum of (y - x0)^2 and the squared excesses of the three blocks; start from
        * the blocks with a nonzero part and drop those whose breakpoint y_A has passed. */
@@ -240,7 +240,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
         as = s2;
         ar = r2;
         at = t2;
-        if (!(changed[0] | changed[1] | changed[2] | changed[3])) break;
+        if (!simd4_any(changed)) break;
       }
       v4d y = num / den;
       y     = (v4d)((v4l)y & ~(y < 0)); /* y > 0 in exact arithmetic: the clamp guards rounding (a NaN stays) */
@@ -257,7 +257,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   }
   const v4d cap = ld(K->cap);
   const v4l over = z[0] > cap;
-  if (over[0] | over[1] | over[2] | over[3]) /* a yielding contact (rare): cone_cap lane by lane */
+  if (simd4_any(over)) /* a yielding contact (rare): cone_cap lane by lane */
     for (int l = 0; l < L; l++) {
       double g[6] = {z[0][l], z[1][l], z[2][l], z[3][l], z[4][l], z[5][l]};
       cone_cap(six ? 6 : 3, K->mu[l], six ? rho[l] : 0, six ? sg[l] : 0, cap[l], g);

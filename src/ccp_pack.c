@@ -173,6 +173,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   }
   PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
+  PetscCheck((size_t)nb + 1 <= UINT32_MAX / sizeof(CCPBody), PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / sizeof(CCPBody)) - 1);
   PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
   for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
 
@@ -194,7 +195,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     for (int l = 0; l < CCP_LANES; l++) {
       const PetscInt slot = q * CCP_LANES + l;
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
-        K->a[l] = K->b[l] = (int32_t)nb;
+        K->a[l] = K->b[l] = (uint32_t)(nb * sizeof(CCPBody));
         K->eta[l] = K->ell[l] = K->il[l] = 1;
         K->cap[l] = INFINITY;
         continue;
@@ -206,8 +207,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       CCPMetric      m;
 
       ccp_kernel_metric(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m);
-      K->a[l] = c->a;
-      K->b[l] = c->b;
+      K->a[l] = (uint32_t)(a * sizeof(CCPBody));
+      K->b[l] = (uint32_t)(b * sizeof(CCPBody));
       for (int k = 0; k < 3; k++) {
         K->n[k][l]  = c->n[k];
         K->u[k][l]  = c->u[k];

@@ -24,6 +24,7 @@
 #define CCPDEM_CCP_PACK_H
 #include "ccp_solver.h"
 #include "scratch_pool.h"
+#include <stddef.h>
 
 #define CCP_LANES 4
 /* Above this many bytes of blocks (a quarter of this machine's 32 MB L3) the sweeps request each
@@ -34,7 +35,7 @@
 #define CCP_PREFETCH_BLOCKS_ABOVE ((size_t)8 << 20)
 
 typedef struct {
-  int32_t a[CCP_LANES], b[CCP_LANES];  /* packed body indices */
+  uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times sizeof(CCPBody): no multiply per use) */
   double  n[3][CCP_LANES], u[3][CCP_LANES], w[3][CCP_LANES];
   double  ra[3][CCP_LANES], rb[3][CCP_LANES];
   double  bn[CCP_LANES], clin[CCP_LANES], crot[CCP_LANES], coh[CCP_LANES];
@@ -51,12 +52,14 @@ typedef struct {
   double b[6][CCP_LANES], lo[6][CCP_LANES], hi[6][CCP_LANES];
 } CCPRowBlock;
 
-/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment. */
+/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment. im, I and pad are two
+ * aligned quads (offsets 96 and 128): the sweeps load them for 4 bodies by 2 transposes. */
 typedef struct {
   double v[6], dv[6];
   double im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
   double pad;
 } CCPBody;
+_Static_assert(offsetof(CCPBody, im) == 12 * sizeof(double) && sizeof(CCPBody) == 20 * sizeof(double), "ccp_sweep.c loads im..pad as 2 quads");
 
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */

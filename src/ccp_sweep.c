@@ -31,6 +31,10 @@ ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x
 /* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
 ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
+/* the record at byte offset off (CCPBlock's a, b) */
+ALWAYS_INLINE CCPBody *body_at(CCPBody *body, uint32_t off) { return (CCPBody *)((char *)body + off); }
+ALWAYS_INLINE const CCPBody *cbody_at(const CCPBody *body, uint32_t off) { return (const CCPBody *)((const char *)body + off); }
+
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
   if (q < pk->nblk) {
@@ -38,21 +42,30 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < sizeof(CCPBlock); o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
-      __builtin_prefetch(&pk->body[K->a[l]], 1);
-      __builtin_prefetch(&pk->body[K->b[l]], 1);
-      __builtin_prefetch(pk->body[K->a[l]].I + 5, 0);
-      __builtin_prefetch(pk->body[K->b[l]].I + 5, 0);
+      const CCPBody *A = cbody_at(pk->body, K->a[l]), *B = cbody_at(pk->body, K->b[l]);
+      __builtin_prefetch(A, 1);
+      __builtin_prefetch(B, 1);
+      __builtin_prefetch(A->I + 5, 0);
+      __builtin_prefetch(B->I + 5, 0);
     }
   }
+}
+
+/* entries 4, 5 of a record: one 16-byte load or read-modify-write, not two scalar ones */
+typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+ALWAYS_INLINE v2d ld2(const double *p)
+{
+  v2d r;
+  memcpy(&r, p, sizeof(r));
+  return r;
 }
 
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
 ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
 {
-  const v4d r[4] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
-  transpose4(r, x);
+  gather4(p, 0, x);
   const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
-  const v4d u02 = {p[0][4], p[0][5], p[2][4], p[2][5]}, u13 = {p[1][4], p[1][5], p[3][4], p[3][5]};
+  const v4d u02 = __builtin_shufflevector(ld2(p[0] + 4), ld2(p[2] + 4), 0, 1, 2, 3), u13 = __builtin_shufflevector(ld2(p[1] + 4), ld2(p[3] + 4), 0, 1, 2, 3);
   x[4] = __builtin_shuffle(u02, u13, lo);
   x[5] = __builtin_shuffle(u02, u13, hi);
 }
@@ -62,10 +75,27 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
 {
   v4d r[4];
   transpose4(x, r);
+  const v4d u01 = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5), u23 = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
+  const v2d u[L] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3), __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
   for (int l = 0; l < L; l++) {
     vst(p[l], ld(p[l]) + r[l]);
-    p[l][4] += x[4][l];
-    p[l][5] += x[5][l];
+    const v2d s = ld2(p[l] + 4) + u[l];
+    memcpy(p[l] + 4, &s, sizeof(s));
+  }
+}
+
+/* A body's inverse mass and inertia as 2 aligned quads (im, I[0..2]), (I[3..5], pad) of its record:
+ * 2 loads and a transpose each for 4 records (ccp_pack.h: im right before I). */
+ALWAYS_INLINE void load_inverse_mass(const CCPBody *const B[L], v4d *im, v4d I[6])
+{
+  const double *p[L] = {&B[0]->im, &B[1]->im, &B[2]->im, &B[3]->im};
+  v4d           lo[4], hi[4];
+  gather4(p, 0, lo);
+  gather4(p, 4, hi);
+  *im = lo[0];
+  for (int k = 0; k < 3; k++) {
+    I[k]     = lo[k + 1];
+    I[k + 3] = hi[k];
   }
 }
 
@@ -77,8 +107,8 @@ ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock 
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
-    pa[l] = body[K->a[l]].v;
-    pb[l] = body[K->b[l]].v;
+    pa[l] = cbody_at(body, K->a[l])->v;
+    pb[l] = cbody_at(body, K->b[l])->v;
   }
   v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   load6(pa, va);
@@ -118,15 +148,13 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
 ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
 {
   const CCPBody *A[L], *B[L];
-  const double  *Ia[L], *Ib[L];
   for (int l = 0; l < L; l++) {
-    A[l]  = &body[K->a[l]];
-    B[l]  = &body[K->b[l]];
-    Ia[l] = A[l]->I;
-    Ib[l] = B[l]->I;
+    A[l] = cbody_at(body, K->a[l]);
+    B[l] = cbody_at(body, K->b[l]);
   }
-  const v4d ima = {A[0]->im, A[1]->im, A[2]->im, A[3]->im}, imb = {B[0]->im, B[1]->im, B[2]->im, B[3]->im};
-  v4d       F[3], T[3], oa[6], ob[6];
+  v4d ima, imb, Iak[6], Ibk[6], F[3], T[3], oa[6], ob[6];
+  load_inverse_mass(B, &imb, Ibk);
+  load_inverse_mass(A, &ima, Iak);
   for (int k = 0; k < 3; k++) {
     const v4d nk = ld(K->n[k]), uk = ld(K->u[k]), wk = ld(K->w[k]);
     F[k]         = dg[0] * nk + dg[1] * uk + dg[2] * wk;
@@ -140,9 +168,6 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
     ob[k] = imb * F[k];
     oa[k] = -ima * F[k];
   }
-  v4d Ibk[6] = {0}, Iak[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
-  load6(Ib, Ibk);
-  load6(Ia, Iak);
   ob[3] = Ibk[0] * mb0 + Ibk[3] * mb1 + Ibk[4] * mb2;
   ob[4] = Ibk[3] * mb0 + Ibk[1] * mb1 + Ibk[5] * mb2;
   ob[5] = Ibk[4] * mb0 + Ibk[5] * mb1 + Ibk[2] * mb2;
@@ -151,8 +176,8 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
   oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
   double *ta[L], *tb[L];
   for (int l = 0; l < L; l++) {
-    ta[l] = into_dv ? body[K->a[l]].dv : body[K->a[l]].v;
-    tb[l] = into_dv ? body[K->b[l]].dv : body[K->b[l]].v;
+    ta[l] = into_dv ? body_at(body, K->a[l])->dv : body_at(body, K->a[l])->v;
+    tb[l] = into_dv ? body_at(body, K->b[l])->dv : body_at(body, K->b[l])->v;
   }
   add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
   add6(tb, ob);
@@ -180,7 +205,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   const v4d gn  = z[0];
   v4l       in = (gn >= 0) & (z[1] * z[1] + z[2] * z[2] <= mu * mu * gn * gn);
   if (six) in &= (z[4] * z[4] + z[5] * z[5] <= rho * rho * gn * gn) & (z[3] * z[3] <= sg * sg * gn * gn);
-  if (!(in[0] & in[1] & in[2] & in[3])) {
+  if (!simd4_all(in)) {
     /* Lanes in the polar cone (separating contacts: the common case after "inside") go to the
      * apex; the rest go onto a surface: cone_project3's closed form, or cone_project6's active-set
      * iteration. Norms as plain square roots of sums of squares: cone.c's hypot fallback only
@@ -200,7 +225,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
       z[0] = (v4d)((in & (v4l)z[0]) | (~keep & (v4l)z0));
       z[1] = (v4d)((in & (v4l)z[1]) | (~keep & (v4l)z1));
       z[2] = (v4d)((in & (v4l)z[2]) | (~keep & (v4l)z2));
-    } else if (!(keep[0] & keep[1] & keep[2] & keep[3])) { /* some lane on a surface */
+    } else if (!simd4_all(keep)) { /* some lane on a surface */
       /* cone_project6's active-set iteration on all lanes at once (see cone.c): minimize over
        * gn = y the sum of (y - x0)^2 and the squared excesses of the three blocks; start from
        * the blocks with a nonzero part and drop those whose breakpoint y_A has passed. */
@@ -215,7 +240,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
         as = s2;
         ar = r2;
         at = t2;
-        if (!(changed[0] | changed[1] | changed[2] | changed[3])) break;
+        if (!simd4_any(changed)) break;
       }
       v4d y = num / den;
       y     = (v4d)((v4l)y & ~(y < 0)); /* y > 0 in exact arithmetic: the clamp guards rounding (a NaN stays) */
@@ -232,7 +257,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   }
   const v4d cap = ld(K->cap);
   const v4l over = z[0] > cap;
-  if (over[0] | over[1] | over[2] | over[3]) /* a yielding contact (rare): cone_cap lane by lane */
+  if (simd4_any(over)) /* a yielding contact (rare): cone_cap lane by lane */
     for (int l = 0; l < L; l++) {
       double g[6] = {z[0][l], z[1][l], z[2][l], z[3][l], z[4][l], z[5][l]};
       cone_cap(six ? 6 : 3, K->mu[l], six ? rho[l] : 0, six ? sg[l] : 0, cap[l], g);

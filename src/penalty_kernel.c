@@ -35,7 +35,6 @@ ALWAYS_INLINE void matvec3(v4d r[3], const v4d R[9], const v4d a[3])
   for (int i = 0; i < 3; i++) r[i] = R[3 * i] * a[0] + R[3 * i + 1] * a[1] + R[3 * i + 2] * a[2];
 }
 ALWAYS_INLINE v4d vabs(v4d x) { return (v4d)((v4l)x & ~(v4l)splat(-0.0)); }
-ALWAYS_INLINE int any(v4l m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 ALWAYS_INLINE int lane_bits(v4l m)
 {
   int bits = 0;
@@ -103,7 +102,7 @@ ALWAYS_INLINE void deflection_update(const int dim, v4d x[], const v4d dx[], v4d
   const v4l over = norm2 > cap * cap;
   for (int k = 0; k < dim; k++) change[k] = x[k] - old[k];
   *mode = sel(over, splat(PENALTY_SLIP), splat(PENALTY_STICK));
-  if (any(over)) { /* the root and division only when a lane slips (rarely, in a settled pile) */
+  if (simd4_any(over)) { /* the root and division only when a lane slips (rarely, in a settled pile) */
     const v4d scale = cap / vsqrt(norm2);
     for (int k = 0; k < dim; k++) {
       x[k]      = sel(over, x[k] * scale, x[k]);
@@ -122,7 +121,7 @@ ALWAYS_INLINE void deflection_load(const int dim, v4d K, v4d D_h, const v4d x[],
     norm2 += out[k] * out[k];
   }
   const v4l over = norm2 > limit * limit;
-  if (any(over)) {
+  if (simd4_any(over)) {
     const v4d scale = limit / vsqrt(norm2);
     for (int k = 0; k < dim; k++) out[k] = sel(over, out[k] * scale, out[k]);
   }

@@ -134,11 +134,15 @@ ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], v4d h[PENALTY_
   for (int l = 0; l < L; l++) p[l] = (const double *)r[l];
   for (int k = 0; k < H_GROUPS; k++) gather4(p, 4 * k, h + 4 * k);
 }
-ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY_HISTORY_WIDTH])
+/* ... and back, for the lanes not in `skip` (bit l: lane l), whose records stay as they were */
+ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY_HISTORY_WIDTH], int skip)
 {
-  double *p[L];
-  for (int l = 0; l < L; l++) p[l] = (double *)r[l];
-  for (int k = 0; k < H_GROUPS; k++) scatter4(p, 4 * k, h + 4 * k);
+  for (int k = 0; k < H_GROUPS; k++) {
+    v4d row[L];
+    transpose4(h + 4 * k, row);
+    for (int l = 0; l < L; l++)
+      if (!(skip >> l & 1)) vst((double *)r[l] + 4 * k, row[l]);
+  }
 }
 
 ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
@@ -293,7 +297,9 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     h[H_ARM_A + k]     = ra[k];
     h[H_ARM_B + k]     = rbp[k];
   }
-  store_history(blk->rec, h);
+  /* a lane computed again per contact keeps its old record: it may be the one to read (in place) */
+  const int redo_bits = lane_bits(redo);
+  store_history(blk->rec, h, redo_bits);
   {
     const v4d out[12] = {-F[0], -F[1], -F[2], TA[0], TA[1], TA[2], F[0], F[1], F[2], TB[0], TB[1], TB[2]};
     for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k);
@@ -308,7 +314,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   const v4d best_k = splat(blk->lim->stiffness), best_m = splat(blk->lim->inertia);
   const v4l beats = ((kn > 0) & (kn * best_m > best_k * m_eff)) | ((K_E > 0) & (K_E * best_m > best_k * (m_eff * (2.0 / 7.0)))) | ((K_R > 0) & (K_R * best_m > best_k * I_ij)) |
                     ((K_psi > 0) & (K_psi * best_m > best_k * I_ij));
-  return lane_bits(redo) | lane_bits(beats) << 4;
+  return redo_bits | lane_bits(beats) << 4;
 }
 
 __attribute__((noinline)) static int block_loads_generic(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }

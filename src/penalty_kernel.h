@@ -72,7 +72,8 @@ static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contac
 static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING; }
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
- * contact; their outputs must then be distinct). Lanes to compute again: those whose
+ * contact; their outputs must then be distinct). Lanes to compute again (their records are left
+ * as they were, so that a record updated in place can still be read): those whose
  * tracking left the kernel's domain (see above). */
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
 

@@ -111,8 +111,9 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
   /* the deflections and modes carry over (or start at zero); penalty_track_store writes the rest */
-  if (prev && prev->touching) memcpy(rec, prev, offsetof(PenaltyHistory, frame));
-  else memset(rec, 0, offsetof(PenaltyHistory, frame));
+  if (prev && prev->touching) {
+    if (rec != prev) memcpy(rec, prev, offsetof(PenaltyHistory, frame)); /* (in place: already there) */
+  } else memset(rec, 0, offsetof(PenaltyHistory, frame));
   rec->touching = 1;
 
   penalty_slide(&st, rec, t.pa, t.pb, fb);
@@ -295,7 +296,7 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
       if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
         zero_doubles((double *)r, PENALTY_HISTORY_WIDTH);
         zero_doubles(ch->load[k], PENALTY_LOAD_WIDTH);
-      } else /* the old record is read in place: rec is another array than the memory */
+      } else /* the old record is read before the new one is written (they may be the same) */
         contact_loads(ctx, &cs->c[i], ch->prev[k], r, ch->load[k], &ch->stiff[k]);
     }
     /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */

@@ -13,7 +13,9 @@
  * Why: the two differ by rounding only (the block code fuses multiply-adds), a few ulps, which the
  * surface motion amplifies by at most (body size / step motion), 1e6 here: 1e-10 relative at the
  * worst. A wrong formula or a lane mixed up gives an O(1) difference.
- * Also checked: most touching contacts went through the block kernel, and the compared records
+ * Also checked: the history written over the old one (the stepper's path when the contacts are
+ * last step's) has the same bits as when written into another array (both codes), and
+ * most touching contacts went through the block kernel, and the compared records
  * include sticking and slipping slide, roll and spin deflections, wall and sphere pairs, and both
  * material pairs (so none of those cases is compared vacuously). */
 // ctest: labels=unit timeout=120
@@ -49,7 +51,7 @@ static const char *scenario =
   "output: {dir: none, snapshot_interval: 0}\n";
 
 typedef struct {
-  PetscInt compared, touching, by_block, slide_slip, slide_stick, roll_slip, spin_slip, on_wall, on_sphere, mixed_pair;
+  PetscInt compared, touching, by_block, slide_slip, slide_stick, roll_slip, spin_slip, on_wall, on_sphere, mixed_pair, in_place;
   double   worst; /* largest |block - reference| / (|reference| + scale) */
 } Tally;
 
@@ -64,6 +66,43 @@ static void compare(const double *got, const double *ref, PetscInt n, int width,
       const double e = fabs(g - r) / (fabs(r) + scale[k] + 1e-300);
       if (!(e <= t->worst)) t->worst = isnan(e) ? INFINITY : e;
     }
+}
+
+/* The history written over the old one (the stepper's path when the contacts are last step's)
+ * gives the bits of the history written into another array, with the block kernel and per
+ * contact: a memory holding each contact's last record at the contact's own index (match = i),
+ * every 7th frame zeroed so that the block kernel rejects lanes (it must leave their records for
+ * the per-contact code to read). */
+static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt nb, Tally *t)
+{
+  const size_t     w = (size_t)PENALTY_HISTORY_WIDTH;
+  double          *same, *apart, *acc[2];
+  PetscInt        *identity;
+  PenaltyStepLimit lim;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc5(w * cs->n + 1, &same, w * cs->n + 1, &apart, cs->n + 1, &identity, 6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
+  for (int ref = 0; ref < 2; ref++) {
+    const ImpulseMemory here = {.n = cs->n, .capacity = cs->n, .width = PENALTY_HISTORY_WIDTH, .key = cs->key, .gamma = same};
+    for (PetscInt i = 0; i < cs->n; i++) {
+      identity[i] = i;
+      if (match[i] >= 0) PetscCall(PetscArraycpy(same + w * i, prev->gamma + w * match[i], w));
+      else PetscCall(PetscArrayzero(same + w * i, w));
+      if (i % 7 == 0) { /* a frame of zeros (edge-on): the block kernel hands the lane back to the per-contact code */
+        PenaltyHistory *h = (PenaltyHistory *)(same + w * i);
+        for (int k = 0; k < 6; k++) h->frame[k] = 0;
+      }
+    }
+    ctx->per_contact = ref ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PenaltyContactLoads(ctx, cs, &here, identity, apart, NULL, acc[0], &lim));
+    PetscCall(PenaltyContactLoads(ctx, cs, &here, identity, same, NULL, acc[1], &lim));
+    CHECK(!memcmp(same, apart, sizeof(double) * w * cs->n) && !memcmp(acc[0], acc[1], sizeof(double) * 6 * nb), "%s: the history written in place differs from the one written apart",
+          ref ? "per contact" : "block kernel");
+  }
+  ctx->per_contact = PETSC_FALSE;
+  t->in_place++;
+  PetscCall(PetscFree5(same, apart, identity, acc[0], acc[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode one_step(Simulation *sim, Tally *t)
@@ -97,6 +136,7 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
     PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], NULL, acc[ref], &lim[ref])); /* the per-body sums of one rank */
   }
   ctx->per_contact = PETSC_FALSE;
+  PetscCall(check_in_place(ctx, &cs, &sim->previous, match, nb, t));
   compare(rec[0], rec[1], cs.n, PENALTY_HISTORY_WIDTH, t);
   compare(load[0], load[1], cs.n, PENALTY_LOAD_WIDTH, t);
   compare(acc[0], acc[1], nb, 6, t);

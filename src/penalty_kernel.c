@@ -137,12 +137,9 @@ ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], v4d h[PENALTY_
 /* ... and back, for the lanes not in `skip` (bit l: lane l), whose records stay as they were */
 ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const v4d h[PENALTY_HISTORY_WIDTH], int skip)
 {
-  for (int k = 0; k < H_GROUPS; k++) {
-    v4d row[L];
-    transpose4(h + 4 * k, row);
-    for (int l = 0; l < L; l++)
-      if (!(skip >> l & 1)) vst((double *)r[l] + 4 * k, row[l]);
-  }
+  double *p[L];
+  for (int l = 0; l < L; l++) p[l] = (double *)r[l];
+  for (int k = 0; k < H_GROUPS; k++) scatter4(p, 4 * k, h + 4 * k, skip);
 }
 
 ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
@@ -302,7 +299,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   store_history(blk->rec, h, redo_bits);
   {
     const v4d out[12] = {-F[0], -F[1], -F[2], TA[0], TA[1], TA[2], F[0], F[1], F[2], TB[0], TB[1], TB[2]};
-    for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k);
+    for (int k = 0; k < 3; k++) scatter4(blk->load, 4 * k, out + 4 * k, 0);
   }
   vst(blk->m_eff, m_eff);
   vst(blk->kn, kn);

@@ -188,11 +188,12 @@ static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet 
   if (match[i] >= 0) prefetch_lines(prev->gamma + (size_t)PENALTY_HISTORY_WIDTH * match[i], sizeof(PenaltyHistory));
 }
 
+typedef double v2d __attribute__((vector_size(16))); /* a pair of doubles (SSE2, every x86-64) */
+
 /* p[0 .. n-1] = 0 (n even) by 16-byte stores: a short inline loop, where memset of a record's
  * size became a slow `rep stos` */
 static inline void zero_doubles(double *p, int n)
 {
-  typedef double v2d __attribute__((vector_size(16)));
   const v2d zero = {0, 0};
   for (int k = 0; k < n; k += 2) memcpy(p + k, &zero, sizeof(zero));
 }
@@ -200,7 +201,6 @@ static inline void zero_doubles(double *p, int n)
 /* a[0..5] += b[0..5] in pairs (GCC does not vectorize the plain loop here) */
 static inline void add6(double *a, const double *b)
 {
-  typedef double v2d __attribute__((vector_size(16)));
   for (int k = 0; k < 6; k += 2) {
     v2d x, y;
     memcpy(&x, a + k, sizeof(x));
@@ -291,13 +291,13 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
     const PetscInt i = ch->i0 + k;
     if (!ch->by_kernel[k]) {
       PenaltyHistory *r = (PenaltyHistory *)(rec + (size_t)PENALTY_HISTORY_WIDTH * i);
-      ch->check[k]      = 1;
-      ch->stiff[k]      = (PenaltyStiffness){0};
-      if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, and the history ends */
+      if (!(cs->c[i].phi < 0)) { /* in the envelope but apart: no load, no spring, and the history ends */
         zero_doubles((double *)r, PENALTY_HISTORY_WIDTH);
         zero_doubles(ch->load[k], PENALTY_LOAD_WIDTH);
-      } else /* the old record is read before the new one is written (they may be the same) */
+      } else { /* the old record is read before the new one is written (they may be the same) */
         contact_loads(ctx, &cs->c[i], ch->prev[k], r, ch->load[k], &ch->stiff[k]);
+        ch->check[k] = 1;
+      }
     }
     /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */
     if (ch->check[k]) limit_update_contact(lim, &ch->stiff[k]);

@@ -71,12 +71,14 @@ ALWAYS_INLINE void gather4(const double *const p[SIMD4_LANES], int offset, v4d x
   const v4d r[4] = {ld(p[0] + offset), ld(p[1] + offset), ld(p[2] + offset), ld(p[3] + offset)};
   transpose4(r, x);
 }
-/* entry (offset + k) of record p[l] = x[k][l], k < 4: the inverse of gather4 */
-ALWAYS_INLINE void scatter4(double *const p[SIMD4_LANES], int offset, const v4d x[4])
+/* entry (offset + k) of record p[l] = x[k][l], k < 4, for the lanes l not in `skip` (bit l): the
+ * inverse of gather4 */
+ALWAYS_INLINE void scatter4(double *const p[SIMD4_LANES], int offset, const v4d x[4], int skip)
 {
   v4d r[4];
   transpose4(x, r);
-  for (int l = 0; l < SIMD4_LANES; l++) vst(p[l] + offset, r[l]);
+  for (int l = 0; l < SIMD4_LANES; l++)
+    if (!(skip >> l & 1)) vst(p[l] + offset, r[l]);
 }
 
 /* Instantiate a kernel family for the generic target and for AVX2+FMA: INSTANTIATE(suffix, attr)

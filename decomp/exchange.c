@@ -68,6 +68,25 @@ static PetscErrorCode GrowBuffer(char **buf, size_t *cap, size_t need)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One message from each neighbour (tag), received in neighbour order (so the layout does not depend
+ * on arrival order; every neighbour sends one, so blocking receives cannot deadlock) into *buf
+ * (grown as needed, *cap its size): message k at at[k], at[nn] the total. */
+static PetscErrorCode RecvFromNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], char **buf, size_t *cap, size_t at[])
+{
+  PetscFunctionBegin;
+  at[0] = 0;
+  for (PetscInt k = 0; k < nn; k++) {
+    MPI_Status  st;
+    PetscMPIInt len = 0;
+    PetscCallMPI(MPI_Probe(neighbor[k], tag, comm, &st));
+    PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
+    PetscCall(GrowBuffer(buf, cap, at[k] + (size_t)len + 1));
+    PetscCallMPI(MPI_Recv(*buf + at[k], len, MPI_BYTE, neighbor[k], tag, comm, MPI_STATUS_IGNORE));
+    at[k + 1] = at[k] + (size_t)len;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode EnsureRequests(Exchange *ex, PetscInt n)
 {
   PetscFunctionBegin;
@@ -313,11 +332,11 @@ PetscErrorCode ExchangeSendToRanks(MPI_Comm comm, PetscMPIInt tag, size_t rec, P
 /* See exchange.h. */
 PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt nn, const PetscMPIInt neighbor[], size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records, PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
-  PetscMPIInt   *slot, *rlen, len;
+  PetscMPIInt   *slot, len;
   PetscInt      *start;
   char          *sendbuf;
   MPI_Request   *req;
-  size_t         total = 0;
+  size_t        *at, cap = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n + 1, &slot));
@@ -328,29 +347,20 @@ PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt 
     slot[i] = (PetscMPIInt)k;
   }
   PetscCall(PackBySlot(rec, n, slot, records, nn, &start, &sendbuf));
-  PetscCall(PetscMalloc2(nn + 1, &req, nn + 1, &rlen));
+  PetscCall(PetscMalloc2(nn + 1, &req, nn + 1, &at));
   for (PetscInt k = 0; k < nn; k++) { /* one message to every neighbour, empty or not: each probes all */
     PetscCall(MessageLength(rec * (size_t)(start[k + 1] - start[k]), &len));
     PetscCallMPI(MPI_Isend(sendbuf + rec * (size_t)start[k], len, MPI_BYTE, neighbor[k], tag, comm, &req[k]));
     if (bytes) *bytes += len;
   }
-  for (PetscInt k = 0; k < nn; k++) { /* the lengths first (a probe leaves the message queued) */
-    MPI_Status st;
-    PetscCallMPI(MPI_Probe(neighbor[k], tag, comm, &st));
-    PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
-    PetscCheck(len % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %d bytes from rank %d is not a whole number of %zu-byte records", len, neighbor[k], rec);
-    rlen[k] = len;
-    total += (size_t)len;
-  }
-  PetscCall(PetscMalloc1(total + 1, recvbuf));
-  total = 0;
-  for (PetscInt k = 0; k < nn; k++) { /* in rank order, so the layout does not depend on arrival order */
-    PetscCallMPI(MPI_Recv(*recvbuf + total, rlen[k], MPI_BYTE, neighbor[k], tag, comm, MPI_STATUS_IGNORE));
-    total += (size_t)rlen[k];
-  }
-  *nrecv = (PetscInt)(total / rec);
+  *recvbuf = NULL;
+  PetscCall(RecvFromNeighbors(comm, tag, nn, neighbor, recvbuf, &cap, at));
+  for (PetscInt k = 0; k < nn; k++)
+    PetscCheck((at[k + 1] - at[k]) % rec == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ExchangeSendToNeighbors: a message of %zu bytes from rank %d is not a whole number of %zu-byte records", at[k + 1] - at[k], neighbor[k], rec);
+  if (!*recvbuf) PetscCall(PetscMalloc1(1, recvbuf)); /* no neighbours: still a buffer to free */
+  *nrecv = (PetscInt)(at[nn] / rec);
   PetscCallMPI(MPI_Waitall((PetscMPIInt)nn, req, MPI_STATUSES_IGNORE));
-  PetscCall(PetscFree2(req, rlen));
+  PetscCall(PetscFree2(req, at));
   PetscCall(PetscFree(sendbuf));
   PetscCall(PetscFree(start));
   PetscCall(PetscFree(slot));
@@ -373,20 +383,12 @@ static PetscErrorCode NearbyRanks(Domain d, PetscInt *nn, PetscMPIInt **ranks)
 /* See exchange.h. */
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv)
 {
-  PetscFunctionBegin;
-  PetscCall(ExchangeDecideMovesDrift(d, s, NULL, 0, mv));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* See exchange.h. */
-PetscErrorCode ExchangeDecideMovesDrift(Domain d, const BodyStore *s, const double x0[], double limit, ExchangeMoves *mv)
-{
   MPI_Comm comm;
   PetscInt local[EXCHANGE_MOVE_COUNTS], global[EXCHANGE_MOVE_COUNTS];
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
-  PetscCall(ExchangeMovesLocal(d, s, x0, limit, local));
+  PetscCall(ExchangeMovesLocal(d, s, NULL, 0, local));
   PetscCallMPI(MPI_Allreduce(local, global, EXCHANGE_MOVE_COUNTS, MPIU_INT, MPI_SUM, comm));
   ExchangeMovesFromSums(global, mv);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -644,22 +646,15 @@ static PetscErrorCode PostGhostSends(Exchange *ex, const BodyStore *s)
  * neighbour k's message. */
 static PetscErrorCode ReceiveGhosts(Exchange *ex, size_t msg_at[])
 {
-  const size_t item  = GhostItemSize();
-  size_t       total = 0;
+  const size_t item = GhostItemSize();
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(ex->n_neighbors + 1, &ex->recv_start));
+  PetscCall(RecvFromNeighbors(ex->comm, ex->tag_ghost, ex->n_neighbors, ex->neighbor, &ex->recvbuf, &ex->recvcap, msg_at));
   ex->recv_start[0] = 0;
   for (PetscInt k = 0; k < ex->n_neighbors; k++) {
-    MPI_Status  st;
-    PetscMPIInt len = 0;
-    PetscCallMPI(MPI_Probe(ex->neighbor[k], ex->tag_ghost, ex->comm, &st));
-    PetscCallMPI(MPI_Get_count(&st, MPI_BYTE, &len));
-    PetscCheck(len >= (PetscMPIInt)sizeof(PetscInt) && (len - sizeof(PetscInt)) % item == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghost message of %d bytes from rank %d is not a whole number of bodies", len, ex->neighbor[k]);
-    PetscCall(GrowBuffer(&ex->recvbuf, &ex->recvcap, total + (size_t)len));
-    PetscCallMPI(MPI_Recv(ex->recvbuf + total, len, MPI_BYTE, ex->neighbor[k], ex->tag_ghost, ex->comm, MPI_STATUS_IGNORE));
-    msg_at[k] = total;
-    total += (size_t)len;
+    const size_t len = msg_at[k + 1] - msg_at[k];
+    PetscCheck(len >= sizeof(PetscInt) && (len - sizeof(PetscInt)) % item == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghost message of %zu bytes from rank %d is not a whole number of bodies", len, ex->neighbor[k]);
     ex->recv_start[k + 1] = ex->recv_start[k] + (PetscInt)((len - sizeof(PetscInt)) / item);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -849,6 +844,8 @@ static PetscErrorCode CheckPlan(const Exchange *ex, PetscInt n_owned, PetscInt n
   PetscCheck(n_owned == ex->n_owned && n_ghost == ex->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Exchange: the store has %" PetscInt_FMT " owned and %" PetscInt_FMT " ghost bodies but the ghosts were built for %" PetscInt_FMT " and %" PetscInt_FMT "; rebuild them (ExchangeBuildGhosts)", n_owned, n_ghost, ex->n_owned, ex->n_ghost);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+size_t ExchangeFieldsBytes(ExchangeFields fields) { return PackedSize(fields); }
 
 PetscErrorCode ExchangeUpdateGhosts(Exchange *ex, BodyStore *s, ExchangeFields fields)
 {

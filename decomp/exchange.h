@@ -132,19 +132,17 @@ typedef struct {
                            a rank none of whose bodies leaves or arrives keeps them in their order
                            instead of sorting them by id, for a caller that orders them itself (the
                            stepper's spatial sort, then a pass instead of two permutations) */
-  PetscBool drifted;    /* ExchangeDecideMovesDrift: some owned body on some rank moved more than the
-                           limit from its reference position (ExchangeDecideMoves: PETSC_FALSE) */
+  PetscBool drifted;    /* ExchangeMovesLocal with x0: some owned body on some rank moved more than
+                           the limit from its reference position (ExchangeDecideMoves: PETSC_FALSE) */
 } ExchangeMoves;
 PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *mv);
-/* ExchangeDecideMoves, and in the same reduction whether some owned body on some rank is farther
- * than limit from x0 (3 doubles per owned body, in storage order, e.g. the positions at the last
- * ghost build; NULL: no body drifted): for a caller that keeps its ghosts and defers migration while
- * no body drifted that far (src/stepper.c, ghost update). Collective. */
-PetscErrorCode ExchangeDecideMovesDrift(Domain d, const BodyStore *s, const double x0[], double limit, ExchangeMoves *mv);
-/* ExchangeDecideMovesDrift in two parts, for a caller that sums the counts along with its own
- * values (one reduction, not two): this rank's counts (bodies leaving the domain, whether one goes
- * beyond the nearby ranks, bodies changing rank, whether one drifted), not collective; then the
- * decision from their sums over all ranks. */
+/* ExchangeDecideMoves in two parts, for a caller that sums the counts along with its own values
+ * (one reduction, not two) and may also ask whether some owned body is farther than limit from x0
+ * (3 doubles per owned body, in storage order, e.g. the positions at the last ghost build; NULL: no
+ * body drifted), to keep its ghosts and defer migration while none did (src/stepper.c, ghost
+ * update): this rank's counts (bodies leaving the domain, whether one goes beyond the nearby ranks,
+ * bodies changing rank, whether one drifted), not collective; then the decision from their sums
+ * over all ranks. */
 enum { EXCHANGE_MOVE_COUNTS = 4 };
 PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit, PetscInt local[EXCHANGE_MOVE_COUNTS]);
 void           ExchangeMovesFromSums(const PetscInt global[EXCHANGE_MOVE_COUNTS], ExchangeMoves *mv);
@@ -186,6 +184,9 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
  * solve's coupling treat it like any ghost. The bonds' owners cost one small Allreduce per build.
  * Not collective; every rank must pass the same bonds. */
 PetscErrorCode ExchangeSetBonds(Exchange *ex, PetscInt n, const GhostBond bonds[]);
+
+/* Bytes one body's selected fields take in a message. */
+size_t ExchangeFieldsBytes(ExchangeFields fields);
 
 /* Owner -> ghost: copy the selected fields (e.g. EXCHANGE_FIELDS_MOTION) of every shared owned body
  * to its ghosts. Pre: s's owned and ghost bodies are as ExchangeBuildGhosts left them (their

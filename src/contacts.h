@@ -74,7 +74,7 @@ PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact
  * every contact it can give (one call per contact costs as much as the contact's geometry). */
 static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
 {
-  double *g = cs->gamma + (size_t)CONTACT_DOF_MAX * cs->n;
+  double *g = contact_gamma(cs, cs->n);
   cs->key[cs->n] = *k;
   for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = 0;
   return &cs->c[cs->n++];

@@ -400,7 +400,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
     PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghosts kept although bodies were emitted (DistributedEnd checks the emitters)");
     PetscCall(ExchangeUpdateGhosts(&sim->exchange, &sim->bodies, EXCHANGE_FIELDS_MOTION));
     sim->ghost_updates++;
-    *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)(sizeof(double) * (3 + 4 + 6));
+    *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)ExchangeFieldsBytes(EXCHANGE_FIELDS_MOTION);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   sim->bodies.n_ghost = 0;

@@ -45,7 +45,7 @@ typedef struct {
   PetscBool      ghosts_kept;   /* the last step kept the ghosts and deferred migration: owners lag */
   PetscBool      ghost_update_allowed; /* -ghost_update (default true) */
   PetscBool      moves_pending; /* this step's migration decision rides on the statistics' reduction */
-  PetscInt       moves_local[4], moves_global[4]; /* its counts (ExchangeMovesLocal), here and summed */
+  PetscInt       moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts (ExchangeMovesLocal), here and summed */
   PetscInt64     bytes_carry;   /* bytes the deferred migration sent after the step's statistics */
   PetscInt64     ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
   double        *build_pos;     /* owned positions at the last ghost build (ghost_update) */

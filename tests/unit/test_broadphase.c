@@ -95,15 +95,33 @@ static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *
 }
 
 /* Another user of the pool between detections (the solver): every slot grown and overwritten. */
+/* The pool's other user (the solver): its slots freed and taken anew elsewhere (the old blocks held
+ * while the new ones are taken, so the addresses change: a broadphase still pointing at its old
+ * arrays would read freed memory), then scribbled over. */
 static PetscErrorCode scribble_pool(ScratchPool *pool, size_t bytes)
 {
+  void *hold[SCRATCH_SLOTS];
+
   PetscFunctionBegin;
+  for (int k = 0; k < SCRATCH_SLOTS; k++) {
+    hold[k]         = pool->buf[k];
+    pool->buf[k]    = NULL;
+    pool->bytes[k]  = 0;
+  }
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
     void *buf;
     PetscCall(ScratchPoolGet(pool, k, bytes, 0, &buf));
     memset(buf, 0xff, ScratchPoolBytes(pool, k)); /* NaN as doubles, -1 as indices */
   }
+  for (int k = 0; k < SCRATCH_SLOTS; k++) PetscCall(PetscFree(hold[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bp's pair array lies inside its pool slot (not in memory the pool gave up) */
+static PetscBool pairs_in_pool(const Broadphase *bp, const ScratchPool *pool)
+{
+  const char *p = (const char *)bp->pairs, *b = (const char *)pool->buf[SCRATCH_BP_PAIRS];
+  return (PetscBool)(p >= b && p < b + ScratchPoolBytes(pool, SCRATCH_BP_PAIRS));
 }
 
 /* Growth keeps the first `keep` bytes, and only those are promised. */
@@ -153,8 +171,10 @@ int main(int argc, char **argv)
     PetscCall(compare_with_brute_force(&lent, &s, 4000, 0.05, "borrowed pool"));
     PetscCall(scribble_pool(&pool, 1 << 20));
     PetscCall(compare_with_brute_force(&lent, &s, 2500, 0.3, "borrowed pool, scribbled over"));
+    CHECK(pairs_in_pool(&lent, &pool), "borrowed pool: the pairs outside the pool's slot after the pool moved");
     PetscCall(scribble_pool(&pool, 64));
     PetscCall(compare_with_brute_force(&lent, &s, 4000, 1.0, "borrowed pool, scribbled over, more pairs"));
+    CHECK(pairs_in_pool(&lent, &pool), "borrowed pool: the pairs outside the pool's slot after the pool moved");
     CHECK(lent.own.buf[SCRATCH_BP_PAIRS] == NULL, "borrowed pool: the broadphase allocated arrays of its own");
     PetscCall(BroadphaseDestroy(&lent));
     PetscCall(ScratchPoolDestroy(&pool));

@@ -317,16 +317,21 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
 __attribute__((noinline)) static int block_loads_generic(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
 #if SIMD4_HAVE_AVX2
 SIMD4_AVX2_ATTR __attribute__((noinline)) static int block_loads_avx2(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
+SIMD4_AVX512_ATTR __attribute__((noinline)) static int block_loads_avx512vl(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
 #endif
 
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk)
 {
 #if SIMD4_HAVE_AVX2
-  if (ctx->simd && simd4_cpu_has_avx2()) return block_loads_avx2(ctx, blk);
+  switch (simd4_isa(ctx->simd)) {
+  case SIMD4_AVX512VL: return block_loads_avx512vl(ctx, blk);
+  case SIMD4_AVX2: return block_loads_avx2(ctx, blk);
+  case SIMD4_GENERIC: break;
+  }
 #endif
   return block_loads_generic(ctx, blk);
 }
 
-const char *penalty_block_isa(const PenaltyContext *ctx) { return ctx->simd && simd4_cpu_has_avx2() ? "avx2" : "generic"; }
+const char *penalty_block_isa(const PenaltyContext *ctx) { return simd4_isa_name(simd4_isa(ctx->simd)); }
 
-int penalty_block_wanted(const PenaltyContext *ctx) { return !ctx->per_contact && penalty_block_model(ctx) && (!ctx->simd || simd4_cpu_has_avx2()); }
+int penalty_block_wanted(const PenaltyContext *ctx) { return !ctx->per_contact && penalty_block_model(ctx) && (ctx->simd == SIMD4_GENERIC || simd4_isa(ctx->simd) != SIMD4_GENERIC); }

@@ -78,11 +78,12 @@ static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->s
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
 
 /* Whether the step computes the eligible contacts with the block kernel: not with per_contact, nor
- * with settings it does not cover, nor by default (ctx->simd) on a CPU without AVX2+FMA, where the
- * per-contact code is faster than the portable 4-lane code (0.89 against 1.52 ms per step on the
- * benchmark pile, where AVX2 takes 0.46); ctx->simd false asks for the portable code (tests). */
+ * with settings it does not cover, nor (ctx->simd above SIMD4_GENERIC) on a CPU without AVX2+FMA,
+ * where the per-contact code is faster than the portable 4-lane code (0.89 against 1.52 ms per step
+ * on the benchmark pile, where AVX2 takes 0.46); ctx->simd SIMD4_GENERIC asks for the portable code
+ * (tests). */
 int penalty_block_wanted(const PenaltyContext *ctx);
 
-/* "avx2" or "generic": the instantiation penalty_block_loads runs on this CPU with ctx->simd. */
+/* The name of the instantiation penalty_block_loads runs on this CPU with ctx->simd (simd4.h). */
 const char *penalty_block_isa(const PenaltyContext *ctx);
 #endif

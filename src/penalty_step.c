@@ -15,7 +15,7 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   ctx->materials   = materials;
   ctx->n_materials = n_materials;
   ctx->per_contact = PETSC_FALSE;
-  ctx->simd        = PETSC_TRUE;
+  ctx->simd        = SIMD4_AVX512VL;
   ctx->block_contacts = 0;
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)

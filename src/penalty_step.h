@@ -14,6 +14,7 @@
 #include "contacts.h"
 #include "penalty_history.h"
 #include "penalty_normal.h"
+#include "simd4_isa.h"
 #include "walls.h"
 
 #define PENALTY_LOAD_WIDTH 12 /* per contact: force and torque on A, then on B (world) */
@@ -44,7 +45,7 @@ typedef struct {
   PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
   size_t                 side_cap;   /* entries side has room for */
   PetscBool              per_contact;    /* every contact by the per-contact code, none by the block kernel (penalty_kernel.h): the reference, for tests */
-  PetscBool              simd;           /* the block kernel's AVX2+FMA instantiation where the CPU has it (default); else its portable one */
+  Simd4Isa               simd;           /* the block kernel's best instantiation this CPU runs up to this one (default: the best); SIMD4_GENERIC: the portable one */
   PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
 

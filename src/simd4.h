@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "simd4_isa.h"
 
 #define SIMD4_LANES   4
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -81,23 +82,4 @@ ALWAYS_INLINE void scatter4(double *const p[SIMD4_LANES], int offset, const v4d 
     if (!(skip >> l & 1)) vst(p[l] + offset, r[l]);
 }
 
-/* Instantiate a kernel family for the generic target and for AVX2+FMA: INSTANTIATE(suffix, attr)
- * is the caller's macro; SIMD4_USE_AVX2() says at run time whether the CPU has both. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define SIMD4_AVX2_ATTR __attribute__((target("avx2,fma")))
-static inline int simd4_cpu_has_avx2(void)
-{
-  static int known = 0, yes = 0;
-  if (!known) {
-    __builtin_cpu_init();
-    yes   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    known = 1;
-  }
-  return yes;
-}
-#define SIMD4_HAVE_AVX2 1
-#else
-#define SIMD4_HAVE_AVX2 0
-static inline int simd4_cpu_has_avx2(void) { return 0; }
-#endif
 #endif

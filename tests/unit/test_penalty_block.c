@@ -7,8 +7,9 @@
  *   them, PenaltyContactLoads once with the block kernel and once per contact (ctx.per_contact),
  *   every double of the new histories, of the loads per contact (several ranks) and of the sums
  *   per body (one rank) compared, and the time-step check's shortest period and its spring.
- * Both instantiations of the kernel are compared: AVX2+FMA (where the CPU has it) and portable
- * (which, without fused multiply-adds, gives the per-contact code's bits: measured difference 0).
+ * Every instantiation of the kernel this CPU runs is compared (simd4_isa.h): AVX2+FMA with AVX-512VL's
+ * registers, AVX2+FMA, and portable (which, without fused multiply-adds, gives the per-contact code's
+ * bits: measured difference 0).
  * Tolerance: |block - reference| <= 1e-8 (|reference| + scale of that double over all contacts).
  * Why: the two differ by rounding only (the block code fuses multiply-adds), a few ulps, which the
  * surface motion amplifies by at most (body size / step motion), 1e6 here: 1e-10 relative at the
@@ -167,11 +168,12 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  for (int simd = 1; simd >= 0; simd--) { /* AVX2 (where the CPU has it), then the portable instantiation */
+  for (int isa = SIMD4_AVX512VL; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs, the portable one last */
     Simulation *sim;
     Tally       t = {0};
+    if (simd4_isa((Simd4Isa)isa) != (Simd4Isa)isa) continue; /* not on this CPU: tested where it runs */
     PetscCall(TestSimulationFromText(scenario, &sim));
-    sim->penalty.simd = simd ? PETSC_TRUE : PETSC_FALSE;
+    sim->penalty.simd = (Simd4Isa)isa;
     for (int s = 0; s < 3000; s++) PetscCall(SimulationStep(sim));
     for (int s = 0; s < 20; s++) {
       PetscCall(one_step(sim, &t));

@@ -231,14 +231,14 @@ static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Solver body i: inverse mass and world inverse inertia (xx, yy, zz, xy, xz, yz), and the free
- * velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the world frame.
- * The gyroscopic torque -w x (J w) is taken explicitly in the body frame. */
-static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+/* Solver body i, whose orientation matrix is R: inverse mass and world inverse inertia (xx, yy, zz,
+ * xy, xz, yz), and the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part
+ * converted to the world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body
+ * frame. */
+static inline void solver_body_turned(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
 {
   const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
-  double        R[9], Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
-  quat_to_matrix(s->quat + 4 * i, R);
+  double        Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
   *inv_mass = 1.0 / s->mass[i];
   sym_rotate_diag(inv_inertia, R, Jinv);
   for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
@@ -246,6 +246,13 @@ static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3]
   v3_cross(gyro, wb, Jw);
   for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
   mat_vec(vel_free + 3, R, wnew);
+}
+
+static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+{
+  double R[9];
+  quat_to_matrix(s->quat + 4 * i, R);
+  solver_body_turned(s, i, R, g, h, inv_mass, inv_inertia, vel_free);
 }
 
 /* Solver bodies: the bodies [0, nb) (solver_body), then the walls. */
@@ -277,22 +284,31 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
   }
 }
 
-static void Integrate(Simulation *sim, PetscInt nb, double h)
+/* Body i (orientation matrix R) takes the step's world velocity vs (linear, angular): its stored
+ * velocity (angular in its own frame), its centre and its orientation move on. */
+static inline void integrate_body(BodyStore *s, PetscInt i, const double R[9], const double vs[6], double h)
 {
-  BodyStore *s = &sim->bodies;
+  double *v = s->vel + 6 * i, *x = s->pos + 3 * i, *q = s->quat + 4 * i;
+  for (int k = 0; k < 3; k++) v[k] = vs[k];
+  mat_tvec(v + 3, R, vs + 3);
+  v3_axpy(x, h, v);
+  quat_integrate_world(q, vs + 3, h);
+}
 
-  for (PetscInt i = 0; i < nb; i++) {
-    double *v = s->vel + 6 * i, *x = s->pos + 3 * i, *q = s->quat + 4 * i;
-    const double *vs = sim->vel + 6 * i;
-    double R[9];
-    for (int k = 0; k < 3; k++) v[k] = vs[k];
-    quat_to_matrix(q, R);
-    mat_tvec(v + 3, R, vs + 3);
-    v3_axpy(x, h, v);
-    quat_integrate_world(q, vs + 3, h);
-  }
+static void IntegrateWalls(Simulation *sim, double h)
+{
   for (int k = 0; k < sim->sc.n_walls; k++)
     if (sim->walls[k].type == WALL_BOX) v3_axpy(sim->walls[k].center, h, sim->walls[k].velocity);
+}
+
+static void Integrate(Simulation *sim, PetscInt nb, double h)
+{
+  for (PetscInt i = 0; i < nb; i++) {
+    double R[9];
+    quat_to_matrix(sim->bodies.quat + 4 * i, R);
+    integrate_body(&sim->bodies, i, R, sim->vel + 6 * i, h);
+  }
+  IntegrateWalls(sim, h);
 }
 
 /* Bodies whose centre left the domain are removed and counted (GUIDE "Scenario files"). */
@@ -541,24 +557,28 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The owned bodies' velocities v = v_free + h M^-1 F under the summed penalty loads F (sim->pen_acc),
- * into sim->vel for Integrate: one pass, the solver body data kept in registers (no solve reads
- * them), and none for the ghosts and walls, whose loads their owners sum. */
-static void PenaltyVelocities(Simulation *sim, double h)
+/* The owned bodies under the summed penalty loads F (sim->pen_acc): velocities v = v_free + h M^-1 F,
+ * then the step (as Integrate), in one pass with one orientation matrix per body; no solve reads
+ * the solver body data, and the ghosts and walls get none (their owners sum their loads). */
+static void PenaltyAdvance(Simulation *sim, double h)
 {
-  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
+  BodyStore *s = &sim->bodies;
+  for (PetscInt i = 0; i < s->n_owned; i++) {
     const double *f = sim->pen_acc + 6 * i;
-    double       *v = sim->vel + 6 * i, inv_mass, inv_inertia[6], vf[6], dw[3];
-    solver_body(&sim->bodies, i, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
+    double        R[9], v[6], inv_mass, inv_inertia[6], vf[6], dw[3];
+    quat_to_matrix(s->quat + 4 * i, R);
+    solver_body_turned(s, i, R, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
     for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
     sym_vec(dw, inv_inertia, f + 3);
     for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+    integrate_body(s, i, R, v, h);
   }
+  IntegrateWalls(sim, h);
 }
 
 /* contact.model penalty in place of the CCP solve: loads of the contacts at the step's start,
  * summed per body in key order (on several ranks on the owners, decomp/force_routing.h), the new
- * history kept by key, and the velocities v = v_free + h M^-1 F in sim->vel as Integrate wants them. */
+ * history kept by key (PenaltyAdvance then moves the bodies). */
 static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, PetscInt *matched, PetscInt64 *bytes)
 {
   const ContactSet *cs = &sim->contacts;
@@ -580,8 +600,6 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->size > 1 ? sim->pen_load : NULL, sim->size > 1 ? NULL : sim->pen_acc, &sim->pen_limit));
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
   if (!same) PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
-  PetscCall(EnsureWork(sim, nb + sim->sc.n_walls));
-  PenaltyVelocities(sim, h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -651,8 +669,11 @@ PetscErrorCode SimulationStep(Simulation *sim)
   t2 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(EV_INTEGRATE, 0, 0, 0, 0));
-  Integrate(sim, sim->bodies.n_owned, h);
-  if (!penalty) PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
+  if (penalty) PenaltyAdvance(sim, h);
+  else {
+    Integrate(sim, sim->bodies.n_owned, h);
+    PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
+  }
   if (sim->size > 1) {
     double        tm = MPI_Wtime();
     CouplingStats cs = {0};

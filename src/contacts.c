@@ -26,11 +26,11 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
   PetscFunctionBegin;
   if (n <= cs->capacity) PetscFunctionReturn(PETSC_SUCCESS);
   cap = PetscMax(n, 2 * cs->capacity + 64); /* geometric growth: appends are amortized O(1) */
-  PetscCall(PetscMalloc3((size_t)cap, &c, (size_t)cap, &key, (size_t)cap * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc3((size_t)cap, &c, (size_t)cap, &key, (size_t)contact_gamma_width(cs) * cap, &gamma));
   if (cs->n) {
     PetscCall(PetscArraycpy(c, cs->c, cs->n));
     PetscCall(PetscArraycpy(key, cs->key, cs->n));
-    PetscCall(PetscArraycpy(gamma, cs->gamma, (size_t)cs->n * CONTACT_DOF_MAX));
+    PetscCall(PetscArraycpy(gamma, cs->gamma, (size_t)contact_gamma_width(cs) * cs->n));
   }
   PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma; cs->capacity = cap;
@@ -100,11 +100,11 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
   PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
   /* Gather into fresh arrays (one pass each) and swap them in. */
-  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, (size_t)cs->capacity * CONTACT_DOF_MAX, &gamma));
+  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, (size_t)contact_gamma_width(cs) * cs->capacity, &gamma));
   for (PetscInt i = 0; i < cs->n; i++) {
     c[i]   = cs->c[perm[i]];
     key[i] = cs->key[perm[i]];
-    memcpy(gamma + (size_t)CONTACT_DOF_MAX * i, contact_gamma(cs, perm[i]), sizeof(double) * CONTACT_DOF_MAX);
+    if (gamma) memcpy(gamma + (size_t)CONTACT_DOF_MAX * i, contact_gamma(cs, perm[i]), sizeof(double) * CONTACT_DOF_MAX);
   }
   PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma;

@@ -57,10 +57,13 @@ typedef struct {
   PetscInt    n, capacity;
   Contact    *c;
   ContactKey *key;
-  double     *gamma;     /* CONTACT_DOF_MAX per contact */
+  double     *gamma;     /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
+  PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact */
 } ContactSet;
 
 static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }
+/* doubles of gamma per contact */
+static inline size_t contact_gamma_width(const ContactSet *cs) { return cs->no_impulses ? 0 : CONTACT_DOF_MAX; }
 
 PetscErrorCode ContactSetCreate(ContactSet *cs);
 PetscErrorCode ContactSetDestroy(ContactSet *cs);
@@ -74,9 +77,11 @@ PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact
  * every contact it can give (one call per contact costs as much as the contact's geometry). */
 static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
 {
-  double *g = contact_gamma(cs, cs->n);
   cs->key[cs->n] = *k;
-  for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = 0;
+  if (!cs->no_impulses) {
+    double *g = contact_gamma(cs, cs->n);
+    for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = 0;
+  }
   return &cs->c[cs->n++];
 }
 void           ContactSetClear(ContactSet *cs);

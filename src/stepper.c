@@ -58,6 +58,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
   PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
+  sim->contacts.no_impulses = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY); /* loads, not impulses */
   PetscCall(ImpulseMemoryCreate(&sim->previous));
   PetscCall(ImpulseMemoryCreate(&sim->pen_next));
   PetscCall(BroadphaseCreate(&sim->bp));

@@ -88,12 +88,22 @@ static PetscErrorCode AppendIfMine(Simulation *sim, const EmitterSpec *e, int64_
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Bodies emitter k owes at time t: due by its schedule, not yet placed. */
+static long emitter_owed(const Simulation *sim, int k, double t) { return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k]; }
+
+PetscBool SimulationEmissionDue(const Simulation *sim, PetscInt step)
+{
+  for (int k = 0; k < sim->sc.n_emitters; k++)
+    if (emitter_owed(sim, k, step * sim->sc.time_step) > 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 PetscErrorCode SimulationEmit(Simulation *sim)
 {
   PetscFunctionBegin;
   for (int k = 0; k < sim->sc.n_emitters; k++) {
     const EmitterSpec *e   = &sim->sc.emitters[k];
-    const long         due = emitter_due(e, sim->time) - (long)sim->emitted[k];
+    const long         due = emitter_owed(sim, k, sim->time);
     EmitterSphere     *near, *out;
     double (*vel)[3];
     long               nnear;

@@ -59,6 +59,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
   sim->contacts.no_impulses = (PetscBool)(sim->sc.contact_model == CONTACT_MODEL_PENALTY); /* loads, not impulses */
+  sim->output_placed_step   = -1;
   PetscCall(ImpulseMemoryCreate(&sim->previous));
   PetscCall(ImpulseMemoryCreate(&sim->pen_next));
   PetscCall(BroadphaseCreate(&sim->bp));
@@ -448,16 +449,6 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
 
 static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv, PetscInt *removed, PetscInt64 *bytes);
 
-/* Some emitter has bodies due at the next step's time (as SimulationEmit computes it): they are
- * appended as owned bodies, which needs the ghosts dropped. The same on every rank. */
-static PetscBool EmissionDueNextStep(const Simulation *sim)
-{
-  const double t = (sim->step + 1) * sim->sc.time_step;
-  for (int k = 0; k < sim->sc.n_emitters; k++)
-    if (emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k] > 0) return PETSC_TRUE;
-  return PETSC_FALSE;
-}
-
 /* Distributed run, end of a step (the owned bodies have moved): the cuts move if balancing is due,
  * the warm-start memory goes where its contacts will be owned, then the bodies migrate.
  * With ghost_update the migration waits, and the next step updates the ghosts in place, while every
@@ -476,7 +467,7 @@ static PetscErrorCode DistributedEnd(Simulation *sim, PetscInt *removed, PetscIn
   PetscFunctionBegin;
   if (balance) PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
   sim->ghosts_kept = sim->moves_pending = PETSC_FALSE;
-  if (sim->ghost_update && !balance && !EmissionDueNextStep(sim)) { /* decided with the statistics: DistributedDeferredMoves */
+  if (sim->ghost_update && !balance && !SimulationEmissionDue(sim, sim->step + 1)) { /* decided with the statistics: DistributedDeferredMoves */
     PetscCall(ExchangeMovesLocal(sim->domain, &sim->bodies, sim->build_pos, 0.5 * sim->neighbour_skin, sim->moves_local));
     sim->moves_pending = PETSC_TRUE;
     *removed           = 0;
@@ -529,6 +520,7 @@ PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
 
   PetscFunctionBegin;
   if (!sim->domain || !sim->ghost_update || !sim->placed) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sim->output_placed_step == sim->step) PetscFunctionReturn(PETSC_SUCCESS); /* a second output of this step */
   PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv));
   mv.keep_order = PETSC_FALSE; /* id order */
   if (sim->ghosts_kept) {
@@ -538,7 +530,8 @@ PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, &bytes));
   sim->removed += mv.removed;
-  sim->ghosts_kept = PETSC_FALSE;
+  sim->ghosts_kept        = PETSC_FALSE;
+  sim->output_placed_step = sim->step;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -43,6 +43,7 @@ typedef struct {
   PetscBool      ghost_update;  /* contact.model penalty with a skin whose halo fits: ghosts kept and
                                    updated in place while no body drifted skin / 2 (stepper.c) */
   PetscBool      ghosts_kept;   /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscInt       output_placed_step; /* the step at whose end SimulationPlaceForOutput last ran (-1: none) */
   PetscBool      ghost_update_allowed; /* -ghost_update (default true) */
   PetscBool      moves_pending; /* this step's migration decision rides on the statistics' reduction */
   PetscInt       moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts (ExchangeMovesLocal), here and summed */
@@ -95,6 +96,8 @@ PetscErrorCode SimulationStep(Simulation *sim);
 PetscErrorCode SimulationPlaceForOutput(Simulation *sim);
 /* The emitters' bodies due at the current time (src/emission.c); called by SimulationStep. */
 PetscErrorCode SimulationEmit(Simulation *sim);
+/* Whether some emitter owes bodies at the start of step `step` (time step * h), as SimulationEmit decides. */
+PetscBool      SimulationEmissionDue(const Simulation *sim, PetscInt step);
 PetscErrorCode SimulationDestroy(Simulation **sim);
 /* Storage index of the owned body with this id, or -1. */
 PetscInt SimulationFindBody(const Simulation *sim, int64_t id);

@@ -10,6 +10,9 @@
  * left its subdomain (the deferred migration, which the wider halo covers); the other must never
  * keep them. A contact missed for want of a ghost, or a stale ghost, would change the loads. On one
  * rank (no ghosts) both runs must simply agree and build no ghosts.
+ * The same comparison on an open pour: spheres thrown out of the domain through a side (removed) while
+ * an emitter pours new ones in, so the ghost-keeping decision also meets bodies that leave and
+ * bodies that arrive (both force a rebuild).
  * Then the halo's motion allowance alone: two spheres approach head-on across the cut at x = 0 (grid
  * P x 1 x 1), A just left of it, B just beyond 2 r + envelope to its right (outside a halo without the
  * skin), and touch before either moved half the skin: A's rank computes the contact from B's kept
@@ -38,6 +41,23 @@ static const char *crossing =
 
 static const char *scenario = PENALTY_POUR_SCENARIO;
 
+/* The pour thrown at 1.5 m/s towards x = 0.12, which the fastest spheres cross within the run, while
+ * an emitter adds 60 spheres above the heap (2500 per second: all 60 within the 0.03 s). */
+static const char *open_pour =
+  "domain: {min: [-0.2, -0.2, -0.05], max: [0.12, 0.2, 0.5]}\n"
+  "gravity: [0, 0, -9.81]\n"
+  "time: {step: 1.0e-4, end: 1}\n"
+  "contact: {model: penalty, envelope: 0.001}\n"
+  PENALTY_POUR_MATERIALS
+  "walls:\n"
+  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
+  "fills:\n"
+  "  - {type: random, region: {min: [-0.1, -0.1, 0.0], max: [0.1, 0.1, 0.1]}, radius: 0.01, count: 200, seed: 3,\n"
+  "     velocity: [1.5, 1.0, -3], material: grit}\n"
+  "emitters:\n"
+  "  - {region: {min: [-0.15, -0.15, 0.12], max: [0.05, 0.15, 0.2]}, rate: 2500, count: 60, seed: 5, material: grit,\n"
+  "     velocity: [0, 0, -3], radius: 0.01}\n";
+
 /* One run's view at a check: the bodies by id and the contacts' history by key, on rank 0. */
 typedef struct {
   PetscInt n_bodies, n_contacts;
@@ -48,6 +68,7 @@ typedef struct {
 typedef struct {
   PetscInt64 builds, updates, lagging; /* lagging: body-steps owned away from their centre's rank */
   PetscInt64 touching;                 /* steps with contacts */
+  PetscInt64 removed, emitted;         /* bodies that left the domain, bodies the emitters made */
 } RunCounts;
 
 /* Bodies by id (the first 8 bytes of a record). */
@@ -156,8 +177,34 @@ static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep
   }
   rc->builds  = sim->ghost_builds;
   rc->updates = sim->ghost_updates;
+  rc->removed = sim->removed;
+  rc->emitted = 0;
+  for (int k = 0; k < sim->sc.n_emitters; k++) rc->emitted += sim->emitted[k];
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0: the run that kept its ghosts against the one that rebuilt them, at one check. */
+static void CompareRuns(const Gathered *kept, const Gathered *rebuilt, int step)
+{
+  const size_t rec    = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
+  const int    bodies = kept->n_bodies == rebuilt->n_bodies && !memcmp(kept->body, rebuilt->body, sizeof(double) * STATE * (size_t)kept->n_bodies);
+  const int    hist   = kept->n_contacts == rebuilt->n_contacts && !memcmp(kept->contact, rebuilt->contact, rec * (size_t)kept->n_contacts);
+  int          once   = 1;
+  for (PetscInt i = 1; i < kept->n_contacts; i++) once = once && CompareKey(kept->contact + rec * (i - 1), kept->contact + rec * i) < 0;
+  printf("step %d: %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered; states bitwise identical: %s; histories bitwise identical: %s\n", step, kept->n_bodies, kept->n_contacts, bodies ? "yes" : "no", hist ? "yes" : "no");
+  TEST_CHECK(kept->n_contacts > 100, "only %" PetscInt_FMT " contacts at step %d: the pour should pile up", kept->n_contacts, step);
+  TEST_CHECK(once, "a contact is remembered twice at step %d", step);
+  TEST_CHECK(bodies, "the body states differ from the every-step rebuild at step %d", step);
+  TEST_CHECK(hist, "the contact histories differ from the every-step rebuild at step %d", step);
+}
+
+static void FreeGathered(Gathered g[], int n)
+{
+  for (int c = 0; c < n; c++) {
+    PetscCallVoid(PetscFree(g[c].body));
+    PetscCallVoid(PetscFree(g[c].contact));
+  }
 }
 
 int main(int argc, char **argv)
@@ -165,7 +212,6 @@ int main(int argc, char **argv)
   Gathered    kept[CHECKS] = {{0}}, rebuilt[CHECKS] = {{0}};
   RunCounts   ck, cr;
   PetscMPIInt rank, size;
-  const size_t rec = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "100"));
@@ -184,17 +230,9 @@ int main(int argc, char **argv)
       TEST_CHECK(cr.updates == 0 && cr.builds == STEPS && cr.lagging == 0, "with -ghost_update false: %" PetscInt64_FMT " updates, %" PetscInt64_FMT " builds, %" PetscInt64_FMT " lagging", cr.updates, cr.builds, cr.lagging);
     }
     for (int c = 0; c < CHECKS; c++) {
-      const int step   = (c + 1) * (STEPS / CHECKS);
-      const int bodies = kept[c].n_bodies == rebuilt[c].n_bodies && !memcmp(kept[c].body, rebuilt[c].body, sizeof(double) * STATE * (size_t)kept[c].n_bodies);
-      const int hist   = kept[c].n_contacts == rebuilt[c].n_contacts && !memcmp(kept[c].contact, rebuilt[c].contact, rec * (size_t)kept[c].n_contacts);
-      int       once   = 1;
-      for (PetscInt i = 1; i < kept[c].n_contacts; i++) once = once && CompareKey(kept[c].contact + rec * (i - 1), kept[c].contact + rec * i) < 0;
-      printf("step %d: %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered; states bitwise identical: %s; histories bitwise identical: %s\n", step, kept[c].n_bodies, kept[c].n_contacts, bodies ? "yes" : "no", hist ? "yes" : "no");
+      const int step = (c + 1) * (STEPS / CHECKS);
       TEST_CHECK(kept[c].n_bodies == 200, "%" PetscInt_FMT " bodies at step %d, 200 expected", kept[c].n_bodies, step);
-      TEST_CHECK(kept[c].n_contacts > 100, "only %" PetscInt_FMT " contacts at step %d: the pour should pile up", kept[c].n_contacts, step);
-      TEST_CHECK(once, "a contact is remembered twice at step %d", step);
-      TEST_CHECK(bodies, "the body states differ from the every-step rebuild at step %d", step);
-      TEST_CHECK(hist, "the contact histories differ from the every-step rebuild at step %d", step);
+      CompareRuns(&kept[c], &rebuilt[c], step);
     }
   }
   { /* the crossing pair */
@@ -220,11 +258,21 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(pr.body));
     PetscCall(PetscFree(pr.contact));
   }
-  for (int c = 0; c < CHECKS; c++) {
-    PetscCall(PetscFree(kept[c].body));
-    PetscCall(PetscFree(kept[c].contact));
-    PetscCall(PetscFree(rebuilt[c].body));
-    PetscCall(PetscFree(rebuilt[c].contact));
+  FreeGathered(kept, CHECKS);
+  FreeGathered(rebuilt, CHECKS);
+  { /* the open pour: bodies leave and arrive */
+    RunCounts ok, orb;
+    PetscCall(Run(open_pour, STEPS, STEPS / CHECKS, PETSC_TRUE, kept, &ok));
+    PetscCall(Run(open_pour, STEPS, STEPS / CHECKS, PETSC_FALSE, rebuilt, &orb));
+    if (!rank) {
+      printf("open pour: %" PetscInt64_FMT " bodies left the domain, %" PetscInt64_FMT " emitted; ghosts kept on %" PetscInt64_FMT " steps, rebuilt on %" PetscInt64_FMT "\n", ok.removed, ok.emitted, ok.updates, ok.builds);
+      TEST_CHECK(ok.removed > 0 && ok.removed == orb.removed, "open pour: %" PetscInt64_FMT " bodies left the domain (%" PetscInt64_FMT " rebuilding every step); some expected", ok.removed, orb.removed);
+      TEST_CHECK(ok.emitted == 60 && orb.emitted == 60, "open pour: %" PetscInt64_FMT " and %" PetscInt64_FMT " bodies emitted, 60 expected", ok.emitted, orb.emitted);
+      TEST_CHECK(size == 1 || ok.updates > STEPS / 4, "open pour: the ghosts were kept on only %" PetscInt64_FMT " of %d steps", ok.updates, STEPS);
+      for (int c = 0; c < CHECKS; c++) CompareRuns(&kept[c], &rebuilt[c], (c + 1) * (STEPS / CHECKS));
+    }
+    FreeGathered(kept, CHECKS);
+    FreeGathered(rebuilt, CHECKS);
   }
   int rc = TestFinish("penalty ghost update");
   PetscCall(PetscFinalize());

@@ -24,6 +24,7 @@
 #define CCPDEM_CCP_PACK_H
 #include "ccp_solver.h"
 #include "scratch_pool.h"
+#include "simd4_isa.h"
 #include <stddef.h>
 
 #define CCP_LANES 4
@@ -64,7 +65,7 @@ _Static_assert(offsetof(CCPBody, im) == 12 * sizeof(double) && sizeof(CCPBody) =
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
   PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
-  PetscBool simd;              /* allow the AVX2+FMA kernels (when the CPU has them) */
+  Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
   CCPBlock *blk;
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */

@@ -46,7 +46,7 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->check_interval = 10;
   n->apgd_check_interval = 4;
   n->packed         = PETSC_TRUE;
-  n->simd           = PETSC_TRUE;
+  n->simd           = SIMD4_AVX512VL; /* the best this CPU runs */
   n->release_layout = PETSC_FALSE; /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
   n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
   n->apgd_L_grow    = 2.0;
@@ -75,6 +75,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscEnum type = (PetscEnum)s->type;
   PetscReal tol = s->tol, omega = s->jacobi_omega, lambda = s->jacobi_lambda, gs_omega = s->gs_omega;
   PetscReal L0 = s->apgd_L0, grow = s->apgd_L_grow, decay = s->apgd_L_decay;
+  const char *const simd4_isa_names[] = SIMD4_ISA_NAMES;
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
@@ -88,7 +89,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsInt("-ccp_apgd_check_interval", "APGD: iterations between exact residual checks (each costs about a third of an iteration; the best iterate is kept among the checked ones; checks also run when the step nears the tolerance)", "CCPSolverSetFromOptions", s->apgd_check_interval, &s->apgd_check_interval, NULL));
   PetscCall(PetscOptionsBool("-ccp_packed", "Run the solvers on the packed, vectorized layout (false: the reference per-contact loops: slower; the same iterates for Jacobi and APGD, another sweep order for Gauss-Seidel)", "CCPSolverSetFromOptions", s->packed, &s->packed, NULL));
   PetscCall(PetscOptionsBool("-ccp_release_layout", "Free the packed layout and workspace after each solve: lower peak memory (detection and solve buffers never coexist), fresh pages in every solve", "CCPSolverSetFromOptions", s->release_layout, &s->release_layout, NULL));
-  PetscCall(PetscOptionsBool("-ccp_simd", "Packed kernels: use AVX2+FMA when the CPU has them (false: the portable build of the same kernels)", "CCPSolverSetFromOptions", s->simd, &s->simd, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_simd", "Packed kernels: the best instantiation the CPU runs up to this one (avx512vl: AVX2+FMA code with AVX-512VL's 32 registers; avx2; generic: the portable build, the same iterates up to fused multiply-adds)", "CCPSolverSetFromOptions", simd4_isa_names, (PetscEnum)s->simd, (PetscEnum *)&s->simd, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_initial", "APGD initial Lipschitz estimate L in the metric of the per-contact steps (1 = mean eigenvalue of the diagonal blocks)", "CCPSolverSetFromOptions", L0, &L0, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_grow", "APGD factor on L when a step fails the sufficient-decrease test (> 1)", "CCPSolverSetFromOptions", grow, &grow, NULL));
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_decay", "APGD factor on L after each accepted step, in (0, 1] (< 1 lets the step grow back)", "CCPSolverSetFromOptions", decay, &decay, NULL));

@@ -4,7 +4,7 @@
  * -ccp_jacobi_omega, -ccp_jacobi_lambda, -ccp_gs_omega, -ccp_check_interval (Jacobi and
  * Gauss-Seidel sweeps between exact residual checks), -ccp_apgd_check_interval, -ccp_apgd_lipschitz_initial|grow|decay,
  * -ccp_packed (false: the reference per-contact loops instead of the packed, vectorized layout),
- * -ccp_simd (false: the portable build of the packed kernels instead of AVX2+FMA). */
+ * -ccp_simd generic|avx2|avx512vl (the highest instantiation of the packed kernels allowed: simd4_isa.h). */
 #ifndef CCPDEM_CCP_SOLVER_H
 #define CCPDEM_CCP_SOLVER_H
 #include "ccp_problem.h"

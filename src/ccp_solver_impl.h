@@ -16,7 +16,7 @@ struct _p_CCPSolver {
   PetscInt   apgd_check_interval; /* APGD: iterations between exact residual checks */
   CCPCoupling coupling;      /* over ranks; all NULL: local */
   PetscBool  packed;        /* run the solvers on the packed layout (ccp_pack.h); else the reference loops */
-  PetscBool  simd;          /* packed kernels: AVX2+FMA when the CPU has them; else the portable ones */
+  Simd4Isa   simd;          /* packed kernels: the best instantiation the CPU runs up to this one */
   PetscBool  release_layout; /* free the packed layout and workspace after each solve (lower peak memory, fresh pages per solve) */
   double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
   double     apgd_L_grow;   /* APGD backtracking factor on L (> 1) */

@@ -484,7 +484,9 @@ ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
 INSTANTIATE(generic, )
 #if SIMD4_HAVE_AVX2
 INSTANTIATE(avx2, SIMD4_AVX2_ATTR)
-#define DISPATCH(name, pk, ...) (pk->simd && simd4_isa(SIMD4_AVX2) == SIMD4_AVX2 ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
+INSTANTIATE(avx512vl, SIMD4_AVX512_ATTR)
+#define DISPATCH(name, pk, ...) \
+  (simd4_isa(pk->simd) == SIMD4_AVX512VL ? name##_avx512vl(pk, __VA_ARGS__) : simd4_isa(pk->simd) == SIMD4_AVX2 ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
 #else
 #define DISPATCH(name, pk, ...) name##_generic(pk, __VA_ARGS__)
 #endif
@@ -502,4 +504,4 @@ double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double 
 {
   return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, residual ? 1 : 0);
 }
-const char *ccp_sweep_isa(const CCPPacked *pk) { return simd4_isa_name(simd4_isa(pk->simd ? SIMD4_AVX2 : SIMD4_GENERIC)); }
+const char *ccp_sweep_isa(const CCPPacked *pk) { return simd4_isa_name(simd4_isa(pk->simd)); }

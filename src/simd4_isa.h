@@ -5,10 +5,11 @@
 
 /* The instantiations of a kernel family, from the least the CPU must have: the portable code, AVX2+FMA,
  * and AVX2+FMA compiled with AVX-512F/VL enabled. The last still works on 4 lanes of 256 bits; what
- * it brings is 32 vector registers instead of 16, so a large kernel (penalty_kernel.c) no longer
- * spills its lanes to the stack: 0.42 -> 0.39 ms per step for the penalty benchmark's solve on an
- * AMD Zen 5 (README). INSTANTIATE(suffix, attr) is the caller's macro; simd4_isa(cap) picks at
- * run time the best instantiation this CPU runs, up to cap (the -penalty_simd / -ccp_simd options). */
+ * it brings is 32 vector registers instead of 16, so a large kernel (penalty_kernel.c, the 6-dof
+ * CCP sweeps) no longer spills its lanes to the stack (figures in the README); the arithmetic is
+ * the same, and so are the results' bits (checked: snapshots of CCP piles with each solver and of the
+ * penalty benchmark). INSTANTIATE(suffix, attr) is the caller's macro; simd4_isa(cap) picks at run
+ * time the best instantiation this CPU runs, up to cap (the -penalty_simd / -ccp_simd options). */
 typedef enum { SIMD4_GENERIC, SIMD4_AVX2, SIMD4_AVX512VL } Simd4Isa;
 /* names for PetscOptionsEnum: the values, the type's name, the prefix, NULL */
 #define SIMD4_ISA_NAMES {"generic", "avx2", "avx512vl", "Simd4Isa", "SIMD4_", NULL}

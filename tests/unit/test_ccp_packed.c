@@ -8,11 +8,13 @@
  * after a fixed number of iterations their impulses and velocities must agree to rounding.
  * Gauss-Seidel sweeps conflict-free blocks in the packed order (another order than the reference's),
  * so for it, as for converged APGD, the converged velocities are compared. The packed kernels
- * run in both builds: AVX2+FMA (where the CPU has it) and portable (-ccp_simd false). */
+ * run in every build: AVX2+FMA with AVX-512VL's registers, AVX2+FMA (where the CPU has them) and
+ * portable (-ccp_simd generic). */
 #include <petscsys.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "ccp_solver.h"
+#include "simd4_isa.h"
 #include "vec3.h"
 
 #include "test_check.h"
@@ -80,7 +82,7 @@ static PetscErrorCode free_problem(Problem *P)
 }
 
 /* Solve from the warm start gamma0 with the packed path or the reference; impulses and velocities out. */
-static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, PetscBool simd, double *gamma, double *vel, CCPSolveStats *st)
+static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa, double *gamma, double *vel, CCPSolveStats *st)
 {
   CCPSolver  s;
   CCPProblem view = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
@@ -88,7 +90,7 @@ static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", packed ? "true" : "false"));
-  PetscCall(PetscOptionsSetValue(NULL, "-ccp_simd", simd ? "true" : "false"));
+  PetscCall(PetscOptionsSetValue(NULL, "-ccp_simd", simd4_isa_name(isa)));
   PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &s));
   PetscCall(CCPSolverSetFromScenario(s, type, max_it, tol));
   PetscCall(CCPSolverSetFromOptions(s));
@@ -135,14 +137,14 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
   PetscCall(random_problem(&P, nmoving, nc, dof_mode));
   double *g1, *g2, *v1, *v2;
   PetscCall(PetscMalloc4(6 * nc, &g1, 6 * nc, &g2, 6 * P.nbodies, &v1, 6 * P.nbodies, &v2));
-  for (int run = 0; run < 4; run++) {
-    const int       t    = run % 2 ? SOLVER_APGD : SOLVER_JACOBI;
-    const PetscBool simd = (PetscBool)(run < 2); /* the AVX2 kernels (where the CPU has them), then the portable ones */
-    CCPSolveStats   s1, s2;
-    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_TRUE, simd, g1, v1, &s1));
-    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_FALSE, simd, g2, v2, &s2));
+  for (int run = 0; run < 6; run++) {
+    const int      t   = run % 2 ? SOLVER_APGD : SOLVER_JACOBI;
+    const Simd4Isa isa = (Simd4Isa)(SIMD4_AVX512VL - run / 2); /* each instantiation (those this CPU lacks fall back to the best it has), the portable one last */
+    CCPSolveStats  s1, s2;
+    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_TRUE, isa, g1, v1, &s1));
+    PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_FALSE, isa, g2, v2, &s2));
     const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies) / PetscMax(max_abs(v2, 6 * P.nbodies), 1);
-    printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs %d\n", name, names[t], simd ? "simd" : "generic", dg, dv, s1.res_max, s2.res_max, (int)s1.iterations, (int)s2.iterations);
+    printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs %d\n", name, names[t], simd4_isa_name(simd4_isa(isa)), dg, dv, s1.res_max, s2.res_max, (int)s1.iterations, (int)s2.iterations);
     CHECK(dg < 1e-9 && dv < 1e-9, "%s %s: packed and reference differ by %.2e (gamma), %.2e (v)", name, names[t], dg, dv);
     CHECK(s1.iterations == s2.iterations, "%s %s: %d vs %d iterations", name, names[t], (int)s1.iterations, (int)s2.iterations);
     /* 3-dof contacts keep zero torque impulses */
@@ -153,8 +155,8 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
    * so only its converged velocities can be compared. */
   for (int t = 1; t < 3; t++) {
     CCPSolveStats s1, s2;
-    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_TRUE, PETSC_TRUE, g1, v1, &s1));
-    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_FALSE, PETSC_TRUE, g2, v2, &s2));
+    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_TRUE, SIMD4_AVX512VL, g1, v1, &s1));
+    PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_FALSE, SIMD4_AVX512VL, g2, v2, &s2));
     const double dv = max_diff(v1, v2, 6 * P.nbodies);
     printf("  %-22s %-7s to 1e-10: converged %d/%d in %d/%d iterations, |d v| %.1e m/s\n", name, names[t], (int)s1.converged, (int)s2.converged, (int)s1.iterations, (int)s2.iterations, dv);
     CHECK(s1.converged && s2.converged, "%s %s: packed converged %d, reference %d", name, names[t], (int)s1.converged, (int)s2.converged);

@@ -75,16 +75,16 @@ ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
   x[5] = __builtin_shuffle(u02, u13, hi);
 }
 
-/* p[l][k] += x[k][l] (-= when subtract), lane after lane (lanes may share a record: each add sees the previous) */
-ALWAYS_INLINE void add6(double *const p[L], const v4d x[6], const int subtract)
+/* p[l][k] += x[k][l], lane after lane (lanes may share a record: each add sees the previous) */
+ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
 {
   v4d r[4];
   transpose4(x, r);
   const v4d u01 = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5), u23 = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
   const v2d u[L] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3), __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
   for (int l = 0; l < L; l++) {
-    vst(p[l], subtract ? ld(p[l]) - r[l] : ld(p[l]) + r[l]);
-    const v2d s = subtract ? ld2(p[l] + 4) - u[l] : ld2(p[l] + 4) + u[l];
+    vst(p[l], ld(p[l]) + r[l]);
+    const v2d s = ld2(p[l] + 4) + u[l];
     memcpy(p[l] + 4, &s, sizeof(s));
   }
 }
@@ -174,7 +174,8 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
 }
 
 /* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1). A's part is
- * subtracted, not negated and added: the same numbers (x - y is x + (-y)), fewer instructions. */
+ * negated and added, not subtracted: the add takes the record from memory as an operand, a
+ * subtraction would need it loaded first (more instructions, cachegrind). */
 ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies *AB, const v4d dg[6], const int six, const int into_dv)
 {
   const CCPBody *A[L], *B[L];
@@ -196,21 +197,21 @@ ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies 
   const v4d ma0 = ra1 * F[2] - ra2 * F[1] + T[0], ma1 = ra2 * F[0] - ra0 * F[2] + T[1], ma2 = ra0 * F[1] - ra1 * F[0] + T[2];
   for (int k = 0; k < 3; k++) {
     ob[k] = imb * F[k];
-    oa[k] = ima * F[k];
+    oa[k] = -ima * F[k];
   }
   ob[3] = Ibk[0] * mb0 + Ibk[3] * mb1 + Ibk[4] * mb2;
   ob[4] = Ibk[3] * mb0 + Ibk[1] * mb1 + Ibk[5] * mb2;
   ob[5] = Ibk[4] * mb0 + Ibk[5] * mb1 + Ibk[2] * mb2;
-  oa[3] = Iak[0] * ma0 + Iak[3] * ma1 + Iak[4] * ma2;
-  oa[4] = Iak[3] * ma0 + Iak[1] * ma1 + Iak[5] * ma2;
-  oa[5] = Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2;
+  oa[3] = -(Iak[0] * ma0 + Iak[3] * ma1 + Iak[4] * ma2);
+  oa[4] = -(Iak[3] * ma0 + Iak[1] * ma1 + Iak[5] * ma2);
+  oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
   double *ta[L], *tb[L];
   for (int l = 0; l < L; l++) {
     ta[l] = into_dv ? AB->a[l]->dv : AB->a[l]->v;
     tb[l] = into_dv ? AB->b[l]->dv : AB->b[l]->v;
   }
-  add6(ta, oa, 1); /* all A lanes, then all B lanes: deterministic when lanes share a body */
-  add6(tb, ob, 0);
+  add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
+  add6(tb, ob);
 }
 
 ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)

@@ -23,6 +23,7 @@
  *   - pairs' block: pairs_cap unsorted pairs as found, then pairs_cap sorted pairs (bp->pairs). */
 #include "broadphase.h"
 #include <math.h>
+#include <string.h>
 
 /* offset of the packed coordinates in cell_body's block, in doubles */
 static size_t bp_packed_offset(PetscInt cap)
@@ -155,20 +156,30 @@ static void BroadphaseBin(Broadphase *bp, const BodyStore *s, PetscInt n)
   start[0] = 0;
 }
 
-/* The bodies in packed slots [b0, b1) within reach of body ia at (xa, ya, za) with radius +
- * envelope ra, appended to raw[nraw ..] as (lower, higher) index pairs; returns the new count.
- * Branch-free: every candidate is written, and kept by advancing the count only on a hit (hits are
- * rare and unpredictable, so a branch would mispredict). */
-static inline PetscInt bp_range(const double *P, const PetscInt *body, PetscInt b0, PetscInt b1, const double a[4], int32_t ia, BodyPair *raw, PetscInt nraw)
+typedef double bp_v2d __attribute__((vector_size(2 * sizeof(double))));
+
+/* The bodies in packed slots [b0, b1) within reach of body ia (a: its packed x, y, z and radius +
+ * envelope), written from out on as (lower, higher) index pairs; returns the end of what it wrote.
+ * Branch-free: every candidate is written, and kept by advancing out only on a hit (hits are
+ * rare and unpredictable, so a branch would mispredict). (dx, dy) and (dz, reach) are each one
+ * 2-lane subtraction and square: reach = r_b - (-r_a) is r_b + r_a exactly. */
+static inline BodyPair *bp_range(const double *P, const PetscInt *body, PetscInt b0, PetscInt b1, const double a[4], int32_t ia, BodyPair *out)
 {
+  const bp_v2d axy = {a[0], a[1]}, azr = {a[2], -a[3]};
   for (PetscInt b = b0; b < b1; b++) {
-    const double  dx = P[4 * b] - a[0], dy = P[4 * b + 1] - a[1], dz = P[4 * b + 2] - a[2], reach = a[3] + P[4 * b + 3];
+    bp_v2d xy, zr;
+    memcpy(&xy, P + 4 * b, sizeof(xy));
+    memcpy(&zr, P + 4 * b + 2, sizeof(zr));
+    xy -= axy;
+    zr -= azr;
+    xy *= xy;
+    zr *= zr;
     const int32_t ib = (int32_t)body[b];
-    raw[nraw].i = ia < ib ? ia : ib;
-    raw[nraw].j = ia < ib ? ib : ia;
-    nraw += dx * dx + dy * dy + dz * dz < reach * reach;
+    out->i = ia < ib ? ia : ib;
+    out->j = ia < ib ? ib : ia;
+    out += xy[0] + xy[1] + zr[0] < zr[1];
   }
-  return nraw;
+  return out;
 }
 
 /* Pairs of the half-shell search into the unsorted half of the pair block. */
@@ -186,25 +197,30 @@ static PetscErrorCode BroadphaseSearch(Broadphase *bp, double envelope, PetscInt
     for (PetscInt iy = 0; iy < d1; iy++)
       for (PetscInt ix = 0; ix < d0; ix++) {
         const PetscInt c = ix + d0 * (iy + d1 * iz);
-        PetscInt       lo[4], hi[4], nr = 0, own_end;
+        /* ranges [lo[r], hi[r]): r = 0 the rest of the own cell and x+1 (lo set per body), then the rows' */
+        PetscInt lo[5], hi[5], nr = 1, rows_len = 0;
         if (start[c] == start[c + 1]) continue;
-        own_end = start[ix + 1 < d0 ? c + 2 : c + 1];
+        hi[0] = start[ix + 1 < d0 ? c + 2 : c + 1];
         for (int r = 0; r < 4; r++) {
           const PetscInt y = iy + rows[r][0], z = iz + rows[r][1];
           if (y < 0 || y >= d1 || z >= d2) continue;
           const PetscInt rowc = d0 * (y + d1 * z);
           lo[nr] = start[rowc + (ix > 0 ? ix - 1 : 0)];
           hi[nr] = start[rowc + (ix + 1 < d0 ? ix + 2 : ix + 1)];
-          if (lo[nr] < hi[nr]) nr++;
+          if (lo[nr] < hi[nr]) {
+            rows_len += hi[nr] - lo[nr];
+            nr++;
+          }
         }
         for (PetscInt a = start[c]; a < start[c + 1]; a++) {
           const double  pa[4] = {P[4 * a], P[4 * a + 1], P[4 * a + 2], P[4 * a + 3] + envelope};
           const int32_t ia    = (int32_t)body[a];
-          for (int r = -1; r < nr; r++) {
-            const PetscInt b0 = r < 0 ? a + 1 : lo[r], b1 = r < 0 ? own_end : hi[r];
-            if (PetscUnlikely((size_t)nraw + (size_t)(b1 - b0) > (size_t)bp->pairs_cap)) PetscCall(BroadphaseGrowPairs(bp, nraw, (size_t)nraw + (size_t)(b1 - b0)));
-            nraw = bp_range(P, body, b0, b1, pa, ia, bp_raw(bp), nraw);
-          }
+          const size_t  need  = (size_t)nraw + (size_t)(hi[0] - (a + 1) + rows_len); /* every candidate of body a written */
+          if (PetscUnlikely(need > (size_t)bp->pairs_cap)) PetscCall(BroadphaseGrowPairs(bp, nraw, need));
+          BodyPair *const raw = bp_raw(bp), *out = raw + nraw;
+          lo[0] = a + 1;
+          for (int r = 0; r < nr; r++) out = bp_range(P, body, lo[r], hi[r], pa, ia, out);
+          nraw = (PetscInt)(out - raw);
         }
       }
   *nraw_out = nraw;

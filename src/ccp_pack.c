@@ -164,9 +164,11 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   PetscCall(PetscFree(pk->count));
   pk->sorted_cap = pk->count_cap = 0;
   const PetscInt nblk = pk->nblk;
-  pk->all3 = PETSC_TRUE; /* before the vectors: it sets their rows per contact */
-  for (PetscInt i = 0; i < nc; i++)
+  pk->all3 = pk->all6 = PETSC_TRUE; /* before the vectors: all3 sets their rows per contact */
+  for (PetscInt i = 0; i < nc; i++) {
     if (P->contact[i].dof == 6) pk->all3 = PETSC_FALSE;
+    else pk->all6 = PETSC_FALSE;
+  }
   if (nblk > pk->row0) {
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);

@@ -65,6 +65,7 @@ _Static_assert(offsetof(CCPBody, im) == 12 * sizeof(double) && sizeof(CCPBody) =
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
   PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
+  PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
   CCPBlock *blk;

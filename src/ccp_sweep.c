@@ -24,6 +24,11 @@
 #define PREFETCH_AHEAD 8
 _Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 
+/* The kernels' constant argument `six`: which contacts the layout holds. DOF_MIXED and DOF6 both
+ * have the torque rows; with DOF6 every rot is 1 and its multiply is skipped (padding lanes have
+ * rot 0, but both their ends are the dummy body, at rest: their rotation difference is 0 anyway). */
+enum { DOF3 = 0, DOF_MIXED = 1, DOF6 = 2 };
+
 /* block q's multipliers: entry k of lane l at x[rows L q + L k + l], rows = ROWS(six) (ccp_packed_rows) */
 #define ROWS(six) ((six) ? 6 : 3)
 ALWAYS_INLINE const double *cblk(const double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * L; }
@@ -102,13 +107,31 @@ ALWAYS_INLINE void load_inverse_mass(const CCPBody *const B[L], v4d *im, v4d I[6
 /* The joint rows of block q, or NULL for a block of contacts (ccp_pack.h: joint blocks come last). */
 ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q) { return q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL; }
 
+/* A block's body records, lane by lane. A sweep finds them once per block and hands them to
+ * block_gradient_of and block_apply_of: its stores to the multipliers in between would make the
+ * compiler reload and add the offsets again (it cannot tell the multipliers from the block). */
+typedef struct {
+  CCPBody *a[L], *b[L];
+} BlockBodies;
+
+/* (the records are written only by block_apply_of, whose callers' body is writable) */
+ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, const CCPBody *body)
+{
+  BlockBodies r;
+  for (int l = 0; l < L; l++) {
+    r.a[l] = (CCPBody *)cbody_at(body, K->a[l]);
+    r.b[l] = (CCPBody *)cbody_at(body, K->b[l]);
+  }
+  return r;
+}
+
 /* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5] */
-ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockBodies *AB, const double *restrict x, v4d g[6], const int six)
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
-    pa[l] = cbody_at(body, K->a[l])->v;
-    pb[l] = cbody_at(body, K->b[l])->v;
+    pa[l] = AB->a[l]->v;
+    pb[l] = AB->b[l]->v;
   }
   v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   load6(pa, va);
@@ -124,7 +147,7 @@ ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock 
   g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * ld(x + 1 * L);
   g[2]           = w0 * d0 + w1 * d1 + w2 * d2 + clin * ld(x + 2 * L);
   if (six) {
-    const v4d rot = ld(K->rot), crot = ld(K->crot);
+    const v4d rot = six == DOF6 ? splat(1) : ld(K->rot), crot = ld(K->crot); /* x 1 folds away */
     const v4d e0 = rot * (vb[3] - va[3]), e1 = rot * (vb[4] - va[4]), e2 = rot * (vb[5] - va[5]);
     g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * ld(x + 3 * L);
     g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * ld(x + 4 * L);
@@ -132,6 +155,12 @@ ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock 
   } else g[3] = g[4] = g[5] = splat(0);
   if (R)
     for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
+}
+
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+{
+  const BlockBodies AB = block_bodies(K, body);
+  block_gradient_of(K, R, &AB, x, g, six);
 }
 
 /* Joint rows: the clamp of each row into [lo, hi] (the projection in any diagonal metric). */
@@ -144,13 +173,15 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
   }
 }
 
-/* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1) */
-ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
+/* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1). A's part is
+ * negated and added, not subtracted: the add takes the record from memory as an operand, a
+ * subtraction would need it loaded first (more instructions, cachegrind). */
+ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies *AB, const v4d dg[6], const int six, const int into_dv)
 {
   const CCPBody *A[L], *B[L];
   for (int l = 0; l < L; l++) {
-    A[l] = cbody_at(body, K->a[l]);
-    B[l] = cbody_at(body, K->b[l]);
+    A[l] = AB->a[l];
+    B[l] = AB->b[l];
   }
   v4d ima, imb, Iak[6], Ibk[6], F[3], T[3], oa[6], ob[6];
   load_inverse_mass(B, &imb, Ibk);
@@ -176,11 +207,17 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict bod
   oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
   double *ta[L], *tb[L];
   for (int l = 0; l < L; l++) {
-    ta[l] = into_dv ? body_at(body, K->a[l])->dv : body_at(body, K->a[l])->v;
-    tb[l] = into_dv ? body_at(body, K->b[l])->dv : body_at(body, K->b[l])->v;
+    ta[l] = into_dv ? AB->a[l]->dv : AB->a[l]->v;
+    tb[l] = into_dv ? AB->b[l]->dv : AB->b[l]->v;
   }
   add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
   add6(tb, ob);
+}
+
+ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
+{
+  const BlockBodies AB = block_bodies(K, body);
+  block_apply_of(K, &AB, dg, six, into_dv);
 }
 
 /* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
@@ -300,7 +337,8 @@ ALWAYS_INLINE double hmax(const v4d *m)
 /* ---- the kernels ---- */
 
 /* Jacobi (gs = 0): changes into dv, added to v after the sweep. Gauss-Seidel (gs = 1, lambda = 1,
- * conflict-free blocks): changes into v at once. */
+ * conflict-free blocks): changes into v at once. A constant lambda of 1 folds its multiply away
+ * (x 1 is exact: the same numbers). */
 ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, double lambda, const int six, const int gs)
 {
   CCPBody *restrict body    = pk->body;
@@ -313,7 +351,8 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
 
     const CCPRowBlock *R = row_block(pk, q);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    block_gradient(K, R, body, x, g, six);
+    const BlockBodies AB = block_bodies(K, body);
+    block_gradient_of(K, R, &AB, x, g, six);
     const v4d sf = omega * ld(K->f), st = omega * ld(K->t);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
@@ -323,14 +362,14 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     for (int k = 0; k < 6; k++) d[k] = splat(0);
     for (int k = 0; k < ROWS(six); k++) {
       const v4d xk = ld(x + k * L);
-      d[k]         = gs ? z[k] - xk : lambda * (z[k] - xk);
+      d[k]         = lambda * (z[k] - xk);
       vst(x + k * L, xk + d[k]);
     }
     const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
     const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
-    block_apply(K, body, d, six, !gs);
+    block_apply_of(K, &AB, d, six, !gs);
   }
   for (PetscInt i = 0; !gs && i <= pk->nbodies; i++) {
     CCPBody *B = &body[i];
@@ -448,19 +487,24 @@ ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
 
 /* ---- instantiation and dispatch ---- */
 
+/* sweep_impl with `six` as the layout says */
+ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, double lambda, const int gs)
+{
+  if (pk->all3) return sweep_impl(pk, gamma, omega, lambda, DOF3, gs);
+  return pk->all6 ? sweep_impl(pk, gamma, omega, lambda, DOF6, gs) : sweep_impl(pk, gamma, omega, lambda, DOF_MIXED, gs);
+}
+
 #define INSTANTIATE(suffix, attr) \
   attr static double jacobi_##suffix(CCPPacked *pk, double *gamma, double omega, double lambda) \
   { \
-    return pk->all3 ? sweep_impl(pk, gamma, omega, lambda, 0, 0) : sweep_impl(pk, gamma, omega, lambda, 1, 0); \
+    return lambda == 1 ? sweep_dof(pk, gamma, omega, 1, 0) : sweep_dof(pk, gamma, omega, lambda, 0); \
   } \
-  attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) \
+  attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) { return sweep_dof(pk, gamma, omega, 1, 1); } \
+  attr static void   residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) \
   { \
-    return pk->all3 ? sweep_impl(pk, gamma, omega, 1, 0, 1) : sweep_impl(pk, gamma, omega, 1, 1, 1); \
-  } \
-  attr static void residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) \
-  { \
-    if (pk->all3) residual_impl(pk, x, m, s, 0); \
-    else residual_impl(pk, x, m, s, 1); \
+    if (pk->all3) residual_impl(pk, x, m, s, DOF3); \
+    else if (pk->all6) residual_impl(pk, x, m, s, DOF6); \
+    else residual_impl(pk, x, m, s, DOF_MIXED); \
   } \
   attr static void velocity_##suffix(CCPPacked *pk, const double *x) \
   { \

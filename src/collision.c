@@ -75,10 +75,10 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
   }
 }
 
-void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
+/* The contact of staged point p between materials of pair parameters pp. */
+static inline void contact_from_params(const StagedPoint *p, const PairParams *pp_, Contact *c)
 {
-  PairParams pp;
-  material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
+  const PairParams pp = *pp_;
   /* A compound literal rather than memset + stores: the fields not named (bn, c_lin, c_rot, eta,
    * cohesion_impulse, yield_impulse, plastic, box: set by the stepper) are zero either way, and
    * the compiler writes the record once. */
@@ -89,8 +89,33 @@ void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, 
   v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
 }
 
-/* Append the contacts of pair (a, b), whose turn in key order it is: its narrowphase points, sub 0, 1, ... */
-static PetscErrorCode collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, ContactSet *cs)
+void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
+{
+  PairParams pp;
+  material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
+  contact_from_params(p, &pp, c);
+}
+
+/* The last materials' pair parameters: pairs in key order mostly share their materials (a
+ * one-material scene always), so CollisionDetect combines them once, not per contact. */
+typedef struct {
+  int32_t    mat_a, mat_b; /* -1: none yet */
+  PairParams pp;
+} PairParamsCache;
+
+static const PairParams *pair_params(const CollisionSettings *set, PairParamsCache *cache, int32_t mat_a, int32_t mat_b)
+{
+  if (cache->mat_a != mat_a || cache->mat_b != mat_b) {
+    material_pair(&set->materials[mat_a], &set->materials[mat_b], &cache->pp);
+    cache->mat_a = mat_a;
+    cache->mat_b = mat_b;
+  }
+  return &cache->pp;
+}
+
+/* Append the contacts of pair (a, b), whose turn in key order it is: its narrowphase points, sub 0,
+ * 1, ... (cs has room for them: CollisionDetect reserved it) */
+static PetscErrorCode collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
 {
   ContactPoint pts[NARROW_MAX_POINTS];
   StagedPoint  st[NARROW_MAX_POINTS];
@@ -102,11 +127,7 @@ static PetscErrorCode collision_append_pair(const CollisionSettings *set, const 
   if (!np) PetscFunctionReturn(PETSC_SUCCESS);
   if (w) collision_stage_points(st, &nst, pts, np, a, b, wall_global_id((int)(a - nb)), s->id[b], w->material, s->material[b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)b);
   else collision_stage_points(st, &nst, pts, np, a, b, s->id[a], s->id[b], s->material[a], s->material[b], s->pos + 3 * (size_t)a, s->pos + 3 * (size_t)b);
-  for (PetscInt k = 0; k < nst; k++) {
-    Contact *c;
-    PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
-    collision_contact_from(set, &st[k], c);
-  }
+  for (PetscInt k = 0; k < nst; k++) contact_from_params(&st[k], pair_params(set, cache, st[k].mat_a, st[k].mat_b), contact_set_append_reserved(cs, &st[k].key));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -118,6 +139,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   PetscInt           nwall_tests = 0, cap, npairs = 0, max_points;
   const BodyPair    *cand;
   PairRecord        *rec, *tmp, *sorted = NULL;
+  PairParamsCache    cache = {.mat_a = -1, .mat_b = -1};
 
   PetscFunctionBegin;
   PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CollisionDetect: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
@@ -159,7 +181,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
       __builtin_prefetch(s->id + ahead->b);
     }
-    PetscCall(collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, cs));
+    PetscCall(collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs));
   }
   PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */
   PetscFunctionReturn(PETSC_SUCCESS);

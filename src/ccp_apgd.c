@@ -28,10 +28,29 @@
  * the iterations apgd_check picks, and the best iterate by that residual is kept among them, by
  * pointer (buffers rotate; no copies).
  *
+ * One pass over the contacts per accepted iteration (packed, -ccp_apgd_fused, the default): a
+ * contact's scatter of iteration k+1 needs only its own gamma+, gamma, gr+, gr of iteration k, and
+ * beta, L of k+1, which the reduction after the scatter of k already decides if k is accepted;
+ * so each block's gather of k is followed at once by its scatter of k+1, speculating that k is
+ * accepted. That scatter adds to a second velocity buffer (the bodies' dv; CCPVelocityBuffer),
+ * a copy of v_k, since later blocks' gathers still read v_k: the same additions in the same
+ * order, so the iterates are those of the two passes (-ccp_apgd_fused false) bit for bit
+ * (test_ccp_packed). The buffers then swap roles. When the step test fails (about 15% of the
+ * iterations) the speculative scatter is dropped, the scatter of k is redone with the larger L
+ * exactly as in the two passes, and the gather of k is fused again; the last iteration (the cap)
+ * speculates nothing. A failed test redoes the step from gamma_prev, so gamma_prev, gamma, gamma+
+ * and the best iterate are all live when the speculative step needs a buffer: rather than a
+ * fifth multiplier vector, a best iterate that would be overwritten moves to P->gamma (where the
+ * solve leaves it anyway) and is packed back at the end if it is still the best. Ranks:
+ * the speculative scatter's ghost contributions are marked and summed in its own buffer; the
+ * scatter's sums (|d|_B^-1^2, uphill) ride on the next reduction, the first and the redone
+ * scatters' on one of their own.
+ *
  * Two implementations of the same iteration: the packed one (default; ccp_pack.h, vectorized
  * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
- * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay. */
+ * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
+ * -ccp_apgd_fused. */
 #include "ccp_kernels.h"
 
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
@@ -192,12 +211,13 @@ static PetscErrorCode apgd_scatter(CCPSolver s, ApgdState *a, const double *vref
 
 /* The buffer for the next iteration's step: none of gkm1 (a failed step test redoes the current
  * step from it), gk, gnew, best. When only best's is left, best moves to P->gamma (problem order,
- * where the solve leaves it anyway) and frees its buffer: no fifth multiplier vector. */
+ * where the solve leaves it anyway) and frees its buffer: no fifth multiplier vector. Without
+ * blocks the buffers may all be one empty array (NULL then: nothing is read or written). */
 static PetscErrorCode apgd_next_buffer(const CCPPacked *pk, CCPProblem *P, ApgdState *a, double **gnext)
 {
   PetscFunctionBegin;
   *gnext = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, a->best);
-  if (!*gnext) {
+  if (!*gnext && pk->nblk > 0) {
     CCPPackedUnpackGamma(pk, a->best, P);
     a->best = NULL;
     *gnext  = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, NULL);
@@ -205,19 +225,20 @@ static PetscErrorCode apgd_next_buffer(const CCPPacked *pk, CCPProblem *P, ApgdS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The gather pass of gnew and, when gnext, the next iteration's scatter pass into gnext in the same
- * pass, as if this iteration's step were accepted (beta, L as apgd_move_on makes them), its
+/* The gather pass of gnew and, when speculate, the next iteration's scatter pass into gnext in the
+ * same pass, as if this iteration's step were accepted (beta, L as apgd_move_on makes them), its
  * velocity changes into the other buffer, started as a copy of the current one. r <- the next
  * scatter's dBd and uphill, this gather's dNd and squared residual or indicator (over ranks);
- * next_change2: the next scatter's on this rank. */
-static PetscErrorCode apgd_gather(CCPSolver s, const ApgdState *a, PetscBool check, double *gnext, double r[4], double *next_change2)
+ * next_change2: the next scatter's on this rank. Collective: speculate must be the same on every
+ * rank (gnext need not: it may be NULL on a rank without contacts). */
+static PetscErrorCode apgd_gather(CCPSolver s, const ApgdState *a, PetscBool check, PetscBool speculate, double *gnext, double r[4], double *next_change2)
 {
   CCPPacked         *pk = &s->pk;
   const CCPApgdPoint p  = apgd_point(a);
 
   PetscFunctionBegin;
   r[0] = r[1] = r[2] = 0;
-  if (gnext) {
+  if (speculate) {
     const CCPVelocityBuffer next  = ccp_velocity_other(a->vel);
     double                  theta = a->theta, beta = a->beta;
     momentum(a->uphill, &theta, &beta);
@@ -266,17 +287,17 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
   PetscCall(apgd_warm_start(s, P, a.gk, a.rk, &best_res));
   double indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
-    const PetscBool check   = apgd_check(s, indicator, best_res, it);
-    double         *gnext   = NULL, r[4], res_max = 0, next_change2 = 0;
+    const PetscBool check = apgd_check(s, indicator, best_res, it), speculate = (PetscBool)(it < s->max_it); /* no step beyond the cap */
+    double         *gnext = NULL, r[4], res_max = 0, next_change2 = 0;
 
     if (!scattered) {
       a.gnew = unused_buffer(a.G, 4, a.gk, a.gkm1, a.best, NULL);
       a.rnew = unused_buffer(a.R, 3, a.rk, a.rkm1, NULL, NULL);
       PetscCall(apgd_scatter(s, &a, a.gk));
     }
-    if (it < s->max_it) PetscCall(apgd_next_buffer(pk, P, &a, &gnext)); /* no step beyond the cap */
+    if (speculate) PetscCall(apgd_next_buffer(pk, P, &a, &gnext));
     for (int bt = 0;; bt++) {
-      PetscCall(apgd_gather(s, &a, check, gnext, r, &next_change2));
+      PetscCall(apgd_gather(s, &a, check, speculate, gnext, r, &next_change2));
       res_max = sqrt(r[3]);
       if (!(r[2] > a.L * a.dBd) || bt == MAX_BACKTRACKS) break;
       a.L *= s->apgd_L_grow; /* the next step was made from a rejected one: redone by the next gather */
@@ -285,7 +306,7 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
     iterations = it;
     indicator  = res_max;
     if (check && !accept(&a.best, &best_res, a.gnew, res_max)) break;
-    scattered = (PetscBool)(gnext != NULL);
+    scattered = speculate;
     if (scattered) apgd_move_on(s, &a, gnext, r, next_change2);
   }
   if (!a.best) { /* stashed by apgd_next_buffer */

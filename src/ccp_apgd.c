@@ -28,19 +28,38 @@
  * the iterations apgd_check picks, and the best iterate by that residual is kept among them, by
  * pointer (buffers rotate; no copies).
  *
+ * One pass over the contacts per accepted iteration (packed, -ccp_apgd_fused, the default): a
+ * contact's scatter of iteration k+1 needs only its own gamma+, gamma, gr+, gr of iteration k, and
+ * beta, L of k+1, which the reduction after the scatter of k already decides if k is accepted;
+ * so each block's gather of k is followed at once by its scatter of k+1, speculating that k is
+ * accepted. That scatter adds to a second velocity buffer (the bodies' dv; CCPVelocityBuffer),
+ * a copy of v_k, since later blocks' gathers still read v_k: the same additions in the same
+ * order, so the iterates are those of the two passes (-ccp_apgd_fused false) bit for bit
+ * (test_ccp_packed). The buffers then swap roles. When the step test fails (about 15% of the
+ * iterations) the speculative scatter is dropped, the scatter of k is redone with the larger L
+ * exactly as in the two passes, and the gather of k is fused again; the last iteration (the cap)
+ * speculates nothing. A failed test redoes the step from gamma_prev, so gamma_prev, gamma, gamma+
+ * and the best iterate are all live when the speculative step needs a buffer: rather than a
+ * fifth multiplier vector, a best iterate that would be overwritten moves to P->gamma (where the
+ * solve leaves it anyway) and is packed back at the end if it is still the best. Ranks:
+ * the speculative scatter's ghost contributions are marked and summed in its own buffer; the
+ * scatter's sums (|d|_B^-1^2, uphill) ride on the next reduction, the first and the redone
+ * scatters' on one of their own.
+ *
  * Two implementations of the same iteration: the packed one (default; ccp_pack.h, vectorized
  * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
- * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay. */
+ * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
+ * -ccp_apgd_fused. */
 #include "ccp_kernels.h"
 
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
 
-/* A buffer of bufs[0..n) that is none of x, y, z (n exceeds the distinct ones passed). */
-static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z)
+/* A buffer of bufs[0..n) that is none of x, y, z, w; NULL if there is none. */
+static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z, const double *w)
 {
   for (int k = 0; k < n; k++)
-    if (bufs[k] != x && bufs[k] != y && bufs[k] != z) return bufs[k];
+    if (bufs[k] != x && bufs[k] != y && bufs[k] != z && bufs[k] != w) return bufs[k];
   return NULL;
 }
 
@@ -96,7 +115,22 @@ static inline void rotate(double **previous, double **current, double *next)
   *current  = next;
 }
 
-static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+/* The warm start gk: its velocity (buffer v), gradient rk and residual (a gather pass with beta = 0). */
+static PetscErrorCode apgd_warm_start(CCPSolver s, const CCPProblem *P, const double *gk, double *rk, double *res)
+{
+  const CCPApgdPoint p   = {gk, gk, gk, gk, 0};
+  double             dNd = 0;
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedVelocity(s, P, gk));
+  double r[2] = {0, ccp_sweep_apgd_gather(&s->pk, &p, gk, CCP_VELOCITY_V, rk, &dNd, PETSC_TRUE)};
+  PetscCall(CCPCouplingReduce(s, r, 2));
+  *res = sqrt(r[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The two passes per iteration (-ccp_apgd_fused false): the reference for APGD_PackedFused. */
+static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPPacked   *pk  = &s->pk;
   const double tol = s->tol;
@@ -109,27 +143,22 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
   double *const G[4] = {pk->g[0], pk->g[1], pk->g[2], pk->g[3]}; /* multipliers */
   double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
   double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
-  /* the warm start: its velocity, gradient and residual (a gather pass with beta = 0) */
-  PetscCall(CCPPackedVelocity(s, P, gk));
-  {
-    double r[2] = {0, ccp_sweep_apgd_gather(pk, gk, gk, gk, gk, gk, 0, rk, &dNd, PETSC_TRUE)};
-    PetscCall(CCPCouplingReduce(s, r, 2));
-    best_res = sqrt(r[1]);
-  }
+  PetscCall(apgd_warm_start(s, P, gk, rk, &best_res));
   double indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
-    double         *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
+    double         *gnew = unused_buffer(G, 4, gk, gkm1, best, NULL), *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
     const double   *vref  = gk; /* v is the velocity of vref */
     const PetscBool check = apgd_check(s, indicator, best_res, it);
     double          res_max = 0, uphill = 0;
 
     for (int bt = 0;; bt++) {
-      double r[4] = {0, 0, 0, 0}; /* |d|_B^-1^2, uphill, dNd: sums; squared residual or indicator: max */
-      double change2 = 0;
+      const CCPApgdPoint p    = {gk, gkm1, rk, rkm1, beta};
+      double             r[4] = {0, 0, 0, 0}; /* |d|_B^-1^2, uphill, dNd: sums; squared residual or indicator: max */
+      double             change2 = 0;
       PetscCall(CCPPackedMark(s));
-      ccp_sweep_apgd_scatter(pk, gk, gkm1, rk, rkm1, beta, 1.0 / L, vref, gnew, &r[0], &r[1], &change2);
+      ccp_sweep_apgd_scatter(pk, &p, 1.0 / L, vref, gnew, CCP_VELOCITY_V, &r[0], &r[1], &change2);
       PetscCall(CCPPackedSum(s));
-      r[3] = ccp_sweep_apgd_gather(pk, gnew, gk, gkm1, rk, rkm1, beta, rnew, &r[2], check);
+      r[3] = ccp_sweep_apgd_gather(pk, &p, gnew, CCP_VELOCITY_V, rnew, &r[2], check);
       if (!check) r[3] = change2 * L * L;
       PetscCall(CCPCouplingReduce(s, r, 4));
       uphill  = r[1];
@@ -148,6 +177,143 @@ static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *sta
     L *= s->apgd_L_decay;
   }
   PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fused iteration's state between passes. */
+typedef struct {
+  double           *G[4], *R[3];                          /* multipliers, gradients N gamma + r */
+  double           *gk, *gkm1, *gnew, *rk, *rkm1, *rnew; /* gnew: the current iteration's step */
+  double           *best;                                 /* NULL: stashed in P->gamma */
+  double            L, theta, beta;
+  double            dBd, uphill, change2; /* gnew's scatter pass: the first two over all ranks, change2 this rank's */
+  CCPVelocityBuffer vel;                  /* holds the velocity of gnew */
+} ApgdState;
+
+static CCPApgdPoint apgd_point(const ApgdState *a) { return (CCPApgdPoint){a->gk, a->gkm1, a->rk, a->rkm1, a->beta}; }
+
+/* The scatter pass of the current iteration into gnew at the step 1/L, the velocity buffer moving
+ * from the velocity of vref (gk, or gnew itself after a failed step test) to that of gnew. */
+static PetscErrorCode apgd_scatter(CCPSolver s, ApgdState *a, const double *vref)
+{
+  const CCPApgdPoint p    = apgd_point(a);
+  double             r[4] = {0, 0, 0, 0}; /* |d|_B^-1^2, uphill: sums (4 entries as the gather's reduction) */
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedMarkBuffer(s, a->vel));
+  ccp_sweep_apgd_scatter(&s->pk, &p, 1.0 / a->L, vref, a->gnew, a->vel, &r[0], &r[1], &a->change2);
+  PetscCall(CCPPackedSumBuffer(s, a->vel));
+  PetscCall(CCPCouplingReduce(s, r, 4));
+  a->dBd    = r[0];
+  a->uphill = r[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The buffer for the next iteration's step: none of gkm1 (a failed step test redoes the current
+ * step from it), gk, gnew, best. When only best's is left, best moves to P->gamma (problem order,
+ * where the solve leaves it anyway) and frees its buffer: no fifth multiplier vector. Without
+ * blocks the buffers may all be one empty array (NULL then: nothing is read or written). */
+static PetscErrorCode apgd_next_buffer(const CCPPacked *pk, CCPProblem *P, ApgdState *a, double **gnext)
+{
+  PetscFunctionBegin;
+  *gnext = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, a->best);
+  if (!*gnext && pk->nblk > 0) {
+    CCPPackedUnpackGamma(pk, a->best, P);
+    a->best = NULL;
+    *gnext  = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, NULL);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The gather pass of gnew and, when speculate, the next iteration's scatter pass into gnext in the
+ * same pass, as if this iteration's step were accepted (beta, L as apgd_move_on makes them), its
+ * velocity changes into the other buffer, started as a copy of the current one. r <- the next
+ * scatter's dBd and uphill, this gather's dNd and squared residual or indicator (over ranks);
+ * next_change2: the next scatter's on this rank. Collective: speculate must be the same on every
+ * rank (gnext need not: it may be NULL on a rank without contacts). */
+static PetscErrorCode apgd_gather(CCPSolver s, const ApgdState *a, PetscBool check, PetscBool speculate, double *gnext, double r[4], double *next_change2)
+{
+  CCPPacked         *pk = &s->pk;
+  const CCPApgdPoint p  = apgd_point(a);
+
+  PetscFunctionBegin;
+  r[0] = r[1] = r[2] = 0;
+  if (speculate) {
+    const CCPVelocityBuffer next  = ccp_velocity_other(a->vel);
+    double                  theta = a->theta, beta = a->beta;
+    momentum(a->uphill, &theta, &beta);
+    CCPPackedCopyVelocity(pk, a->vel, next);
+    PetscCall(CCPPackedMarkBuffer(s, next));
+    r[3] = ccp_sweep_apgd_fused(pk, &p, a->gnew, a->vel, a->rnew, &r[2], check, beta, 1.0 / (a->L * s->apgd_L_decay), gnext, &r[0], &r[1], next_change2);
+    PetscCall(CCPPackedSumBuffer(s, next));
+  } else r[3] = ccp_sweep_apgd_gather(pk, &p, a->gnew, a->vel, a->rnew, &r[2], check);
+  if (!check) r[3] = a->change2 * a->L * a->L;
+  PetscCall(CCPCouplingReduce(s, r, 4));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After an accepted step: the next iteration, whose step apgd_gather made into gnext. */
+static void apgd_move_on(CCPSolver s, ApgdState *a, double *gnext, const double r[4], double next_change2)
+{
+  momentum(a->uphill, &a->theta, &a->beta);
+  rotate(&a->gkm1, &a->gk, a->gnew);
+  a->gnew = gnext;
+  rotate(&a->rkm1, &a->rk, a->rnew);
+  a->rnew = unused_buffer(a->R, 3, a->rk, a->rkm1, NULL, NULL);
+  a->L *= s->apgd_L_decay;
+  a->dBd     = r[0];
+  a->uphill  = r[1];
+  a->change2 = next_change2;
+  a->vel     = ccp_velocity_other(a->vel);
+}
+
+/* APGD with one pass over the contacts per accepted iteration (see the top of the file). */
+static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  CCPPacked   *pk  = &s->pk;
+  const double tol = s->tol;
+  double       best_res;
+  PetscInt     iterations = 0;
+  PetscBool    scattered  = PETSC_FALSE; /* the last pass made this iteration's step */
+  ApgdState    a          = {.L = s->apgd_L0, .theta = 1, .beta = 0, .vel = CCP_VELOCITY_V};
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedBuild(pk, P, 7, PETSC_FALSE));
+  pk->simd = s->simd;
+  for (int k = 0; k < 4; k++) a.G[k] = pk->g[k];
+  for (int k = 0; k < 3; k++) a.R[k] = pk->g[4 + k];
+  a.gk = a.gkm1 = a.best = a.G[0];
+  a.rk = a.rkm1 = a.R[0];
+  PetscCall(apgd_warm_start(s, P, a.gk, a.rk, &best_res));
+  double indicator = best_res;
+  for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
+    const PetscBool check = apgd_check(s, indicator, best_res, it), speculate = (PetscBool)(it < s->max_it); /* no step beyond the cap */
+    double         *gnext = NULL, r[4], res_max = 0, next_change2 = 0;
+
+    if (!scattered) {
+      a.gnew = unused_buffer(a.G, 4, a.gk, a.gkm1, a.best, NULL);
+      a.rnew = unused_buffer(a.R, 3, a.rk, a.rkm1, NULL, NULL);
+      PetscCall(apgd_scatter(s, &a, a.gk));
+    }
+    if (speculate) PetscCall(apgd_next_buffer(pk, P, &a, &gnext));
+    for (int bt = 0;; bt++) {
+      PetscCall(apgd_gather(s, &a, check, speculate, gnext, r, &next_change2));
+      res_max = sqrt(r[3]);
+      if (!(r[2] > a.L * a.dBd) || bt == MAX_BACKTRACKS) break;
+      a.L *= s->apgd_L_grow; /* the next step was made from a rejected one: redone by the next gather */
+      PetscCall(apgd_scatter(s, &a, a.gnew));
+    }
+    iterations = it;
+    indicator  = res_max;
+    if (check && !accept(&a.best, &best_res, a.gnew, res_max)) break;
+    scattered = speculate;
+    if (scattered) apgd_move_on(s, &a, gnext, r, next_change2);
+  }
+  if (!a.best) { /* stashed by apgd_next_buffer */
+    a.best = a.G[0];
+    PetscCall(CCPPackedPackGamma(pk, P, a.best));
+  }
+  PetscCall(CCPPackedFinish(s, P, a.best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -174,7 +340,7 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
   best_res         = sqrt(best_res);
   double indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
-    double         *gnew = unused_buffer(G, 4, gk, gkm1, best), *rnew = unused_buffer(R, 3, rk, rkm1, NULL);
+    double         *gnew = unused_buffer(G, 4, gk, gkm1, best, NULL), *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
     const double   *vref  = gk; /* v is the velocity of vref */
     const PetscBool check = apgd_check(s, indicator, best_res, it);
     double          res_max = 0, uphill = 0;
@@ -243,7 +409,8 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
   PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
-  if (s->packed) PetscCall(APGD_Packed(s, P, stats));
+  if (s->packed && s->apgd_fused) PetscCall(APGD_PackedFused(s, P, stats));
+  else if (s->packed) PetscCall(APGD_PackedTwoPass(s, P, stats));
   else PetscCall(APGD_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
 /* Packing a CCP problem into the solvers' layout (ccp_pack.h) and back. */
 #include "ccp_pack.h"
 #include <math.h>
+#include <string.h>
 #include "ccp_kernels.h"
 #include "memory_policy.h"
 
@@ -190,7 +191,6 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     B->im = P->inv_mass[i];
   }
 
-  PetscCall(PetscArrayzero(pk->g[0], ccp_packed_len(pk)));
   for (PetscInt q = 0; q < nblk; q++) {
     CCPBlock *K = &pk->blk[q];
     PetscCall(PetscMemzero(K, sizeof(*K)));
@@ -234,9 +234,21 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->inv_t[l] = m.inv_t;
       K->ell[l]   = m.ell;
       K->il[l]    = m.il;
-      const double *g = ccp_cblock(P->gamma, i);
-      for (int k = 0; k < ccp_packed_rows(pk); k++) pk->g[0][ccp_packed_index(pk, slot, k)] = six || k < 3 ? g[k] : 0;
     }
+  }
+  PetscCall(CCPPackedPackGamma(pk, P, pk->g[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(x, ccp_packed_len(pk)));
+  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
+    if (pk->perm[slot] < 0) continue;
+    const double *g   = ccp_cblock(P->gamma, pk->perm[slot]);
+    const int     six = P->contact[pk->perm[slot]].dof == 6;
+    for (int k = 0; k < ccp_packed_rows(pk); k++) x[ccp_packed_index(pk, slot, k)] = six || k < 3 ? g[k] : 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -267,15 +279,28 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPPackedMark(CCPSolver s)
+static double *velocity_buffer(CCPBody *B, CCPVelocityBuffer b) { return b == CCP_VELOCITY_DV ? B->dv : B->v; }
+
+void CCPPackedCopyVelocity(CCPPacked *pk, CCPVelocityBuffer from, CCPVelocityBuffer to)
 {
-  return CCPCouplingMark(s, s->pk.body[0].v, PACKED_STRIDE);
+  for (PetscInt i = 0; i <= pk->nbodies; i++) {
+    CCPBody *B = &pk->body[i];
+    memcpy(velocity_buffer(B, to), velocity_buffer(B, from), sizeof(B->v));
+  }
 }
 
-PetscErrorCode CCPPackedSum(CCPSolver s)
+PetscErrorCode CCPPackedMarkBuffer(CCPSolver s, CCPVelocityBuffer b)
 {
-  return CCPCouplingSum(s, s->pk.body[0].v, PACKED_STRIDE);
+  return CCPCouplingMark(s, velocity_buffer(s->pk.body, b), PACKED_STRIDE);
 }
+
+PetscErrorCode CCPPackedSumBuffer(CCPSolver s, CCPVelocityBuffer b)
+{
+  return CCPCouplingSum(s, velocity_buffer(s->pk.body, b), PACKED_STRIDE);
+}
+
+PetscErrorCode CCPPackedMark(CCPSolver s) { return CCPPackedMarkBuffer(s, CCP_VELOCITY_V); }
+PetscErrorCode CCPPackedSum(CCPSolver s) { return CCPPackedSumBuffer(s, CCP_VELOCITY_V); }
 
 PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms)
 {

@@ -53,7 +53,8 @@ typedef struct {
   double b[6][CCP_LANES], lo[6][CCP_LANES], hi[6][CCP_LANES];
 } CCPRowBlock;
 
-/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment. im, I and pad are two
+/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment, and APGD's second
+ * velocity buffer (CCPVelocityBuffer). im, I and pad are two
  * aligned quads (offsets 96 and 128): the sweeps load them for 4 bodies by 2 transposes. */
 typedef struct {
   double v[6], dv[6];
@@ -81,6 +82,14 @@ typedef struct {
   ScratchPool vectors;         /* dead between solves: collision detection borrows it (CCPSolverScratch) */
 } CCPPacked;
 
+/* Which of the bodies' two velocity buffers a pass reads or adds to: APGD's fused pass
+ * (ccp_apgd.c) reads the current velocity from one and builds the next iterate's in the other. */
+typedef enum {
+  CCP_VELOCITY_V,
+  CCP_VELOCITY_DV
+} CCPVelocityBuffer;
+static inline CCPVelocityBuffer ccp_velocity_other(CCPVelocityBuffer b) { return b == CCP_VELOCITY_V ? CCP_VELOCITY_DV : CCP_VELOCITY_V; }
+
 static inline int    ccp_packed_rows(const CCPPacked *pk) { return pk->all3 ? 3 : 6; }
 static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * ccp_packed_rows(pk) * CCP_LANES; }
 /* Where entry k (< ccp_packed_rows) of packed slot `slot` sits in a multiplier-sized vector. */
@@ -94,12 +103,19 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
+/* Packed multipliers x <- P->gamma (padding lanes 0): the inverse of CCPPackedUnpackGamma. */
+PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x);
+/* Every body's velocity buffer `to` <- its buffer `from` (the dummy's too). */
+void           CCPPackedCopyVelocity(CCPPacked *pk, CCPVelocityBuffer from, CCPVelocityBuffer to);
 /* The functions below run on s->pk and take part in s's coupling over ranks (ccp_solver.h), if any. */
 /* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. */
 PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x);
 /* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
 PetscErrorCode CCPPackedMark(CCPSolver s);
 PetscErrorCode CCPPackedSum(CCPSolver s);
+/* The same around a pass that adds to the velocity buffer b. */
+PetscErrorCode CCPPackedMarkBuffer(CCPSolver s, CCPVelocityBuffer b);
+PetscErrorCode CCPPackedSumBuffer(CCPSolver s, CCPVelocityBuffer b);
 /* The GUIDE residual of x at the bodies' v over all ranks' contacts: max and RMS. */
 PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms);
 /* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
@@ -123,15 +139,26 @@ double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega);
 void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum);
 /* bodies' v += M^-1 D x (all A lanes of a block, then all B lanes, block after block) */
 void   ccp_sweep_velocity(CCPPacked *pk, const double *x);
-/* APGD scatter pass (ccp_apgd.c): x = Proj_B(y - step B gy) with y = xk + beta (xk - xkm1),
- * gy = rk + beta (rk - rkm1); v += M^-1 D (x - ref); dBd += |x - y|_B^-1^2,
- * uphill -= (x - y)^T B^-1 (x - xk); *change2 = the largest |B_i^-1 (x_i - y_i)|^2. ref may be x. */
-void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x,
-                              double *dBd, double *uphill, double *change2);
-/* APGD gather pass: r = N x + r0 at the bodies' v; dNd += (x - y)^T (r - gy) (y, gy as above);
+/* An APGD extrapolation point (ccp_apgd.c): y = xk + beta (xk - xkm1) and its gradient
+ * gy = rk + beta (rk - rkm1), never stored. */
+typedef struct {
+  const double *xk, *xkm1, *rk, *rkm1;
+  double        beta;
+} CCPApgdPoint;
+/* APGD scatter pass: x = Proj_B(y - step B gy) at p; velocity buffer `into` += M^-1 D (x - ref);
+ * dBd += |x - y|_B^-1^2, uphill -= (x - y)^T B^-1 (x - xk); *change2 = the largest
+ * |B_i^-1 (x_i - y_i)|^2. ref may be x. */
+void   ccp_sweep_apgd_scatter(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, CCPVelocityBuffer into, double *dBd, double *uphill, double *change2);
+/* APGD gather pass: r = N x + r0 at the velocity buffer `from`; dNd += (x - y)^T (r - gy) at p;
  * returns the largest squared GUIDE residual of x when `residual` (else 0: the residual's
  * projection costs about as much as the rest of the pass). */
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, PetscBool residual);
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual);
+/* APGD gather pass and the next iteration's scatter pass in one pass over the blocks: the gather
+ * as ccp_sweep_apgd_gather, then, block by block, the scatter at (x, p->xk, r, p->rk, beta_next)
+ * with step_next and ref x into xnext, its velocity changes added to the other buffer (which
+ * must hold a copy of `from`). The same results as the two passes, bit for bit. */
+double ccp_sweep_apgd_fused(CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual, double beta_next, double step_next,
+                            double *xnext, double *dBd, double *uphill, double *change2);
 /* Which kernels run on pk: "avx2" or "generic". */
 const char *ccp_sweep_isa(const CCPPacked *pk);
 #endif

@@ -125,13 +125,14 @@ ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, const CCPBody
   return r;
 }
 
-/* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5] */
-ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockBodies *AB, const double *restrict x, v4d g[6], const int six)
+/* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5];
+ * v: the records' v, or their dv when from_dv (APGD's second velocity buffer) */
+ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockBodies *AB, const int from_dv, const double *restrict x, v4d g[6], const int six)
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
-    pa[l] = AB->a[l]->v;
-    pb[l] = AB->b[l]->v;
+    pa[l] = from_dv ? AB->a[l]->dv : AB->a[l]->v;
+    pb[l] = from_dv ? AB->b[l]->dv : AB->b[l]->v;
   }
   v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   load6(pa, va);
@@ -156,11 +157,14 @@ ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlo
   if (R)
     for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
 }
-
-ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient_from(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const int from_dv, const double *restrict x, v4d g[6], const int six)
 {
   const BlockBodies AB = block_bodies(K, body);
-  block_gradient_of(K, R, &AB, x, g, six);
+  block_gradient_of(K, R, &AB, from_dv, x, g, six);
+}
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+{
+  block_gradient_from(K, R, body, 0, x, g, six);
 }
 
 /* Joint rows: the clamp of each row into [lo, hi] (the projection in any diagonal metric). */
@@ -352,7 +356,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     const CCPRowBlock *R = row_block(pk, q);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const BlockBodies AB = block_bodies(K, body);
-    block_gradient_of(K, R, &AB, x, g, six);
+    block_gradient_of(K, R, &AB, 0, x, g, six);
     const v4d sf = omega * ld(K->f), st = omega * ld(K->t);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
@@ -399,77 +403,126 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
   *res2_sum = sum[0] + sum[1] + sum[2] + sum[3];
 }
 
-ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *xout,
-                                     double *dBd, double *uphill, double *change2, const int six)
+/* The sums of an APGD scatter pass, lane-wise: |d|_B^-1^2, d^T B^-1 e and max |B^-1 d|^2 (d: the
+ * step, e: the progress). */
+typedef struct {
+  v4d dd, de, change2;
+} ScatterSums;
+
+/* APGD scatter of block q: z = Proj_B(y - step B gy) at the point p, stored in xout; the impulse
+ * change z - ref applied to the bodies' v, or to their dv when into_dv; the step and restart
+ * tests' terms into acc. */
+ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
 {
-  v4d sdd = splat(0), sde = splat(0), mx = splat(0);
+  const CCPBlock *restrict K = &pk->blk[q];
+  const double *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six), *Ref = cblk(ref, q, six);
+  double       *Out  = blk(xout, q, six);
+  const double  beta = p->beta;
+  v4d           y[6], z[6], dg[6], x0[6];
 
-  for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock *restrict K = &pk->blk[q];
-    const double *X = cblk(xk, q, six), *Xp = cblk(xkm1, q, six), *R = cblk(rk, q, six), *Rp = cblk(rkm1, q, six), *Ref = cblk(ref, q, six);
-    double       *Out = blk(xout, q, six);
-    v4d           y[6], z[6], dg[6], x0[6];
-
-    prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    const v4d sf = step * ld(K->f), st_ = step * ld(K->t);
-    for (int k = 0; k < 6; k++) {
-      x0[k]        = ldrow(X, k, six);
-      y[k]         = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
-      const v4d gy = ldrow(R, k, six) + beta * (ldrow(R, k, six) - ldrow(Rp, k, six));
-      z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
-    }
-    block_project(K, row_block(pk, q), z, six, 1);
-    v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
-    for (int k = 0; k < 6; k++) {
-      const v4d d = z[k] - y[k], e = z[k] - x0[k];
-      dg[k]       = z[k] - ldrow(Ref, k, six); /* ref may be the output: read before the write */
-      if (k < 3) {
-        ff += d * d;
-        ef += d * e;
-      } else {
-        ft += d * d;
-        et += d * e;
-      }
-    }
-    for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
-    const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
-    sdd += ff * fi + ft * ti;
-    sde += ef * fi + et * ti;
-    const v4d c2 = ff * fi * fi + ft * ti * ti;
-    lane_max(&mx, &c2);
-    block_apply(K, pk->body, dg, six, 0);
+  const v4d sf = step * ld(K->f), st_ = step * ld(K->t);
+  for (int k = 0; k < 6; k++) {
+    x0[k]        = ldrow(X, k, six);
+    y[k]         = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
+    const v4d gy = ldrow(R, k, six) + beta * (ldrow(R, k, six) - ldrow(Rp, k, six));
+    z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
   }
-  *dBd += sdd[0] + sdd[1] + sdd[2] + sdd[3];
-  *uphill -= sde[0] + sde[1] + sde[2] + sde[3];
-  *change2 = hmax(&mx);
+  block_project(K, row_block(pk, q), z, six, 1);
+  v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
+  for (int k = 0; k < 6; k++) {
+    const v4d d = z[k] - y[k], e = z[k] - x0[k];
+    dg[k]       = z[k] - ldrow(Ref, k, six); /* ref may be the output: read before the write */
+    if (k < 3) {
+      ff += d * d;
+      ef += d * e;
+    } else {
+      ft += d * d;
+      et += d * e;
+    }
+  }
+  for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
+  const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
+  acc->dd += ff * fi + ft * ti;
+  acc->de += ef * fi + et * ti;
+  const v4d c2 = ff * fi * fi + ft * ti * ti;
+  lane_max(&acc->change2, &c2);
+  block_apply(K, pk->body, dg, six, into_dv);
 }
 
-ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd,
-                                      const int residual, const int six)
+ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double *uphill, double *change2)
+{
+  *dBd += acc->dd[0] + acc->dd[1] + acc->dd[2] + acc->dd[3];
+  *uphill -= acc->de[0] + acc->de[1] + acc->de[2] + acc->de[3];
+  *change2 = hmax(&acc->change2);
+}
+
+/* APGD gather of block q: r = N x + r0 from the bodies' v, or their dv when from_dv; the step
+ * test's terms (x - y)^T (r - gy) at the point p into *s, the squared GUIDE residual of x into
+ * *mx when `residual`. */
+ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
+{
+  const CCPBlock *restrict K = &pk->blk[q];
+  const double *Xn = cblk(x, q, six), *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six);
+  double       *G    = blk(r, q, six);
+  const double  beta = p->beta;
+  v4d           g[6];
+
+  const CCPRowBlock *Rw = row_block(pk, q);
+  block_gradient_from(K, Rw, pk->body, from_dv, Xn, g, six);
+  for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
+    const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
+    const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
+    *s += (ld(Xn + k * L) - y) * (g[k] - gy);
+    vst(G + k * L, g[k]);
+  }
+  if (residual) {
+    const v4d r2 = block_residual2(K, Rw, Xn, g, six);
+    lane_max(mx, &r2);
+  }
+}
+
+ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, double *dBd, double *uphill, double *change2,
+                                     const int six)
+{
+  ScatterSums acc = {splat(0), splat(0), splat(0)};
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    apgd_scatter_block(pk, q, p, step, ref, xout, into_dv, &acc, six);
+  }
+  scatter_sums_add(&acc, dBd, uphill, change2);
+}
+
+ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, double *dNd, const int residual, const int six)
 {
   v4d mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock *restrict K = &pk->blk[q];
-    const double *Xn = cblk(x, q, six), *X = cblk(xk, q, six), *Xp = cblk(xkm1, q, six), *R = cblk(rk, q, six), *Rp = cblk(rkm1, q, six);
-    double       *G = blk(r, q, six);
-    v4d           g[6];
-
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    const CCPRowBlock *Rw = row_block(pk, q);
-    block_gradient(K, Rw, pk->body, Xn, g, six);
-    for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
-      const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
-      const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
-      s += (ld(Xn + k * L) - y) * (g[k] - gy);
-      vst(G + k * L, g[k]);
-    }
-    if (residual) {
-      const v4d r2 = block_residual2(K, Rw, Xn, g, six);
-      lane_max(&mx, &r2);
-    }
+    apgd_gather_block(pk, q, p, x, from_dv, r, &s, &mx, residual, six);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
+  return hmax(&mx);
+}
+
+/* APGD's fused pass: per block, the gather of x at p from one velocity buffer, then the next
+ * iteration's scatter (from x at the point (x, xk, r, rk, beta_next), ref x) into xnext, its
+ * impulse changes added to the other buffer: the gathers of later blocks still read the
+ * complete velocity of x. */
+ALWAYS_INLINE double apgd_fused_impl(CCPPacked *pk, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, double *dNd, double beta_next, double step_next, double *xnext,
+                                     double *dBd, double *uphill, double *change2, const int residual, const int six)
+{
+  const CCPApgdPoint next = {x, p->xk, r, p->rk, beta_next};
+  ScatterSums        acc  = {splat(0), splat(0), splat(0)};
+  v4d                mx = splat(0), s = splat(0);
+
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    apgd_gather_block(pk, q, p, x, from_dv, r, &s, &mx, residual, six);
+    apgd_scatter_block(pk, q, &next, step_next, x, xnext, !from_dv, &acc, six);
+  }
+  *dNd += s[0] + s[1] + s[2] + s[3];
+  scatter_sums_add(&acc, dBd, uphill, change2);
   return hmax(&mx);
 }
 
@@ -511,18 +564,24 @@ ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, doubl
     if (pk->all3) velocity_impl(pk, x, 0); \
     else velocity_impl(pk, x, 1); \
   } \
-  attr static void scatter_##suffix(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, \
-                                    double *uphill, double *change2) \
+  attr static void scatter_##suffix(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, int into_dv, double *dBd, double *uphill, double *change2) \
   { \
-    if (pk->all3) apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2, 0); \
-    else apgd_scatter_impl(pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2, 1); \
+    if (pk->all3) apgd_scatter_impl(pk, p, step, ref, x, into_dv, dBd, uphill, change2, 0); \
+    else apgd_scatter_impl(pk, p, step, ref, x, into_dv, dBd, uphill, change2, 1); \
   } \
-  attr static double gather_##suffix(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, \
-                                     int residual) \
+  attr static double gather_##suffix(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual) \
+  { \
+    if (residual) return pk->all3 ? apgd_gather_impl(pk, p, x, from_dv, r, dNd, 1, 0) : apgd_gather_impl(pk, p, x, from_dv, r, dNd, 1, 1); \
+    return pk->all3 ? apgd_gather_impl(pk, p, x, from_dv, r, dNd, 0, 0) : apgd_gather_impl(pk, p, x, from_dv, r, dNd, 0, 1); \
+  } \
+  attr static double fused_##suffix(CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual, double beta_next, double step_next, double *xnext, \
+                                    double *dBd, double *uphill, double *change2) \
   { \
     if (residual) \
-      return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 1, 1); \
-    return pk->all3 ? apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0, 0) : apgd_gather_impl(pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, 0, 1); \
+      return pk->all3 ? apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1, 0) \
+                      : apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1, 1); \
+    return pk->all3 ? apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0, 0) \
+                    : apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0, 1); \
   }
 
 INSTANTIATE(generic, )
@@ -539,13 +598,17 @@ double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambd
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega) { return DISPATCH(gauss_seidel, pk, gamma, omega); }
 void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, res2_max, res2_sum); }
 void   ccp_sweep_velocity(CCPPacked *pk, const double *x) { DISPATCH(velocity, pk, x); }
-void   ccp_sweep_apgd_scatter(CCPPacked *pk, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double step, const double *ref, double *x, double *dBd, double *uphill,
-                              double *change2)
+void ccp_sweep_apgd_scatter(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, CCPVelocityBuffer into, double *dBd, double *uphill, double *change2)
 {
-  DISPATCH(scatter, pk, xk, xkm1, rk, rkm1, beta, step, ref, x, dBd, uphill, change2);
+  DISPATCH(scatter, pk, p, step, ref, x, into == CCP_VELOCITY_DV, dBd, uphill, change2);
 }
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const double *x, const double *xk, const double *xkm1, const double *rk, const double *rkm1, double beta, double *r, double *dNd, PetscBool residual)
+double ccp_sweep_apgd_gather(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual)
 {
-  return DISPATCH(gather, pk, x, xk, xkm1, rk, rkm1, beta, r, dNd, residual ? 1 : 0);
+  return DISPATCH(gather, pk, p, x, from == CCP_VELOCITY_DV, r, dNd, residual ? 1 : 0);
+}
+double ccp_sweep_apgd_fused(CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual, double beta_next, double step_next,
+                            double *xnext, double *dBd, double *uphill, double *change2)
+{
+  return DISPATCH(fused, pk, p, x, from == CCP_VELOCITY_DV, r, dNd, residual ? 1 : 0, beta_next, step_next, xnext, dBd, uphill, change2);
 }
 const char *ccp_sweep_isa(const CCPPacked *pk) { return simd4_isa_name(simd4_isa(pk->simd)); }

@@ -13,6 +13,7 @@
 #include <petscsys.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "ccp_solver.h"
 #include "simd4_isa.h"
 #include "vec3.h"
@@ -167,6 +168,59 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The fused APGD pass (the default: the gather of one iteration and the speculative scatter of
+ * the next in one pass, ccp_apgd.c) against its two passes (-ccp_apgd_fused false): the same
+ * operations in the same order, so the same impulses, velocities, residual and iteration count,
+ * bit for bit, whatever ends the solve: the cap (1, 2, 3, 7, 40 iterations: the last one must
+ * speculate nothing), the tolerance; with a first step that fails the step test about 10 times
+ * (L0 1e-3) and with L0 1e3; with every iterate checked (its best iterate stays among the
+ * rotating buffers), every 4th (the best ages out of them and moves to P->gamma) or only at the
+ * cap (from a warm start that 40 iterations made, which often stays the best: it ends in P->gamma). */
+static PetscErrorCode compare_fused(PetscInt nmoving, PetscInt nc, int dof_mode, const char *name)
+{
+  static const PetscInt caps[] = {1, 2, 3, 7, 40, 20000};
+  static const char    *L0[] = {"1e-3", "1", "1e3"}, *interval[] = {"1", "4", "1000"};
+  Problem               P;
+  int                   runs = 0, same = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(random_problem(&P, nmoving, nc, dof_mode));
+  double *g1, *g2, *v1, *v2;
+  PetscCall(PetscMalloc4(6 * nc, &g1, 6 * nc, &g2, 6 * P.nbodies, &v1, 6 * P.nbodies, &v2));
+  for (int simd = 0; simd < 4; simd++) {
+    if (simd == 2) { /* warm start from 40 iterations */
+      CCPSolveStats st;
+      PetscCall(solve(&P, SOLVER_APGD, 40, 0, PETSC_TRUE, SIMD4_AVX512VL, g1, v1, &st));
+      PetscCall(PetscArraycpy(P.gamma0, g1, 6 * nc));
+    }
+    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++)
+      for (int l = 0; l < 3; l++)
+        for (int k = 0; k < 3; k++) {
+          const double  tol = caps[c] > 1000 ? 1e-10 : 0;
+          CCPSolveStats s1, s2;
+          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", L0[l]));
+          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", interval[k]));
+          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "true"));
+          PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g1, v1, &s1));
+          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "false"));
+          PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g2, v2, &s2));
+          PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_fused"));
+          PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
+          PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
+          const PetscBool ok = (PetscBool)(!memcmp(g1, g2, sizeof(double) * 6 * nc) && !memcmp(v1, v2, sizeof(double) * 6 * P.nbodies) && !memcmp(&s1.res_max, &s2.res_max, sizeof(double)) &&
+                                           s1.iterations == s2.iterations && s1.converged == s2.converged);
+          CHECK(ok, "%s %s%s cap %d L0 %s check interval %s: fused and two-pass APGD differ (iterations %d vs %d, residual %.17g vs %.17g, |d gamma| %.1e, |d v| %.1e)", name, simd % 2 ? "simd" : "generic", simd >= 2 ? " warm" : "",
+                (int)caps[c], L0[l], interval[k], (int)s1.iterations, (int)s2.iterations, s1.res_max, s2.res_max, max_diff(g1, g2, 6 * nc), max_diff(v1, v2, 6 * P.nbodies));
+          runs++;
+          same += ok;
+        }
+  }
+  printf("  %-22s apgd fused vs two-pass: %d/%d solves identical bit for bit\n", name, same, runs);
+  PetscCall(PetscFree4(g1, g2, v1, v2));
+  PetscCall(free_problem(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The knobs added with the packed path reject values that make no sense, with an error (not a crash). */
 static PetscErrorCode check_options(void)
 {
@@ -203,6 +257,9 @@ int main(int argc, char **argv)
   PetscCall(compare(40, 63, 6, "6-dof, 63 contacts"));
   PetscCall(compare(3, 1, 6, "6-dof, 1 contact"));
   PetscCall(compare(300, 500, 0, "mixed, 500 contacts"));
+  PetscCall(compare_fused(40, 61, 0, "mixed, 61 contacts"));
+  PetscCall(compare_fused(40, 62, 3, "3-dof, 62 contacts"));
+  PetscCall(compare_fused(300, 500, 6, "6-dof, 500 contacts"));
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);
   PetscCall(PetscFinalize());

@@ -28,7 +28,7 @@
  * the iterations apgd_check picks, and the best iterate by that residual is kept among them, by
  * pointer (buffers rotate; no copies).
  *
- * One pass over the contacts per accepted iteration (packed, -ccp_apgd_fused, the default): a
+ * One pass over the contacts per accepted iteration (packed, for large layouts: apgd_fuse): a
  * contact's scatter of iteration k+1 needs only its own gamma+, gamma, gr+, gr of iteration k, and
  * beta, L of k+1, which the reduction after the scatter of k already decides if k is accepted;
  * so each block's gather of k is followed at once by its scatter of k+1, speculating that k is
@@ -138,8 +138,6 @@ static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveSta
   PetscInt     iterations = 0;
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedBuild(pk, P, 7, PETSC_FALSE));
-  pk->simd = s->simd;
   double *const G[4] = {pk->g[0], pk->g[1], pk->g[2], pk->g[3]}; /* multipliers */
   double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
   double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
@@ -278,8 +276,6 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
   ApgdState    a          = {.L = s->apgd_L0, .theta = 1, .beta = 0, .vel = CCP_VELOCITY_V};
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedBuild(pk, P, 7, PETSC_FALSE));
-  pk->simd = s->simd;
   for (int k = 0; k < 4; k++) a.G[k] = pk->g[k];
   for (int k = 0; k < 3; k++) a.R[k] = pk->g[4 + k];
   a.gk = a.gkm1 = a.best = a.G[0];
@@ -405,12 +401,35 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether this solve takes the fused pass: as -ccp_apgd_fused says, else (the default) when some
+ * rank's blocks exceed the size from which the sweeps prefetch them (CCP_PREFETCH_BLOCKS_ABOVE, 8 MB):
+ * out of cache the fused pass saves one stream of the blocks per iteration (6-dof pile of 10^5:
+ * 67-78 against 83-97 ns per contact-iteration), in cache it costs 9-15% more instructions (the
+ * speculative scatters that failed step tests drop, the velocity copy). Agreed on every rank (the
+ * two passes' collectives differ). Results are the same bits either way. */
+static PetscErrorCode apgd_fuse(CCPSolver s, PetscBool *fused)
+{
+  PetscFunctionBegin;
+  if (s->apgd_fused_set) *fused = s->apgd_fused;
+  else {
+    int big = s->pk.prefetch_blocks ? 1 : 0, any = big;
+    if (CCPCoupled(s)) PetscCallMPI(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, s->comm));
+    *fused = (PetscBool)(any != 0);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
   PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
-  if (s->packed && s->apgd_fused) PetscCall(APGD_PackedFused(s, P, stats));
-  else if (s->packed) PetscCall(APGD_PackedTwoPass(s, P, stats));
-  else PetscCall(APGD_Reference(s, P, stats));
+  if (s->packed) {
+    PetscBool fused;
+    PetscCall(CCPPackedBuild(&s->pk, P, 7, PETSC_FALSE));
+    s->pk.simd = s->simd;
+    PetscCall(apgd_fuse(s, &fused));
+    if (fused) PetscCall(APGD_PackedFused(s, P, stats));
+    else PetscCall(APGD_PackedTwoPass(s, P, stats));
+  } else PetscCall(APGD_Reference(s, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

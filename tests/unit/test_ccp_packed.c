@@ -229,6 +229,8 @@ static PetscErrorCode check_options(void)
     {"-ccp_apgd_lipschitz_initial", "-1"},
     {"-ccp_apgd_lipschitz_grow", "1"},
     {"-ccp_apgd_lipschitz_decay", "1.5"},
+    {"-ccp_simd", "avx3"},
+    {"-ccp_apgd_fused", "sometimes"},
   };
 
   PetscFunctionBeginUser;

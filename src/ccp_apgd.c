@@ -412,9 +412,9 @@ static PetscErrorCode apgd_fuse(CCPSolver s, PetscBool *fused)
   PetscFunctionBegin;
   if (s->apgd_fused_set) *fused = s->apgd_fused;
   else {
-    int big = s->pk.prefetch_blocks ? 1 : 0, any = big;
-    if (CCPCoupled(s)) PetscCallMPI(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, s->comm));
-    *fused = (PetscBool)(any != 0);
+    double r[1] = {s->pk.prefetch_blocks ? 1 : 0}; /* the maximum over the coupled ranks */
+    PetscCall(CCPCouplingReduce(s, r, 1));
+    *fused = (PetscBool)(r[0] != 0);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -424,7 +424,7 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscFunctionBegin;
   PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
   if (s->packed) {
-    PetscBool fused;
+    PetscBool fused = PETSC_FALSE;
     PetscCall(CCPPackedBuild(&s->pk, P, 7, PETSC_FALSE));
     s->pk.simd = s->simd;
     PetscCall(apgd_fuse(s, &fused));

@@ -412,7 +412,7 @@ typedef struct {
 /* APGD scatter of block q: z = Proj_B(y - step B gy) at the point p, stored in xout; the impulse
  * change z - ref applied to the bodies' v, or to their dv when into_dv; the step and restart
  * tests' terms into acc. */
-ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
+ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
 {
   const CCPBlock *restrict K = &pk->blk[q];
   const double *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six), *Ref = cblk(ref, q, six);
@@ -446,7 +446,7 @@ ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const CCPApgdPo
   acc->de += ef * fi + et * ti;
   const v4d c2 = ff * fi * fi + ft * ti * ti;
   lane_max(&acc->change2, &c2);
-  block_apply(K, pk->body, dg, six, into_dv);
+  block_apply_of(K, AB, dg, six, into_dv);
 }
 
 ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double *uphill, double *change2)
@@ -459,7 +459,7 @@ ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double 
 /* APGD gather of block q: r = N x + r0 from the bodies' v, or their dv when from_dv; the step
  * test's terms (x - y)^T (r - gy) at the point p into *s, the squared GUIDE residual of x into
  * *mx when `residual`. */
-ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
+ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
 {
   const CCPBlock *restrict K = &pk->blk[q];
   const double *Xn = cblk(x, q, six), *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six);
@@ -468,7 +468,7 @@ ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const CCPA
   v4d           g[6];
 
   const CCPRowBlock *Rw = row_block(pk, q);
-  block_gradient_from(K, Rw, pk->body, from_dv, Xn, g, six);
+  block_gradient_of(K, Rw, AB, from_dv, Xn, g, six);
   for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
     const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
     const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
@@ -487,8 +487,9 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const CCPApgdPoint *p, doubl
   ScatterSums acc = {splat(0), splat(0), splat(0)};
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
+    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_scatter_block(pk, q, p, step, ref, xout, into_dv, &acc, six);
+    apgd_scatter_block(pk, q, &AB, p, step, ref, xout, into_dv, &acc, six);
   }
   scatter_sums_add(&acc, dBd, uphill, change2);
 }
@@ -498,8 +499,9 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const CCPApgdPoint *p
   v4d mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
+    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, p, x, from_dv, r, &s, &mx, residual, six);
+    apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
   return hmax(&mx);
@@ -517,9 +519,10 @@ ALWAYS_INLINE double apgd_fused_impl(CCPPacked *pk, const CCPApgdPoint *p, const
   v4d                mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
+    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body); /* once for both halves */
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, p, x, from_dv, r, &s, &mx, residual, six);
-    apgd_scatter_block(pk, q, &next, step_next, x, xnext, !from_dv, &acc, six);
+    apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
+    apgd_scatter_block(pk, q, &AB, &next, step_next, x, xnext, !from_dv, &acc, six);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
   scatter_sums_add(&acc, dBd, uphill, change2);

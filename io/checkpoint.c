@@ -315,13 +315,15 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   Header      h;
   uint64_t    local = 0, sum = 0;
-  int64_t     n_contacts = sim->previous.n, total_contacts;
+  int64_t     n_contacts, total_contacts;
   PetscInt    keep = 2;
   hid_t       file;
   ssize_t     open_objects;
   PetscMPIInt rank;
 
   PetscFunctionBegin;
+  PetscCall(SimulationPlaceForOutput(sim)); /* the layout independent of the last ghost rebuild (moves the memory too) */
+  n_contacts = sim->previous.n;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_keep", &keep, NULL));
   PetscCheck(keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, keep);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));

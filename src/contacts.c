@@ -92,6 +92,7 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   Contact    *c;
   ContactKey *key;
   double     *gamma;
+  const size_t w = contact_gamma_width(cs);
 
   PetscFunctionBegin;
   /* Collision detection emits contacts already in key order: that case costs one pass. */
@@ -100,11 +101,11 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
   PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
   /* Gather into fresh arrays (one pass each) and swap them in. */
-  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, (size_t)contact_gamma_width(cs) * cs->capacity, &gamma));
+  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, w * cs->capacity, &gamma));
   for (PetscInt i = 0; i < cs->n; i++) {
     c[i]   = cs->c[perm[i]];
     key[i] = cs->key[perm[i]];
-    if (gamma) memcpy(gamma + (size_t)CONTACT_DOF_MAX * i, contact_gamma(cs, perm[i]), sizeof(double) * CONTACT_DOF_MAX);
+    if (w) memcpy(gamma + w * i, cs->gamma + w * perm[i], sizeof(double) * w);
   }
   PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma;

@@ -58,7 +58,8 @@ typedef struct {
   Contact    *c;
   ContactKey *key;
   double     *gamma;     /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
-  PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact */
+  PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
+                            its contacts hold only a, b, sub, n, phi, ra, rb (CollisionDetectListedGeometry) */
 } ContactSet;
 
 static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }

@@ -157,8 +157,7 @@ static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progr
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
-  PetscCall(SimulationPlaceForOutput(sim));
-  PetscCall(CheckpointWrite(sim, outdir, path, len));
+  PetscCall(CheckpointWrite(sim, outdir, path, len)); /* places the bodies for output itself */
   PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
   cp->last_step = sim->step;

@@ -372,7 +372,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   PetscFunctionBegin;
   if (sim->moves_pending) {
     leaving = sim->moves_local[0];
-    for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[7 + k] = (double)sim->moves_local[k];
+    for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[STEP_SUM_MOVES + k] = (double)sim->moves_local[k];
   }
   for (PetscInt i = 0; i < s->n_owned; i++) {
     const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
@@ -389,9 +389,9 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   sum[6] = (double)matched;
   max[1] = (double)(s->n_owned - leaving);
   max[2] = -sim->pen_limit.period; /* the shortest penalty contact period, for the time-step check */
-  for (int k = 0; k < RUN_FLAGS; k++) max[3 + k] = sim->run_flags[k] ? 1 : 0;
+  for (int k = 0; k < RUN_FLAGS; k++) max[STEP_MAX_FLAGS + k] = sim->run_flags[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
-  for (int k = 0; k < STEP_MOVE_SUMS; k++) sim->moves_global[k] = (PetscInt)gsum[7 + k];
+  for (int k = 0; k < STEP_MOVE_SUMS; k++) sim->moves_global[k] = (PetscInt)gsum[STEP_SUM_MOVES + k];
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   st->kinetic_energy   = gsum[0];
   st->potential_energy = gsum[1];
@@ -402,7 +402,7 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
   st->warm_started     = (PetscInt)gsum[6];
   st->max_speed        = gmax[0];
   st->imbalance        = gsum[2] > 0 ? gmax[1] * size / gsum[2] : 1.0; /* as DomainImbalance */
-  for (int k = 0; k < RUN_FLAGS; k++) st->run_flags[k] = (PetscBool)(gmax[3 + k] > 0);
+  for (int k = 0; k < RUN_FLAGS; k++) st->run_flags[k] = (PetscBool)(gmax[STEP_MAX_FLAGS + k] > 0);
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) PetscCall(PenaltyCheckStep(sim, -gmax[2], sim->sc.time_step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -23,6 +23,18 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
+{
+  const char *const simd4_isa_names[] = SIMD4_ISA_NAMES;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(comm, NULL, "Penalty contact model", NULL);
+  PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the 4-lane block kernel's best instantiation the CPU runs up to this one (avx512vl, avx2), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
+  PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the 4-lane block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct PenaltySide Side;
 
 /* A body's side: its rotation over the last step is the one the integrator applied,

@@ -51,6 +51,8 @@ typedef struct {
 
 /* ctx->pairs from the materials (PetscFree it, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
+/* -penalty_simd, -penalty_per_contact (defaults: PenaltyContextSetUp's). Collective on comm. */
+PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
  * < 0: none): its loads on A and B (world force, then torque about the centre of mass) and its new

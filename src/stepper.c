@@ -34,9 +34,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
 {
   Simulation *sim;
   PetscMPIInt size;
-  PetscBool   grid_ok = PETSC_TRUE, penalty_per_contact;
-  Simd4Isa    penalty_simd;
-  const char *const simd4_isa_names[] = SIMD4_ISA_NAMES;
+  PetscBool   grid_ok = PETSC_TRUE;
 
   PetscFunctionBegin;
   *simp  = NULL;
@@ -73,8 +71,6 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->balance_interval = 100;
   sim->neighbour_skin   = sim->sc.envelope;
   sim->pen_limit.period = INFINITY;
-  penalty_simd          = SIMD4_AVX512VL;
-  penalty_per_contact   = PETSC_FALSE;
   sim->ghost_update_allowed = PETSC_TRUE;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
@@ -82,8 +78,6 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
   PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
-  PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the 4-lane block kernel's best instantiation the CPU runs up to this one (avx512vl, avx2), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)penalty_simd, (PetscEnum *)&penalty_simd, NULL));
-  PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the 4-lane block kernel (the reference; slower)", NULL, penalty_per_contact, &penalty_per_contact, NULL));
   PetscCall(PetscOptionsBool("-ghost_update", "contact.model penalty on several ranks: keep the ghosts, updating them in place, while no body moved half the skin since their build (false: rebuilt every step)", NULL, sim->ghost_update_allowed, &sim->ghost_update_allowed, NULL));
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
@@ -97,8 +91,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
     PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
     PetscCall(PenaltyContextSetUp(&sim->penalty, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
-    sim->penalty.simd        = penalty_simd;
-    sim->penalty.per_contact = penalty_per_contact;
+    PetscCall(PenaltyContextSetFromOptions(&sim->penalty, comm));
   }
   if (size > 1) {
     CCPCoupling hooks;

@@ -165,9 +165,29 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -penalty_simd takes only the instantiations' names, -penalty_per_contact only a logical value. */
+static PetscErrorCode check_options(void)
+{
+  static const char *bad[][2] = {{"-penalty_simd", "avx3"}, {"-penalty_simd", "true"}, {"-penalty_per_contact", "sometimes"}};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    PenaltyContext ctx = {.simd = SIMD4_AVX512VL};
+    PetscCall(PetscOptionsSetValue(NULL, bad[k][0], bad[k][1]));
+    PetscErrorCode err = PenaltyContextSetFromOptions(&ctx, PETSC_COMM_SELF);
+    PetscCall(PetscOptionsClearValue(NULL, bad[k][0]));
+    CHECK(err != 0, "%s %s was accepted", bad[k][0], bad[k][1]);
+  }
+  PetscCall(PetscPopErrorHandler());
+  printf("options: each nonsense value is rejected\n");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(check_options());
   for (int isa = SIMD4_AVX512VL; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs, the portable one last */
     Simulation *sim;
     Tally       t = {0};

@@ -407,27 +407,24 @@ PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[
   PetscCall(NearbyRanks(d, &nn, &ranks));
   for (int k = 0; k < EXCHANGE_MOVE_COUNTS; k++) local[k] = 0;
   for (PetscInt i = 0; i < s->n_owned; i++) {
-    const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
+    const double     *x     = s->pos + 3 * i;
+    const PetscMPIInt owner = DomainOwnerOfPoint(d, x);
     PetscInt          k     = 0;
     if (owner < 0) local[0]++; /* leaves the domain */
     else if (owner != rank) {
       local[2]++;
-      if (local[1]) continue;
-      PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
-      local[1] = k < 0;
+      if (!local[1]) { /* one rank outside the neighbourhood is enough to know */
+        PetscCall(PetscFindMPIInt(owner, nn, ranks, &k));
+        local[1] = k < 0;
+      }
+    }
+    if (x0 && !local[3]) { /* the squared move against the limit's square (no root); a NaN position counts as drifted */
+      const double *y  = x0 + 3 * i;
+      const double  dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
+      local[3]         = !(dx * dx + dy * dy + dz * dz <= limit * limit);
     }
   }
   PetscCall(PetscFree(ranks));
-  if (x0) { /* the largest squared move against the limit's square: no square root per body */
-    const double limit2 = limit * limit;
-    double       worst  = 0;
-    for (PetscInt i = 0; i < s->n_owned; i++) {
-      const double *x = s->pos + 3 * i, *y = x0 + 3 * i;
-      const double  dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2], m2 = dx * dx + dy * dy + dz * dz;
-      worst = m2 > worst ? m2 : worst;
-    }
-    local[3] = !(worst <= limit2); /* a NaN position counts as drifted */
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -37,7 +37,6 @@ ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x
 ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
 /* the record at byte offset off (CCPBlock's a, b) */
-ALWAYS_INLINE CCPBody *body_at(CCPBody *body, uint32_t off) { return (CCPBody *)((char *)body + off); }
 ALWAYS_INLINE const CCPBody *cbody_at(const CCPBody *body, uint32_t off) { return (const CCPBody *)((const char *)body + off); }
 
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)

@@ -104,7 +104,7 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
     }
   }
   if (nrecv) memcpy(all + nlocal, recvbuf, sizeof(Contribution) * (size_t)nrecv);
-  PetscCall(SumByBodyInKeyOrder(all, nlocal + nrecv, nown, acc));
+  if (nlocal + nrecv) PetscCall(SumByBodyInKeyOrder(all, nlocal + nrecv, nown, acc)); /* none on most ranks most steps: no pass over the bodies */
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mixed));
   PetscCall(PetscFree(recvbuf));

@@ -2,8 +2,10 @@
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
  * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
  *
- * Format version 3 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history;
- * 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates). Root attributes (scalars, little-endian):
+ * Format version 4 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history;
+ * 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
+ * doubles, the touching flag and the four stick/slip modes as bits of one; the reader refuses other
+ * versions, also a ccp model's file that version 4 did not change). Root attributes (scalars, little-endian):
  *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
  *   last_converged int32 (the last step's converged flag: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
@@ -45,7 +47,7 @@
 #define CCPDEM_CHECKPOINT_H
 #include "stepper.h"
 
-#define CHECKPOINT_FORMAT_VERSION 3
+#define CHECKPOINT_FORMAT_VERSION 4
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
  * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the

@@ -16,8 +16,9 @@ _Static_assert(offsetof(Contact, n) % sizeof(double) == 0 && offsetof(Contact, p
                  offsetof(Contact, ra) == offsetof(Contact, rb) + 3 * sizeof(double),
                "the block kernel's view of a contact");
 /* doubles of a history record (penalty_history.h) as the kernel loads them */
-enum { H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_MODES = 8, H_FRAME = 12, H_ARM_A = 18, H_ARM_B = 21, H_GROUPS = 6 };
-_Static_assert(offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) && offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
+enum { H_STATE = 0, H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_FRAME = 8, H_ARM_A = 14, H_ARM_B = 17, H_GROUPS = 5 };
+_Static_assert(offsetof(PenaltyHistory, state) == H_STATE * sizeof(double) && offsetof(PenaltyHistory, spin) == H_SPIN * sizeof(double) && offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) &&
+                 offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
                "the block kernel's view of a history record");
 
 /* ---- lane-wise 3-vectors: v[k] is component k of the 4 lanes ---- */
@@ -127,6 +128,14 @@ ALWAYS_INLINE void deflection_load(const int dim, v4d K, v4d D_h, const v4d x[],
   }
 }
 
+/* PenaltyHistory.state (an integer 0..31 held as a double) as integer bits and back: adding 2^52
+ * puts the integer in the low mantissa bits, exactly, without a conversion instruction. */
+ALWAYS_INLINE v4l state_bits(v4d state) { return (v4l)(state + splat(0x1p52)); }
+ALWAYS_INLINE v4d state_of_bits(v4l bits) { return (v4d)(bits | (v4l)splat(0x1p52)) - splat(0x1p52); }
+/* the mode of the deflection whose slip bit is `bit` (penalty_mode), and the bit of a mode */
+ALWAYS_INLINE v4d mode_of(v4l bits, PenaltyState bit) { return sel((bits & (int64_t)bit) != 0, splat(PENALTY_SLIP), splat(PENALTY_STICK)); }
+ALWAYS_INLINE v4l bit_of(v4d mode, PenaltyState bit) { return (mode == splat(PENALTY_SLIP)) & (int64_t)bit; }
+
 /* A history record's doubles of the 4 lanes: h[i] = double i of the record, in groups of 4. */
 ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], v4d h[PENALTY_HISTORY_WIDTH])
 {
@@ -226,13 +235,15 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   const v4l redo = ~(len >= 1e-9) | ~(sx * sx + sy * sy >= 1e-18) | ~(sx > 0) | ~(vabs(sy) * 128 <= sx) | ~(K_E > 0);
 
   /* penalty_slide */
-  v4d F[3], TA[3], TB[3], tq[3], m3[3], change[2], load2[2], mode;
+  v4d       F[3], TA[3], TB[3], tq[3], m3[3], change[2], load2[2], mode;
+  const v4l old_state = state_bits(h[H_STATE]);
+  v4l       new_state = (v4l){0, 0, 0, 0} | (int64_t)PENALTY_TOUCHING;
   {
     const v4d dS[2] = {pa[0] - pb[0], pa[1] - pb[1]}, cap_s = P.mu_s * N_over_K_E;
     const v4d D_h   = ctx->set->slide_damping * 2 * vsqrt(m_ij * K_E) * inv_h;
-    mode            = h[H_MODES];
+    mode            = mode_of(old_state, PENALTY_SLIDE_SLIP);
     deflection_update(2, h + H_SLIDE, dS, cap_s, P.mu_k * N_over_K_E, &mode, change);
-    h[H_MODES] = mode;
+    new_state |= bit_of(mode, PENALTY_SLIDE_SLIP);
     deflection_load(2, K_E, D_h, h + H_SLIDE, change, cap_s, load2);
   }
   for (int k = 0; k < 3; k++) F[k] = N * n[k] - load2[0] * u[k] - load2[1] * w[k];
@@ -249,16 +260,17 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     const v4d D_h        = ctx->set->roll_damping * 4 * R_eff * P.root_eta_r * root_IK * inv_h;
     const v4d cap_s = P.mu_s * N_over_K_E * half_kappa, cap_k = P.mu_k * N_over_K_E * half_kappa;
     for (int side = 0; side < 2; side++) {
-      const int  at = side ? H_ROLL_B : H_ROLL_A, at_mode = H_MODES + 1 + side;
+      const int          at   = side ? H_ROLL_B : H_ROLL_A;
+      const PenaltyState slip = side ? PENALTY_ROLL_B_SLIP : PENALTY_ROLL_A_SLIP;
       const v4d  kappa = side ? B.kappa : A.kappa, *p = side ? pb : pa;
       const v4d  dtheta[2] = {kappa * p[0], kappa * p[1]};
       v4d        theta[2] = {h[at], h[at + 1]}, moment[2];
-      mode = h[at_mode];
+      mode = mode_of(old_state, slip);
       deflection_update(2, theta, dtheta, cap_s, cap_k, &mode, change);
       deflection_load(2, K_R, D_h, theta, change, cap_s, moment);
       h[at]      = sel(rolls, theta[0], h[at]);
       h[at + 1]  = sel(rolls, theta[1], h[at + 1]);
-      h[at_mode] = sel(rolls, mode, h[at_mode]);
+      new_state |= (rolls & bit_of(mode, slip)) | (~rolls & old_state & (int64_t)slip);
       for (int k = 0; k < 3; k++) m3[k] = sel(rolls, moment[0] * u[k] + moment[1] * w[k], splat(0));
       cross3(tq, n, m3); /* A's outward normal is n, B's -n */
       for (int k = 0; k < 3; k++) {
@@ -274,11 +286,11 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     const v4d D_h   = ctx->set->spin_damping * 2 * R_eff * P.root_eta_psi * root_IK * inv_h;
     const v4d cap_s = kappa_sum * P.mu_s * N_over_K_E;
     v4d       Psi = h[H_SPIN], load1;
-    mode          = h[H_MODES + 3];
+    mode          = mode_of(old_state, PENALTY_SPIN_SLIP);
     deflection_update(1, &Psi, &psi, cap_s, kappa_sum * P.mu_k * N_over_K_E, &mode, change);
     deflection_load(1, K_psi, D_h, &Psi, change, cap_s, &load1);
     h[H_SPIN]      = sel(spins, Psi, h[H_SPIN]);
-    h[H_MODES + 3] = sel(spins, mode, h[H_MODES + 3]);
+    new_state |= (spins & bit_of(mode, PENALTY_SPIN_SLIP)) | (~spins & old_state & (int64_t)PENALTY_SPIN_SLIP);
     const v4d spin = sel(spins, -load1, splat(0));
     for (int k = 0; k < 3; k++) {
       TA[k] += spin * n[k];
@@ -287,7 +299,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   }
 
   /* penalty_track_store: this step's frame and the point's arms */
-  h[0] = splat(1); /* touching */
+  h[H_STATE] = state_of_bits(new_state);
   for (int k = 0; k < 3; k++) {
     h[H_FRAME + k]     = u[k];
     h[H_FRAME + 3 + k] = w[k];

@@ -65,7 +65,7 @@ static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contac
   static const PenaltyHistory none = {0};
   const PenaltySide          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
   const PenaltyHistory       *h = prev ? prev : &none;
-  return (c->phi < 0) & (h->touching != 0) & !B->wall & (B->shape == SHAPE_SPHERE) & (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
+  return (c->phi < 0) & penalty_state_has(h, PENALTY_TOUCHING) & !B->wall & (B->shape == SHAPE_SPHERE) & (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
 }
 
 /* Whether the model's settings let the block kernel compute any contact (Hertz, tracking roll). */

@@ -12,12 +12,13 @@ double penalty_roll_stiffness(const PenaltyFrictionState *c)
 
 /* One body's roll micro-deflection: Theta += kappa p, capped; the moment K_R Theta + D_R dTheta / h.
  * D_R and the thresholds are the pair's, the same for both bodies: computed once by the caller. */
-static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, double kappa, const double p[2], double theta[2], double *mode, double moment[2])
+static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, double kappa, const double p[2], double theta[2], PenaltyHistory *hist, PenaltyState slip, double moment[2])
 {
   const double dtheta[2] = {kappa * p[0], kappa * p[1]}; /* eq. 2 */
-  double       change[2];
+  double       change[2], mode = penalty_mode(hist, slip);
 
-  penalty_deflection_update(2, theta, dtheta, cap_s, cap_k, mode, change);
+  penalty_deflection_update(2, theta, dtheta, cap_s, cap_k, &mode, change);
+  penalty_set_mode(hist, slip, mode);
   penalty_deflection_load(2, K_R, D_R_h, theta, change, cap_s, moment);
 }
 
@@ -35,8 +36,8 @@ void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const dou
   D_R_h = c->set->roll_damping * 4 * c->R_eff * c->pair->root_eta_r * c->root_IK * c->inv_h;
   cap_s = c->pair->mu_s * c->N_over_K_E * half_kappa; /* eq. 2c: mu N (kappa_a + kappa_b) / (2 K_E) */
   cap_k = c->pair->mu_k * c->N_over_K_E * half_kappa;
-  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, &hist->roll_mode_a, moment_a);
-  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, &hist->roll_mode_b, moment_b);
+  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, hist, PENALTY_ROLL_A_SLIP, moment_a);
+  roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, hist, PENALTY_ROLL_B_SLIP, moment_b);
 }
 void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3], double torque_a[3])
 {

@@ -123,10 +123,10 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
   /* the deflections and modes carry over (or start at zero); penalty_track_store writes the rest */
-  if (prev && prev->touching) {
+  if (prev && penalty_state_has(prev, PENALTY_TOUCHING)) {
     if (rec != prev) memcpy(rec, prev, offsetof(PenaltyHistory, frame)); /* (in place: already there) */
   } else memset(rec, 0, offsetof(PenaltyHistory, frame));
-  rec->touching = 1;
+  penalty_state_put(rec, PENALTY_TOUCHING, 1);
 
   penalty_slide(&st, rec, t.pa, t.pb, fb);
   v3_scale(F, st.N, c->n);

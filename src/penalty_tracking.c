@@ -71,7 +71,7 @@ void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3]
 {
   double a[3], b[3], c0[3];
 
-  if (!prev || !prev->touching) {
+  if (!prev || !penalty_state_has(prev, PENALTY_TOUCHING)) {
     v3_tangents(n, t->u, t->w);
     t->pa[0] = t->pa[1] = t->pb[0] = t->pb[1] = 0;
     t->psi = 0;

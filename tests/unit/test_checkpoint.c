@@ -10,6 +10,8 @@
  *     HDF5, a snapshot, a checkpoint truncated to half its size, and checkpoints with one byte
  *     flipped inside /bodies/pos, /contacts/impulse and /scenario/text (data bytes found with
  *     H5Dget_offset, independent of the writer), each caught by the checksum.
+ *     Format versions: a penalty pour's checkpoint relabelled format 3 (its history had 24 doubles
+ *     then) is refused naming the version, before its checksum is looked at.
  *  3. Rotation: with -checkpoint_keep 2 only the two newest checkpoints remain, and no temporary.
  * Prints the bytes per sphere of a checkpoint. */
 #define _GNU_SOURCE
@@ -17,6 +19,7 @@
 #include "checkpoint.h"
 #include "snapshot.h"
 #include "h5.h"
+#include "test_penalty_pour.h"
 #include <dirent.h>
 #include <ftw.h>
 #include <string.h>
@@ -120,6 +123,19 @@ static PetscErrorCode FlipByte(const char *file, long offset)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Relabel a checkpoint as format `version`. */
+static PetscErrorCode SetVersion(const char *file, int32_t version)
+{
+  hid_t f, a;
+
+  PetscFunctionBegin;
+  f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+  PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open %s", file);
+  a = H5Aopen(f, "ccpdem_checkpoint_version", H5P_DEFAULT);
+  PetscCheck(a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &version) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot relabel %s", file);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The file must be refused: no simulation, a one-line message containing `expect`. */
 static PetscErrorCode ExpectRefused(const char *what, const char *file, const char *expect)
 {
@@ -216,6 +232,19 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(what, sizeof(what), "byte flipped in %s", datasets[k]));
       PetscCall(ExpectRefused(what, bad, "checksum mismatch"));
     }
+  }
+
+  /* format versions */
+  {
+    Simulation *pour;
+    char        pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN];
+    PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
+    PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
+    PetscCall(Steps(pour, 20));
+    PetscCall(CheckpointWrite(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SetVersion(ppath, 3));
+    PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
+    PetscCall(SimulationDestroy(&pour));
   }
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */

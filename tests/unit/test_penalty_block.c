@@ -147,12 +147,12 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
     const PenaltyHistory *h = (const PenaltyHistory *)(rec[1] + (size_t)PENALTY_HISTORY_WIDTH * i);
     const Contact        *c = &cs.c[i];
     t->compared++;
-    if (!h->touching) continue;
+    if (!penalty_state_has(h, PENALTY_TOUCHING)) continue;
     t->touching++;
-    if (h->slide_mode == PENALTY_SLIP) t->slide_slip++;
+    if (penalty_state_has(h, PENALTY_SLIDE_SLIP)) t->slide_slip++;
     else t->slide_stick++;
-    if (h->roll_mode_a == PENALTY_SLIP || h->roll_mode_b == PENALTY_SLIP) t->roll_slip++;
-    if (h->spin_mode == PENALTY_SLIP) t->spin_slip++;
+    if (penalty_state_has(h, PENALTY_ROLL_A_SLIP) || penalty_state_has(h, PENALTY_ROLL_B_SLIP)) t->roll_slip++;
+    if (penalty_state_has(h, PENALTY_SPIN_SLIP)) t->spin_slip++;
     if (c->a >= nb) t->on_wall++;
     else {
       t->on_sphere++;

@@ -66,7 +66,7 @@ int main(void)
     memset(&h, 0, sizeof(h));
     penalty_track(&A, &B0, n, point, NULL, &first);
     penalty_track_store(&A, &B0, point, &first, &h);
-    h.touching = 1;
+    penalty_state_put(&h, PENALTY_TOUCHING, 1);
     pose_rotated(&B1, B0.x, z, d); /* spin */
     penalty_track(&A, &B1, n, point, &h, &tr);
     CHECK(fabs(tr.psi + d) < 1e-15 && v3_norm((double[3]){tr.pa[0], tr.pa[1], tr.pb[0]}) < 1e-15 && fabs(tr.pb[1]) < 1e-15, "spin by %g: psi %g (want %g), p_A (%g, %g), p_B (%g, %g)", d, tr.psi, -d, tr.pa[0], tr.pa[1], tr.pb[0], tr.pb[1]);

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < sim->previous.n; i++) {
       PenaltyHistory hst;
       memcpy(&hst, sim->previous.gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(hst));
-      sticking += hst.touching == 1 && hst.slide_mode == PENALTY_STICK;
+      sticking += penalty_state_has(&hst, PENALTY_TOUCHING) && !penalty_state_has(&hst, PENALTY_SLIDE_SLIP);
     }
     printf("brick at alpha = %.4f rad (tan %.4f <= mu_s): displacement %.4e m, static threshold mu_s m g cos a / (4 K_E) = %.4e m, speed %.3e m/s, %d of %" PetscInt_FMT " corners sticking\n", a, tan(a),
            -sim->bodies.pos[0], threshold, v3_norm(sim->bodies.vel), sticking, sim->previous.n);

@@ -124,7 +124,7 @@ static double RelativeDifference(const Gathered *a, const Gathered *b)
 static PetscInt Touching(const Gathered *g)
 {
   PetscInt n = 0;
-  for (PetscInt i = 0; i < g->n; i++) n += g->rec[PENALTY_HISTORY_WIDTH * i] == 1;
+  for (PetscInt i = 0; i < g->n; i++) n += penalty_state_has((const PenaltyHistory *)(g->rec + PENALTY_HISTORY_WIDTH * i), PENALTY_TOUCHING);
   return n;
 }
 

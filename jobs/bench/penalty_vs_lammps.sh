@@ -1,6 +1,7 @@
 #!/bin/bash
 # Penalty-model throughput against LAMMPS on the same settled pile and step, in one invocation.
-# Usage: bash jobs/bench/penalty_vs_lammps.sh [OUT] [STEPS]        (default OUT out/bench_penalty, STEPS 1000)
+# Usage: bash jobs/bench/penalty_vs_lammps.sh [OUT] [STEPS] [REPEAT]
+#        (default OUT out/bench_penalty, STEPS 1000, REPEAT 3)
 #  1. Settles jobs/bench/penalty_pile.yaml on 2 ranks (2500 spheres in a walled box, 0.6 s; kept in
 #     OUT/settle and reused when its checkpoint exists).
 #  2. ccpdem: continues the settled pile from its checkpoint for STEPS steps on 1 and on 2 ranks
@@ -12,13 +13,17 @@
 #     rolling sds (mu_roll = 2 eta_r mu_s = 0.1, the tracking model's static rolling torque
 #     2 eta_r mu_s R_eff N as a force cap), twisting marshall; the floor and side walls as fix
 #     wall/gran with the same model; STEPS steps on 1 and 2 ranks, seconds from its "Loop time".
-#  Prints body-steps per second per core for each, and the ratio ccpdem / LAMMPS.
+#  4. Steps 2-3 run REPEAT times, interleaved (ccpdem 1 rank, LAMMPS 1 rank, ccpdem 2 ranks, LAMMPS 2
+#     ranks, then again), so that both codes see the same moments of a shared machine.
+#  Prints every run, then per code and rank count the median wall time, its body-steps per second
+#  per core, and the ratio of the medians ccpdem / LAMMPS.
 #  The machine's cores may be shared: the figures are only as quiet as the machine.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 OUT=${1:-out/bench_penalty}
 STEPS=${2:-1000}
+REPEAT=${3:-3}
 MPI="mpiexec --oversubscribe --allow-run-as-root"
 export OMPI_MCA_mpi_yield_when_idle=1
 CCPDEM=$REPO/build/ccpdem
@@ -37,14 +42,13 @@ fi
 SNAP=$OUT/settle/snapshots/snap-006000.h5
 NB=$(h5ls "$SNAP/bodies/id" | sed 's/.*{\([0-9]*\)}.*/\1/')
 
-# 2. ccpdem
+# 2. ccpdem: one run (its wall seconds on stdout)
 UNTIL=$(awk -v t=$T0 -v n=$STEPS -v h=$H 'BEGIN { printf "%.10g", t + n * h }')
-declare -A CC
-for np in 1 2; do
-  rm -rf "$OUT/ccpdem_np$np"
-  $MPI -n $np "$CCPDEM" restart "$CKPT" -o "$OUT/ccpdem_np$np" --until "$UNTIL" > "$OUT/ccpdem_np$np.log" 2>&1
-  CC[$np]=$(grep -o "in [0-9.]* s wall" "$OUT/ccpdem_np$np.log" | awk '{print $2}')
-done
+run_ccpdem() {
+  rm -rf "$OUT/ccpdem_np$1"
+  $MPI -n $1 "$CCPDEM" restart "$CKPT" -o "$OUT/ccpdem_np$1" --until "$UNTIL" > "$OUT/ccpdem_np$1.log" 2>&1
+  grep -o "in [0-9.]* s wall" "$OUT/ccpdem_np$1.log" | awk '{print $2}'
+}
 
 # 3. LAMMPS on the same bodies
 dump() { h5dump -d "$1" -y -w 0 -m "%.17g" -o "$OUT/$2.txt" "$SNAP" > /dev/null; tr -d ' \n' < "$OUT/$2.txt" | tr ',' '\n' | grep -v '^$' > "$OUT/$2.col"; }
@@ -75,19 +79,30 @@ thermo          $STEPS
 thermo_modify   lost ignore norm no
 run             $STEPS
 LMP
-declare -A LM
-for np in 1 2; do
-  $MPI -n $np lmp -in "$OUT/pile.in" -log "$OUT/lammps_np$np.log" > /dev/null 2>&1
-  LM[$np]=$(grep "^Loop time" "$OUT/lammps_np$np.log" | awk '{print $4}')
-done
+run_lammps() {
+  $MPI -n $1 lmp -in "$OUT/pile.in" -log "$OUT/lammps_np$1.log" > /dev/null 2>&1
+  grep "^Loop time" "$OUT/lammps_np$1.log" | awk '{print $4}'
+}
 
-echo "settled pile: $NB spheres, $STEPS steps of $H s (machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-printf "%-8s %6s %12s %26s\n" code ranks "wall (s)" "body-steps/s per core"
+# 4. interleaved runs
+declare -A T
+echo "settled pile: $NB spheres, $STEPS steps of $H s, $REPEAT interleaved runs (machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for r in $(seq "$REPEAT"); do
+  for np in 1 2; do
+    T[ccpdem,$np]="${T[ccpdem,$np]:-} $(run_ccpdem $np)"
+    T[LAMMPS,$np]="${T[LAMMPS,$np]:-} $(run_lammps $np)"
+  done
+done
+median() { tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+printf "%-8s %6s %10s %26s   %s\n" code ranks "median (s)" "body-steps/s per core" "wall of each run (s)"
 for np in 1 2; do
-  printf "%-8s %6d %12.3f %26.0f\n" ccpdem $np "${CC[$np]}" "$(awk -v n=$NB -v s=$STEPS -v t=${CC[$np]} -v p=$np 'BEGIN { print n * s / t / p }')"
-  printf "%-8s %6d %12.3f %26.0f\n" LAMMPS $np "${LM[$np]}" "$(awk -v n=$NB -v s=$STEPS -v t=${LM[$np]} -v p=$np 'BEGIN { print n * s / t / p }')"
+  for code in ccpdem LAMMPS; do
+    m=$(median "${T[$code,$np]}")
+    printf "%-8s %6d %10.3f %26.0f  %s\n" $code $np "$m" "$(awk -v n=$NB -v s=$STEPS -v t=$m -v p=$np 'BEGIN { print n * s / t / p }')" "${T[$code,$np]}"
+  done
 done
 for np in 1 2; do
-  echo "ratio ccpdem / LAMMPS throughput per core at $np rank(s): $(awk -v a=${CC[$np]} -v b=${LM[$np]} 'BEGIN { printf "%.2f", b / a }')"
+  echo "ratio ccpdem / LAMMPS throughput per core at $np rank(s) (medians): $(awk -v a=$(median "${T[ccpdem,$np]}") -v b=$(median "${T[LAMMPS,$np]}") 'BEGIN { printf "%.2f", b / a }')"
 done
+echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commands: mpiexec -n P $CCPDEM restart $CKPT -o OUT --until $UNTIL; mpiexec -n P lmp -in $OUT/pile.in"

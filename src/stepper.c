@@ -270,9 +270,7 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
-    const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
     if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
-    c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
     c->yield_impulse    = c->yield_force * h;
     c->eta              = c->dof / ccp_contact_trace(P, i);

@@ -10,6 +10,7 @@
 _Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
+_Static_assert(sizeof(struct PenaltySide) == 192 && _Alignof(struct PenaltySide) == 64, "a side is 3 cache lines");
 /* doubles of a Contact (contacts.h) as the kernel loads them, all in its first cache line: n then
  * phi, rb then the bits of the indices a and b (a 4th lane that is dropped, never computed with) */
 enum { CONTACT_N = offsetof(Contact, n) / sizeof(double), CONTACT_RB = offsetof(Contact, rb) / sizeof(double) };

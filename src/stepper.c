@@ -201,8 +201,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
-  PetscCall(PetscFree(sim->penalty.pairs));
-  PetscCall(PetscFree(sim->penalty.side));
+  PetscCall(PenaltyContextDestroy(&sim->penalty));
   PetscCall(PetscFree(sim->build_pos));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));

@@ -50,9 +50,10 @@ static inline void ccp_kernel_gradient(const Contact *restrict c, const double *
   g[1] += c->c_lin * gamma[1];
   g[2] += c->c_lin * gamma[2];
   if (c->dof == 6) {
-    g[3] += c->c_rot * gamma[3];
-    g[4] += c->c_rot * gamma[4];
-    g[5] += c->c_rot * gamma[5];
+    const double c_rot = contact_c_rot(c);
+    g[3] += c_rot * gamma[3];
+    g[4] += c_rot * gamma[4];
+    g[5] += c_rot * gamma[5];
   }
   if (c->box)
     for (int k = 1; k < 6; k++) g[k] += c->box->b[k];
@@ -130,7 +131,7 @@ static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3
 static inline void ccp_kernel_traces(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
 {
   *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c->c_lin;
-  *tt = c->dof == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * c->c_rot : 0;
+  *tt = c->dof == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c) : 0;
 }
 
 /* The sweeps' per-contact step B_i = diag(f I3, t I3) and the matching projection.

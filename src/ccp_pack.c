@@ -220,7 +220,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       }
       K->bn[l]    = c->bn;
       K->clin[l]  = c->c_lin;
-      K->crot[l]  = six ? c->c_rot : 0;
+      K->crot[l]  = six ? contact_c_rot(c) : 0;
       K->coh[l]   = c->cohesion_impulse;
       K->cap[l]   = c->yield_impulse > 0 ? c->yield_impulse + c->cohesion_impulse : INFINITY;
       K->mu[l]    = c->mu;

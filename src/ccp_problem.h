@@ -20,7 +20,7 @@ typedef struct {
   const double  *vel_free;     /* 6 per solver body: M^-1 k, velocity without contact impulses */
   double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma */
   PetscInt       ncontacts;
-  Contact       *contact;      /* bn, c_lin, c_rot, eta, cohesion_impulse already set */
+  Contact       *contact;      /* bn, c_lin, eta, cohesion_impulse already set */
   double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
 } CCPProblem;
 

@@ -79,7 +79,7 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
 static inline void contact_from_params(const StagedPoint *p, const PairParams *pp_, Contact *c)
 {
   const PairParams pp = *pp_;
-  /* A compound literal rather than memset + stores: the fields not named (bn, c_lin, c_rot, eta,
+  /* A compound literal rather than memset + stores: the fields not named (bn, c_lin, eta,
    * cohesion_impulse, yield_impulse, plastic, box: set by the stepper) are zero either way, and
    * the compiler writes the record once. */
   *c = (Contact){.a = p->a, .b = p->b, .sub = p->key.sub, .dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6, .phi = p->phi,

@@ -1,5 +1,28 @@
 #include "contacts.h"
+#include <stdlib.h>
 #include <string.h>
+
+/* Arrays for cap contacts of cs: the records 64-byte aligned (CONTACT_ALIGN: each spans exactly 4
+ * cache lines, and the penalty model's fields share the first), keys and impulses as PETSc gives. */
+static PetscErrorCode ContactArraysAlloc(const ContactSet *cs, PetscInt cap, Contact **c, ContactKey **key, double **gamma)
+{
+  void *p = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(!posix_memalign(&p, CONTACT_ALIGN, sizeof(Contact) * (size_t)PetscMax(cap, 1)), PETSC_COMM_SELF, PETSC_ERR_MEM, "ContactSet: no memory for %" PetscInt_FMT " contacts", cap);
+  *c = (Contact *)p;
+  PetscCall(PetscMalloc2((size_t)cap, key, contact_gamma_width(cs) * cap, gamma));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ContactArraysFree(Contact **c, ContactKey **key, double **gamma)
+{
+  PetscFunctionBegin;
+  free(*c); /* posix_memalign's */
+  *c = NULL;
+  PetscCall(PetscFree2(*key, *gamma));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode ContactSetCreate(ContactSet *cs)
 {
@@ -11,7 +34,7 @@ PetscErrorCode ContactSetCreate(ContactSet *cs)
 PetscErrorCode ContactSetDestroy(ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma)); /* one allocation (ContactSetReserve) */
+  PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
   PetscCall(PetscMemzero(cs, sizeof(*cs)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -26,13 +49,13 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
   PetscFunctionBegin;
   if (n <= cs->capacity) PetscFunctionReturn(PETSC_SUCCESS);
   cap = PetscMax(n, 2 * cs->capacity + 64); /* geometric growth: appends are amortized O(1) */
-  PetscCall(PetscMalloc3((size_t)cap, &c, (size_t)cap, &key, (size_t)contact_gamma_width(cs) * cap, &gamma));
+  PetscCall(ContactArraysAlloc(cs, cap, &c, &key, &gamma));
   if (cs->n) {
     PetscCall(PetscArraycpy(c, cs->c, cs->n));
     PetscCall(PetscArraycpy(key, cs->key, cs->n));
     PetscCall(PetscArraycpy(gamma, cs->gamma, (size_t)contact_gamma_width(cs) * cs->n));
   }
-  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
+  PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma; cs->capacity = cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,13 +124,13 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
   PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
   /* Gather into fresh arrays (one pass each) and swap them in. */
-  PetscCall(PetscMalloc3((size_t)cs->capacity, &c, (size_t)cs->capacity, &key, w * cs->capacity, &gamma));
+  PetscCall(ContactArraysAlloc(cs, cs->capacity, &c, &key, &gamma));
   for (PetscInt i = 0; i < cs->n; i++) {
     c[i]   = cs->c[perm[i]];
     key[i] = cs->key[perm[i]];
     if (w) memcpy(gamma + w * i, cs->gamma + w * perm[i], sizeof(double) * w);
   }
-  PetscCall(PetscFree3(cs->c, cs->key, cs->gamma));
+  PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma;
   PetscCall(PetscFree(perm));
   PetscFunctionReturn(PETSC_SUCCESS);

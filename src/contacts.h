@@ -8,7 +8,9 @@
 #ifndef CCPDEM_CONTACTS_H
 #define CCPDEM_CONTACTS_H
 #include <petscsys.h>
+#include <stddef.h>
 #include <stdint.h>
+#include "vec3.h"
 
 #define CONTACT_DOF_MAX 6
 /* A CCP contact's memory record: its impulses (CONTACT_DOF_MAX), then its plastic displacement
@@ -24,14 +26,17 @@ typedef struct {
   double b[6], lo[6], hi[6];
 } RowBox;
 
+/* 256 bytes, and ContactSet's array 64-byte aligned (CONTACT_ALIGN): a record spans exactly 4 cache
+ * lines. The first line holds all the penalty model reads and detection writes for it (a
+ * no_impulses set): n and phi one aligned quad, rb then a, b (the block kernel loads rb as a quad
+ * whose 4th lane, the bits of a and b, it does not use). */
 typedef struct {
-  int32_t a, b;          /* solver-body indices of A and B */
-  int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
-  int32_t sub;           /* point index within the pair (box contacts have up to 4 points) */
-  /* n, phi and rb first: all the penalty model reads, in the record's first 72 bytes */
   double  n[3];          /* contact normal (world), A to B */
   double  phi;           /* signed gap (m), negative = overlap */
-  double  rb[3], ra[3];  /* contact point on B (on A) minus B's (A's) centre of mass, world */
+  double  rb[3];         /* contact point on B minus B's centre of mass, world */
+  int32_t a, b;          /* solver-body indices of A and B */
+  /* the second line on: the CCP's */
+  double  ra[3];         /* contact point on A minus A's centre of mass, world */
   double  u[3], w[3];    /* the contact frame's tangents, world */
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
   double  cohesion;      /* pair cohesion force (N) */
@@ -41,12 +46,28 @@ typedef struct {
   double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
-  double  c_lin, c_rot;  /* Tikhonov diagonal (compliance) added to N on force and torque rows */
+  double  c_lin;         /* Tikhonov diagonal (compliance) added to N on force rows; torque rows: contact_c_rot */
   double  eta;           /* GUIDE residual step dim / trace(N_ii) */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
   double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
+  int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
+  int32_t sub;           /* point index within the pair (box contacts have up to 4 points) */
 } Contact;
+
+#define CONTACT_ALIGN 64
+_Static_assert(sizeof(Contact) == 4 * CONTACT_ALIGN, "a contact is 4 cache lines");
+_Static_assert(offsetof(Contact, n) == 0 && offsetof(Contact, phi) == 24 && offsetof(Contact, rb) == 32 && offsetof(Contact, a) == 56 && offsetof(Contact, b) == 60,
+               "the first cache line: what the penalty model reads, n and phi as one quad at 0, rb at 32");
+
+/* The Tikhonov diagonal added to N on torque rows: c_lin over the squared lever arm of B (always
+ * a body). A function of the record, not a field of it: that kept Contact within 4 cache lines,
+ * and the solvers' packed layout (ccp_pack.c) reads it once per solve. */
+static inline double contact_c_rot(const Contact *c)
+{
+  const double lever = PetscMax(v3_norm(c->rb), 1e-12);
+  return c->c_lin / (lever * lever);
+}
 
 typedef struct {
   int64_t ida, idb;      /* global ids of A and B (walls negative) */
@@ -59,7 +80,8 @@ typedef struct {
   ContactKey *key;
   double     *gamma;     /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
   PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
-                            its contacts hold only a, b, sub, n, phi, ra, rb (CollisionDetectListedGeometry) */
+                            its contacts hold only n, phi, rb, a, b, the first cache line
+                            (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
 } ContactSet;
 
 static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }

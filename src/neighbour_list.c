@@ -113,15 +113,15 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Contact geometry only: bodies, point index, normal, offsets and gap, as collision_stage_points
- * and collision_contact_from give them; nothing else is written (the penalty model reads no more,
- * and a 264-byte record cleared per contact costs as much as its geometry). */
+/* Contact geometry only: bodies, normal, B's offset and gap (the record's first cache line), as
+ * collision_stage_points and collision_contact_from give them; nothing else is written (the
+ * penalty model reads no more: each further line written would be a line read for ownership). */
 static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
   (void)set;
-  c->a = p->a; c->b = p->b; c->sub = p->key.sub;
+  c->a = p->a; c->b = p->b;
   v3_copy(c->n, p->n);
-  v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
+  v3_copy(c->rb, p->rb);
   c->phi = p->phi;
 }
 
@@ -189,13 +189,12 @@ static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStor
 }
 
 /* Point pt's geometry into the set with the pair's key (sub 0), as contact_geometry_from after
- * collision_stage_points: offsets from the centres (ref_a NULL for a plane: from the point itself). */
-static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q, const ContactPoint *pt, const double *ref_a, const double *ref_b)
+ * collision_stage_points: B's offset from its centre. */
+static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q, const ContactPoint *pt, const double *ref_b)
 {
   Contact *c = contact_set_append_reserved(cs, &q->key);
-  c->a = q->a; c->b = q->b; c->sub = 0;
+  c->a = q->a; c->b = q->b;
   v3_copy(c->n, pt->n);
-  v3_sub(c->ra, pt->p1, ref_a ? ref_a : pt->p1);
   v3_sub(c->rb, pt->p2, ref_b);
   c->phi = pt->phi;
 }
@@ -212,13 +211,13 @@ static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const B
   if (q->a >= nb) {
     const Wall *w = &set->walls[q->a - nb];
     if (w->type != WALL_PLANE) return PETSC_FALSE;
-    if (narrow_plane_sphere(w->point, w->normal, xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, NULL, xb);
+    if (narrow_plane_sphere(w->point, w->normal, xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, xb);
     return PETSC_TRUE;
   }
   if (s->shape[q->a] != SHAPE_SPHERE) return PETSC_FALSE;
   {
     const double *xa = s->pos + 3 * (size_t)q->a;
-    if (narrow_sphere_sphere(xa, s->size[3 * (size_t)q->a], xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, xa, xb);
+    if (narrow_sphere_sphere(xa, s->size[3 * (size_t)q->a], xb, s->size[3 * (size_t)q->b], set->envelope, &pt)) sphere_geometry_append(cs, q, &pt, xb);
   }
   return PETSC_TRUE;
 }

@@ -10,10 +10,12 @@
 _Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
 _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
-/* doubles of a Contact (contacts.h) as the kernel loads them: n then phi, rb then ra[0] (unused) */
+_Static_assert(sizeof(struct PenaltySide) == 192 && _Alignof(struct PenaltySide) == 64, "a side is 3 cache lines");
+/* doubles of a Contact (contacts.h) as the kernel loads them, all in its first cache line: n then
+ * phi, rb then the bits of the indices a and b (a 4th lane that is dropped, never computed with) */
 enum { CONTACT_N = offsetof(Contact, n) / sizeof(double), CONTACT_RB = offsetof(Contact, rb) / sizeof(double) };
 _Static_assert(offsetof(Contact, n) % sizeof(double) == 0 && offsetof(Contact, phi) == offsetof(Contact, n) + 3 * sizeof(double) && offsetof(Contact, rb) == offsetof(Contact, phi) + sizeof(double) &&
-                 offsetof(Contact, ra) == offsetof(Contact, rb) + 3 * sizeof(double),
+                 offsetof(Contact, rb) + 4 * sizeof(double) <= CONTACT_ALIGN,
                "the block kernel's view of a contact");
 /* doubles of a history record (penalty_history.h) as the kernel loads them */
 enum { H_STATE = 0, H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_FRAME = 8, H_ARM_A = 14, H_ARM_B = 17, H_GROUPS = 5 };
@@ -175,7 +177,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     gather4(p, CONTACT_N, g); /* n and phi */
     for (int k = 0; k < 3; k++) n[k] = g[k];
     phi = g[3];
-    gather4(p, CONTACT_RB, g); /* rb and ra[0] (not read) */
+    gather4(p, CONTACT_RB, g); /* rb, and a and b in g[3] (not read: integer bits) */
     for (int k = 0; k < 3; k++) rb[k] = g[k];
   }
   const v4l wall = (v4l){sa[0]->wall, sa[1]->wall, sa[2]->wall, sa[3]->wall} != 0;

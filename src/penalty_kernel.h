@@ -20,9 +20,10 @@
 
 /* A body or wall as the contacts read it: filled once per step (PenaltyContactLoads). The doubles
  * come first in groups of 4 that the block kernel loads with one instruction per lane:
- * pose (x, R: 0-11), vel and mass (12-15), omega and inertia (16-19), kappa (20). */
+ * pose (x, R: 0-11), vel and mass (12-15), omega and inertia (16-19), kappa (20). 64-byte aligned
+ * and padded to 192 bytes: a side spans exactly 3 cache lines (ctx->side is allocated so). */
 struct PenaltySide {
-  PenaltyPose pose;             /* centre now and the turn over the last step (penalty_tracking.h) */
+  _Alignas(64) PenaltyPose pose; /* centre now and the turn over the last step (penalty_tracking.h) */
   double      vel[3], mass;     /* world (m/s), kg; a wall: infinite mass */
   double      omega[3], inertia; /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
   double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */

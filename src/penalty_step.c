@@ -6,6 +6,7 @@
 #include "vec3.h"
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials)
@@ -20,6 +21,16 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)
     for (int b = 0; b < n_materials; b++) penalty_pair(&materials[a], &materials[b], &ctx->pairs[a * n_materials + b]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PenaltyContextDestroy(PenaltyContext *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(ctx->pairs));
+  free(ctx->side); /* posix_memalign's (side_reserve) */
+  ctx->side     = NULL;
+  ctx->side_cap = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -318,15 +329,25 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   }
 }
 
+/* Room in ctx->side for n sides, aligned as PenaltySide asks (its alignment, 64: whole lines). */
+static PetscErrorCode side_reserve(PenaltyContext *ctx, PetscInt n)
+{
+  void *p = NULL;
+
+  PetscFunctionBegin;
+  if ((size_t)n <= ctx->side_cap) PetscFunctionReturn(PETSC_SUCCESS);
+  free(ctx->side);
+  ctx->side     = NULL;
+  ctx->side_cap = (size_t)PetscMax(n, 2 * (PetscInt)ctx->side_cap + 16);
+  PetscCheck(!posix_memalign(&p, _Alignof(Side), sizeof(Side) * ctx->side_cap), PETSC_COMM_SELF, PETSC_ERR_MEM, "PenaltyContactLoads: no memory for %zu body sides", ctx->side_cap);
+  ctx->side = (Side *)p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
-  const PetscInt nside = ctx->nb + ctx->n_walls;
-  if ((size_t)nside > ctx->side_cap) {
-    PetscCall(PetscFree(ctx->side));
-    ctx->side_cap = (size_t)PetscMax(nside, 2 * (PetscInt)ctx->side_cap + 16);
-    PetscCall(PetscMalloc1(ctx->side_cap, &ctx->side));
-  }
+  PetscCall(side_reserve(ctx, ctx->nb + ctx->n_walls));
   for (PetscInt b = 0; b < ctx->nb; b++) side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
   for (PetscInt k = 0; k < ctx->n_walls; k++) side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
   PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PenaltyContactLoads: give either the per-contact loads or the per-body sums");

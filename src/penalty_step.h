@@ -49,8 +49,9 @@ typedef struct {
   PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
 
-/* ctx->pairs from the materials (PetscFree it, and ctx->side). */
+/* ctx->pairs from the materials (PenaltyContextDestroy frees them, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
+PetscErrorCode PenaltyContextDestroy(PenaltyContext *ctx);
 /* -penalty_simd, -penalty_per_contact (defaults: PenaltyContextSetUp's). Collective on comm. */
 PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm);
 

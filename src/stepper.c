@@ -201,8 +201,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
-  PetscCall(PetscFree(sim->penalty.pairs));
-  PetscCall(PetscFree(sim->penalty.side));
+  PetscCall(PenaltyContextDestroy(&sim->penalty));
   PetscCall(PetscFree(sim->build_pos));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
@@ -270,9 +269,7 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
-    const double lever = PetscMax(v3_norm(c->rb), 1e-12); /* B is always a body; its contact lever arm */
     if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
-    c->c_rot            = c->c_lin / (lever * lever);
     c->cohesion_impulse = c->cohesion * h;
     c->yield_impulse    = c->yield_force * h;
     c->eta              = c->dof / ccp_contact_trace(P, i);

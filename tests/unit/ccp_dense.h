@@ -78,7 +78,7 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
     const Contact *c = &P->contact[i];
     for (int k = 0; k < c->dof; k++) {
       const PetscInt j = d->col[i] + k;
-      d->N[j * nx + j] += k < 3 ? c->c_lin : c->c_rot;
+      d->N[j * nx + j] += k < 3 ? c->c_lin : contact_c_rot(c);
       double x = k == 0 ? c->bn : 0;
       for (PetscInt t = 0; t < nr; t++) x += d->D[t * nx + j] * P->vel_free[t];
       d->r[j] = x;

@@ -54,7 +54,6 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->sigma            = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
     c->bn               = srand1();
     c->c_lin            = 0.1 * urand();
-    c->c_rot            = c->dof == 6 ? 0.1 * urand() : 0;
     c->cohesion_impulse = 0;
     for (int k = 0; k < c->dof; k++) P->gamma[6 * i + k] = srand1();
   }

@@ -66,7 +66,6 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->sigma            = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
     c->bn               = srand1();
     c->c_lin            = urand() < 0.5 ? 0 : 0.1 * urand();
-    c->c_rot            = c->dof == 6 && urand() < 0.5 ? 0.1 * urand() : 0;
     c->cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
     c->eta              = c->dof / ccp_contact_trace(&view, i);
     for (int k = 0; k < c->dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();

@@ -65,7 +65,7 @@ static void sys_sphere(Sys *S, PetscInt j, const double v[6])
   S->vel_free[6 * j + 2] -= GRAV * H;
 }
 
-static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra[3], const double rb[3], double phi, int dof, double mu, double rho, double sigma, double c_lin, double c_rot)
+static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra[3], const double rb[3], double phi, int dof, double mu, double rho, double sigma, double c_lin)
 {
   Contact *c = &S->contact[S->ncontacts++];
   memset(c, 0, sizeof(*c));
@@ -81,8 +81,7 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
   c->rho   = rho;
   c->sigma = sigma;
   c->bn    = PetscMax(phi / H, -V_RECOVER);
-  c->c_lin = c_lin;
-  c->c_rot = c_rot;
+  c->c_lin = c_lin; /* the torque rows get c_lin / |rb|^2: contact_c_rot */
 }
 
 static CCPProblem sys_problem(Sys *S)
@@ -121,7 +120,7 @@ static PetscErrorCode build_lattice(Sys *S, int nx, int ny, int nz, int dof, dou
       const int    j     = ix + nx * iy;
       const double ra[3] = {2 * RADIUS * ix, 2 * RADIUS * iy, 0}, rb[3] = {0, 0, -RADIUS};
       const int    d     = dof ? dof : (urand() < 0.5 ? 3 : 6);
-      sys_contact(S, (int)wall, j, up, ra, rb, 0.05 * RADIUS * urand(), d, 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS, compliance / INERTIA);
+      sys_contact(S, (int)wall, j, up, ra, rb, 0.05 * RADIUS * urand(), d, 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
     }
   for (int iz = 0; iz < nz; iz++)
     for (int iy = 0; iy < ny; iy++)
@@ -134,7 +133,7 @@ static PetscErrorCode build_lattice(Sys *S, int nx, int ny, int nz, int dof, dou
           v3_scale(ra, RADIUS, ax[k]);
           v3_scale(rb, -RADIUS, ax[k]);
           const int d = dof ? dof : (urand() < 0.5 ? 3 : 6);
-          sys_contact(S, j, j + step[k], ax[k], ra, rb, 0.05 * RADIUS * urand(), d, 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS, compliance / INERTIA);
+          sys_contact(S, j, j + step[k], ax[k], ra, rb, 0.05 * RADIUS * urand(), d, 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
         }
       }
   sys_prepare(S);
@@ -239,7 +238,7 @@ static PetscErrorCode sphere_on_floor(Sys *S, const double v[6], int dof, double
   PetscFunctionBeginUser;
   PetscCall(SysCreate(S, 2, 1));
   sys_sphere(S, 0, v);
-  sys_contact(S, 1, 0, up, ra, rb, 0, dof, mu, rho, sigma, 0, 0);
+  sys_contact(S, 1, 0, up, ra, rb, 0, dof, mu, rho, sigma, 0);
   sys_prepare(S);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -348,8 +347,8 @@ static PetscErrorCode build_stack(Sys *S, int K, int dof)
   PetscFunctionBeginUser;
   PetscCall(SysCreate(S, K + 1, K));
   for (int j = 0; j < K; j++) sys_sphere(S, j, NULL);
-  sys_contact(S, K, 0, up, origin, rb, 0, dof, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0, 0);
-  for (int j = 0; j + 1 < K; j++) sys_contact(S, j, j + 1, up, ra, rb, 0, dof, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0, 0);
+  sys_contact(S, K, 0, up, origin, rb, 0, dof, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0);
+  for (int j = 0; j + 1 < K; j++) sys_contact(S, j, j + 1, up, ra, rb, 0, dof, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0);
   sys_prepare(S);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -558,9 +557,9 @@ static PetscErrorCode test_jammed(void)
     sys_sphere(&S, 0, NULL);
     sys_sphere(&S, 1, NULL);
     const double rho = dof == 6 ? 0.01 : 0;
-    sys_contact(&S, 2, 0, ex, o, L, -overlap, dof, 0.5, rho, rho, 0, 0);   /* left wall - sphere 0 */
-    sys_contact(&S, 3, 1, mex, o, Rt, -overlap, dof, 0.5, rho, rho, 0, 0); /* right wall - sphere 1 */
-    sys_contact(&S, 0, 1, ex, Rt, L, -overlap, dof, 0.5, rho, rho, 0, 0);  /* sphere 0 - sphere 1 */
+    sys_contact(&S, 2, 0, ex, o, L, -overlap, dof, 0.5, rho, rho, 0);   /* left wall - sphere 0 */
+    sys_contact(&S, 3, 1, mex, o, Rt, -overlap, dof, 0.5, rho, rho, 0); /* right wall - sphere 1 */
+    sys_contact(&S, 0, 1, ex, Rt, L, -overlap, dof, 0.5, rho, rho, 0);  /* sphere 0 - sphere 1 */
     sys_prepare(&S);
     const double floor_res = fabs(S.contact[0].bn);
     for (int t = 0; t < 3; t++) {

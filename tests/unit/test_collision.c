@@ -74,7 +74,7 @@ static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
   CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && c->cohesion == e->cohesion && c->compliance == e->compliance,
         "contact %d: pair parameters mu %g rho %g sigma %g cohesion %g compliance %g", (int)i, c->mu, c->rho, c->sigma, c->cohesion, c->compliance);
   CHECK(fabs(c->damping - e->damping) <= 1e-15 * e->damping, "contact %d: pair damping %.17g, expected the compliance-weighted mean %.17g", (int)i, c->damping, e->damping);
-  CHECK(c->bn == 0 && c->c_lin == 0 && c->c_rot == 0 && c->eta == 0 && c->cohesion_impulse == 0, "contact %d: stepper fields not zero", (int)i);
+  CHECK(c->bn == 0 && c->c_lin == 0 && c->eta == 0 && c->cohesion_impulse == 0, "contact %d: stepper fields not zero", (int)i);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, i)[d] == 0, "contact %d: impulse %d = %g", (int)i, d, contact_gamma(cs, i)[d]);
 }
 

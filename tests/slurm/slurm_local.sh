@@ -2,14 +2,14 @@
 # Start a private single-node SLURM on localhost (munged + slurmctld + slurmd, as root, no systemd)
 # whose every file lives under DIR, for the batch tests (label slurm).
 #   Usage: slurm_local.sh DIR      then: source DIR/env.sh (sets SLURM_CONF); stop: slurm_local_stop.sh DIR
-# Knobs: SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT (default 16817 / 16818: not the standard
-# 6817 / 6818, so a system SLURM on this host is not disturbed, and below the ephemeral port range),
+# Knobs: SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT (default: the first free pair of 16817 /
+# 16818, 16819 / 16820, ... 16835 / 16836, so two test suites on one host each get their own; not the
+# standard 6817 / 6818, so a system SLURM on this host is not disturbed, and below the ephemeral
+# port range),
 # SLURM_LOCAL_EXTRA_CONF (lines appended to slurm.conf), SLURM_LOCAL_TIMEOUT (s until idle, 30).
 # Exits non-zero, with the reason and the daemon's log tail, when a daemon does not come up.
 set -uo pipefail
 D=${1:?usage: slurm_local.sh DIR}
-CTLD_PORT=${SLURM_LOCAL_CTLD_PORT:-16817}
-SLURMD_PORT=${SLURM_LOCAL_SLURMD_PORT:-16818}
 TIMEOUT=${SLURM_LOCAL_TIMEOUT:-30}
 T0=$(date +%s%N)
 log() { echo "slurm_local: $*"; }
@@ -23,10 +23,21 @@ for pf in "$D/munge/munged.pid" "$D/run/slurmctld.pid" "$D/run/slurmd.pid"; do
   [ -s "$pf" ] && kill -0 "$(cat "$pf")" 2> /dev/null && die "$pf: pid $(cat "$pf") still alive: run slurm_local_stop.sh $D first"
 done
 # A port in use (a system SLURM, or another private one) would only show later in a daemon's log.
-for port in "$CTLD_PORT" "$SLURMD_PORT"; do
-  (: <> "/dev/tcp/127.0.0.1/$port") 2> /dev/null &&
-    die "port $port is in use (another SLURM?): choose free ones with SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT"
-done
+in_use() { (: <> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+if [ -n "${SLURM_LOCAL_CTLD_PORT:-}${SLURM_LOCAL_SLURMD_PORT:-}" ]; then
+  CTLD_PORT=${SLURM_LOCAL_CTLD_PORT:-16817}
+  SLURMD_PORT=${SLURM_LOCAL_SLURMD_PORT:-$((CTLD_PORT + 1))}
+  for port in "$CTLD_PORT" "$SLURMD_PORT"; do
+    in_use "$port" && die "port $port is in use (another SLURM?): choose free ones with SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT"
+  done
+else
+  CTLD_PORT=""
+  for p in $(seq 16817 2 16835); do
+    in_use "$p" || in_use $((p + 1)) || { CTLD_PORT=$p; break; }
+  done
+  [ -n "$CTLD_PORT" ] || die "ports 16817-16836 are all in use (other SLURMs?): choose free ones with SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT"
+  SLURMD_PORT=$((CTLD_PORT + 1))
+fi
 
 # Remove only what this script creates (never "rm -rf DIR": DIR comes from the caller); a wiped
 # StateSaveLocation means no jobs of an earlier cluster come back.

@@ -7,12 +7,14 @@
  *    geometry yet. A is the smaller global id (walls have negative ids, so a wall is always A);
  *    the normal runs from A to B.
  * 3. Stable radix sort of the records (src/collision_sort.c), then one pass in key order that runs the
- *    narrowphase of each pair and writes its points (sub 0, 1, ...) straight into the contact set,
- *    as the neighbour list does (src/neighbour_list.c). Staging the computed points instead (120
- *    bytes each) cost fresh pages and a random gather of two cache lines per point; reading the
- *    two bodies in key order costs about the same cache misses, and the sphere-sphere narrowphase
- *    is a square root. The broadphase's (i, j) sort is not needed: the key sort decides the order.
- *    ContactSetSortByKey then only verifies the order.
+ *    narrowphase of each pair and builds each of its points' contacts (sub 0, 1, ...) in place in
+ *    the contact set, key included, from the narrowphase's point: no StagedPoint in between (the
+ *    neighbour list's general path, src/neighbour_list.c, stages; the bits are the same). Staging
+ *    the computed points of all pairs instead (120 bytes each) cost fresh pages and a random gather
+ *    of two cache lines per point; reading the two bodies in key order costs about the same cache
+ *    misses, and the sphere-sphere narrowphase is a square root. The broadphase's (i, j) sort is
+ *    not needed: the key sort decides the order. ContactSetSortByKey then has nothing to do (the
+ *    appends keep the set's order flag: contacts.h).
  *
  * Box-box contacts (two box bodies, or a box body and a box wall) are not supported: such pairs
  * are skipped here, and the scenario checker rejects scenarios that could produce them.
@@ -57,36 +59,59 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
   return 0; /* box wall - box body: not supported */
 }
 
-/* Stage np points. ref_a/ref_b: the reference points ra/rb are measured from; ref_a NULL for a
- * plane, whose reference is the contact point itself (walls have zero inverse mass, so only
- * consistency matters). */
+/* The key of point sub of pair (ida, idb), written with its padding zero: no uninitialized bytes
+ * reach checkpoints or the memcmp of memory_same_keys (contacts.c). */
+static inline void contact_key_set(ContactKey *key, int64_t ida, int64_t idb, int32_t sub)
+{
+  memset(key, 0, sizeof(*key));
+  key->ida = ida; key->idb = idb; key->sub = sub;
+}
+
+/* Point pt's offsets from the reference points ref_a/ref_b; ref_a NULL for a plane, whose
+ * reference is the contact point itself (walls have zero inverse mass, so only consistency
+ * matters). */
+static inline void point_offsets(const ContactPoint *pt, const double *ref_a, const double *ref_b, double ra[3], double rb[3])
+{
+  v3_sub(ra, pt->p1, ref_a ? ref_a : pt->p1);
+  v3_sub(rb, pt->p2, ref_b);
+}
+
+/* Stage np points; ref_a/ref_b as point_offsets. */
 void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
                              const double *ref_a, const double *ref_b)
 {
   for (int k = 0; k < np; k++) {
     StagedPoint *p = &st[(*nst)++];
-    memset(&p->key, 0, sizeof(p->key)); /* no uninitialized padding reaches checkpoints */
-    p->key.ida = ida; p->key.idb = idb; p->key.sub = k;
+    contact_key_set(&p->key, ida, idb, k);
     p->a = a; p->b = b; p->mat_a = mat_a; p->mat_b = mat_b;
     v3_copy(p->n, pts[k].n);
-    v3_sub(p->ra, pts[k].p1, ref_a ? ref_a : pts[k].p1);
-    v3_sub(p->rb, pts[k].p2, ref_b);
+    point_offsets(&pts[k], ref_a, ref_b, p->ra, p->rb);
     p->phi = pts[k].phi;
   }
 }
 
-/* The contact of staged point p between materials of pair parameters pp. */
-static inline void contact_from_params(const StagedPoint *p, const PairParams *pp_, Contact *c)
+/* Every field of contact c but its geometry (n, ra, rb, phi): the frame from c->n, pair parameters
+ * pp, and zero for what the stepper sets (bn, c_lin, eta, cohesion_impulse, yield_impulse,
+ * plastic, box). Field by field rather than a compound literal, which made the compiler zero the
+ * 256 bytes first and then store most of them again. */
+static inline void contact_finish(Contact *c, int32_t a, int32_t b, int32_t sub, const PairParams *pp)
 {
-  const PairParams pp = *pp_;
-  /* A compound literal rather than memset + stores: the fields not named (bn, c_lin, eta,
-   * cohesion_impulse, yield_impulse, plastic, box: set by the stepper) are zero either way, and
-   * the compiler writes the record once. */
-  *c = (Contact){.a = p->a, .b = p->b, .sub = p->key.sub, .dof = (pp.rho == 0 && pp.sigma == 0) ? 3 : 6, .phi = p->phi,
-                 .mu = pp.mu, .rho = pp.rho, .sigma = pp.sigma, .cohesion = pp.cohesion, .compliance = pp.compliance, .damping = pp.damping, .yield_force = pp.yield_force};
-  v3_copy(c->n, p->n);
+  c->a = a; c->b = b; c->sub = sub;
+  c->dof = (pp->rho == 0 && pp->sigma == 0) ? 3 : 6;
+  c->mu = pp->mu; c->rho = pp->rho; c->sigma = pp->sigma;
+  c->cohesion = pp->cohesion; c->compliance = pp->compliance; c->damping = pp->damping; c->yield_force = pp->yield_force;
+  c->plastic = 0; c->bn = 0; c->c_lin = 0; c->eta = 0; c->cohesion_impulse = 0; c->yield_impulse = 0;
+  c->box = NULL;
   v3_tangents(c->n, c->u, c->w);
+}
+
+/* The contact of staged point p between materials of pair parameters pp. */
+static inline void contact_from_params(const StagedPoint *p, const PairParams *pp, Contact *c)
+{
+  v3_copy(c->n, p->n);
   v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
+  c->phi = p->phi;
+  contact_finish(c, p->a, p->b, p->key.sub, pp);
 }
 
 void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
@@ -114,21 +139,37 @@ static const PairParams *pair_params(const CollisionSettings *set, PairParamsCac
 }
 
 /* Append the contacts of pair (a, b), whose turn in key order it is: its narrowphase points, sub 0,
- * 1, ... (cs has room for them: CollisionDetect reserved it) */
-static PetscErrorCode collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
+ * 1, ..., each written straight into its record (cs has room for them: CollisionDetect reserved
+ * it). ra, rb and the pair parameters as collision_stage_points and collision_contact_from give
+ * them (the neighbour list's path), without staging the point in between. */
+static void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
 {
-  ContactPoint pts[NARROW_MAX_POINTS];
-  StagedPoint  st[NARROW_MAX_POINTS];
-  PetscInt     nst = 0;
-  const Wall  *w   = a >= nb ? &set->walls[a - nb] : NULL;
-  const int    np  = w ? collision_wall_body_points(w, s, b, set->envelope, pts) : collision_body_pair_points(s, a, b, set->envelope, pts);
+  ContactPoint      pts[NARROW_MAX_POINTS];
+  const Wall       *w  = a >= nb ? &set->walls[a - nb] : NULL;
+  const int         np = w ? collision_wall_body_points(w, s, b, set->envelope, pts) : collision_body_pair_points(s, a, b, set->envelope, pts);
+  const double     *ref_a, *ref_b = s->pos + 3 * (size_t)b;
+  const PairParams *pp;
+  int64_t           ida;
 
-  PetscFunctionBegin;
-  if (!np) PetscFunctionReturn(PETSC_SUCCESS);
-  if (w) collision_stage_points(st, &nst, pts, np, a, b, wall_global_id((int)(a - nb)), s->id[b], w->material, s->material[b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)b);
-  else collision_stage_points(st, &nst, pts, np, a, b, s->id[a], s->id[b], s->material[a], s->material[b], s->pos + 3 * (size_t)a, s->pos + 3 * (size_t)b);
-  for (PetscInt k = 0; k < nst; k++) contact_from_params(&st[k], pair_params(set, cache, st[k].mat_a, st[k].mat_b), contact_set_append_reserved(cs, &st[k].key));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  if (!np) return;
+  if (w) {
+    ida   = wall_global_id((int)(a - nb));
+    ref_a = w->type == WALL_PLANE ? NULL : w->center;
+    pp    = pair_params(set, cache, w->material, s->material[b]);
+  } else {
+    ida   = s->id[a];
+    ref_a = s->pos + 3 * (size_t)a;
+    pp    = pair_params(set, cache, s->material[a], s->material[b]);
+  }
+  for (int k = 0; k < np; k++) {
+    Contact *c;
+    contact_key_set(&cs->key[cs->n], ida, s->id[b], k);
+    c = contact_set_append_keyed(cs);
+    v3_copy(c->n, pts[k].n);
+    point_offsets(&pts[k], ref_a, ref_b, c->ra, c->rb);
+    c->phi = pts[k].phi;
+    contact_finish(c, a, b, k, pp);
+  }
 }
 
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs)
@@ -181,7 +222,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
       __builtin_prefetch(s->id + ahead->b);
     }
-    PetscCall(collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs));
+    collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
   }
   PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */
   PetscFunctionReturn(PETSC_SUCCESS);

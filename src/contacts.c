@@ -80,15 +80,10 @@ PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactK
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void ContactSetClear(ContactSet *cs) { cs->n = 0; }
-
-/* -1, 0, 1 as a < b, a == b, a > b in (ida, idb, sub) order */
-static inline int contact_key_compare(const ContactKey *a, const ContactKey *b)
+void ContactSetClear(ContactSet *cs)
 {
-  if (a->ida != b->ida) return a->ida < b->ida ? -1 : 1;
-  if (a->idb != b->idb) return a->idb < b->idb ? -1 : 1;
-  if (a->sub != b->sub) return a->sub < b->sub ? -1 : 1;
-  return 0;
+  cs->n        = 0;
+  cs->unsorted = PETSC_FALSE;
 }
 
 static PetscBool contact_keys_sorted(const ContactKey *key, PetscInt n)
@@ -118,8 +113,8 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   const size_t w = contact_gamma_width(cs);
 
   PetscFunctionBegin;
-  /* Collision detection emits contacts already in key order: that case costs one pass. */
-  if (contact_keys_sorted(cs->key, cs->n)) PetscFunctionReturn(PETSC_SUCCESS);
+  /* Collision detection emits contacts already in key order: that case costs nothing. */
+  if (!cs->unsorted) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(cs->n, &perm));
   for (PetscInt i = 0; i < cs->n; i++) perm[i] = i;
   PetscCall(PetscTimSort(cs->n, perm, sizeof(PetscInt), contact_index_compare, cs->key));
@@ -132,6 +127,7 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   }
   PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
   cs->c = c; cs->key = key; cs->gamma = gamma;
+  cs->unsorted = PETSC_FALSE;
   PetscCall(PetscFree(perm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,11 +152,11 @@ static inline PetscBool memory_same_keys(const ContactSet *cur, const ImpulseMem
   return PETSC_TRUE;
 }
 
-/* same: prev's keys are cur's (memory_same_keys), so checking cur checks both */
+/* same: prev's keys are cur's (memory_same_keys), so cur's flag checks both */
 static PetscErrorCode memory_check_sorted(const ContactSet *cur, const ImpulseMemory *prev, PetscBool same)
 {
   PetscFunctionBegin;
-  PetscCheck(contact_keys_sorted(cur->key, cur->n) && (same || contact_keys_sorted(prev->key, prev->n)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(!cur->unsorted && (same || contact_keys_sorted(prev->key, prev->n)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -297,7 +293,7 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
   PetscCheck(m->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore keeps CCP records (width %d), not records of width %" PetscInt_FMT, CCP_RECORD_WIDTH, m->width);
-  PetscCheck(contact_keys_sorted(cs->key, cs->n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
+  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
   PetscCall(ImpulseMemoryEnsure(m, cs->n));
   if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
   for (PetscInt i = 0; i < cs->n; i++) {

@@ -74,11 +74,23 @@ typedef struct {
   int32_t sub;
 } ContactKey;
 
+/* -1, 0, 1 as a < b, a == b, a > b in (ida, idb, sub) order */
+static inline int contact_key_compare(const ContactKey *a, const ContactKey *b)
+{
+  if (a->ida != b->ida) return a->ida < b->ida ? -1 : 1;
+  if (a->idb != b->idb) return a->idb < b->idb ? -1 : 1;
+  if (a->sub != b->sub) return a->sub < b->sub ? -1 : 1;
+  return 0;
+}
+
 typedef struct {
   PetscInt    n, capacity;
   Contact    *c;
   ContactKey *key;
   double     *gamma;     /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
+  PetscBool   unsorted;  /* some key is below its predecessor: kept by the appends (each compares
+                            with the last key, which is in cache), so the key-order checks of
+                            ContactSetSortByKey, the warm start and the memory cost no pass */
   PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
                             its contacts hold only n, phi, rb, a, b, the first cache line
                             (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
@@ -96,16 +108,24 @@ PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactK
 /* The next contact's slot (key k, zero impulse) for the caller to fill in place: no copy of a
  * built contact. Needs the room reserved (ContactSetReserve). */
 PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot);
-/* ContactSetAppendSlot without the room check, inline: for a detection loop that reserved room for
- * every contact it can give (one call per contact costs as much as the contact's geometry). */
-static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
+/* The next contact's slot (zero impulse), whose key the caller has written at cs->key[cs->n] in
+ * place: a key built elsewhere and copied in is read back from stores of other widths (its
+ * padding's memset, its fields), which stalls the store forwarding. Needs the room reserved. */
+static inline Contact *contact_set_append_keyed(ContactSet *cs)
 {
-  cs->key[cs->n] = *k;
+  if (cs->n && contact_key_compare(&cs->key[cs->n - 1], &cs->key[cs->n]) > 0) cs->unsorted = PETSC_TRUE;
   if (!cs->no_impulses) {
     double *g = contact_gamma(cs, cs->n);
     for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = 0;
   }
   return &cs->c[cs->n++];
+}
+/* ContactSetAppendSlot without the room check, inline: for a detection loop that reserved room for
+ * every contact it can give (one call per contact costs as much as the contact's geometry). */
+static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
+{
+  cs->key[cs->n] = *k;
+  return contact_set_append_keyed(cs);
 }
 void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */

@@ -60,7 +60,7 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
 }
 
 /* The key of point sub of pair (ida, idb), written with its padding zero: no uninitialized bytes
- * reach checkpoints or the memcmp of memory_same_keys (contacts.c). */
+ * go into the messages that route the memory between ranks. */
 static inline void contact_key_set(ContactKey *key, int64_t ida, int64_t idb, int32_t sub)
 {
   memset(key, 0, sizeof(*key));
@@ -224,6 +224,6 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     }
     collision_append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
   }
-  PetscCall(ContactSetSortByKey(cs)); /* already in order: this only verifies it */
+  PetscCall(ContactSetSortByKey(cs)); /* already in order: the appends' flag says so, nothing to do */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,16 +1,13 @@
 #include "contacts.h"
-#include <stdlib.h>
+#include "memory_policy.h"
 #include <string.h>
 
 /* Arrays for cap contacts of cs: the records 64-byte aligned (CONTACT_ALIGN: each spans exactly 4
  * cache lines, and the penalty model's fields share the first), keys and impulses as PETSc gives. */
 static PetscErrorCode ContactArraysAlloc(const ContactSet *cs, PetscInt cap, Contact **c, ContactKey **key, double **gamma)
 {
-  void *p = NULL;
-
   PetscFunctionBegin;
-  PetscCheck(!posix_memalign(&p, CONTACT_ALIGN, sizeof(Contact) * (size_t)PetscMax(cap, 1)), PETSC_COMM_SELF, PETSC_ERR_MEM, "ContactSet: no memory for %" PetscInt_FMT " contacts", cap);
-  *c = (Contact *)p;
+  PetscCall(MemoryAllocAligned(sizeof(Contact) * (size_t)cap, CONTACT_ALIGN, "the contact records", (void **)c));
   PetscCall(PetscMalloc2((size_t)cap, key, contact_gamma_width(cs) * cap, gamma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -18,8 +15,7 @@ static PetscErrorCode ContactArraysAlloc(const ContactSet *cs, PetscInt cap, Con
 static PetscErrorCode ContactArraysFree(Contact **c, ContactKey **key, double **gamma)
 {
   PetscFunctionBegin;
-  free(*c); /* posix_memalign's */
-  *c = NULL;
+  MemoryFreeAligned((void **)c);
   PetscCall(PetscFree2(*key, *gamma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

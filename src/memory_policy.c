@@ -3,6 +3,7 @@
 #include <malloc.h>
 #endif
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 /* Arrays of at least 256 KB are mapped (a fixed threshold: glibc's adaptive one would move them
@@ -19,6 +20,20 @@ PetscErrorCode MemoryPolicyApply(void)
              "glibc refused the heap policy (mallopt): report this with the glibc version; memory per body will be higher");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MemoryAllocAligned(size_t bytes, size_t align, const char *what, void **p)
+{
+  PetscFunctionBegin;
+  *p = NULL;
+  PetscCheck(!posix_memalign(p, align, bytes ? bytes : 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for %s (%zu bytes)", what, bytes);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void MemoryFreeAligned(void **p)
+{
+  free(*p); /* posix_memalign's */
+  *p = NULL;
 }
 
 void MemoryAdviseHugePages(void *p, size_t bytes)

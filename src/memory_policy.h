@@ -16,4 +16,10 @@ PetscErrorCode MemoryPolicyApply(void);
  * with 4 KB pages, faulting them in and unmapping them cost more than filling them. Advice only:
  * where it is not supported, nothing changes. */
 void MemoryAdviseHugePages(void *p, size_t bytes);
+
+/* *p = bytes (at least 1) starting on a multiple of `align` (a power of two, e.g. 64: records
+ * that must not straddle cache lines); what the arrays of records use instead of PetscMalloc,
+ * which aligns to 16. Release with MemoryFreeAligned (NULL is fine; *p becomes NULL). */
+PetscErrorCode MemoryAllocAligned(size_t bytes, size_t align, const char *what, void **p);
+void           MemoryFreeAligned(void **p);
 #endif

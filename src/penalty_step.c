@@ -3,10 +3,10 @@
 #include "penalty_friction.h"
 #include "penalty_kernel.h"
 #include "penalty_tracking.h"
+#include "memory_policy.h"
 #include "vec3.h"
 #include <math.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials)
@@ -28,8 +28,7 @@ PetscErrorCode PenaltyContextDestroy(PenaltyContext *ctx)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(ctx->pairs));
-  free(ctx->side); /* posix_memalign's (side_reserve) */
-  ctx->side     = NULL;
+  MemoryFreeAligned((void **)&ctx->side);
   ctx->side_cap = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -332,15 +331,11 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
 /* Room in ctx->side for n sides, aligned as PenaltySide asks (its alignment, 64: whole lines). */
 static PetscErrorCode side_reserve(PenaltyContext *ctx, PetscInt n)
 {
-  void *p = NULL;
-
   PetscFunctionBegin;
   if ((size_t)n <= ctx->side_cap) PetscFunctionReturn(PETSC_SUCCESS);
-  free(ctx->side);
-  ctx->side     = NULL;
+  MemoryFreeAligned((void **)&ctx->side);
   ctx->side_cap = (size_t)PetscMax(n, 2 * (PetscInt)ctx->side_cap + 16);
-  PetscCheck(!posix_memalign(&p, _Alignof(Side), sizeof(Side) * ctx->side_cap), PETSC_COMM_SELF, PETSC_ERR_MEM, "PenaltyContactLoads: no memory for %zu body sides", ctx->side_cap);
-  ctx->side = (Side *)p;
+  PetscCall(MemoryAllocAligned(sizeof(Side) * ctx->side_cap, _Alignof(Side), "the penalty model's body sides", (void **)&ctx->side));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -37,12 +37,15 @@ PetscErrorCode NeighbourListDestroy(NeighbourList *nl);
 /* As CollisionDetect (same contacts, same order, bit for bit), from the list; rebuilds it first
  * when needed (bp is the broadphase workspace of the rebuild). */
 PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs);
-/* The same contacts (keys, zero impulses) with only their geometry: a, b, n, rb and phi as
- * CollisionDetectListed gives them, the record's first cache line (contacts.h), every other field
+/* Of CollisionDetectListed's contacts those that touch (gap below 0; keys, point indices and order
+ * as there), with only their geometry: a, b, n, rb and phi as it gives them, the record's first
+ * cache line (contacts.h), every other field
  * left unwritten (no ra or sub, no tangent frame, no pair parameters, no stepper fields). For the
  * penalty model, which reads nothing else (it keeps its own frame and pair constants; the point
  * index is the key's): a tangent frame is a square root and a division per contact, and each
  * further line of the 256-byte record written costs a line read for ownership. Sphere - sphere and
- * plane - sphere pairs take an inline path (no staging), with the same bits. */
+ * plane - sphere pairs take an inline path (no staging), with the same bits. A pair in the envelope
+ * but apart is left out: the penalty model gives it neither load nor history; so the list it keeps
+ * holds the pairs within the skin alone (a list built for the envelope's contacts is rebuilt). */
 PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs);
 #endif

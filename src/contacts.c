@@ -285,6 +285,24 @@ PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscBool ImpulseMemoryWritableInPlace(const ImpulseMemory *m, const PetscInt match[], PetscInt n)
+{
+  PetscInt behind = 0;
+  if (n > m->capacity || !m->gamma) return PETSC_FALSE;
+  for (PetscInt i = 0; i < n; i++) behind |= match[i] >= 0 && match[i] < i; /* no early exit: a branch-free pass */
+  return (PetscBool)!behind;
+}
+
+PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs)
+{
+  PetscFunctionBegin;
+  PetscCheck(cs->n <= m->capacity, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRekey: %" PetscInt_FMT " records do not fit a memory of %" PetscInt_FMT, cs->n, m->capacity);
+  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRekey needs the contacts sorted: call ContactSetSortByKey first");
+  if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
+  m->n = cs->n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;

@@ -160,6 +160,16 @@ PetscErrorCode ImpulseMemoryPrepare(ImpulseMemory *next, PetscInt width, PetscIn
  * old storage goes to next, for the next step's ImpulseMemoryPrepare. */
 PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscInt n, const ContactKey *key);
 
+/* Whether records for the contacts of a match (ImpulseMemoryMatch; n contacts) can be written over
+ * m's own: there is room, and no contact's record lies before its slot (match[i] < 0 or
+ * match[i] >= i), so writing slot i in key order never overwrites a record a later contact still
+ * reads. Records that moved (match[i] > i) must be read before any slot of their chunk of
+ * contacts is written (penalty_step.c copies them aside). */
+PetscBool ImpulseMemoryWritableInPlace(const ImpulseMemory *m, const PetscInt match[], PetscInt n);
+/* m <- the keys of cs (sorted), whose records were written over m's own, record i in slot i
+ * (ImpulseMemoryWritableInPlace). */
+PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs);
+
 /* m <- the n entries (key[i], gamma[w i .. w i + w)), w = m->width, in key order, whatever their
  * order here (the arrays must not be m's own). Keys must be unique. */
 PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *key, const double *gamma);

@@ -220,6 +220,16 @@ static inline void zero_doubles(double *p, int n)
   for (int k = 0; k < n; k += 2) memcpy(p + k, &zero, sizeof(zero));
 }
 
+/* p[0 .. n-1] = q[0 .. n-1] (n even) by 16-byte moves, inline (a record's memcpy is a call) */
+static inline void copy_doubles(double *p, const double *q, int n)
+{
+  for (int k = 0; k < n; k += 2) {
+    v2d x;
+    memcpy(&x, q + k, sizeof(x));
+    memcpy(p + k, &x, sizeof(x));
+  }
+}
+
 /* a[0..5] += b[0..5] in pairs (GCC does not vectorize the plain loop here) */
 static inline void add6(double *a, const double *b)
 {
@@ -250,6 +260,7 @@ static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const 
 typedef struct {
   PetscInt              i0, n;
   const PenaltyHistory *prev[CHUNK];                /* history of contact i0 + k (NULL: none) */
+  PenaltyHistory        moved[CHUNK];               /* histories read aside before the chunk writes over them (in place) */
   double                (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
   PenaltyStiffness stiff[CHUNK];                /* of the contacts with `check` set */
   unsigned char    by_kernel[CHUNK], check[CHUNK];
@@ -305,6 +316,10 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   for (int k = 0; k < ch->n; k++) {
     const PetscInt i = ch->i0 + k;
     ch->prev[k] = history_of(prev, match, i);
+    if (match[i] > i && match[i] < ch->i0 + ch->n && rec == prev->gamma) { /* in place: slot match[i] may be written in this chunk before contact i reads it */
+      copy_doubles((double *)&ch->moved[k], (const double *)ch->prev[k], PENALTY_HISTORY_WIDTH);
+      ch->prev[k]  = &ch->moved[k];
+    }
     at[n]       = k;
     n += by_block && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k]);
   }

@@ -58,8 +58,8 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm);
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]
  * < 0: none): its loads on A and B (world force, then torque about the centre of mass) and its new
  * history in rec[PENALTY_HISTORY_WIDTH i ..]. rec is another array than prev->gamma, or prev->gamma
- * itself when match[i] = i for every i (the same contacts as last step): each record is read before
- * it is written. Give exactly one of load and acc: load[PENALTY_LOAD_WIDTH
+ * itself when ImpulseMemoryWritableInPlace (match[i] < 0 or >= i for every i): a chunk of contacts
+ * whose records moved (match[i] > i) reads them aside before it writes any. Give exactly one of load and acc: load[PENALTY_LOAD_WIDTH
  * i ..] keeps every contact's loads (several ranks: decomp/force_routing.h sums them); acc[6 k ..]
  * receives the sum over the contacts of body k < nb in key order from zero (one rank; walls receive
  * nothing). A contact whose gap is not negative (in the envelope, not touching) has no load and a

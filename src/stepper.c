@@ -566,8 +566,8 @@ static void PenaltyAdvance(Simulation *sim, double h)
 static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, PetscInt *matched, PetscInt64 *bytes)
 {
   const ContactSet *cs = &sim->contacts;
-  double           *rec; /* the new history: over the old one when the contacts are last step's, else into the memory's spare buffer */
-  PetscBool         same;
+  double           *rec; /* the new history: over the old one where possible, else into the memory's spare buffer */
+  PetscBool         same, in_place;
 
   PetscFunctionBegin;
   PetscCall(PenaltyEnsure(sim, cs->n, nb));
@@ -579,11 +579,15 @@ static PetscErrorCode PenaltyLoads(Simulation *sim, PetscInt nb, double h, Petsc
   PetscCall(ImpulseMemoryMatch(cs, &sim->previous, sim->pen_match, matched));
   /* both key lists sorted and without repeats: every key found and as many keys = the same keys, record i at i */
   same = (PetscBool)(*matched == cs->n && sim->previous.n == cs->n);
-  if (same) rec = sim->previous.gamma; /* a settled pile's usual step: one history array streams through the caches, not two */
+  /* a settled pile's usual step (the same contacts, or a few come and go): one history array
+   * streams through the caches, not two */
+  in_place = (PetscBool)(same || ImpulseMemoryWritableInPlace(&sim->previous, sim->pen_match, cs->n));
+  if (in_place) rec = sim->previous.gamma;
   else PetscCall(ImpulseMemoryPrepare(&sim->pen_next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
   PetscCall(PenaltyContactLoads(&sim->penalty, cs, &sim->previous, sim->pen_match, rec, sim->size > 1 ? sim->pen_load : NULL, sim->size > 1 ? NULL : sim->pen_acc, &sim->pen_limit));
   if (sim->size > 1) PetscCall(ForceRoutingSum(sim->domain, &sim->exchange, cs, sim->pen_load, sim->pen_acc, bytes));
-  if (!same) PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
+  if (!in_place) PetscCall(ImpulseMemoryAdopt(&sim->previous, &sim->pen_next, cs->n, cs->key));
+  else if (!same) PetscCall(ImpulseMemoryRekey(&sim->previous, cs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -14,8 +14,9 @@
  * Why: the two differ by rounding only (the block code fuses multiply-adds), a few ulps, which the
  * surface motion amplifies by at most (body size / step motion), 1e6 here: 1e-10 relative at the
  * worst. A wrong formula or a lane mixed up gives an O(1) difference.
- * Also checked: the history written over the old one (the stepper's path when the contacts are
- * last step's) has the same bits as when written into another array (both codes), and
+ * Also checked: the history written over the old one (the stepper's path while the contacts are
+ * last step's or a few came and went, records moved) has the same bits as when written into another
+ * array (both codes), and
  * most touching contacts went through the block kernel, and the compared records
  * include sticking and slipping slide, roll and spin deflections, wall and sphere pairs, and both
  * material pairs (so none of those cases is compared vacuously). */
@@ -69,40 +70,55 @@ static void compare(const double *got, const double *ref, PetscInt n, int width,
     }
 }
 
-/* The history written over the old one (the stepper's path when the contacts are last step's)
- * gives the bits of the history written into another array, with the block kernel and per
- * contact: a memory holding each contact's last record at the contact's own index (match = i),
- * every 7th frame zeroed so that the block kernel rejects lanes (it must leave their records for
- * the per-contact code to read). */
+/* The history written over the old one (the stepper's path while the contacts are last step's or
+ * a few came and went) gives the bits of the history written into another array, with the block
+ * kernel and per contact. Two memories: each contact's last record at the contact's own index
+ * (match = i; zeros for a new one), and the same records spread out as contacts that ended leave them (a record of NaNs
+ * before every 5th contact and before every new one, so match[i] > i: every record moved, and a
+ * NaN read by mistake would show); in both every 7th frame zeroed so that the block kernel rejects
+ * lanes (it must leave their records for the per-contact code to read). */
 static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt nb, Tally *t)
 {
-  const size_t     w = (size_t)PENALTY_HISTORY_WIDTH;
+  const size_t     w = (size_t)PENALTY_HISTORY_WIDTH, cap = 2 * (size_t)cs->n + 1;
   double          *same, *apart, *acc[2];
-  PetscInt        *identity;
+  PetscInt        *at;
   PenaltyStepLimit lim;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc5(w * cs->n + 1, &same, w * cs->n + 1, &apart, cs->n + 1, &identity, 6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
-  for (int ref = 0; ref < 2; ref++) {
-    const ImpulseMemory here = {.n = cs->n, .capacity = cs->n, .width = PENALTY_HISTORY_WIDTH, .key = cs->key, .gamma = same};
-    for (PetscInt i = 0; i < cs->n; i++) {
-      identity[i] = i;
-      if (match[i] >= 0) PetscCall(PetscArraycpy(same + w * i, prev->gamma + w * match[i], w));
-      else PetscCall(PetscArrayzero(same + w * i, w));
-      if (i % 7 == 0) { /* a frame of zeros (edge-on): the block kernel hands the lane back to the per-contact code */
-        PenaltyHistory *h = (PenaltyHistory *)(same + w * i);
-        for (int k = 0; k < 6; k++) h->frame[k] = 0;
+  PetscCall(PetscMalloc5(w * cap, &same, w * cap, &apart, cap, &at, 6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
+  for (int spread = 0; spread < 2; spread++)
+    for (int ref = 0; ref < 2; ref++) {
+      ImpulseMemory here = {.n = 0, .capacity = (PetscInt)cap, .width = PENALTY_HISTORY_WIDTH, .key = NULL, .gamma = same};
+      for (PetscInt i = 0; i < cs->n; i++) {
+        if (spread && (i % 5 == 0 || match[i] < 0)) { /* a record of a contact that ended */
+          for (size_t k = 0; k < w; k++) same[w * here.n + k] = NAN;
+          here.n++;
+        }
+        at[i] = match[i] >= 0 || !spread ? here.n++ : -1; /* the contacts' memory: a record of zeros (no history) for a new one */
+        if (at[i] < 0) continue;
+        if (match[i] >= 0) PetscCall(PetscArraycpy(same + w * at[i], prev->gamma + w * match[i], w));
+        else PetscCall(PetscArrayzero(same + w * at[i], w));
+        if (i % 7 == 0) { /* a frame of zeros (edge-on): the block kernel hands the lane back to the per-contact code */
+          PenaltyHistory *h = (PenaltyHistory *)(same + w * at[i]);
+          for (int k = 0; k < 6; k++) h->frame[k] = 0;
+        }
       }
+      CHECK(ImpulseMemoryWritableInPlace(&here, at, cs->n), "%s memory: not writable in place", spread ? "a spread" : "the contacts'");
+      CHECK(!ImpulseMemoryWritableInPlace(&here, at, (PetscInt)cap + 1), "a memory with room for %zu records is writable in place for %zu", cap, cap + 1);
+      ctx->per_contact = ref ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(PenaltyContactLoads(ctx, cs, &here, at, apart, NULL, acc[0], &lim));
+      PetscCall(PenaltyContactLoads(ctx, cs, &here, at, same, NULL, acc[1], &lim));
+      CHECK(!memcmp(same, apart, sizeof(double) * w * cs->n) && !memcmp(acc[0], acc[1], sizeof(double) * 6 * nb), "%s, %s memory: the history written in place differs from the one written apart",
+            ref ? "per contact" : "block kernel", spread ? "a spread" : "the contacts'");
     }
-    ctx->per_contact = ref ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(PenaltyContactLoads(ctx, cs, &here, identity, apart, NULL, acc[0], &lim));
-    PetscCall(PenaltyContactLoads(ctx, cs, &here, identity, same, NULL, acc[1], &lim));
-    CHECK(!memcmp(same, apart, sizeof(double) * w * cs->n) && !memcmp(acc[0], acc[1], sizeof(double) * 6 * nb), "%s: the history written in place differs from the one written apart",
-          ref ? "per contact" : "block kernel");
+  {
+    const PetscInt behind[3] = {-1, 0, 1}; /* contact 2's record in slot 1: writing slot 1 for contact 1 first would lose it */
+    ImpulseMemory  m = {.n = 2, .capacity = 3, .width = PENALTY_HISTORY_WIDTH, .gamma = same};
+    CHECK(!ImpulseMemoryWritableInPlace(&m, behind, 3), "a memory with a record behind its contact's slot is writable in place");
   }
   ctx->per_contact = PETSC_FALSE;
   t->in_place++;
-  PetscCall(PetscFree5(same, apart, identity, acc[0], acc[1]));
+  PetscCall(PetscFree5(same, apart, at, acc[0], acc[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,4 +1,4 @@
-/* The penalty model's contact loads on blocks of 4 contacts at once, one contact per SIMD lane
+/* The penalty model's contact loads on blocks of 4 or 8 contacts at once, one contact per SIMD lane
  * (src/simd4.h): the same formulas as the per-contact code (penalty_step.c with penalty_normal.c,
  * penalty_tracking.c, penalty_slide.c, penalty_roll.c, penalty_spin.c), for the contacts that make
  * up a settled pile: touching, continuing (the last step touched too), a sphere on a sphere or on a
@@ -16,7 +16,7 @@
 #include "penalty_tracking.h"
 #include "shapes.h"
 
-#define PENALTY_BLOCK 4
+#define PENALTY_BLOCK_MAX 8 /* lanes of the widest instantiation; penalty_block_lanes: this run's */
 
 /* A body or wall as the contacts read it: filled once per step (PenaltyContactLoads). The doubles
  * come first in groups of 4 that the block kernel loads with one instruction per lane:
@@ -41,18 +41,18 @@ typedef struct {
  * torque on A, then on B: PENALTY_LOAD_WIDTH doubles) go, and its stiffnesses (out; by field, so
  * that the kernel stores each with one instruction and lane l is read back from that store). */
 typedef struct {
-  const Contact        *c[PENALTY_BLOCK];
-  const PenaltyHistory *prev[PENALTY_BLOCK];
-  PenaltyHistory       *rec[PENALTY_BLOCK];
-  double               *load[PENALTY_BLOCK];
-  double                m_eff[PENALTY_BLOCK], kn[PENALTY_BLOCK], K_E[PENALTY_BLOCK], I_ij[PENALTY_BLOCK], K_R[PENALTY_BLOCK], K_psi[PENALTY_BLOCK];
+  const Contact        *c[PENALTY_BLOCK_MAX];
+  const PenaltyHistory *prev[PENALTY_BLOCK_MAX];
+  PenaltyHistory       *rec[PENALTY_BLOCK_MAX];
+  double               *load[PENALTY_BLOCK_MAX];
+  double                m_eff[PENALTY_BLOCK_MAX], kn[PENALTY_BLOCK_MAX], K_E[PENALTY_BLOCK_MAX], I_ij[PENALTY_BLOCK_MAX], K_R[PENALTY_BLOCK_MAX], K_psi[PENALTY_BLOCK_MAX];
   const PenaltyStepLimit *lim; /* the stiffest spring so far: lanes that may beat it are reported */
 } PenaltyBlock;
 
-/* penalty_block_loads' result: bits 0-3 the lanes to compute again per contact, bits 4-7 the lanes
- * whose stiffness may beat blk->lim (the others cannot). */
-#define PENALTY_BLOCK_REDO(r)  ((r) & 15)
-#define PENALTY_BLOCK_BEATS(r) ((r) >> 4 & 15)
+/* penalty_block_loads' result: bit l (l < 8) lane l to compute again per contact, bit 8 + l lane l's
+ * stiffness may beat blk->lim (the others' cannot). */
+#define PENALTY_BLOCK_REDO(r)  ((r) & 255)
+#define PENALTY_BLOCK_BEATS(r) ((r) >> PENALTY_BLOCK_MAX & 255)
 
 /* lane l's stiffnesses */
 static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
@@ -77,6 +77,10 @@ static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->s
  * as they were, so that a record updated in place can still be read): those whose
  * tracking left the kernel's domain (see above). */
 int penalty_block_loads(const PenaltyContext *ctx, PenaltyBlock *blk);
+/* The contacts a block of penalty_block_loads takes with ctx->simd on this CPU: 8 (avx512), else 4. */
+int penalty_block_lanes(const PenaltyContext *ctx);
+/* The 8-lane instantiation (penalty_kernel8.c), which penalty_block_loads runs for avx512. */
+int penalty_block_loads8(const PenaltyContext *ctx, PenaltyBlock *blk);
 
 /* Whether the step computes the eligible contacts with the block kernel: not with per_contact, nor
  * with settings it does not cover, nor (ctx->simd above SIMD4_GENERIC) on a CPU without AVX2+FMA,

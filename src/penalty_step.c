@@ -16,7 +16,7 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   ctx->materials   = materials;
   ctx->n_materials = n_materials;
   ctx->per_contact = PETSC_FALSE;
-  ctx->simd        = SIMD4_AVX512VL;
+  ctx->simd        = SIMD4_AVX512;
   ctx->block_contacts = 0;
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)
@@ -39,7 +39,7 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "Penalty contact model", NULL);
-  PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the 4-lane block kernel's best instantiation the CPU runs up to this one (avx512vl, avx2), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
+  PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the block kernel's best instantiation the CPU runs up to this one (avx512: 8 lanes of 512 bits; avx512vl, avx2: 4 lanes), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
   PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the 4-lane block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,16 +266,18 @@ typedef struct {
   unsigned char    by_kernel[CHUNK], check[CHUNK];
 } Chunk;
 
-/* The eligible contacts of the chunk (their chunk offsets in `at`, n of them), 4 at a time. */
+/* The eligible contacts of the chunk (their chunk offsets in `at`, n of them), a block (4 or 8
+ * lanes: penalty_block_lanes) at a time. */
 static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[], const PenaltyStepLimit *lim, const int at[], int n, Chunk *ch)
 {
-  PenaltyHistory spare_rec[PENALTY_BLOCK];
-  double         spare_load[PENALTY_BLOCK][PENALTY_LOAD_WIDTH];
+  const int      lanes = penalty_block_lanes(ctx);
+  PenaltyHistory spare_rec[PENALTY_BLOCK_MAX];
+  double         spare_load[PENALTY_BLOCK_MAX][PENALTY_LOAD_WIDTH];
 
-  for (int q = 0; q < n; q += PENALTY_BLOCK) {
+  for (int q = 0; q < n; q += lanes) {
     PenaltyBlock blk;
     int          r;
-    for (int l = 0; l < PENALTY_BLOCK; l++) {
+    for (int l = 0; l < lanes; l++) {
       if (q + l < n) {
         const PetscInt i = ch->i0 + at[q + l];
         blk.c[l]         = &cs->c[i];
@@ -291,7 +293,7 @@ static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[]
     }
     blk.lim = lim;
     r       = penalty_block_loads(ctx, &blk);
-    for (int l = 0; l < PENALTY_BLOCK && q + l < n; l++) {
+    for (int l = 0; l < lanes && q + l < n; l++) {
       const int k = at[q + l];
       if (PENALTY_BLOCK_REDO(r) >> l & 1) continue; /* by_kernel stays 0: computed again per contact */
       ch->by_kernel[k] = 1;

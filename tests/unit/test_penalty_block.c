@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_options());
-  for (int isa = SIMD4_AVX512VL; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs, the portable one last */
+  for (int isa = SIMD4_AVX512; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs (8 lanes, then 4), the portable one last */
     Simulation *sim;
     Tally       t = {0};
     if (simd4_isa((Simd4Isa)isa) != (Simd4Isa)isa) continue; /* not on this CPU: tested where it runs */

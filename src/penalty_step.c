@@ -40,7 +40,7 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "Penalty contact model", NULL);
   PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the block kernel's best instantiation the CPU runs up to this one (avx512: 8 lanes of 512 bits; avx512vl, avx2: 4 lanes), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
-  PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the 4-lane block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
+  PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -124,7 +124,7 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, const Simulation *sim, const P
   const double total = MPI_Wtime() - pr->wall_start;
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.2f s wall\n", sim->step, sim->time, total));
+  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n", sim->step, sim->time, total));
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n", pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm, "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         sim->last.bodies, sim->removed, sim->last.contacts, pr->iterations, pr->unconverged, pr->max_speed));

@@ -98,8 +98,10 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
   return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES + (size_t)(slot % CCP_LANES);
 }
 
-/* Build the layout of P (metrics included) and pack P->gamma into pk->g[0], P->vel_free into the
- * bodies' v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for Gauss-Seidel. */
+/* Build the layout of P (metrics included; every contact's eta set from the body records) and
+ * pack P->gamma into pk->g[0], P's bodies (ccp_problem_body) into the body records, their free
+ * velocity into v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for
+ * Gauss-Seidel. */
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);

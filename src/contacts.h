@@ -47,7 +47,7 @@ typedef struct {
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin;         /* Tikhonov diagonal (compliance) added to N on force rows; torque rows: contact_c_rot */
-  double  eta;           /* GUIDE residual step dim / trace(N_ii) */
+  double  eta;           /* GUIDE residual step dim / trace(N_ii), set by each CCP solve */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
   double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */

@@ -371,6 +371,14 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(pk->body));
+  pk->body_cap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
 {
   PetscFunctionBegin;

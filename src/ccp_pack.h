@@ -123,6 +123,9 @@ PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, 
 /* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
  * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
 PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
+/* Free the body records: dead from the end of a solve to the next build, which refills them from
+ * the body source anyway (see CCPSolverSolve). */
+PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk);
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
 /* The checkpointed sweeps of ccp_jacobi.c (gauss_seidel false) and ccp_gs.c (true) on s's packed
  * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */

@@ -235,7 +235,11 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       break;
     }
   }
+  /* Kept between solves, the layout sits beside the next step's detection and warm-start memory,
+   * the step's peak (README "Memory per body"): the blocks are kept (re-faulting them in every solve
+   * costs time), the body records, a quarter of their size, are not. */
   if (s->release_layout) PetscCall(CCPSolverReleaseWork(s));
+  else PetscCall(CCPPackedReleaseBodies(&s->pk));
   PetscCall(PetscLogEventEnd(CCP_SOLVE, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

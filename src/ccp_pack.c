@@ -191,7 +191,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
   }
-  PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
+  PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * sizeof(CCPBlock), 0, (void **)&pk->blk));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
   for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
 
@@ -382,7 +382,6 @@ PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk)
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(pk->blk));
   PetscCall(PetscFree(pk->rows));
   PetscCall(PetscFree(pk->body));
   PetscCall(PetscFree(pk->perm));

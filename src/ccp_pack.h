@@ -69,17 +69,17 @@ typedef struct {
   PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
-  CCPBlock *blk;
+  CCPBlock *blk;               /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build */
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
   CCPBody  *body;              /* nbodies + 1 */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
-  size_t    blk_cap, body_cap, perm_cap;
+  size_t    body_cap, perm_cap;
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
   double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
-  ScratchPool vectors;         /* dead between solves: collision detection borrows it (CCPSolverScratch) */
+  ScratchPool vectors;         /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory borrow them (CCPSolverScratch) */
 } CCPPacked;
 
 /* Which of the bodies' two velocity buffers a pass reads or adds to: APGD's fused pass

@@ -626,9 +626,13 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
-  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
+  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it, in the slot of the solver's
+                     packed blocks, which are dead from then until the next solve: the two never add up */
+    ScratchPool *pool;
     PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
     PetscCall(ImpulseMemoryRelease(&sim->previous));
+    PetscCall(CCPSolverScratch(sim->solver, &pool));
+    PetscCall(ImpulseMemoryUsePool(&sim->previous, pool, SCRATCH_PACKED_BLOCKS)); /* every step: a restart's memory comes as arrays of its own */
   }
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();

@@ -328,6 +328,7 @@ PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, Pets
   CCPPackedUnpackGamma(pk, x, P);
   PetscCall(CCPPackedVelocity(s, P, x));
   PetscCall(CCPPackedResidual(s, x, &stats->res_max, &stats->res_rms));
+  PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
   for (PetscInt i = 0; i < pk->nbodies; i++)
     for (int k = 0; k < 6; k++) P->vel[6 * i + k] = pk->body[i].v[k];
   stats->iterations = iterations;

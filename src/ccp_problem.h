@@ -22,7 +22,9 @@ typedef struct {
   const double  *inv_mass;     /* 1 per solver body (0 for walls) */
   const double  *inv_inertia;  /* 6 per solver body, world frame (0 for walls) */
   const double  *vel_free;     /* 6 per solver body: M^-1 k, velocity without contact impulses */
-  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma */
+  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma; NULL: the solve
+                                  sets it to a buffer of its own, valid until the solver's scratch
+                                  pool has its next user (CCPSolverScratch: the next detection) */
   PetscInt       ncontacts;
   Contact       *contact;      /* bn, c_lin, cohesion_impulse already set; eta set by the solve (ccp_contact_eta) */
   double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */

@@ -205,6 +205,20 @@ static PetscErrorCode CCPReferenceProblem(CCPSolver s, CCPProblem *P, CCPProblem
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPSolverOutputVelocity(CCPSolver s, CCPProblem *P)
+{
+  const size_t bytes = 6 * sizeof(double) * (size_t)P->nbodies;
+
+  PetscFunctionBegin;
+  if (P->vel) PetscFunctionReturn(PETSC_SUCCESS);
+  if (s->release_layout) { /* the pool is emptied at the end of the solve: an array that outlives it */
+    PetscCall(PetscFree(s->vel_out));
+    PetscCall(PetscMalloc(bytes + sizeof(double), &s->vel_out));
+    P->vel = s->vel_out;
+  } else PetscCall(ScratchPoolGet(&s->pk.vectors, SCRATCH_SOLVE_VELOCITIES, bytes, 0, (void **)&P->vel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPProblem ref;
@@ -213,6 +227,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
+  if (!s->packed || (P->ncontacts == 0 && !CCPCoupled(s))) PetscCall(CCPSolverOutputVelocity(s, P)); /* no packed layout below (else CCPPackedFinish) */
   if (!s->packed) { /* outputs (gamma, vel, eta) still land in P's arrays */
     PetscCall(CCPReferenceProblem(s, P, &ref));
     P = &ref;
@@ -289,6 +304,7 @@ PetscErrorCode CCPSolverDestroy(CCPSolver *s)
   PetscFunctionBegin;
   if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CCPSolverReleaseWork(*s));
+  PetscCall(PetscFree((*s)->vel_out));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

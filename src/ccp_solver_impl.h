@@ -29,6 +29,7 @@ struct _p_CCPSolver {
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */
   double    *work_v[2];     /* velocity-sized vectors */
+  double    *vel_out;       /* with release_layout, the velocities of a problem without its own (CCPSolverOutputVelocity) */
   size_t     nbody_cap;
   double    *ref_body[3];   /* the reference loops' solver bodies, filled from a body source: inverse mass, inertia, free velocity */
 };
@@ -62,6 +63,10 @@ static inline PetscErrorCode CCPSetEta(Contact *c, PetscInt i, double ima, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* P->vel NULL (ccp_problem.h): P->vel <- the solve's own buffer for nbodies velocities. Call it
+ * once the solve's scratch pool is dead (slot SCRATCH_SOLVE_VELOCITIES: resident pages, no new
+ * ones), or before a solve that does not use the pool. */
+PetscErrorCode CCPSolverOutputVelocity(CCPSolver s, CCPProblem *P);
 /* Ensure workspace for P. */
 PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P);
 #endif

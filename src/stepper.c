@@ -197,7 +197,6 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   }
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
-  PetscCall(PetscFree(sim->vel));
   PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
@@ -647,10 +646,9 @@ PetscErrorCode SimulationStep(Simulation *sim)
     SolverBodies sb = {.sim = sim, .nb = nb, .h = h};
     P = (CCPProblem){.nbodies = nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
                      .body = solver_body_at, .body_ctx = &sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c, .gamma = sim->contacts.gamma};
-    PetscCall(PetscMalloc1(6 * (size_t)P.nbodies, &sim->vel)); /* freed after Integrate */
-    P.vel = sim->vel;
     SetupContacts(sim, &P, h);
     PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+    sim->vel = P.vel; /* the solver's, until its pool's next user: after Integrate */
     PlasticityUpdate(&P, h);
   }
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
@@ -660,7 +658,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (penalty) PenaltyAdvance(sim, h);
   else {
     Integrate(sim, sim->bodies.n_owned, h);
-    PetscCall(PetscFree(sim->vel));
+    sim->vel = NULL;
     PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   }
   if (sim->size > 1) {

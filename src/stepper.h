@@ -63,8 +63,8 @@ typedef struct {
   StepStats   last;
   PetscBool   run_flags[RUN_FLAGS]; /* this rank's requests for the next step's reduction (RunFlag) */
   double     *vel;            /* the CCP solve's velocities, 6 per solver body (bodies, walls, the joints'
-                                 ground): allocated from the solve to the integration only, so not
-                                 resident during detection */
+                                 ground), from the solve to the integration: the solver's own buffer
+                                 (CCPProblem.vel NULL), in pages the solve had resident anyway */
   /* contact.model penalty: the pair table and per-contact workspace */
   PenaltyContext penalty;
   size_t      pen_cap, pen_body_cap;

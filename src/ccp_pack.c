@@ -53,19 +53,19 @@ static PetscErrorCode SortContacts(CCPPacked *pk, const CCPProblem *P, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static int immovable(const CCPProblem *P, int32_t j)
+static int immovable(const CCPPacked *pk, int32_t j)
 {
-  const double *I = P->inv_inertia + 6 * (size_t)j;
-  return P->inv_mass[j] == 0 && I[0] == 0 && I[1] == 0 && I[2] == 0 && I[3] == 0 && I[4] == 0 && I[5] == 0;
+  const CCPBody *B = &pk->body[j];
+  return B->im == 0 && B->I[0] == 0 && B->I[1] == 0 && B->I[2] == 0 && B->I[3] == 0 && B->I[4] == 0 && B->I[5] == 0;
 }
 
 /* Whether contact c shares a movable body with the filled lanes of block slots perm[0..L). */
-static int conflicts(const CCPProblem *P, const PetscInt *perm, const Contact *c)
+static int conflicts(const CCPPacked *pk, const CCPProblem *P, const PetscInt *perm, const Contact *c)
 {
   for (int l = 0; l < CCP_LANES && perm[l] >= 0; l++) {
     const Contact *o = &P->contact[perm[l]];
-    if ((c->a == o->a || c->a == o->b) && !immovable(P, c->a)) return 1;
-    if ((c->b == o->a || c->b == o->b) && !immovable(P, c->b)) return 1;
+    if ((c->a == o->a || c->a == o->b) && !immovable(pk, c->a)) return 1;
+    if ((c->b == o->a || c->b == o->b) && !immovable(pk, c->b)) return 1;
   }
   return 0;
 }
@@ -94,7 +94,7 @@ static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt 
     int            lane = -1;
     for (; q < pk->nblk; q++) {
       const PetscInt *perm = pk->perm + q * CCP_LANES;
-      if (perm[CCP_LANES - 1] >= 0 || conflicts(P, perm, c)) continue;
+      if (perm[CCP_LANES - 1] >= 0 || conflicts(pk, P, perm, c)) continue;
       for (lane = 0; perm[lane] >= 0; lane++) { }
       break;
     }
@@ -150,6 +150,22 @@ static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
   }
 }
 
+/* The bodies' records from P's body source (before the layout: its conflict test reads them). */
+static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P)
+{
+  const PetscInt nb = P->nbodies;
+
+  PetscFunctionBegin;
+  PetscCheck((size_t)nb + 1 <= UINT32_MAX / sizeof(CCPBody), PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / sizeof(CCPBody)) - 1);
+  PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
+  for (PetscInt i = 0; i <= nb; i++) {
+    CCPBody *B = &pk->body[i];
+    PetscCall(PetscMemzero(B, sizeof(*B)));
+    if (i < nb) ccp_problem_body(P, i, &B->im, B->I, B->v); /* nb: the padding lanes' dummy, immovable, at rest */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
 {
   const PetscInt nb = P->nbodies, nc = P->ncontacts;
@@ -157,6 +173,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   PetscFunctionBegin;
   pk->nc      = nc;
   pk->nbodies = nb;
+  PetscCall(PackBodies(pk, P));
   PetscCall(grow((void **)&pk->sorted, &pk->sorted_cap, (size_t)nc, sizeof(PetscInt)));
   PetscCall(SortContacts(pk, P, pk->sorted));
   PetscCall(LayoutAll(pk, P, conflict_free));
@@ -174,22 +191,9 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
   }
-  PetscCall(grow((void **)&pk->blk, &pk->blk_cap, (size_t)nblk, sizeof(CCPBlock)));
+  PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * sizeof(CCPBlock), 0, (void **)&pk->blk));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
-  PetscCheck((size_t)nb + 1 <= UINT32_MAX / sizeof(CCPBody), PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / sizeof(CCPBody)) - 1);
-  PetscCall(grow((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
   for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
-
-  for (PetscInt i = 0; i <= nb; i++) {
-    CCPBody *B = &pk->body[i];
-    PetscCall(PetscMemzero(B, sizeof(*B)));
-    if (i == nb) continue; /* the padding lanes' dummy: immovable, at rest */
-    for (int k = 0; k < 6; k++) {
-      B->v[k] = P->vel_free[6 * i + k];
-      B->I[k] = P->inv_inertia[6 * i + k];
-    }
-    B->im = P->inv_mass[i];
-  }
 
   for (PetscInt q = 0; q < nblk; q++) {
     CCPBlock *K = &pk->blk[q];
@@ -203,12 +207,14 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         continue;
       }
       const PetscInt i = pk->perm[slot];
-      const Contact *c = &P->contact[i];
+      Contact       *c = &P->contact[i];
       const size_t   a = (size_t)c->a, b = (size_t)c->b;
+      const CCPBody *A = &pk->body[a], *B = &pk->body[b];
       const int      six = c->dof == 6;
       CCPMetric      m;
 
-      ccp_kernel_metric(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m);
+      PetscCall(CCPSetEta(c, i, A->im, A->I, B->im, B->I));
+      ccp_kernel_metric(c, A->im, A->I, B->im, B->I, &m);
       K->a[l] = (uint32_t)(a * sizeof(CCPBody));
       K->b[l] = (uint32_t)(b * sizeof(CCPBody));
       for (int k = 0; k < 3; k++) {
@@ -270,10 +276,9 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
   CCPPacked *pk = &s->pk;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < pk->nbodies; i++)
-    for (int k = 0; k < 6; k++) pk->body[i].v[k] = P->vel_free[6 * i + k];
+  for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, pk->body[i].v);
   for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
-  PetscCall(CCPCouplingMark(s, P->vel_free, 6));
+  PetscCall(CCPCouplingMark(s, pk->body[0].v, PACKED_STRIDE));
   ccp_sweep_velocity(pk, x);
   PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -323,6 +328,7 @@ PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, Pets
   CCPPackedUnpackGamma(pk, x, P);
   PetscCall(CCPPackedVelocity(s, P, x));
   PetscCall(CCPPackedResidual(s, x, &stats->res_max, &stats->res_rms));
+  PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
   for (PetscInt i = 0; i < pk->nbodies; i++)
     for (int k = 0; k < 6; k++) P->vel[6 * i + k] = pk->body[i].v[k];
   stats->iterations = iterations;
@@ -366,10 +372,17 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(pk->body));
+  pk->body_cap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(pk->blk));
   PetscCall(PetscFree(pk->rows));
   PetscCall(PetscFree(pk->body));
   PetscCall(PetscFree(pk->perm));

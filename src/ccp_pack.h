@@ -69,17 +69,17 @@ typedef struct {
   PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
-  CCPBlock *blk;
+  CCPBlock *blk;               /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build */
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
   CCPBody  *body;              /* nbodies + 1 */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
-  size_t    blk_cap, body_cap, perm_cap;
+  size_t    body_cap, perm_cap;
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
   double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
-  ScratchPool vectors;         /* dead between solves: collision detection borrows it (CCPSolverScratch) */
+  ScratchPool vectors;         /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory borrow them (CCPSolverScratch) */
 } CCPPacked;
 
 /* Which of the bodies' two velocity buffers a pass reads or adds to: APGD's fused pass
@@ -98,8 +98,10 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
   return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES + (size_t)(slot % CCP_LANES);
 }
 
-/* Build the layout of P (metrics included) and pack P->gamma into pk->g[0], P->vel_free into the
- * bodies' v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for Gauss-Seidel. */
+/* Build the layout of P (metrics included; every contact's eta set from the body records) and
+ * pack P->gamma into pk->g[0], P's bodies (ccp_problem_body) into the body records, their free
+ * velocity into v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for
+ * Gauss-Seidel. */
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
@@ -121,6 +123,9 @@ PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, 
 /* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
  * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
 PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
+/* Free the body records: dead from the end of a solve to the next build, which refills them from
+ * the body source anyway (see CCPSolverSolve). */
+PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk);
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
 /* The checkpointed sweeps of ccp_jacobi.c (gauss_seidel false) and ccp_gs.c (true) on s's packed
  * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */

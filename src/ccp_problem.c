@@ -17,14 +17,32 @@ void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], doub
   ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, dg, v + 6 * a, v + 6 * b);
 }
 
+void ccp_problem_body(const CCPProblem *P, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6])
+{
+  if (P->body) {
+    P->body(P->body_ctx, i, inv_mass, inv_inertia, vel_free);
+    return;
+  }
+  if (inv_mass) *inv_mass = P->inv_mass[i];
+  if (inv_inertia) memcpy(inv_inertia, P->inv_inertia + 6 * (size_t)i, 6 * sizeof(double));
+  if (vel_free) memcpy(vel_free, P->vel_free + 6 * (size_t)i, 6 * sizeof(double));
+}
+
+static double contact_trace(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6])
+{
+  double tf, tt;
+  ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
+  return tf + tt;
+}
+
 double ccp_contact_trace(const CCPProblem *P, PetscInt i)
 {
   const Contact *c = &P->contact[i];
   const size_t   a = (size_t)c->a, b = (size_t)c->b;
-  double         tf, tt;
-  ccp_kernel_traces(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf, &tt);
-  return tf + tt;
+  return contact_trace(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b);
 }
+
+double ccp_contact_eta(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6]) { return c->dof / contact_trace(c, ima, Ia, imb, Ib); }
 
 void ccp_project(const Contact *c, double g[6]) { ccp_kernel_project(c, g); }
 

@@ -13,23 +13,43 @@
 #define CCPDEM_CCP_PROBLEM_H
 #include "contacts.h"
 
+/* Solver body i: inverse mass (0 for walls), world inverse inertia (6; 0 for walls) and free
+ * velocity M^-1 k (6). Outputs passed as NULL are not wanted. */
+typedef void (*CCPBodyFn)(void *ctx, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6]);
+
 typedef struct {
   PetscInt       nbodies;      /* solver bodies: bodies then walls */
   const double  *inv_mass;     /* 1 per solver body (0 for walls) */
   const double  *inv_inertia;  /* 6 per solver body, world frame (0 for walls) */
   const double  *vel_free;     /* 6 per solver body: M^-1 k, velocity without contact impulses */
-  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma */
+  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma; NULL: the solve
+                                  sets it to a buffer of its own, valid until the solver's scratch
+                                  pool has its next user (CCPSolverScratch: the next detection) */
   PetscInt       ncontacts;
-  Contact       *contact;      /* bn, c_lin, eta, cohesion_impulse already set */
+  Contact       *contact;      /* bn, c_lin, cohesion_impulse already set; eta set by the solve (ccp_contact_eta) */
   double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
+  /* Where the solver bodies come from: the three arrays above, or, with body set (the arrays then
+   * unused), body(body_ctx, i, ...) on demand: the stepper computes them from its body store, so
+   * the packed solve, which reads each body a few times per solve, needs no per-body copy beside
+   * its own records. */
+  CCPBodyFn      body;
+  void          *body_ctx;
 } CCPProblem;
+
+/* Solver body i of P, from whichever source P has (any output may be NULL). */
+void ccp_problem_body(const CCPProblem *P, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6]);
+/* The operators below that take P and read M^-1 need P's arrays (the solve fills them from the
+ * body source for the reference loops). */
 
 /* u = D_i^T v + b_i  (relative contact velocity plus stabilization; 6 entries, the last 3 zero for 3-dof) */
 void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6]);
 /* v += M^-1 D_i dg  (dg has CONTACT_DOF_MAX entries, trailing ones ignored for 3-dof) */
 void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v);
-/* Diagonal block trace of D_i^T M^-1 D_i + C_i: used for eta_i = dof / trace. */
+/* Diagonal block trace of D_i^T M^-1 D_i + C_i. */
 double ccp_contact_trace(const CCPProblem *P, PetscInt i);
+/* The GUIDE residual step eta_i = dof / trace of contact c between bodies of inverse mass and
+ * world inverse inertia (ima, Ia) and (imb, Ib): what every solve sets in c->eta. */
+double ccp_contact_eta(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6]);
 /* Project gamma_i onto contact i's reaction set (cohesion shifts the cone down by cohesion_impulse). */
 void ccp_project(const Contact *c, double g[6]);
 /* v = v_free + M^-1 D gamma for all contacts (in contact order: deterministic). */

@@ -127,7 +127,8 @@ static PetscErrorCode CCPSolverReleaseWork(CCPSolver s)
   PetscFunctionBegin;
   for (int k = 0; k < 6; k++) PetscCall(PetscFree(s->work_g[k]));
   for (int k = 0; k < 2; k++) PetscCall(PetscFree(s->work_v[k]));
-  s->ngamma_cap = s->nvel_cap = 0;
+  PetscCall(PetscFree3(s->ref_body[0], s->ref_body[1], s->ref_body[2]));
+  s->ngamma_cap = s->nvel_cap = s->nbody_cap = 0;
   PetscCall(CCPPackedDestroy(&s->pk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,9 +157,9 @@ PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Check what the methods rely on, once per solve: indices in range, dof 3 or 6, a usable eta,
- * a finite warm start. Zero the unused entries of 3-dof contacts so that every method may treat
- * all CONTACT_DOF_MAX entries alike. */
+/* Check what the methods rely on, once per solve: indices in range, dof 3 or 6, a finite warm
+ * start (eta is checked where the solve sets it: CCPSetEta). Zero the unused entries of 3-dof
+ * contacts so that every method may treat all CONTACT_DOF_MAX entries alike. */
 static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
 {
   PetscFunctionBegin;
@@ -169,22 +170,71 @@ static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
     PetscCheck(c->a >= 0 && c->a < P->nbodies && c->b >= 0 && c->b < P->nbodies && c->a != c->b, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
                "Contact %" PetscInt_FMT " joins solver bodies %d and %d, but there are %" PetscInt_FMT ": fix the contact's body indices", i, (int)c->a, (int)c->b, P->nbodies);
     PetscCheck(c->dof == 3 || c->dof == 6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Contact %" PetscInt_FMT " has dof %d: it must be 3 or 6", i, (int)c->dof);
-    PetscCheck(c->eta > 0 && isfinite(c->eta), s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "Contact %" PetscInt_FMT " has eta %g: set eta = dof / ccp_contact_trace() (> 0; a contact between two immovable bodies without compliance has none)", i, c->eta);
     for (int k = 0; k < c->dof; k++) PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP, "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i, g[k]);
     if (c->dof == 3) g[3] = g[4] = g[5] = 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The reference loops read the bodies from arrays: *R is P with its own, or, for a body source,
+ * with s's workspace filled from it; then every contact's eta from them (the packed layout sets
+ * eta from its body records instead: CCPPackedBuild). */
+static PetscErrorCode CCPReferenceProblem(CCPSolver s, CCPProblem *P, CCPProblem *R)
+{
+  const size_t nb = (size_t)P->nbodies;
+
+  PetscFunctionBegin;
+  *R = *P;
+  if (P->body) {
+    if (nb > s->nbody_cap) {
+      const size_t cap = nb + nb / 2 + 1;
+      PetscCall(PetscFree3(s->ref_body[0], s->ref_body[1], s->ref_body[2]));
+      PetscCall(PetscMalloc3(cap, &s->ref_body[0], 6 * cap, &s->ref_body[1], 6 * cap, &s->ref_body[2]));
+      s->nbody_cap = cap;
+    }
+    for (size_t i = 0; i < nb; i++) ccp_problem_body(P, (PetscInt)i, s->ref_body[0] + i, s->ref_body[1] + 6 * i, s->ref_body[2] + 6 * i);
+    R->body        = NULL;
+    R->inv_mass    = s->ref_body[0];
+    R->inv_inertia = s->ref_body[1];
+    R->vel_free    = s->ref_body[2];
+  }
+  for (PetscInt i = 0; i < R->ncontacts; i++) {
+    Contact     *c = &R->contact[i];
+    const size_t a = (size_t)c->a, b = (size_t)c->b;
+    PetscCall(CCPSetEta(c, i, R->inv_mass[a], R->inv_inertia + 6 * a, R->inv_mass[b], R->inv_inertia + 6 * b));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverOutputVelocity(CCPSolver s, CCPProblem *P)
+{
+  const size_t bytes = 6 * sizeof(double) * (size_t)P->nbodies;
+
+  PetscFunctionBegin;
+  if (P->vel) PetscFunctionReturn(PETSC_SUCCESS);
+  if (s->release_layout) { /* the pool is emptied at the end of the solve: an array that outlives it */
+    PetscCall(PetscFree(s->vel_out));
+    PetscCall(PetscMalloc(bytes + sizeof(double), &s->vel_out));
+    P->vel = s->vel_out;
+  } else PetscCall(ScratchPoolGet(&s->pk.vectors, SCRATCH_SOLVE_VELOCITIES, bytes, 0, (void **)&P->vel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
+  CCPProblem ref;
+
   PetscFunctionBegin;
   PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
+  if (!s->packed || (P->ncontacts == 0 && !CCPCoupled(s))) PetscCall(CCPSolverOutputVelocity(s, P)); /* no packed layout below (else CCPPackedFinish) */
+  if (!s->packed) { /* outputs (gamma, vel, eta) still land in P's arrays */
+    PetscCall(CCPReferenceProblem(s, P, &ref));
+    P = &ref;
+  }
   if (P->ncontacts == 0 && !CCPCoupled(s)) { /* coupled: the other ranks' contacts need this rank */
-    PetscCall(PetscArraycpy(P->vel, P->vel_free, 6 * (size_t)P->nbodies));
+    for (PetscInt i = 0; i < P->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, P->vel + 6 * (size_t)i);
     stats->iterations = 0;
     stats->res_max = stats->res_rms = 0;
     stats->converged                = PETSC_TRUE;
@@ -201,7 +251,11 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
       break;
     }
   }
+  /* Kept between solves, the layout sits beside the next step's detection and warm-start memory,
+   * the step's peak (README "Memory per body"): the blocks are kept (re-faulting them in every solve
+   * costs time), the body records, a quarter of their size, are not. */
   if (s->release_layout) PetscCall(CCPSolverReleaseWork(s));
+  else PetscCall(CCPPackedReleaseBodies(&s->pk));
   PetscCall(PetscLogEventEnd(CCP_SOLVE, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -251,6 +305,7 @@ PetscErrorCode CCPSolverDestroy(CCPSolver *s)
   PetscFunctionBegin;
   if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CCPSolverReleaseWork(*s));
+  PetscCall(PetscFree((*s)->vel_out));
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

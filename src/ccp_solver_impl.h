@@ -3,6 +3,7 @@
 #define CCPDEM_CCP_SOLVER_IMPL_H
 #include "ccp_solver.h"
 #include "ccp_pack.h"
+#include <math.h>
 
 struct _p_CCPSolver {
   MPI_Comm   comm;
@@ -28,6 +29,9 @@ struct _p_CCPSolver {
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */
   double    *work_v[2];     /* velocity-sized vectors */
+  double    *vel_out;       /* with release_layout, the velocities of a problem without its own (CCPSolverOutputVelocity) */
+  size_t     nbody_cap;
+  double    *ref_body[3];   /* the reference loops' solver bodies, filled from a body source: inverse mass, inertia, free velocity */
 };
 
 PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
@@ -48,6 +52,21 @@ static inline PetscErrorCode CCPCouplingReduce(CCPSolver s, double *x, int n)
 }
 static inline PetscBool CCPCoupled(CCPSolver s) { return (PetscBool)(s->coupling.sum != NULL); }
 
+/* c->eta <- ccp_contact_eta (the solve's step of contact i, whatever the caller set), or an error if
+ * it is no usable step. */
+static inline PetscErrorCode CCPSetEta(Contact *c, PetscInt i, double ima, const double *Ia, double imb, const double *Ib)
+{
+  PetscFunctionBegin;
+  c->eta = ccp_contact_eta(c, ima, Ia, imb, Ib);
+  PetscCheck(c->eta > 0 && isfinite(c->eta), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Contact %" PetscInt_FMT " has eta %g (dof / trace of its diagonal block; > 0 needed): two immovable bodies without compliance cannot be in contact", i, c->eta);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P->vel NULL (ccp_problem.h): P->vel <- the solve's own buffer for nbodies velocities. Call it
+ * once the solve's scratch pool is dead (slot SCRATCH_SOLVE_VELOCITIES: resident pages, no new
+ * ones), or before a solve that does not use the pool. */
+PetscErrorCode CCPSolverOutputVelocity(CCPSolver s, CCPProblem *P);
 /* Ensure workspace for P. */
 PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P);
 #endif

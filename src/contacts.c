@@ -222,19 +222,32 @@ PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Give back m's storage (a pool's slot is only forgotten): empty, no storage. */
+static PetscErrorCode ImpulseMemoryDrop(ImpulseMemory *m)
+{
+  PetscFunctionBegin;
+  if (m->pool) m->key = NULL, m->gamma = NULL;
+  else PetscCall(PetscFree2(m->key, m->gamma));
+  m->n = m->capacity = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree2(m->key, m->gamma));
+  PetscCall(ImpulseMemoryDrop(m));
   PetscCall(PetscMemzero(m, sizeof(*m)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m)
+PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m) { return ImpulseMemoryDrop(m); }
+
+PetscErrorCode ImpulseMemoryUsePool(ImpulseMemory *m, ScratchPool *pool, int slot)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree2(m->key, m->gamma));
-  m->n = m->capacity = 0;
+  PetscCheck(!m->key && m->n == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryUsePool needs an empty memory: call ImpulseMemoryRelease first");
+  m->pool = pool;
+  m->slot = slot;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -251,11 +264,19 @@ PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width)
 static PetscErrorCode ImpulseMemoryEnsure(ImpulseMemory *m, PetscInt n)
 {
   PetscFunctionBegin;
-  if (n > m->capacity || !m->key) {
-    PetscCall(PetscFree2(m->key, m->gamma));
-    m->capacity = PetscMax(n, 2 * m->capacity);
-    PetscCall(PetscMalloc2(m->capacity + 1, &m->key, (size_t)(m->capacity + 1) * m->width, &m->gamma));
+  if (n <= m->capacity && m->key) PetscFunctionReturn(PETSC_SUCCESS);
+  if (m->pool) { /* the keys, then the records from the next 64 bytes on (the pool keeps headroom) */
+    const size_t kb = ((size_t)(n + 1) * sizeof(ContactKey) + 63) / 64 * 64;
+    char        *buf;
+    PetscCall(ScratchPoolGet(m->pool, m->slot, kb + (size_t)(n + 1) * m->width * sizeof(double), 0, (void **)&buf));
+    m->key      = (ContactKey *)buf;
+    m->gamma    = (double *)(buf + kb);
+    m->capacity = n;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscFree2(m->key, m->gamma));
+  m->capacity = PetscMax(n, 2 * m->capacity);
+  PetscCall(PetscMalloc2(m->capacity + 1, &m->key, (size_t)(m->capacity + 1) * m->width, &m->gamma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,6 +298,7 @@ PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscIn
   PetscCheck(next->width == m->width && n <= next->capacity && next->key, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "ImpulseMemoryAdopt: %" PetscInt_FMT " records of width %" PetscInt_FMT " were not prepared (ImpulseMemoryPrepare) for a memory of width %" PetscInt_FMT, n, next->width, m->width);
   PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt needs the keys sorted: call ContactSetSortByKey first");
+  PetscCheck(!m->pool && !next->pool, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt swaps arrays of their own, not a pool's slot (ImpulseMemoryUsePool)");
   if (n) PetscCall(PetscArraycpy(next->key, key, n));
   next->n = n;
   swap    = *m;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "vec3.h"
+#include "scratch_pool.h"
 
 #define CONTACT_DOF_MAX 6
 /* A CCP contact's memory record: its impulses (CONTACT_DOF_MAX), then its plastic displacement
@@ -47,7 +48,7 @@ typedef struct {
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin;         /* Tikhonov diagonal (compliance) added to N on force rows; torque rows: contact_c_rot */
-  double  eta;           /* GUIDE residual step dim / trace(N_ii) */
+  double  eta;           /* GUIDE residual step dim / trace(N_ii), set by each CCP solve */
   double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
   double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
@@ -141,6 +142,8 @@ typedef struct {
   PetscInt    width;     /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
   ContactKey *key;
   double     *gamma;     /* width per contact */
+  ScratchPool *pool;     /* NULL: key and gamma are arrays of their own; else both in slot `slot` of pool (ImpulseMemoryUsePool) */
+  int          slot;
 } ImpulseMemory;
 
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
@@ -148,6 +151,13 @@ PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
 /* Drop the contents and free the arrays (the width stays): for when the records are dead until the
  * next store, e.g. during the solve (the stepper), so they do not add to the peak memory. */
 PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m);
+/* From the next store on, keep keys and records in slot `slot` of `pool` rather than in arrays of
+ * their own (pool NULL: arrays again). m must be empty (ImpulseMemoryRelease, Destroy or Create).
+ * For a slot whose other user is dead while m holds records: the stepper lends m the solver's
+ * packed blocks, dead from the store after a solve to the release before the next, so the memory
+ * adds nothing to the peak beside the blocks kept for the next solve. Release and Destroy then
+ * free nothing, and another user of the slot may take it only after the release. */
+PetscErrorCode ImpulseMemoryUsePool(ImpulseMemory *m, ScratchPool *pool, int slot);
 /* Records of `width` doubles from now on; drops the contents. */
 PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width);
 /* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's

@@ -70,10 +70,10 @@ PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void JointsSetGround(PetscInt ground, double *inv_mass, double *inv_inertia, double *vel_free)
+void JointsGround(double *inv_mass, double inv_inertia[6], double vel_free[6])
 {
-  inv_mass[ground] = 0;
-  for (int k = 0; k < 6; k++) inv_inertia[6 * ground + k] = vel_free[6 * ground + k] = 0;
+  *inv_mass = 0;
+  for (int k = 0; k < 6; k++) inv_inertia[k] = vel_free[k] = 0;
 }
 
 /* A body's state for the rows: solver index, position, orientation, world angular velocity. */

@@ -87,6 +87,6 @@ PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds);
  * ground body (bodies, walls, then it). Collective on comm (one Allreduce of n ints): fails on
  * every rank, naming the joint, if a joined body has left the domain. */
 PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs);
-/* The ground's solver-body entries: immovable and at rest. */
-void JointsSetGround(PetscInt ground, double *inv_mass, double *inv_inertia, double *vel_free);
+/* The ground's solver body (CCPBodyFn's outputs): immovable and at rest. */
+void JointsGround(double *inv_mass, double inv_inertia[6], double vel_free[6]);
 #endif

@@ -11,14 +11,18 @@
  * contents are the caller's only until another user takes the slot. Slots in use:
  *   0-6  the solver's packed vectors (ccp_pack.c: pk->g[k] is slot k), during a solve;
  *   0-2  the broadphase's cells, bodies by cell and pairs; 3-4 collision detection's pair records
- *        and their sort buffer, during a detection (when it borrows the solver's pool). */
+ *        and their sort buffer, during a detection (when it borrows the solver's pool);
+ *   7    the solver's packed blocks, during a solve; the warm-start memory (ImpulseMemoryUsePool)
+ *        from the store after a solve to its release before the next (the stepper);
+ *   0    also the solve's velocities (CCPProblem.vel NULL), from the end of a solve to the pool's
+ *        next user. */
 #ifndef CCPDEM_SCRATCH_POOL_H
 #define CCPDEM_SCRATCH_POOL_H
 #include <petscsys.h>
 
 #define SCRATCH_SLOTS 8
 
-enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 3, SCRATCH_PAIR_SORT = 4 };
+enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 3, SCRATCH_PAIR_SORT = 4, SCRATCH_PACKED_BLOCKS = 7, SCRATCH_SOLVE_VELOCITIES = 0 };
 
 typedef struct {
   void  *buf[SCRATCH_SLOTS];

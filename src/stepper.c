@@ -197,7 +197,6 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
   }
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
-  PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
   PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
   PetscCall(ImpulseMemoryDestroy(&sim->pen_next));
@@ -213,16 +212,6 @@ PetscInt SimulationFindBody(const Simulation *sim, int64_t id)
   for (PetscInt i = 0; i < sim->bodies.n_owned; i++)
     if (sim->bodies.id[i] == id) return i;
   return -1;
-}
-
-static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
-{
-  PetscFunctionBegin;
-  if ((size_t)nsolver <= sim->work_cap) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscFree4(sim->inv_mass, sim->inv_inertia, sim->vel_free, sim->vel));
-  sim->work_cap = (size_t)PetscMax(nsolver, 2 * (PetscInt)sim->work_cap + 16);
-  PetscCall(PetscMalloc4(sim->work_cap, &sim->inv_mass, 6 * sim->work_cap, &sim->inv_inertia, 6 * sim->work_cap, &sim->vel_free, 6 * sim->work_cap, &sim->vel));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Solver body i, whose orientation matrix is R: inverse mass and world inverse inertia (xx, yy, zz,
@@ -249,20 +238,37 @@ static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3]
   solver_body_turned(s, i, R, g, h, inv_mass, inv_inertia, vel_free);
 }
 
-/* Solver bodies: the bodies [0, nb) (solver_body), then the walls. */
-static void SetupSolverBodies(Simulation *sim, PetscInt nb, double h)
+/* The solver bodies as the CCP solve reads them (CCPBodyFn), computed from the body store whenever
+ * the solve asks (a few times per solve) instead of copied beside its packed records: the bodies
+ * [0, nb) (solver_body), then the walls (immovable, at their prescribed velocity), then the joints'
+ * ground. */
+typedef struct {
+  const Simulation *sim;
+  PetscInt          nb;
+  double            h;
+} SolverBodies;
+
+static void solver_body_at(void *ctx, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6])
 {
-  for (PetscInt i = 0; i < nb; i++) solver_body(&sim->bodies, i, sim->sc.gravity, h, sim->inv_mass + i, sim->inv_inertia + 6 * i, sim->vel_free + 6 * i);
-  for (int k = 0; k < sim->sc.n_walls; k++) {
-    PetscInt j = nb + k;
-    sim->inv_mass[j] = 0;
-    for (int c = 0; c < 6; c++) sim->inv_inertia[6 * j + c] = 0;
-    for (int c = 0; c < 3; c++) sim->vel_free[6 * j + c] = sim->walls[k].velocity[c];
-    for (int c = 3; c < 6; c++) sim->vel_free[6 * j + c] = 0;
-  }
+  const SolverBodies *sb  = (const SolverBodies *)ctx;
+  const Simulation   *sim = sb->sim;
+  double              im, I[6], vf[6];
+
+  if (i < sb->nb) solver_body(&sim->bodies, i, sim->sc.gravity, sb->h, &im, I, vf);
+  else if (i - sb->nb < sim->sc.n_walls) {
+    const Wall *w = &sim->walls[i - sb->nb];
+    im            = 0;
+    for (int c = 0; c < 6; c++) I[c] = 0;
+    for (int c = 0; c < 3; c++) vf[c] = w->velocity[c];
+    for (int c = 3; c < 6; c++) vf[c] = 0;
+  } else JointsGround(&im, I, vf);
+  if (inv_mass) *inv_mass = im;
+  if (inv_inertia) memcpy(inv_inertia, I, sizeof(I));
+  if (vel_free) memcpy(vel_free, vf, sizeof(vf));
 }
 
-/* Per-contact solve data: stabilization (GUIDE step 3), compliance, cohesion and the residual step. */
+/* Per-contact solve data: stabilization (GUIDE step 3), compliance and cohesion (the solve sets
+ * the residual step eta from the bodies). */
 static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 {
   const double vrec = sim->sc.max_recovery_speed, slop = sim->sc.overlap_tolerance;
@@ -272,7 +278,6 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
     if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
     c->cohesion_impulse = c->cohesion * h;
     c->yield_impulse    = c->yield_force * h;
-    c->eta              = c->dof / ccp_contact_trace(P, i);
   }
 }
 
@@ -624,9 +629,13 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
-  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it: not resident during the solve */
+  if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it, in the slot of the solver's
+                     packed blocks, which are dead from then until the next solve: the two never add up */
+    ScratchPool *pool;
     PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
     PetscCall(ImpulseMemoryRelease(&sim->previous));
+    PetscCall(CCPSolverScratch(sim->solver, &pool));
+    PetscCall(ImpulseMemoryUsePool(&sim->previous, pool, SCRATCH_PACKED_BLOCKS)); /* every step: a restart's memory comes as arrays of its own */
   }
   PetscCall(PetscLogEventEnd(EV_DETECT, 0, 0, 0, 0));
   t1 = MPI_Wtime();
@@ -638,19 +647,12 @@ PetscErrorCode SimulationStep(Simulation *sim)
     ss.res_max = ss.res_rms = 0;
     ss.converged = PETSC_TRUE;
   } else {
-    PetscCall(EnsureWork(sim, nb + sim->sc.n_walls + 1));
-    SetupSolverBodies(sim, nb, h);
-    P.nbodies     = nb + sim->sc.n_walls;
-    if (sim->joints.n) JointsSetGround(P.nbodies++, sim->inv_mass, sim->inv_inertia, sim->vel_free); /* the ground: after the walls */
-    P.inv_mass    = sim->inv_mass;
-    P.inv_inertia = sim->inv_inertia;
-    P.vel_free    = sim->vel_free;
-    P.vel         = sim->vel;
-    P.ncontacts   = sim->contacts.n;
-    P.contact     = sim->contacts.c;
-    P.gamma       = sim->contacts.gamma;
+    SolverBodies sb = {.sim = sim, .nb = nb, .h = h};
+    P = (CCPProblem){.nbodies = nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
+                     .body = solver_body_at, .body_ctx = &sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c, .gamma = sim->contacts.gamma};
     SetupContacts(sim, &P, h);
     PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
+    sim->vel = P.vel; /* the solver's, until its pool's next user: after Integrate */
     PlasticityUpdate(&P, h);
   }
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
@@ -660,6 +662,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (penalty) PenaltyAdvance(sim, h);
   else {
     Integrate(sim, sim->bodies.n_owned, h);
+    sim->vel = NULL;
     PetscCall(ImpulseMemoryStore(&sim->previous, &sim->contacts));
   }
   if (sim->size > 1) {

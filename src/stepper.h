@@ -62,9 +62,9 @@ typedef struct {
   PetscInt    sort_interval;    /* -sort_interval: steps between Morton reorderings of the bodies */
   StepStats   last;
   PetscBool   run_flags[RUN_FLAGS]; /* this rank's requests for the next step's reduction (RunFlag) */
-  /* solver workspace: solver bodies = bodies then walls */
-  size_t      work_cap;
-  double     *inv_mass, *inv_inertia, *vel_free, *vel;
+  double     *vel;            /* the CCP solve's velocities, 6 per solver body (bodies, walls, the joints'
+                                 ground), from the solve to the integration: the solver's own buffer
+                                 (CCPProblem.vel NULL), in pages the solve had resident anyway */
   /* contact.model penalty: the pair table and per-contact workspace */
   PenaltyContext penalty;
   size_t      pen_cap, pen_body_cap;

@@ -70,7 +70,7 @@ static PetscErrorCode free_problem(Problem *P)
 
 static CCPProblem view(Problem *P)
 {
-  CCPProblem q = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
+  CCPProblem q = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
   return q;
 }
 
@@ -198,7 +198,7 @@ static PetscErrorCode check_residual(void)
 {
   double   inv_mass[2] = {0.5, 0}, inv_inertia[12] = {2, 2, 2, 0, 0, 0}, vel_free[12] = {0}, vel[12] = {0}, gamma[6];
   Contact  c           = {0};
-  CCPProblem Q         = {2, inv_mass, inv_inertia, vel_free, vel, 1, &c, gamma};
+  CCPProblem Q         = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vel, .ncontacts = 1, .contact = &c, .gamma = gamma};
   const double R       = 0.1;
 
   PetscFunctionBeginUser;
@@ -267,7 +267,7 @@ static PetscErrorCode check_residual(void)
   {
     Contact cc[2] = {c, c};
     double  gg[12] = {0}, vv[12] = {0};
-    CCPProblem Q2 = {2, inv_mass, inv_inertia, vel_free, vv, 2, cc, gg};
+    CCPProblem Q2 = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vv, .ncontacts = 2, .contact = cc, .gamma = gg};
     cc[0].dof = cc[1].dof = 3;
     cc[0].eta = cc[1].eta = 3 / ccp_contact_trace(&Q2, 0);
     cc[0].bn  = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */

@@ -43,7 +43,7 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     random_spd(P->inv_inertia + 6 * j, 3.0);
   }
   for (PetscInt k = 0; k < 6 * P->nbodies; k++) P->vel_free[k] = srand1();
-  CCPProblem view = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
+  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
   for (PetscInt i = 0; i < nc; i++) {
     Contact *c = &P->contact[i];
     c->b       = (int32_t)(urand() * nmoving);
@@ -85,7 +85,7 @@ static PetscErrorCode free_problem(Problem *P)
 static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa, double *gamma, double *vel, CCPSolveStats *st)
 {
   CCPSolver  s;
-  CCPProblem view = {P->nbodies, P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->nc, P->contact, P->gamma};
+  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));

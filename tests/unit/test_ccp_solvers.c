@@ -86,7 +86,7 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
 
 static CCPProblem sys_problem(Sys *S)
 {
-  CCPProblem P = {S->nbodies, S->inv_mass, S->inv_inertia, S->vel_free, S->vel, S->ncontacts, S->contact, S->gamma};
+  CCPProblem P = {.nbodies = S->nbodies, .inv_mass = S->inv_mass, .inv_inertia = S->inv_inertia, .vel_free = S->vel_free, .vel = S->vel, .ncontacts = S->ncontacts, .contact = S->contact, .gamma = S->gamma};
   return P;
 }
 

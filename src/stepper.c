@@ -11,9 +11,14 @@
 #include "vec3.h"
 #include "contact_law.h"
 #include "plasticity.h"
+#include "penalty_side.h"
 #include <string.h>
 
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
+
+/* Owned bodies were added, removed or reordered since the integrator moved them: what it prepared
+ * for the next step's bodies by index no longer holds (the penalty sides, PenaltyAdvance). */
+static void BodiesRearranged(Simulation *sim) { sim->penalty.side_ahead = 0; }
 
 static PetscErrorCode StepperRegisterEvents(void)
 {
@@ -225,15 +230,18 @@ static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Solver body i, whose orientation matrix is R: inverse mass and world inverse inertia (xx, yy, zz,
- * xy, xz, yz), and the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part
- * converted to the world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body
- * frame. */
-static inline void solver_body_turned(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+/* Solver body i, whose orientation matrix is R: world inverse inertia (xx, yy, zz, xy, xz, yz), and
+ * the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the
+ * world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body frame. A moment
+ * equal to the one before it takes that one's inverse: the same bits, and a sphere pays one
+ * division, not three. */
+static inline void solver_body_turned(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double inv_inertia[6], double vel_free[6])
 {
   const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
-  double        Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
-  *inv_mass = 1.0 / s->mass[i];
+  double        Jinv[3], Jw[3], gyro[3], wnew[3];
+  Jinv[0] = 1 / J[0];
+  Jinv[1] = J[1] == J[0] ? Jinv[0] : 1 / J[1];
+  Jinv[2] = J[2] == J[1] ? Jinv[1] : 1 / J[2];
   sym_rotate_diag(inv_inertia, R, Jinv);
   for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
   v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
@@ -242,11 +250,13 @@ static inline void solver_body_turned(const BodyStore *s, PetscInt i, const doub
   mat_vec(vel_free + 3, R, wnew);
 }
 
+/* Solver body i: its inverse mass, then as solver_body_turned. */
 static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
 {
   double R[9];
+  *inv_mass = 1.0 / s->mass[i];
   quat_to_matrix(s->quat + 4 * i, R);
-  solver_body_turned(s, i, R, g, h, inv_mass, inv_inertia, vel_free);
+  solver_body_turned(s, i, R, g, h, inv_inertia, vel_free);
 }
 
 /* Solver bodies: the bodies [0, nb) (solver_body), then the walls. */
@@ -315,6 +325,7 @@ static PetscInt RemoveEscaped(Simulation *sim)
     for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
     if (!in) {
       BodyStoreRemoveOwned(s, i);
+      BodiesRearranged(sim);
       removed++;
     }
   }
@@ -414,6 +425,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   sim->bodies.n_ghost = 0;
+  BodiesRearranged(sim); /* migrated or sorted below */
   if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
     PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
@@ -491,6 +503,7 @@ static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv_in, Pet
 
   PetscFunctionBegin;
   mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
+  BodiesRearranged(sim);
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
@@ -513,6 +526,7 @@ PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
   if (sim->output_placed_step == sim->step) PetscFunctionReturn(PETSC_SUCCESS); /* a second output of this step */
   PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv));
   mv.keep_order = PETSC_FALSE; /* id order */
+  BodiesRearranged(sim);
   if (sim->ghosts_kept) {
     PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, &bytes));
     sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
@@ -543,20 +557,33 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
 
 /* The owned bodies under the summed penalty loads F (sim->pen_acc): velocities v = v_free + h M^-1 F,
  * then the step (as Integrate), in one pass with one orientation matrix per body; no solve reads
- * the solver body data, and the ghosts and walls get none (their owners sum their loads). */
+ * the solver body data, and the ghosts and walls get none (their owners sum their loads).
+ * Each body's side for the next step's contacts is written as soon as it has moved (its side of
+ * this step, already read, holds what stays with the body), unless the bodies are rearranged
+ * before then (BodiesRearranged). */
 static void PenaltyAdvance(Simulation *sim, double h)
 {
-  BodyStore *s = &sim->bodies;
-  for (PetscInt i = 0; i < s->n_owned; i++) {
-    const double *f = sim->pen_acc + 6 * i;
-    double        R[9], v[6], inv_mass, inv_inertia[6], vf[6], dw[3];
-    quat_to_matrix(s->quat + 4 * i, R);
-    solver_body_turned(s, i, R, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
-    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
-    sym_vec(dw, inv_inertia, f + 3);
-    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
-    integrate_body(s, i, R, v, h);
+  enum { BLOCK = 32 };
+  BodyStore   *s    = &sim->bodies;
+  PenaltySide *side = sim->penalty.side;
+  for (PetscInt i0 = 0; i0 < s->n_owned; i0 += BLOCK) {
+    const PetscInt i1 = PetscMin(i0 + BLOCK, s->n_owned);
+    for (PetscInt i = i0; i < i1; i++) {
+      const double *f = sim->pen_acc + 6 * i;
+      const double  inv_mass = side[i].inv_mass; /* side i is body i's (written this step or kept) */
+      double        R[9], v[6], inv_inertia[6], vf[6], dw[3];
+      quat_to_matrix(s->quat + 4 * i, R);
+      solver_body_turned(s, i, R, sim->sc.gravity, h, inv_inertia, vf);
+      for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
+      sym_vec(dw, inv_inertia, f + 3);
+      for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+      integrate_body(s, i, R, v, h);
+    }
+    /* a loop of its own over bodies still in L1: a side waits on its body's new orientation, and
+     * that chain, inside the integration's iteration, stalls it */
+    for (PetscInt i = i0; i < i1; i++) penalty_side_motion(s, i, h, &side[i]);
   }
+  sim->penalty.side_ahead = s->n_owned;
   IntegrateWalls(sim, h);
 }
 
@@ -605,12 +632,16 @@ PetscErrorCode SimulationStep(Simulation *sim)
   sim->bytes_carry = 0;
   t0 = MPI_Wtime();
   PetscCall(SimulationEmit(sim));
+  if (sim->next_id != next_id) BodiesRearranged(sim);
   if (sim->size > 1) {
     PetscCall(VelocityCouplingResetStats(sim->coupling));
     PetscCall(DistributedBegin(sim, (PetscBool)(sim->next_id != next_id), &gremoved, &bytes));
     sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
     tcomm = MPI_Wtime() - t0;
-  } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  } else if (sort) {
+    PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+    BodiesRearranged(sim);
+  }
   nb = sim->bodies.n_owned + sim->bodies.n_ghost;
   PetscCall(PetscLogEventBegin(EV_DETECT, 0, 0, 0, 0));
   cset.envelope  = sim->sc.envelope;

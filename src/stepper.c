@@ -17,8 +17,31 @@
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
 
 /* Owned bodies were added, removed or reordered since the integrator moved them: what it prepared
- * for the next step's bodies by index no longer holds (the penalty sides, PenaltyAdvance). */
-static void BodiesRearranged(Simulation *sim) { sim->penalty.side_ahead = 0; }
+ * by index no longer holds (PenaltyAdvance: the penalty sides, the sums for the statistics). */
+static void BodiesRearranged(Simulation *sim)
+{
+  sim->penalty.side_ahead = 0;
+  sim->advanced.valid     = PETSC_FALSE;
+}
+
+/* Bodies whose centre leaves the domain are removed (GUIDE "Scenario files"). */
+static inline PetscBool InDomain(const Simulation *sim, const double x[3])
+{
+  PetscBool in = PETSC_TRUE;
+  for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
+  return in;
+}
+
+/* Body i's terms of the step's statistics: its speed into *max_speed, its kinetic and potential
+ * energy into energy[0] and energy[1]. */
+static inline void StatsAddBody(const BodyStore *s, PetscInt i, const double g[3], double *max_speed, double energy[2])
+{
+  const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
+  const double  sp = v3_norm(v);
+  *max_speed = PetscMax(*max_speed, sp);
+  energy[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
+  energy[1] += -m * v3_dot(g, s->pos + 3 * i);
+}
 
 static PetscErrorCode StepperRegisterEvents(void)
 {
@@ -313,17 +336,15 @@ static void Integrate(Simulation *sim, PetscInt nb, double h)
   IntegrateWalls(sim, h);
 }
 
-/* Bodies whose centre left the domain are removed and counted (GUIDE "Scenario files"). */
+/* Bodies whose centre left the domain are removed and counted. */
 static PetscInt RemoveEscaped(Simulation *sim)
 {
   BodyStore *s       = &sim->bodies;
   PetscInt   removed = 0;
 
+  if (sim->advanced.valid && !sim->advanced.outside) return 0; /* PenaltyAdvance saw every body inside */
   for (PetscInt i = s->n_owned - 1; i >= 0; i--) {
-    const double *x = s->pos + 3 * i;
-    PetscBool     in = PETSC_TRUE;
-    for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
-    if (!in) {
+    if (!InDomain(sim, s->pos + 3 * i)) {
       BodyStoreRemoveOwned(s, i);
       BodiesRearranged(sim);
       removed++;
@@ -375,14 +396,16 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
     leaving = sim->moves_local[0];
     for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[STEP_SUM_MOVES + k] = (double)sim->moves_local[k];
   }
-  for (PetscInt i = 0; i < s->n_owned; i++) {
-    const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
-    const double  sp = v3_norm(v);
-    if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
-    max[0] = PetscMax(max[0], sp);
-    sum[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
-    sum[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
-  }
+  if (sim->advanced.valid && !leaving) { /* the same sums in the same order */
+    max[0] = sim->advanced.max_speed;
+    sum[0] = sim->advanced.energy[0];
+    sum[1] = sim->advanced.energy[1];
+  } else
+    for (PetscInt i = 0; i < s->n_owned; i++) {
+      if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
+      StatsAddBody(s, i, sim->sc.gravity, &max[0], sum);
+    }
+  sim->advanced.valid = PETSC_FALSE; /* used */
   sum[2] = (double)(s->n_owned - leaving);
   sum[3] = (double)(sim->contacts.n - sim->joints.active);
   sum[4] = (double)sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
@@ -559,13 +582,15 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
  * then the step (as Integrate), in one pass with one orientation matrix per body; no solve reads
  * the solver body data, and the ghosts and walls get none (their owners sum their loads).
  * Each body's side for the next step's contacts is written as soon as it has moved (its side of
- * this step, already read, holds what stays with the body), unless the bodies are rearranged
- * before then (BodiesRearranged). */
+ * this step, already read, holds what stays with the body), and its terms of the statistics are
+ * summed, unless the bodies are rearranged before then (BodiesRearranged). */
 static void PenaltyAdvance(Simulation *sim, double h)
 {
   enum { BLOCK = 32 };
   BodyStore   *s    = &sim->bodies;
   PenaltySide *side = sim->penalty.side;
+  double       max_speed = 0, energy[2] = {0, 0};
+  PetscInt     outside   = 0;
   for (PetscInt i0 = 0; i0 < s->n_owned; i0 += BLOCK) {
     const PetscInt i1 = PetscMin(i0 + BLOCK, s->n_owned);
     for (PetscInt i = i0; i < i1; i++) {
@@ -581,9 +606,18 @@ static void PenaltyAdvance(Simulation *sim, double h)
     }
     /* a loop of its own over bodies still in L1: a side waits on its body's new orientation, and
      * that chain, inside the integration's iteration, stalls it */
-    for (PetscInt i = i0; i < i1; i++) penalty_side_motion(s, i, h, &side[i]);
+    for (PetscInt i = i0; i < i1; i++) {
+      penalty_side_motion(s, i, h, &side[i]);
+      StatsAddBody(s, i, sim->sc.gravity, &max_speed, energy);
+      outside += !InDomain(sim, s->pos + 3 * i);
+    }
   }
   sim->penalty.side_ahead = s->n_owned;
+  sim->advanced.valid     = PETSC_TRUE;
+  sim->advanced.outside   = outside;
+  sim->advanced.max_speed = max_speed;
+  sim->advanced.energy[0] = energy[0];
+  sim->advanced.energy[1] = energy[1];
   IntegrateWalls(sim, h);
 }
 

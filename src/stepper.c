@@ -310,14 +310,13 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 }
 
 /* Body i (orientation matrix R) takes the step's world velocity vs (linear, angular): its stored
- * velocity (angular in its own frame), its centre and its orientation move on. */
+ * velocity (angular in its own frame) and its centre move on; the caller turns its orientation. */
 static inline void integrate_body(BodyStore *s, PetscInt i, const double R[9], const double vs[6], double h)
 {
-  double *v = s->vel + 6 * i, *x = s->pos + 3 * i, *q = s->quat + 4 * i;
+  double *v = s->vel + 6 * i, *x = s->pos + 3 * i;
   for (int k = 0; k < 3; k++) v[k] = vs[k];
   mat_tvec(v + 3, R, vs + 3);
   v3_axpy(x, h, v);
-  quat_integrate_world(q, vs + 3, h);
 }
 
 static void IntegrateWalls(Simulation *sim, double h)
@@ -332,6 +331,7 @@ static void Integrate(Simulation *sim, PetscInt nb, double h)
     double R[9];
     quat_to_matrix(sim->bodies.quat + 4 * i, R);
     integrate_body(&sim->bodies, i, R, sim->vel + 6 * i, h);
+    quat_integrate_world(sim->bodies.quat + 4 * i, sim->vel + 6 * i + 3, h);
   }
   IntegrateWalls(sim, h);
 }
@@ -603,6 +603,7 @@ static void PenaltyAdvance(Simulation *sim, double h)
       sym_vec(dw, inv_inertia, f + 3);
       for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
       integrate_body(s, i, R, v, h);
+      quat_integrate_world_series(s->quat + 4 * i, v + 3, h);
     }
     /* a loop of its own over bodies still in L1: a side waits on its body's new orientation, and
      * that chain, inside the integration's iteration, stalls it */

@@ -253,6 +253,12 @@ static PetscErrorCode EnsureWork(Simulation *sim, PetscInt nsolver)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Body i's free linear velocity v + h g. */
+static inline void free_linear(const BodyStore *s, PetscInt i, const double g[3], double h, double vel_free[3])
+{
+  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+}
+
 /* Solver body i, whose orientation matrix is R: world inverse inertia (xx, yy, zz, xy, xz, yz), and
  * the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the
  * world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body frame. A moment
@@ -266,7 +272,7 @@ static inline void solver_body_turned(const BodyStore *s, PetscInt i, const doub
   Jinv[1] = J[1] == J[0] ? Jinv[0] : 1 / J[1];
   Jinv[2] = J[2] == J[1] ? Jinv[1] : 1 / J[2];
   sym_rotate_diag(inv_inertia, R, Jinv);
-  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+  free_linear(s, i, g, h, vel_free);
   v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
   v3_cross(gyro, wb, Jw);
   for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
@@ -596,11 +602,19 @@ static void PenaltyAdvance(Simulation *sim, double h)
     for (PetscInt i = i0; i < i1; i++) {
       const double *f = sim->pen_acc + 6 * i;
       const double  inv_mass = side[i].inv_mass; /* side i is body i's (written this step or kept) */
-      double        R[9], v[6], inv_inertia[6], vf[6], dw[3];
+      const double *J = s->inertia + 3 * i;
+      double        R[9], v[6], vf[6], dw[3];
       quat_to_matrix(s->quat + 4 * i, R);
-      solver_body_turned(s, i, R, sim->sc.gravity, h, inv_inertia, vf);
+      if (J[0] == J[1] && J[1] == J[2]) { /* a sphere: R diag(1/J) R^T = I / J and w x (J w) = 0, exactly (not to rounding, as solver_body_turned) */
+        free_linear(s, i, sim->sc.gravity, h, vf);
+        mat_vec(vf + 3, R, s->vel + 6 * i + 3);
+        v3_scale(dw, 1 / J[0], f + 3);
+      } else {
+        double inv_inertia[6];
+        solver_body_turned(s, i, R, sim->sc.gravity, h, inv_inertia, vf);
+        sym_vec(dw, inv_inertia, f + 3);
+      }
       for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
-      sym_vec(dw, inv_inertia, f + 3);
       for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
       integrate_body(s, i, R, v, h);
       quat_integrate_world_series(s->quat + 4 * i, v + 3, h);

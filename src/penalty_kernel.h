@@ -29,6 +29,7 @@ struct PenaltySide {
   double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */
   int         material, shape;  /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
   int         wall;
+  double      inv_mass;         /* 1 / mass, for the integrator (stepper.c); a wall: 0 */
 };
 
 /* What the time-step check needs of a touching contact: each spring's stiffness with the inertia

@@ -2,6 +2,7 @@
 #include "penalty_step.h"
 #include "penalty_friction.h"
 #include "penalty_kernel.h"
+#include "penalty_side.h"
 #include "penalty_tracking.h"
 #include "memory_policy.h"
 #include "vec3.h"
@@ -46,41 +47,6 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 }
 
 typedef struct PenaltySide Side;
-
-/* A body's side: its rotation over the last step is the one the integrator applied,
- * exp(h omega_world), with omega_world as now (a body turns about omega_world, which that turn
- * leaves in place). */
-static void side_of_body(const BodyStore *bs, PetscInt s, double h, Side *o)
-{
-  const double *J = bs->inertia + 3 * s;
-  double        R[9], turn[3];
-  v3_copy(o->pose.x, bs->pos + 3 * s);
-  quat_to_matrix(bs->quat + 4 * s, R);
-  v3_copy(o->vel, bs->vel + 6 * s);
-  mat_vec(o->omega, R, bs->vel + 6 * s + 3);
-  v3_scale(turn, h, o->omega);
-  rotation_of_vector(turn, o->pose.R);
-  o->mass     = bs->mass[s];
-  o->inertia  = (J[0] + J[1] + J[2]) / 3;
-  o->material = bs->material[s];
-  o->shape    = bs->shape[s];
-  o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s] : 0;
-  o->wall     = 0;
-}
-
-static void side_of_wall(const Wall *w, Side *o)
-{
-  static const double still[3] = {0, 0, 0};
-  v3_copy(o->pose.x, w->center);
-  rotation_of_vector(still, o->pose.R); /* walls translate only */
-  v3_copy(o->vel, w->velocity);
-  v3_set(o->omega, 0, 0, 0);
-  o->mass = o->inertia = INFINITY;
-  o->material = w->material;
-  o->shape    = w->type == WALL_PLANE ? -1 : -2;
-  o->kappa    = 0;
-  o->wall     = 1;
-}
 
 /* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R; a plane 0; a
  * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature). */
@@ -351,7 +317,8 @@ static PetscErrorCode side_reserve(PenaltyContext *ctx, PetscInt n)
   PetscFunctionBegin;
   if ((size_t)n <= ctx->side_cap) PetscFunctionReturn(PETSC_SUCCESS);
   MemoryFreeAligned((void **)&ctx->side);
-  ctx->side_cap = (size_t)PetscMax(n, 2 * (PetscInt)ctx->side_cap + 16);
+  ctx->side_ahead = 0; /* gone with the old array */
+  ctx->side_cap   = (size_t)PetscMax(n, 2 * (PetscInt)ctx->side_cap + 16);
   PetscCall(MemoryAllocAligned(sizeof(Side) * ctx->side_cap, _Alignof(Side), "the penalty model's body sides", (void **)&ctx->side));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -360,8 +327,9 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
 {
   PetscFunctionBegin;
   PetscCall(side_reserve(ctx, ctx->nb + ctx->n_walls));
-  for (PetscInt b = 0; b < ctx->nb; b++) side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
-  for (PetscInt k = 0; k < ctx->n_walls; k++) side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
+  for (PetscInt b = PetscMin(ctx->side_ahead, ctx->nb); b < ctx->nb; b++) penalty_side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
+  for (PetscInt k = 0; k < ctx->n_walls; k++) penalty_side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
+  ctx->side_ahead = 0; /* used: the integrator writes the next ones */
   PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PenaltyContactLoads: give either the per-contact loads or the per-body sums");
   if (acc) PetscCall(PetscArrayzero(acc, 6 * (size_t)ctx->nb));
   PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT "), got width %" PetscInt_FMT, PENALTY_HISTORY_WIDTH, prev->width);

@@ -44,6 +44,9 @@ typedef struct {
   double                 h;
   PenaltySide           *side;       /* this step: bodies [0, nb), then the walls */
   size_t                 side_cap;   /* entries side has room for */
+  PetscInt               side_ahead; /* sides [0, side_ahead) already hold their bodies as they are: the
+                                        integrator wrote them at the end of the last step, and nothing
+                                        moved a body since (stepper.c); 0 otherwise */
   PetscBool              per_contact;    /* every contact by the per-contact code, none by the block kernel (penalty_kernel.h): the reference, for tests */
   Simd4Isa               simd;           /* the block kernel's best instantiation this CPU runs up to this one (default: the best); SIMD4_GENERIC: the portable one */
   PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
@@ -65,6 +68,7 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm);
  * nothing). A contact whose gap is not negative (in the envelope, not touching) has no load and a
  * record without history. *lim: the shortest period among this rank's contacts (period infinite if
  * none). Not collective. Fills ctx->side for the bodies and walls first (each body's rotation is
- * computed once, not per contact). */
+ * computed once, not per contact), but for the first ctx->side_ahead bodies, whose sides the
+ * integrator already wrote. */
 PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim);
 #endif

@@ -11,9 +11,37 @@
 #include "vec3.h"
 #include "contact_law.h"
 #include "plasticity.h"
+#include "penalty_side.h"
 #include <string.h>
 
 static PetscLogEvent EV_DETECT, EV_SOLVE, EV_INTEGRATE;
+
+/* Owned bodies were added, removed or reordered since the integrator moved them: what it prepared
+ * by index no longer holds (PenaltyAdvance: the penalty sides, the sums for the statistics). */
+static void BodiesRearranged(Simulation *sim)
+{
+  sim->penalty.side_ahead = 0;
+  sim->advanced.valid     = PETSC_FALSE;
+}
+
+/* Bodies whose centre leaves the domain are removed (GUIDE "Scenario files"). */
+static inline PetscBool InDomain(const Simulation *sim, const double x[3])
+{
+  PetscBool in = PETSC_TRUE;
+  for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
+  return in;
+}
+
+/* Body i's terms of the step's statistics: its speed into *max_speed, its kinetic and potential
+ * energy into energy[0] and energy[1]. */
+static inline void StatsAddBody(const BodyStore *s, PetscInt i, const double g[3], double *max_speed, double energy[2])
+{
+  const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
+  const double  sp = v3_norm(v);
+  *max_speed = PetscMax(*max_speed, sp);
+  energy[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
+  energy[1] += -m * v3_dot(g, s->pos + 3 * i);
+}
 
 static PetscErrorCode StepperRegisterEvents(void)
 {
@@ -214,28 +242,39 @@ PetscInt SimulationFindBody(const Simulation *sim, int64_t id)
   return -1;
 }
 
-/* Solver body i, whose orientation matrix is R: inverse mass and world inverse inertia (xx, yy, zz,
- * xy, xz, yz), and the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part
- * converted to the world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body
- * frame. */
-static inline void solver_body_turned(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
+/* Body i's free linear velocity v + h g. */
+static inline void free_linear(const BodyStore *s, PetscInt i, const double g[3], double h, double vel_free[3])
+{
+  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+}
+
+/* Solver body i, whose orientation matrix is R: world inverse inertia (xx, yy, zz, xy, xz, yz), and
+ * the free velocity M^-1 k = v + h M^-1 (f_ext + f_gyro) with the angular part converted to the
+ * world frame. The gyroscopic torque -w x (J w) is taken explicitly in the body frame. A moment
+ * equal to the one before it takes that one's inverse: the same bits, and a sphere pays one
+ * division, not three. */
+static inline void solver_body_turned(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double inv_inertia[6], double vel_free[6])
 {
   const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
-  double        Jinv[3] = {1 / J[0], 1 / J[1], 1 / J[2]}, Jw[3], gyro[3], wnew[3];
-  *inv_mass = 1.0 / s->mass[i];
+  double        Jinv[3], Jw[3], gyro[3], wnew[3];
+  Jinv[0] = 1 / J[0];
+  Jinv[1] = J[1] == J[0] ? Jinv[0] : 1 / J[1];
+  Jinv[2] = J[2] == J[1] ? Jinv[1] : 1 / J[2];
   sym_rotate_diag(inv_inertia, R, Jinv);
-  for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
+  free_linear(s, i, g, h, vel_free);
   v3_set(Jw, J[0] * wb[0], J[1] * wb[1], J[2] * wb[2]);
   v3_cross(gyro, wb, Jw);
   for (int k = 0; k < 3; k++) wnew[k] = wb[k] - h * Jinv[k] * gyro[k];
   mat_vec(vel_free + 3, R, wnew);
 }
 
+/* Solver body i: its inverse mass, then as solver_body_turned. */
 static inline void solver_body(const BodyStore *s, PetscInt i, const double g[3], double h, double *inv_mass, double inv_inertia[6], double vel_free[6])
 {
   double R[9];
+  *inv_mass = 1.0 / s->mass[i];
   quat_to_matrix(s->quat + 4 * i, R);
-  solver_body_turned(s, i, R, g, h, inv_mass, inv_inertia, vel_free);
+  solver_body_turned(s, i, R, g, h, inv_inertia, vel_free);
 }
 
 /* The solver bodies as the CCP solve reads them (CCPBodyFn), computed from the body store whenever
@@ -282,14 +321,13 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 }
 
 /* Body i (orientation matrix R) takes the step's world velocity vs (linear, angular): its stored
- * velocity (angular in its own frame), its centre and its orientation move on. */
+ * velocity (angular in its own frame) and its centre move on; the caller turns its orientation. */
 static inline void integrate_body(BodyStore *s, PetscInt i, const double R[9], const double vs[6], double h)
 {
-  double *v = s->vel + 6 * i, *x = s->pos + 3 * i, *q = s->quat + 4 * i;
+  double *v = s->vel + 6 * i, *x = s->pos + 3 * i;
   for (int k = 0; k < 3; k++) v[k] = vs[k];
   mat_tvec(v + 3, R, vs + 3);
   v3_axpy(x, h, v);
-  quat_integrate_world(q, vs + 3, h);
 }
 
 static void IntegrateWalls(Simulation *sim, double h)
@@ -304,22 +342,22 @@ static void Integrate(Simulation *sim, PetscInt nb, double h)
     double R[9];
     quat_to_matrix(sim->bodies.quat + 4 * i, R);
     integrate_body(&sim->bodies, i, R, sim->vel + 6 * i, h);
+    quat_integrate_world(sim->bodies.quat + 4 * i, sim->vel + 6 * i + 3, h);
   }
   IntegrateWalls(sim, h);
 }
 
-/* Bodies whose centre left the domain are removed and counted (GUIDE "Scenario files"). */
+/* Bodies whose centre left the domain are removed and counted. */
 static PetscInt RemoveEscaped(Simulation *sim)
 {
   BodyStore *s       = &sim->bodies;
   PetscInt   removed = 0;
 
+  if (sim->advanced.valid && !sim->advanced.outside) return 0; /* PenaltyAdvance saw every body inside */
   for (PetscInt i = s->n_owned - 1; i >= 0; i--) {
-    const double *x = s->pos + 3 * i;
-    PetscBool     in = PETSC_TRUE;
-    for (int k = 0; k < 3; k++) in = (PetscBool)(in && x[k] >= sim->sc.domain_min[k] && x[k] <= sim->sc.domain_max[k]);
-    if (!in) {
+    if (!InDomain(sim, s->pos + 3 * i)) {
       BodyStoreRemoveOwned(s, i);
+      BodiesRearranged(sim);
       removed++;
     }
   }
@@ -369,14 +407,16 @@ static PetscErrorCode ComputeStats(Simulation *sim, PetscInt64 bytes, PetscInt m
     leaving = sim->moves_local[0];
     for (int k = 0; k < STEP_MOVE_SUMS; k++) sum[STEP_SUM_MOVES + k] = (double)sim->moves_local[k];
   }
-  for (PetscInt i = 0; i < s->n_owned; i++) {
-    const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
-    const double  sp = v3_norm(v);
-    if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
-    max[0] = PetscMax(max[0], sp);
-    sum[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
-    sum[1] += -m * v3_dot(sim->sc.gravity, s->pos + 3 * i);
-  }
+  if (sim->advanced.valid && !leaving) { /* the same sums in the same order */
+    max[0] = sim->advanced.max_speed;
+    sum[0] = sim->advanced.energy[0];
+    sum[1] = sim->advanced.energy[1];
+  } else
+    for (PetscInt i = 0; i < s->n_owned; i++) {
+      if (leaving && DomainOwnerOfPoint(sim->domain, s->pos + 3 * i) < 0) continue; /* as if removed already */
+      StatsAddBody(s, i, sim->sc.gravity, &max[0], sum);
+    }
+  sim->advanced.valid = PETSC_FALSE; /* used */
   sum[2] = (double)(s->n_owned - leaving);
   sum[3] = (double)(sim->contacts.n - sim->joints.active);
   sum[4] = (double)sim->exchange.n_ghost; /* the ghosts of this step (0 on one rank) */
@@ -419,6 +459,7 @@ static PetscErrorCode DistributedBegin(Simulation *sim, PetscBool emitted, Petsc
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   sim->bodies.n_ghost = 0;
+  BodiesRearranged(sim); /* migrated or sorted below */
   if (emitted || !sim->placed) sim->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!sim->placed) { /* bodies and memory as created or read from a checkpoint */
     PetscCall(ExchangeMigrate(sim->domain, &sim->bodies, removed, bytes));
@@ -496,6 +537,7 @@ static PetscErrorCode DistributedMove(Simulation *sim, ExchangeMoves *mv_in, Pet
 
   PetscFunctionBegin;
   mv.keep_order = (PetscBool)(sim->sort_interval > 0); /* DistributedBegin sorts them spatially */
+  BodiesRearranged(sim);
   PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, bytes));
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(sim->domain, &sim->bodies, &mv, bytes));
@@ -518,6 +560,7 @@ PetscErrorCode SimulationPlaceForOutput(Simulation *sim)
   if (sim->output_placed_step == sim->step) PetscFunctionReturn(PETSC_SUCCESS); /* a second output of this step */
   PetscCall(ExchangeDecideMoves(sim->domain, &sim->bodies, &mv));
   mv.keep_order = PETSC_FALSE; /* id order */
+  BodiesRearranged(sim);
   if (sim->ghosts_kept) {
     PetscCall(ImpulseMemoryRoute(sim->domain, &sim->bodies, &sim->contacts, &mv, &sim->previous, &bytes));
     sim->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
@@ -548,20 +591,53 @@ static PetscErrorCode PenaltyEnsure(Simulation *sim, PetscInt ncontacts, PetscIn
 
 /* The owned bodies under the summed penalty loads F (sim->pen_acc): velocities v = v_free + h M^-1 F,
  * then the step (as Integrate), in one pass with one orientation matrix per body; no solve reads
- * the solver body data, and the ghosts and walls get none (their owners sum their loads). */
+ * the solver body data, and the ghosts and walls get none (their owners sum their loads).
+ * Each body's side for the next step's contacts is written as soon as it has moved (its side of
+ * this step, already read, holds what stays with the body), and its terms of the statistics are
+ * summed, unless the bodies are rearranged before then (BodiesRearranged). */
 static void PenaltyAdvance(Simulation *sim, double h)
 {
-  BodyStore *s = &sim->bodies;
-  for (PetscInt i = 0; i < s->n_owned; i++) {
-    const double *f = sim->pen_acc + 6 * i;
-    double        R[9], v[6], inv_mass, inv_inertia[6], vf[6], dw[3];
-    quat_to_matrix(s->quat + 4 * i, R);
-    solver_body_turned(s, i, R, sim->sc.gravity, h, &inv_mass, inv_inertia, vf);
-    for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
-    sym_vec(dw, inv_inertia, f + 3);
-    for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
-    integrate_body(s, i, R, v, h);
+  enum { BLOCK = 32 };
+  BodyStore   *s    = &sim->bodies;
+  PenaltySide *side = sim->penalty.side;
+  double       max_speed = 0, energy[2] = {0, 0};
+  PetscInt     outside   = 0;
+  for (PetscInt i0 = 0; i0 < s->n_owned; i0 += BLOCK) {
+    const PetscInt i1 = PetscMin(i0 + BLOCK, s->n_owned);
+    for (PetscInt i = i0; i < i1; i++) {
+      const double *f = sim->pen_acc + 6 * i;
+      const double  inv_mass = side[i].inv_mass; /* side i is body i's (written this step or kept) */
+      const double *J = s->inertia + 3 * i;
+      double        R[9], v[6], vf[6], dw[3];
+      quat_to_matrix(s->quat + 4 * i, R);
+      if (J[0] == J[1] && J[1] == J[2]) { /* a sphere: R diag(1/J) R^T = I / J and w x (J w) = 0, exactly (not to rounding, as solver_body_turned) */
+        free_linear(s, i, sim->sc.gravity, h, vf);
+        mat_vec(vf + 3, R, s->vel + 6 * i + 3);
+        v3_scale(dw, 1 / J[0], f + 3);
+      } else {
+        double inv_inertia[6];
+        solver_body_turned(s, i, R, sim->sc.gravity, h, inv_inertia, vf);
+        sym_vec(dw, inv_inertia, f + 3);
+      }
+      for (int k = 0; k < 3; k++) v[k] = vf[k] + h * inv_mass * f[k];
+      for (int k = 0; k < 3; k++) v[3 + k] = vf[3 + k] + h * dw[k];
+      integrate_body(s, i, R, v, h);
+      quat_integrate_world_series(s->quat + 4 * i, v + 3, h);
+    }
+    /* a loop of its own over bodies still in L1: a side waits on its body's new orientation, and
+     * that chain, inside the integration's iteration, stalls it */
+    for (PetscInt i = i0; i < i1; i++) {
+      penalty_side_motion(s, i, h, &side[i]);
+      StatsAddBody(s, i, sim->sc.gravity, &max_speed, energy);
+      outside += !InDomain(sim, s->pos + 3 * i);
+    }
   }
+  sim->penalty.side_ahead = s->n_owned;
+  sim->advanced.valid     = PETSC_TRUE;
+  sim->advanced.outside   = outside;
+  sim->advanced.max_speed = max_speed;
+  sim->advanced.energy[0] = energy[0];
+  sim->advanced.energy[1] = energy[1];
   IntegrateWalls(sim, h);
 }
 
@@ -614,12 +690,16 @@ PetscErrorCode SimulationStep(Simulation *sim)
   sim->bytes_carry = 0;
   t0 = MPI_Wtime();
   PetscCall(SimulationEmit(sim));
+  if (sim->next_id != next_id) BodiesRearranged(sim);
   if (sim->size > 1) {
     PetscCall(VelocityCouplingResetStats(sim->coupling));
     PetscCall(DistributedBegin(sim, (PetscBool)(sim->next_id != next_id), &gremoved, &bytes));
     sim->removed += gremoved; /* bodies that arrived outside the domain (restart); 0 otherwise */
     tcomm = MPI_Wtime() - t0;
-  } else if (sort) PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  } else if (sort) {
+    PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+    BodiesRearranged(sim);
+  }
   nb = sim->bodies.n_owned + sim->bodies.n_ghost;
   PetscCall(PetscLogEventBegin(EV_DETECT, 0, 0, 0, 0));
   cset.envelope  = sim->sc.envelope;

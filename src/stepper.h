@@ -73,6 +73,11 @@ typedef struct {
   double     *pen_load;       /* per contact: loads on A and B (PENALTY_LOAD_WIDTH) */
   double     *pen_acc;        /* per body: summed force and torque (6) */
   PenaltyStepLimit pen_limit; /* this step's shortest contact period on this rank (the time-step check) */
+  struct {
+    PetscBool valid;          /* the owned bodies are as PenaltyAdvance left them (stepper.c) */
+    PetscInt  outside;        /* bodies out of the domain */
+    double    max_speed, energy[2]; /* ComputeStats' per-body sums (kinetic, potential), in storage order */
+  } advanced;                 /* contact.model penalty: what PenaltyAdvance summed as it moved the bodies */
   PetscBool   step_warned;    /* the time-step warning was printed */
 } Simulation;
 

@@ -12,19 +12,14 @@
 #include <stdint.h>
 #include <string.h>
 #include "simd4_isa.h"
+#include "simd_quad.h"
 
 #define SIMD4_LANES   4
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 typedef double  v4d __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
 typedef int64_t v4l __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
 
-ALWAYS_INLINE v4d ld(const double *p)
-{
-  v4d r;
-  memcpy(&r, p, sizeof(r));
-  return r;
-}
+ALWAYS_INLINE v4d ld(const double *p) { return quad_load(p); }
 /* a macro, not a function: a function's vector parameter would be passed by value (see above) */
 #define vst(p, x) \
   do { \
@@ -55,16 +50,7 @@ ALWAYS_INLINE int simd4_any(v4l m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 #endif
 
 /* 4x4 transpose: rows r[l] (4 entries of lane l) <-> columns c[k] (entry k of the 4 lanes) */
-ALWAYS_INLINE void transpose4(const v4d r[4], v4d c[4])
-{
-  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
-  const v4d t0 = __builtin_shuffle(r[0], r[1], lo), t1 = __builtin_shuffle(r[0], r[1], hi);
-  const v4d t2 = __builtin_shuffle(r[2], r[3], lo), t3 = __builtin_shuffle(r[2], r[3], hi);
-  c[0] = __builtin_shuffle(t0, t2, first);
-  c[1] = __builtin_shuffle(t1, t3, first);
-  c[2] = __builtin_shuffle(t0, t2, second);
-  c[3] = __builtin_shuffle(t1, t3, second);
-}
+ALWAYS_INLINE void transpose4(const v4d r[4], v4d c[4]) { quad_transpose(r, c); }
 
 /* x[k] = entry (offset + k) of the 4 records p[l], k < 4: one load per record and a transpose */
 ALWAYS_INLINE void gather4(const double *const p[SIMD4_LANES], int offset, v4d x[4])

@@ -1,6 +1,6 @@
 /* Eight lanes of doubles (one zmm register with AVX-512F) for a kernel written against the lane
  * helpers of simd4.h, here with the same names for 8 lanes: a translation unit includes one of the
- * two headers. Only penalty_kernel8.c does (the penalty model's block kernel, src/penalty_block.h);
+ * two headers. Only penalty_kernel8.c does (the penalty model's block kernel, src/penalty_block_lanes.h);
  * records are still read and written 4 doubles (32 bytes) at a time and transposed, so the record
  * layouts the 4-lane code relies on serve both. */
 #ifndef CCPDEM_SIMD8_H
@@ -9,20 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 #include "simd4_isa.h"
+#include "simd_quad.h"
 
 #define SIMD8_LANES   8
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 typedef double  v8d __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
 typedef int64_t v8l __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
-typedef double  v8q __attribute__((vector_size(4 * sizeof(double)))); /* a quad: 4 doubles of one record */
+typedef simd_quad v8q; /* a quad: 4 doubles of one record (simd_quad.h) */
 
-ALWAYS_INLINE v8q ldq(const double *p)
-{
-  v8q r;
-  memcpy(&r, p, sizeof(r));
-  return r;
-}
 /* a macro, not a function (see simd4.h) */
 #define vst(p, x) \
   do { \
@@ -47,28 +41,17 @@ ALWAYS_INLINE int simd8_any(v8l m)
   return (q[0] | q[1] | q[2] | q[3]) != 0;
 }
 
-/* 4x4 transpose of quads (simd4.h's transpose4) */
-ALWAYS_INLINE void transpose_quads(const v8q r[4], v8q c[4])
-{
-  const v8q t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(r[0], r[1], 1, 5, 3, 7);
-  const v8q t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(r[2], r[3], 1, 5, 3, 7);
-  c[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-  c[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-  c[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-  c[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-}
-
 /* x[k] = entry (offset + k) of the 8 records p[l], k < 4: one quad load per record, two quad
  * transposes, and the halves joined */
 ALWAYS_INLINE void gather4(const double *const p[SIMD8_LANES], int offset, v8d x[4])
 {
   v8q lo[4], hi[4], clo[4], chi[4];
   for (int l = 0; l < 4; l++) {
-    lo[l] = ldq(p[l] + offset);
-    hi[l] = ldq(p[4 + l] + offset);
+    lo[l] = quad_load(p[l] + offset);
+    hi[l] = quad_load(p[4 + l] + offset);
   }
-  transpose_quads(lo, clo);
-  transpose_quads(hi, chi);
+  quad_transpose(lo, clo);
+  quad_transpose(hi, chi);
   for (int k = 0; k < 4; k++) x[k] = __builtin_shufflevector(clo[k], chi[k], 0, 1, 2, 3, 4, 5, 6, 7);
 }
 /* entry (offset + k) of record p[l] = x[k][l], k < 4, for the lanes l not in `skip` (bit l) */
@@ -79,8 +62,8 @@ ALWAYS_INLINE void scatter4(double *const p[SIMD8_LANES], int offset, const v8d 
     lo[k] = __builtin_shufflevector(x[k], x[k], 0, 1, 2, 3);
     hi[k] = __builtin_shufflevector(x[k], x[k], 4, 5, 6, 7);
   }
-  transpose_quads(lo, rlo);
-  transpose_quads(hi, rhi);
+  quad_transpose(lo, rlo);
+  quad_transpose(hi, rhi);
   for (int l = 0; l < 4; l++) {
     if (!(skip >> l & 1)) memcpy(p[l] + offset, &rlo[l], sizeof(v8q));
     if (!(skip >> (4 + l) & 1)) memcpy(p[4 + l] + offset, &rhi[l], sizeof(v8q));

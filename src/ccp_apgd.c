@@ -115,14 +115,15 @@ static inline void rotate(double **previous, double **current, double *next)
   *current  = next;
 }
 
-/* The warm start gk: its velocity (buffer v), gradient rk and residual (a gather pass with beta = 0). */
+/* The warm start gk, right after CCPPackedBuild: its velocity (buffer v), gradient rk and residual
+ * (a gather pass with beta = 0). */
 static PetscErrorCode apgd_warm_start(CCPSolver s, const CCPProblem *P, const double *gk, double *rk, double *res)
 {
   const CCPApgdPoint p   = {gk, gk, gk, gk, 0};
   double             dNd = 0;
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedVelocity(s, P, gk));
+  PetscCall(CCPPackedVelocity(s, P, gk, PETSC_TRUE));
   double r[2] = {0, ccp_sweep_apgd_gather(&s->pk, &p, gk, CCP_VELOCITY_V, rk, &dNd, PETSC_TRUE)};
   PetscCall(CCPCouplingReduce(s, r, 2));
   *res = sqrt(r[1]);

@@ -271,13 +271,15 @@ void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
 /* The bodies' velocity field as the coupling sees it: body i's 6 values at v + stride i. */
 #define PACKED_STRIDE (sizeof(CCPBody) / sizeof(double))
 
-PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x)
+PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh)
 {
   CCPPacked *pk = &s->pk;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, pk->body[i].v);
-  for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
+  if (!fresh) { /* (fresh: PackBodies wrote these very values; evaluating the bodies again costs a body source's work per body) */
+    for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, pk->body[i].v);
+    for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
+  }
   PetscCall(CCPCouplingMark(s, pk->body[0].v, PACKED_STRIDE));
   ccp_sweep_velocity(pk, x);
   PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));
@@ -326,7 +328,7 @@ PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, Pets
 
   PetscFunctionBegin;
   CCPPackedUnpackGamma(pk, x, P);
-  PetscCall(CCPPackedVelocity(s, P, x));
+  PetscCall(CCPPackedVelocity(s, P, x, PETSC_FALSE));
   PetscCall(CCPPackedResidual(s, x, &stats->res_max, &stats->res_rms));
   PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
   for (PetscInt i = 0; i < pk->nbodies; i++)
@@ -349,7 +351,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
   PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel));
   pk->simd      = s->simd;
   double *gamma = pk->g[0], *best = pk->g[1];
-  PetscCall(CCPPackedVelocity(s, P, gamma));
+  PetscCall(CCPPackedVelocity(s, P, gamma, PETSC_TRUE));
   for (it = 0;; it++) {
     if (check || it == s->max_it) {
       double res_max, res_rms;

@@ -110,8 +110,10 @@ PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, doub
 /* Every body's velocity buffer `to` <- its buffer `from` (the dummy's too). */
 void           CCPPackedCopyVelocity(CCPPacked *pk, CCPVelocityBuffer from, CCPVelocityBuffer to);
 /* The functions below run on s->pk and take part in s's coupling over ranks (ccp_solver.h), if any. */
-/* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. */
-PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x);
+/* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. fresh: the
+ * bodies' v are still v_free as CCPPackedBuild wrote them (right after it), so v_free is not
+ * evaluated again. */
+PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh);
 /* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
 PetscErrorCode CCPPackedMark(CCPSolver s);
 PetscErrorCode CCPPackedSum(CCPSolver s);

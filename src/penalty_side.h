@@ -6,6 +6,7 @@
 #define CCPDEM_PENALTY_SIDE_H
 #include "penalty_kernel.h"
 #include "vec3.h"
+#include <string.h>
 
 /* The parts of body s's side that change as it moves. Its rotation over the last step is the one
  * the integrator applied, exp(h omega_world), with omega_world as now (a body turns about
@@ -33,6 +34,14 @@ static inline void penalty_side_of_body(const BodyStore *bs, PetscInt s, double 
   o->shape    = bs->shape[s];
   o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s] : 0;
   o->wall     = 0;
+}
+
+/* Whether a and b hold the same side, bit for bit (field by field: the padding is never written). */
+static inline int penalty_side_same(const PenaltySide *a, const PenaltySide *b)
+{
+  return !memcmp(&a->pose, &b->pose, sizeof(a->pose)) && !memcmp(a->vel, b->vel, sizeof(a->vel)) && !memcmp(a->omega, b->omega, sizeof(a->omega)) &&
+         !memcmp(&a->mass, &b->mass, sizeof(double)) && !memcmp(&a->inv_mass, &b->inv_mass, sizeof(double)) && !memcmp(&a->inertia, &b->inertia, sizeof(double)) &&
+         !memcmp(&a->kappa, &b->kappa, sizeof(double)) && a->material == b->material && a->shape == b->shape && a->wall == b->wall;
 }
 
 static inline void penalty_side_of_wall(const Wall *w, PenaltySide *o)

@@ -17,6 +17,7 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
   ctx->materials   = materials;
   ctx->n_materials = n_materials;
   ctx->per_contact = PETSC_FALSE;
+  ctx->check_sides = PETSC_FALSE;
   ctx->simd        = SIMD4_AVX512;
   ctx->block_contacts = 0;
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
@@ -42,6 +43,7 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
   PetscOptionsBegin(comm, NULL, "Penalty contact model", NULL);
   PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the block kernel's best instantiation the CPU runs up to this one (avx512: 8 lanes of 512 bits; avx512vl, avx2: 4 lanes), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
   PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
+  PetscCall(PetscOptionsBool("-penalty_check_sides", "contact.model penalty: check every step that the body sides the integrator wrote ahead equal a fresh fill (for tests; slower)", NULL, ctx->check_sides, &ctx->check_sides, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -327,6 +329,11 @@ PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, co
 {
   PetscFunctionBegin;
   PetscCall(side_reserve(ctx, ctx->nb + ctx->n_walls));
+  for (PetscInt b = 0; ctx->check_sides && b < PetscMin(ctx->side_ahead, ctx->nb); b++) {
+    PenaltySide fresh;
+    penalty_side_of_body(ctx->bodies, b, ctx->h, &fresh);
+    PetscCheck(penalty_side_same(&fresh, &ctx->side[b]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-penalty_check_sides: the side the integrator wrote for body %" PetscInt_FMT " (id %" PetscInt64_FMT ") is not that body's now: the bodies were rearranged without BodiesRearranged (stepper.c)", b, (PetscInt64)ctx->bodies->id[b]);
+  }
   for (PetscInt b = PetscMin(ctx->side_ahead, ctx->nb); b < ctx->nb; b++) penalty_side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
   for (PetscInt k = 0; k < ctx->n_walls; k++) penalty_side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
   ctx->side_ahead = 0; /* used: the integrator writes the next ones */

@@ -48,6 +48,7 @@ typedef struct {
                                         integrator wrote them at the end of the last step, and nothing
                                         moved a body since (stepper.c); 0 otherwise */
   PetscBool              per_contact;    /* every contact by the per-contact code, none by the block kernel (penalty_kernel.h): the reference, for tests */
+  PetscBool              check_sides;    /* compare the sides the integrator wrote (side_ahead) with a fresh fill, an error if one differs: for tests */
   Simd4Isa               simd;           /* the block kernel's best instantiation this CPU runs up to this one (default: the best); SIMD4_GENERIC: the portable one */
   PetscInt64             block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
@@ -55,7 +56,7 @@ typedef struct {
 /* ctx->pairs from the materials (PenaltyContextDestroy frees them, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials);
 PetscErrorCode PenaltyContextDestroy(PenaltyContext *ctx);
-/* -penalty_simd, -penalty_per_contact (defaults: PenaltyContextSetUp's). Collective on comm. */
+/* -penalty_simd, -penalty_per_contact, -penalty_check_sides (defaults: PenaltyContextSetUp's). Collective on comm. */
 PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm);
 
 /* For every contact i of cs (sorted by key) with its last history prev->gamma[match[i]] (match[i]

@@ -610,7 +610,7 @@ static void PenaltyAdvance(Simulation *sim, double h)
       const double *J = s->inertia + 3 * i;
       double        R[9], v[6], vf[6], dw[3];
       quat_to_matrix(s->quat + 4 * i, R);
-      if (J[0] == J[1] && J[1] == J[2]) { /* a sphere: R diag(1/J) R^T = I / J and w x (J w) = 0, exactly (not to rounding, as solver_body_turned) */
+      if (J[0] == J[1] && J[1] == J[2]) { /* isotropic inertia (a sphere): R diag(1/J) R^T = I / J and w x (J w) = 0, exactly (not to rounding, as solver_body_turned) */
         free_linear(s, i, sim->sc.gravity, h, vf);
         mat_vec(vf + 3, R, s->vel + 6 * i + 3);
         v3_scale(dw, 1 / J[0], f + 3);

@@ -181,10 +181,10 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -penalty_simd takes only the instantiations' names, -penalty_per_contact only a logical value. */
+/* -penalty_simd takes only the instantiations' names, -penalty_per_contact and -penalty_check_sides only a logical value. */
 static PetscErrorCode check_options(void)
 {
-  static const char *bad[][2] = {{"-penalty_simd", "avx3"}, {"-penalty_simd", "true"}, {"-penalty_per_contact", "sometimes"}};
+  static const char *bad[][2] = {{"-penalty_simd", "avx3"}, {"-penalty_simd", "true"}, {"-penalty_per_contact", "sometimes"}, {"-penalty_check_sides", "maybe"}};
 
   PetscFunctionBeginUser;
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));

@@ -13,6 +13,9 @@
  * The same comparison on an open pour: spheres thrown out of the domain through a side (removed) while
  * an emitter pours new ones in, so the ghost-keeping decision also meets bodies that leave and
  * bodies that arrive (both force a rebuild).
+ * Every run also checks each step (-penalty_check_sides) that the body sides the integrator wrote
+ * at the end of the last step equal a fresh fill: no rearrangement of the bodies (emission,
+ * removal, the spatial sort, migration, output placement) may leave one stale.
  * Then the halo's motion allowance alone: two spheres approach head-on across the cut at x = 0 (grid
  * P x 1 x 1), A just left of it, B just beyond 2 r + envelope to its right (outside a halo without the
  * skin), and touch before either moved half the skin: A's rank computes the contact from B's kept
@@ -215,6 +218,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "100"));
+  PetscCall(PetscOptionsSetValue(NULL, "-penalty_check_sides", "true")); /* the sides the integrator wrote ahead, against a fresh fill every step */
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(Run(scenario, STEPS, STEPS / CHECKS, PETSC_TRUE, kept, &ck));

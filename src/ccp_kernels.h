@@ -25,20 +25,21 @@ static inline const double *ccp_cblock(const double *x, PetscInt i) { return x +
  * the relative angular velocity wB - wA in (n, u, w). Reads va, vb (6 each). */
 static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const double *restrict va, const double *restrict vb, double *restrict u)
 {
-  double pa[3], pb[3], d[3];
+  double pa[3], pb[3], d[3], eu[3], ew[3];
+  contact_frame(c, eu, ew);
   v3_cross(pb, vb + 3, c->rb);
   v3_cross(pa, va + 3, c->ra);
   d[0] = vb[0] - va[0] + pb[0] - pa[0];
   d[1] = vb[1] - va[1] + pb[1] - pa[1];
   d[2] = vb[2] - va[2] + pb[2] - pa[2];
   u[0] = v3_dot(c->n, d);
-  u[1] = v3_dot(c->u, d);
-  u[2] = v3_dot(c->w, d);
-  if (c->dof == 6) {
+  u[1] = v3_dot(eu, d);
+  u[2] = v3_dot(ew, d);
+  if (contact_dof(c) == 6) {
     const double dw[3] = {vb[3] - va[3], vb[4] - va[4], vb[5] - va[5]};
     u[3] = v3_dot(c->n, dw);
-    u[4] = v3_dot(c->u, dw);
-    u[5] = v3_dot(c->w, dw);
+    u[4] = v3_dot(eu, dw);
+    u[5] = v3_dot(ew, dw);
   } else u[3] = u[4] = u[5] = 0;
 }
 
@@ -49,7 +50,7 @@ static inline void ccp_kernel_gradient(const Contact *restrict c, const double *
   g[0] += c->bn + c->c_lin * gamma[0];
   g[1] += c->c_lin * gamma[1];
   g[2] += c->c_lin * gamma[2];
-  if (c->dof == 6) {
+  if (contact_dof(c) == 6) {
     const double c_rot = contact_c_rot(c);
     g[3] += c_rot * gamma[3];
     g[4] += c_rot * gamma[4];
@@ -69,14 +70,15 @@ static inline void ccp_kernel_clamp(const RowBox *restrict box, double *restrict
 /* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
 static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, const double *restrict dg, double *restrict va, double *restrict vb)
 {
-  double F[3], T[3] = {0, 0, 0}, m[3], dw[3];
-  F[0] = dg[0] * c->n[0] + dg[1] * c->u[0] + dg[2] * c->w[0];
-  F[1] = dg[0] * c->n[1] + dg[1] * c->u[1] + dg[2] * c->w[1];
-  F[2] = dg[0] * c->n[2] + dg[1] * c->u[2] + dg[2] * c->w[2];
-  if (c->dof == 6) {
-    T[0] = dg[3] * c->n[0] + dg[4] * c->u[0] + dg[5] * c->w[0];
-    T[1] = dg[3] * c->n[1] + dg[4] * c->u[1] + dg[5] * c->w[1];
-    T[2] = dg[3] * c->n[2] + dg[4] * c->u[2] + dg[5] * c->w[2];
+  double F[3], T[3] = {0, 0, 0}, m[3], dw[3], eu[3], ew[3];
+  contact_frame(c, eu, ew);
+  F[0] = dg[0] * c->n[0] + dg[1] * eu[0] + dg[2] * ew[0];
+  F[1] = dg[0] * c->n[1] + dg[1] * eu[1] + dg[2] * ew[1];
+  F[2] = dg[0] * c->n[2] + dg[1] * eu[2] + dg[2] * ew[2];
+  if (contact_dof(c) == 6) {
+    T[0] = dg[3] * c->n[0] + dg[4] * eu[0] + dg[5] * ew[0];
+    T[1] = dg[3] * c->n[1] + dg[4] * eu[1] + dg[5] * ew[1];
+    T[2] = dg[3] * c->n[2] + dg[4] * eu[2] + dg[5] * ew[2];
   }
   v3_axpy(vb, imb, F);
   v3_cross(m, c->rb, F);
@@ -108,13 +110,14 @@ static inline void ccp_kernel_project(const Contact *restrict c, double *restric
     ccp_kernel_clamp(c->box, g);
     return;
   }
-  if (c->dof == 3) g[3] = g[4] = g[5] = 0;
+  const int dof = contact_dof(c);
+  if (dof == 3) g[3] = g[4] = g[5] = 0;
   g[0] += c->cohesion_impulse;
-  if (!ccp_kernel_inside(c->dof, c->mu, c->rho, c->sigma, g)) {
-    if (c->dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
+  if (!ccp_kernel_inside(dof, c->mu, c->rho, c->sigma, g)) {
+    if (dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
     else cone_project3(c->mu, g);
   }
-  if (c->yield_impulse > 0 && g[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(c->dof, c->mu, c->rho, c->sigma, c->yield_impulse + c->cohesion_impulse, g);
+  if (c->yield_impulse > 0 && g[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(dof, c->mu, c->rho, c->sigma, c->yield_impulse + c->cohesion_impulse, g);
   g[0] -= c->cohesion_impulse;
 }
 
@@ -131,7 +134,7 @@ static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3
 static inline void ccp_kernel_traces(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
 {
   *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c->c_lin;
-  *tt = c->dof == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c) : 0;
+  *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c) : 0;
 }
 
 /* The sweeps' per-contact step B_i = diag(f I3, t I3) and the matching projection.
@@ -152,7 +155,7 @@ typedef struct {
 static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
 {
   double tf, tt;
-  if (c->dof == 3) {
+  if (contact_dof(c) == 3) {
     m->f     = c->eta;
     m->inv_f = 1 / c->eta;
     m->t = m->inv_t = 0;
@@ -196,7 +199,7 @@ static inline void ccp_kernel_step(const CCPMetric *m, double s, const double ga
 /* Projection onto the reaction set in the metric B^-1 (see CCPMetric). */
 static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPMetric *restrict m, double *restrict z)
 {
-  if (c->dof == 3 || c->box) {
+  if (contact_dof(c) == 3 || c->box) {
     ccp_kernel_project(c, z);
     return;
   }
@@ -252,7 +255,8 @@ static inline double ccp_kernel_metric_dot(const CCPMetric *m, const double a[6]
 static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const double b[6])
 {
   double s = 0;
-  for (int k = 0; k < c->dof; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
+  const int dof = contact_dof(c);
+  for (int k = 0; k < dof; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
   return s;
 }
 

@@ -184,7 +184,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   const PetscInt nblk = pk->nblk;
   pk->all3 = pk->all6 = PETSC_TRUE; /* before the vectors: all3 sets their rows per contact */
   for (PetscInt i = 0; i < nc; i++) {
-    if (P->contact[i].dof == 6) pk->all3 = PETSC_FALSE;
+    if (contact_dof(&P->contact[i]) == 6) pk->all3 = PETSC_FALSE;
     else pk->all6 = PETSC_FALSE;
   }
   if (nblk > pk->row0) {
@@ -210,17 +210,19 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       Contact       *c = &P->contact[i];
       const size_t   a = (size_t)c->a, b = (size_t)c->b;
       const CCPBody *A = &pk->body[a], *B = &pk->body[b];
-      const int      six = c->dof == 6;
+      const int      six = contact_dof(c) == 6;
       CCPMetric      m;
+      double         u[3], w[3];
 
       PetscCall(CCPSetEta(c, i, A->im, A->I, B->im, B->I));
       ccp_kernel_metric(c, A->im, A->I, B->im, B->I, &m);
+      contact_frame(c, u, w);
       K->a[l] = (uint32_t)(a * sizeof(CCPBody));
       K->b[l] = (uint32_t)(b * sizeof(CCPBody));
       for (int k = 0; k < 3; k++) {
         K->n[k][l]  = c->n[k];
-        K->u[k][l]  = c->u[k];
-        K->w[k][l]  = c->w[k];
+        K->u[k][l]  = u[k];
+        K->w[k][l]  = w[k];
         K->ra[k][l] = c->ra[k];
         K->rb[k][l] = c->rb[k];
       }
@@ -253,7 +255,7 @@ PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, doub
   for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
     if (pk->perm[slot] < 0) continue;
     const double *g   = ccp_cblock(P->gamma, pk->perm[slot]);
-    const int     six = P->contact[pk->perm[slot]].dof == 6;
+    const int     six = contact_dof(&P->contact[pk->perm[slot]]) == 6;
     for (int k = 0; k < ccp_packed_rows(pk); k++) x[ccp_packed_index(pk, slot, k)] = six || k < 3 ? g[k] : 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -157,7 +157,7 @@ PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Check what the methods rely on, once per solve: indices in range, dof 3 or 6, a finite warm
+/* Check what the methods rely on, once per solve: indices in range, a finite warm
  * start (eta is checked where the solve sets it: CCPSetEta). Zero the unused entries of 3-dof
  * contacts so that every method may treat all CONTACT_DOF_MAX entries alike. */
 static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
@@ -169,9 +169,9 @@ static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
     double        *g = ccp_block(P->gamma, i);
     PetscCheck(c->a >= 0 && c->a < P->nbodies && c->b >= 0 && c->b < P->nbodies && c->a != c->b, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
                "Contact %" PetscInt_FMT " joins solver bodies %d and %d, but there are %" PetscInt_FMT ": fix the contact's body indices", i, (int)c->a, (int)c->b, P->nbodies);
-    PetscCheck(c->dof == 3 || c->dof == 6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Contact %" PetscInt_FMT " has dof %d: it must be 3 or 6", i, (int)c->dof);
-    for (int k = 0; k < c->dof; k++) PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP, "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i, g[k]);
-    if (c->dof == 3) g[3] = g[4] = g[5] = 0;
+    const int      dof = contact_dof(c);
+    for (int k = 0; k < dof; k++) PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP, "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i, g[k]);
+    if (dof == 3) g[3] = g[4] = g[5] = 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

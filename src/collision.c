@@ -90,35 +90,34 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
   }
 }
 
-/* Every field of contact c but its geometry (n, ra, rb, phi): the frame from c->n, pair parameters
- * pp, and zero for what the stepper sets (bn, c_lin, eta, cohesion_impulse, yield_impulse,
+/* Every field of contact c but its geometry (n, ra, rb, phi): pair parameters pp, the cohesion
+ * and yield impulses over the step h, and zero for what the stepper sets (bn, c_lin, eta,
  * plastic, box). Field by field rather than a compound literal, which made the compiler zero the
- * 256 bytes first and then store most of them again. */
-static inline void contact_finish(Contact *c, int32_t a, int32_t b, int32_t sub, const PairParams *pp)
+ * record first and then store most of it again. */
+static inline void contact_finish(Contact *c, int32_t a, int32_t b, const PairParams *pp, double h)
 {
-  c->a = a; c->b = b; c->sub = sub;
-  c->dof = (pp->rho == 0 && pp->sigma == 0) ? 3 : 6;
+  c->a = a; c->b = b;
   c->mu = pp->mu; c->rho = pp->rho; c->sigma = pp->sigma;
-  c->cohesion = pp->cohesion; c->compliance = pp->compliance; c->damping = pp->damping; c->yield_force = pp->yield_force;
-  c->plastic = 0; c->bn = 0; c->c_lin = 0; c->eta = 0; c->cohesion_impulse = 0; c->yield_impulse = 0;
+  c->compliance = pp->compliance; c->damping = pp->damping; c->yield_force = pp->yield_force;
+  c->cohesion_impulse = pp->cohesion * h; c->yield_impulse = pp->yield_force * h;
+  c->plastic = 0; c->bn = 0; c->c_lin = 0; c->eta = 0;
   c->box = NULL;
-  v3_tangents(c->n, c->u, c->w);
 }
 
 /* The contact of staged point p between materials of pair parameters pp. */
-static inline void contact_from_params(const StagedPoint *p, const PairParams *pp, Contact *c)
+static inline void contact_from_params(const StagedPoint *p, const PairParams *pp, double h, Contact *c)
 {
   v3_copy(c->n, p->n);
   v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
   c->phi = p->phi;
-  contact_finish(c, p->a, p->b, p->key.sub, pp);
+  contact_finish(c, p->a, p->b, pp, h);
 }
 
 void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
   PairParams pp;
   material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
-  contact_from_params(p, &pp, c);
+  contact_from_params(p, &pp, set->h, c);
 }
 
 /* The last materials' pair parameters: pairs in key order mostly share their materials (a
@@ -168,7 +167,7 @@ static void collision_append_pair(const CollisionSettings *set, const BodyStore 
     v3_copy(c->n, pts[k].n);
     point_offsets(&pts[k], ref_a, ref_b, c->ra, c->rb);
     c->phi = pts[k].phi;
-    contact_finish(c, a, b, k, pp);
+    contact_finish(c, a, b, pp, set->h);
   }
 }
 

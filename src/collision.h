@@ -1,5 +1,5 @@
 /* Collision detection for one step: broadphase + narrowphase over bodies and walls, producing the
- * active contact set (pairs with gap below the envelope) with frames, offsets and pair parameters,
+ * active contact set (pairs with gap below the envelope) with normals, offsets and pair parameters,
  * sorted by key. Contact body indices are solver-body indices: bodies [0, nb) then walls. */
 #ifndef CCPDEM_COLLISION_H
 #define CCPDEM_COLLISION_H
@@ -14,6 +14,8 @@ typedef struct {
   const Material *materials;
   const Wall     *walls;
   int             nwalls;
+  double          h;         /* the time step (s): a contact's cohesion and yield impulses are its
+                                pair's forces times h (Contact.cohesion_impulse, yield_impulse) */
 } CollisionSettings;
 
 /* Detect all contacts among bodies [0, nb) of s and between them and the walls. A body-body

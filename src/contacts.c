@@ -194,15 +194,14 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   for (PetscInt i = 0; i < cur->n; i++) {
     double   *g   = contact_gamma(cur, i);
     PetscBool hit = PETSC_TRUE;
-    if (i + 8 < cur->n) { /* the contacts are cold after the solve, and 264 bytes apart: fetch ahead */
-      __builtin_prefetch(&cur->c[i + 8].dof);
+    if (i + 8 < cur->n) /* the contacts are cold after the solve, and 192 bytes apart: fetch ahead the line of contact_dof and plastic */
       __builtin_prefetch(&cur->c[i + 8].plastic, 1);
-    }
     if (same) j = i;
     else j = memory_seek(prev, j, &cur->key[i], &hit);
     if (hit) {
       const double *gp = prev->gamma + (size_t)CCP_RECORD_WIDTH * j;
-      for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < cur->c[i].dof ? scale * gp[k] : 0.0;
+      const int     dof = contact_dof(&cur->c[i]);
+      for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < dof ? scale * gp[k] : 0.0;
       cur->c[i].plastic = gp[CCP_RECORD_PLASTIC];
       nmatch++;
     } else {

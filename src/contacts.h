@@ -25,12 +25,16 @@
  * bounded friction element. The projection onto a box is the clamp, row by row. */
 typedef struct {
   double b[6], lo[6], hi[6];
+  double u[3], w[3]; /* the block's frame tangents (n is the Contact's): a joint sets its own frame */
 } RowBox;
 
-/* 256 bytes, and ContactSet's array 64-byte aligned (CONTACT_ALIGN): a record spans exactly 4 cache
+/* 192 bytes, and ContactSet's array 64-byte aligned (CONTACT_ALIGN): a record spans exactly 3 cache
  * lines. The first line holds all the penalty model reads and detection writes for it (a
  * no_impulses set): n and phi one aligned quad, rb then a, b (the block kernel loads rb as a quad
- * whose 4th lane, the bits of a and b, it does not use). */
+ * whose 4th lane, the bits of a and b, it does not use). The second holds what the warm start
+ * reads and writes (contact_dof's rho, sigma, box; plastic). Not stored, since they follow from
+ * what is (3 cache lines instead of 4): the tangents (contact_frame), the dof (contact_dof), the
+ * point index (the ContactKey's sub), the cohesion force (only its impulse is used). */
 typedef struct {
   double  n[3];          /* contact normal (world), A to B */
   double  phi;           /* signed gap (m), negative = overlap */
@@ -38,31 +42,45 @@ typedef struct {
   int32_t a, b;          /* solver-body indices of A and B */
   /* the second line on: the CCP's */
   double  ra[3];         /* contact point on A minus A's centre of mass, world */
-  double  u[3], w[3];    /* the contact frame's tangents, world */
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
-  double  cohesion;      /* pair cohesion force (N) */
+  const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
+  double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
+  /* the third line */
   double  compliance;    /* pair compliance (m/N) */
   double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
   double  yield_force;   /* pair yield force F_y (N), 0 = none (plasticity.h) */
-  double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
+  double  cohesion_impulse; /* pair cohesion force times the step h (detection): gn may go down to -cohesion_impulse */
+  double  yield_impulse; /* yield_force * h (detection): gn may go up to it (0: no yield force, no cap) */
   /* Set by the stepper for the solve: */
   double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
   double  c_lin;         /* Tikhonov diagonal (compliance) added to N on force rows; torque rows: contact_c_rot */
   double  eta;           /* GUIDE residual step dim / trace(N_ii), set by each CCP solve */
-  double  cohesion_impulse; /* cohesion * h: gn may go down to -cohesion_impulse */
-  double  yield_impulse; /* yield_force * h: gn may go up to it (0: no yield force, no cap) */
-  const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
-  int32_t dof;           /* 3 (rho = sigma = 0) or 6 */
-  int32_t sub;           /* point index within the pair (box contacts have up to 4 points) */
 } Contact;
 
 #define CONTACT_ALIGN 64
-_Static_assert(sizeof(Contact) == 4 * CONTACT_ALIGN, "a contact is 4 cache lines");
+_Static_assert(sizeof(Contact) == 3 * CONTACT_ALIGN, "a contact is 3 cache lines");
 _Static_assert(offsetof(Contact, n) == 0 && offsetof(Contact, phi) == 24 && offsetof(Contact, rb) == 32 && offsetof(Contact, a) == 56 && offsetof(Contact, b) == 60,
                "the first cache line: what the penalty model reads, n and phi as one quad at 0, rb at 32");
+_Static_assert(offsetof(Contact, rho) / CONTACT_ALIGN == 1 && offsetof(Contact, box) / CONTACT_ALIGN == 1 && offsetof(Contact, plastic) / CONTACT_ALIGN == 1,
+               "the second cache line: what the warm start reads (contact_dof) and writes (plastic)");
+
+/* 3 (rho = sigma = 0: no rolling or spinning friction, so no torque rows) or 6: a joint block
+ * always, a contact with rolling or spinning friction (detection's rule). */
+static inline int contact_dof(const Contact *c) { return (c->box || c->rho != 0 || c->sigma != 0) ? 6 : 3; }
+
+/* The contact frame's tangents (n, u, w right-handed): a joint block's own, else v3_tangents(n)
+ * (the only frame detection gives). Recomputed rather than stored, to save 48 bytes per contact:
+ * the packed layout (ccp_pack.c), which the fast sweeps read, takes it once per solve. */
+static inline void contact_frame(const Contact *c, double u[3], double w[3])
+{
+  if (c->box) {
+    v3_copy(u, c->box->u);
+    v3_copy(w, c->box->w);
+  } else v3_tangents(c->n, u, w);
+}
 
 /* The Tikhonov diagonal added to N on torque rows: c_lin over the squared lever arm of B (always
- * a body). A function of the record, not a field of it: that kept Contact within 4 cache lines,
+ * a body). A function of the record, not a field of it: that keeps Contact within its cache lines,
  * and the solvers' packed layout (ccp_pack.c) reads it once per solve. */
 static inline double contact_c_rot(const Contact *c)
 {

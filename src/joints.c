@@ -204,10 +204,9 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
     v3_set(c->rb, 0, 0, 0);
   } break;
   }
-  c->dof = 6;
   v3_copy(c->n, e[0]);
-  v3_copy(c->u, e[1]);
-  v3_copy(c->w, e[2]);
+  v3_copy(R->u, e[1]); /* the frame's tangents live with the rows (contact_frame): not always v3_tangents(n) */
+  v3_copy(R->w, e[2]);
   c->a   = (int32_t)A->idx;
   c->b   = (int32_t)B->idx;
   c->bn  = R->b[0];

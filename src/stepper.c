@@ -306,8 +306,8 @@ static void solver_body_at(void *ctx, PetscInt i, double *inv_mass, double inv_i
   if (vel_free) memcpy(vel_free, vf, sizeof(vf));
 }
 
-/* Per-contact solve data: stabilization (GUIDE step 3), compliance and cohesion (the solve sets
- * the residual step eta from the bodies). */
+/* Per-contact solve data: stabilization (GUIDE step 3) and compliance (detection set the cohesion
+ * and yield impulses, the solve sets the residual step eta from the bodies). */
 static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
 {
   const double vrec = sim->sc.max_recovery_speed, slop = sim->sc.overlap_tolerance;
@@ -315,8 +315,6 @@ static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact     *c    = &P->contact[i];
     if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
-    c->cohesion_impulse = c->cohesion * h;
-    c->yield_impulse    = c->yield_force * h;
   }
 }
 
@@ -706,6 +704,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
+  cset.h         = h;
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));

@@ -31,14 +31,16 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
   d->nx = 0;
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     d->col[i] = d->nx;
-    d->nx += P->contact[i].dof;
+    d->nx += contact_dof(&P->contact[i]);
   }
   d->col[P->ncontacts] = d->nx;
   const PetscInt nr = d->nr, nx = d->nx;
   PetscCall(PetscCalloc5(nr * nx, &d->D, nr * nr, &d->Minv, nr * nx, &d->MinvD, nx * nx, &d->N, nx, &d->r));
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     const Contact *c     = &P->contact[i];
-    const double  *e[3]  = {c->n, c->u, c->w};
+    double         u[3], w[3];
+    contact_frame(c, u, w);
+    const double  *e[3]  = {c->n, u, w};
     const int      ab[2] = {c->a, c->b};
     const double  *rr[2] = {c->ra, c->rb}, sgn[2] = {-1, 1};
     for (int s = 0; s < 2; s++) {
@@ -49,7 +51,7 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
         for (int q = 0; q < 3; q++) {
           d->D[(row0 + q) * nx + d->col[i] + k] += sgn[s] * e[k][q];
           d->D[(row0 + 3 + q) * nx + d->col[i] + k] += sgn[s] * arm[q];
-          if (c->dof == 6) d->D[(row0 + 3 + q) * nx + d->col[i] + 3 + k] += sgn[s] * e[k][q];
+          if (contact_dof(c) == 6) d->D[(row0 + 3 + q) * nx + d->col[i] + 3 + k] += sgn[s] * e[k][q];
         }
       }
     }
@@ -76,7 +78,7 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
     }
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     const Contact *c = &P->contact[i];
-    for (int k = 0; k < c->dof; k++) {
+    for (int k = 0; k < contact_dof(c); k++) {
       const PetscInt j = d->col[i] + k;
       d->N[j * nx + j] += k < 3 ? c->c_lin : contact_c_rot(c);
       double x = k == 0 ? c->bn : 0;

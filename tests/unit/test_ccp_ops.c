@@ -41,21 +41,20 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->b = (int32_t)(urand() * nmoving);
     do c->a = (int32_t)(urand() * P->nbodies);
     while (c->a == c->b);
-    c->dof = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6);
+    const int dof = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6); /* a 6-dof contact gets rho, sigma > 0 below */
     double n[3] = {srand1(), srand1(), srand1()};
     v3_scale(c->n, 1 / v3_norm(n), n);
-    v3_tangents(c->n, c->u, c->w);
     for (int q = 0; q < 3; q++) {
       c->ra[q] = srand1();
       c->rb[q] = srand1();
     }
     c->mu               = 0.2 + 0.5 * urand();
-    c->rho              = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    c->sigma            = c->dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->rho              = dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->sigma            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
     c->bn               = srand1();
     c->c_lin            = 0.1 * urand();
     c->cohesion_impulse = 0;
-    for (int k = 0; k < c->dof; k++) P->gamma[6 * i + k] = srand1();
+    for (int k = 0; k < dof; k++) P->gamma[6 * i + k] = srand1();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -112,7 +111,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     ccp_contact_velocity(&Q, i, v, u);
     for (int k = 0; k < 6; k++) {
       double ref = k == 0 ? P.contact[i].bn : 0;
-      if (k < P.contact[i].dof)
+      if (k < contact_dof(&P.contact[i]))
         for (PetscInt r = 0; r < nr; r++) ref += d.D[r * nx + d.col[i] + k] * v[r];
       worst_u = fmax(worst_u, relerr(u[k], ref, 1));
     }
@@ -126,7 +125,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     ccp_apply_impulse(&Q, i, g, w);
     for (PetscInt r = 0; r < nr; r++) {
       double ref = 0;
-      for (int k = 0; k < P.contact[i].dof; k++) ref += d.MinvD[r * nx + d.col[i] + k] * g[k];
+      for (int k = 0; k < contact_dof(&P.contact[i]); k++) ref += d.MinvD[r * nx + d.col[i] + k] * g[k];
       worst_dv = fmax(worst_dv, relerr(w[r], ref, 1));
     }
   }
@@ -135,7 +134,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
   for (PetscInt r = 0; r < nr; r++) {
     double ref = P.vel_free[r];
     for (PetscInt i = 0; i < nc; i++)
-      for (int k = 0; k < P.contact[i].dof; k++) ref += d.MinvD[r * nx + d.col[i] + k] * P.gamma[6 * i + k];
+      for (int k = 0; k < contact_dof(&P.contact[i]); k++) ref += d.MinvD[r * nx + d.col[i] + k] * P.gamma[6 * i + k];
     worst_vel = fmax(worst_vel, relerr(P.vel[r], ref, 1));
   }
   CHECK(worst_vel < 1e-12, "%s: v_free + M^-1 D gamma differs from dense by %g", name, worst_vel);
@@ -148,7 +147,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     double        u[6], lhs = 0, rhs = 0, scale = 0;
     ccp_contact_velocity(&Q, i, v, u);
     u[0] -= P.contact[i].bn;
-    for (int k = 0; k < P.contact[i].dof; k++) {
+    for (int k = 0; k < contact_dof(&P.contact[i]); k++) {
       lhs += u[k] * g[k];
       scale += fabs(u[k] * g[k]);
     }
@@ -174,11 +173,11 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
   for (PetscInt i = 0; i < nc; i++) {
     double g[6];
     ccp_contact_gradient(&Q, i, P.vel, P.gamma + 6 * i, g);
-    for (int k = 0; k < P.contact[i].dof; k++) {
+    for (int k = 0; k < contact_dof(&P.contact[i]); k++) {
       const PetscInt row = d.col[i] + k;
       double         ref = d.r[row];
       for (PetscInt j = 0; j < nc; j++)
-        for (int q = 0; q < P.contact[j].dof; q++) ref += d.N[row * nx + d.col[j] + q] * P.gamma[6 * j + q];
+        for (int q = 0; q < contact_dof(&P.contact[j]); q++) ref += d.N[row * nx + d.col[j] + q] * P.gamma[6 * j + q];
       worst_grad = fmax(worst_grad, relerr(g[k], ref, 1));
     }
   }
@@ -199,21 +198,19 @@ static PetscErrorCode check_residual(void)
   double   inv_mass[2] = {0.5, 0}, inv_inertia[12] = {2, 2, 2, 0, 0, 0}, vel_free[12] = {0}, vel[12] = {0}, gamma[6];
   Contact  c           = {0};
   CCPProblem Q         = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vel, .ncontacts = 1, .contact = &c, .gamma = gamma};
-  const double R       = 0.1;
+  const double R       = 0.1, rho = 0.02, sigma = 0.03; /* the 6-dof cases' rolling and spinning friction */
 
   PetscFunctionBeginUser;
   c.a = 1;
   c.b = 0;
   v3_set(c.n, 0, 0, 1);
-  v3_tangents(c.n, c.u, c.w);
   v3_set(c.rb, 0, 0, -R);
-  c.mu    = 0.4;
-  c.rho   = 0.02;
-  c.sigma = 0.03;
+  c.mu = 0.4;
 
   /* (a) separating: gamma = 0, sphere moving up at 1 m/s: g = (1, 0, ...) is in the dual cone */
   for (int dof = 3; dof <= 6; dof += 3) {
-    c.dof = dof;
+    c.rho = dof == 6 ? rho : 0; /* contact_dof: 6 with rolling or spinning friction */
+    c.sigma = dof == 6 ? sigma : 0;
     c.eta = dof / ccp_contact_trace(&Q, 0);
     for (int k = 0; k < 6; k++) gamma[k] = vel[k] = 0;
     vel[2] = 1;
@@ -232,7 +229,7 @@ static PetscErrorCode check_residual(void)
    * relaxation's normal velocity s mu. Residual 0 up to rounding (1e-14 on O(1) numbers). */
   {
     const double p = 0.7, sl = 0.3;
-    c.dof              = 3;
+    c.rho = c.sigma    = 0; /* 3-dof */
     c.eta              = 3 / ccp_contact_trace(&Q, 0);
     double gam[6]      = {p, c.mu * p, 0, 0, 0, 0}, g[6] = {sl * c.mu, -sl, 0, 0, 0, 0};
     CHECK(ccp_contact_residual(&c, gam, g) < 1e-14, "3-dof sliding solution: residual %g, expected 0", ccp_contact_residual(&c, gam, g));
@@ -254,7 +251,8 @@ static PetscErrorCode check_residual(void)
    * 0, -1, 0, 0) + s3 (rho, 0, 0, 0, -1, 0). */
   {
     const double p = 0.5, s1 = 0.2, s2 = 0.05, s3 = 0.1;
-    c.dof         = 6;
+    c.rho         = rho; /* 6-dof */
+    c.sigma       = sigma;
     c.eta         = 6 / ccp_contact_trace(&Q, 0);
     double gam[6] = {p, c.mu * p, 0, c.sigma * p, c.rho * p, 0};
     double g[6]   = {s1 * c.mu + s2 * c.sigma + s3 * c.rho, -s1, 0, -s2, -s3, 0};
@@ -268,7 +266,7 @@ static PetscErrorCode check_residual(void)
     Contact cc[2] = {c, c};
     double  gg[12] = {0}, vv[12] = {0};
     CCPProblem Q2 = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vv, .ncontacts = 2, .contact = cc, .gamma = gg};
-    cc[0].dof = cc[1].dof = 3;
+    cc[0].rho = cc[0].sigma = cc[1].rho = cc[1].sigma = 0; /* 3-dof */
     cc[0].eta = cc[1].eta = 3 / ccp_contact_trace(&Q2, 0);
     cc[0].bn  = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */
     cc[1].bn  = 0; /* approaching at 1 m/s: residual 1 */

@@ -22,6 +22,7 @@
 /* Coordinates are O(1)-O(10); the code and the expected values differ by a few roundings of such
  * numbers (~1e-15), so 1e-12 has a wide margin while any geometric mistake is O(0.01). */
 #define TOL 1e-12
+#define STEP_H 0.005 /* the settings' time step: cohesion and yield impulses are the pair's forces times it */
 
 #include "test_check.h"
 
@@ -55,11 +56,11 @@ static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
 {
   const Contact    *c = &cs->c[i];
   const ContactKey *k = &cs->key[i];
-  double            nxu[3];
+  double            nxu[3], u[3], w[3];
   CHECK(k->ida == e->ida && k->idb == e->idb && k->sub == e->sub, "contact %d: key (%lld %lld %d), expected (%lld %lld %d)", (int)i, (long long)k->ida,
         (long long)k->idb, (int)k->sub, (long long)e->ida, (long long)e->idb, e->sub);
-  CHECK(c->a == e->a && c->b == e->b && c->sub == e->sub && c->dof == e->dof, "contact %d: a %d b %d sub %d dof %d, expected %d %d %d %d", (int)i, c->a, c->b,
-        c->sub, c->dof, e->a, e->b, e->sub, e->dof);
+  CHECK(c->a == e->a && c->b == e->b && contact_dof(c) == e->dof, "contact %d: a %d b %d dof %d, expected %d %d %d", (int)i, c->a, c->b, contact_dof(c), e->a, e->b,
+        e->dof);
   for (int d = 0; d < 3; d++) {
     CHECK(fabs(c->n[d] - e->n[d]) < TOL, "contact %d: n[%d] = %.17g, expected %.17g", (int)i, d, c->n[d], e->n[d]);
     CHECK(fabs(c->ra[d] - e->ra[d]) < TOL, "contact %d: ra[%d] = %.17g, expected %.17g", (int)i, d, c->ra[d], e->ra[d]);
@@ -67,14 +68,17 @@ static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
   }
   CHECK(fabs(c->phi - e->phi) < TOL, "contact %d: phi = %.17g, expected %.17g", (int)i, c->phi, e->phi);
   /* frame: u, w unit, orthogonal to n, (n, u, w) right-handed */
-  v3_cross(nxu, c->n, c->u);
-  CHECK(fabs(v3_norm(c->u) - 1) < TOL && fabs(v3_dot(c->u, c->n)) < TOL && fabs(nxu[0] - c->w[0]) + fabs(nxu[1] - c->w[1]) + fabs(nxu[2] - c->w[2]) < TOL,
+  contact_frame(c, u, w);
+  v3_cross(nxu, c->n, u);
+  CHECK(fabs(v3_norm(u) - 1) < TOL && fabs(v3_dot(u, c->n)) < TOL && fabs(nxu[0] - w[0]) + fabs(nxu[1] - w[1]) + fabs(nxu[2] - w[2]) < TOL,
         "contact %d: frame not right-handed orthonormal", (int)i);
-  /* pair parameters are plain copies of the minimum / sum: exact */
-  CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && c->cohesion == e->cohesion && c->compliance == e->compliance,
-        "contact %d: pair parameters mu %g rho %g sigma %g cohesion %g compliance %g", (int)i, c->mu, c->rho, c->sigma, c->cohesion, c->compliance);
+  /* pair parameters are plain copies of the minimum / sum (the impulses: times the step): exact */
+  CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && c->cohesion_impulse == e->cohesion * STEP_H && c->compliance == e->compliance &&
+          c->yield_impulse == c->yield_force * STEP_H,
+        "contact %d: pair parameters mu %g rho %g sigma %g cohesion impulse %g compliance %g yield impulse %g", (int)i, c->mu, c->rho, c->sigma, c->cohesion_impulse,
+        c->compliance, c->yield_impulse);
   CHECK(fabs(c->damping - e->damping) <= 1e-15 * e->damping, "contact %d: pair damping %.17g, expected the compliance-weighted mean %.17g", (int)i, c->damping, e->damping);
-  CHECK(c->bn == 0 && c->c_lin == 0 && c->eta == 0 && c->cohesion_impulse == 0, "contact %d: stepper fields not zero", (int)i);
+  CHECK(c->bn == 0 && c->c_lin == 0 && c->eta == 0 && c->plastic == 0 && !c->box, "contact %d: stepper fields not zero", (int)i);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, i)[d] == 0, "contact %d: impulse %d = %g", (int)i, d, contact_gamma(cs, i)[d]);
 }
 
@@ -99,7 +103,7 @@ static PetscErrorCode test_hand_built(void)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[2] = {0};
-  CollisionSettings set = {0.05, materials, walls, 2};
+  CollisionSettings set = {0.05, materials, walls, 2, STEP_H};
   const PetscInt    nb = 14;
 
   PetscFunctionBegin;
@@ -202,7 +206,7 @@ static PetscErrorCode test_random_scene(int64_t id_step)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[3] = {0};
-  CollisionSettings set = {env, materials, walls, 3};
+  CollisionSettings set = {env, materials, walls, 3, STEP_H};
   int64_t          *ids;
   Expected         *e;
   int               ne = 0, cap = 20 * n;
@@ -341,7 +345,7 @@ static PetscErrorCode test_timing(void)
   BodyStore         s;
   BodyRecord        b;
   Wall              floor = {0};
-  CollisionSettings set = {0.05, materials, &floor, 1};
+  CollisionSettings set = {0.05, materials, &floor, 1, STEP_H};
   PetscInt         *perm;
 
   PetscFunctionBegin;

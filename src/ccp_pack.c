@@ -191,18 +191,20 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
   }
-  PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * sizeof(CCPBlock), 0, (void **)&pk->blk));
-  pk->prefetch_blocks = (PetscBool)((size_t)nblk * sizeof(CCPBlock) > CCP_PREFETCH_BLOCKS_ABOVE);
+  pk->blk_bytes = pk->all3 ? CCP_BLOCK3_BYTES : sizeof(CCPBlock);
+  PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * pk->blk_bytes, 0, (void **)&pk->blk));
+  pk->prefetch_blocks = (PetscBool)((size_t)nblk * pk->blk_bytes > CCP_PREFETCH_BLOCKS_ABOVE);
   for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
 
   for (PetscInt q = 0; q < nblk; q++) {
-    CCPBlock *K = &pk->blk[q];
-    PetscCall(PetscMemzero(K, sizeof(*K)));
+    CCPBlock *K = ccp_block_at(pk, q);
+    PetscCall(PetscMemzero(K, pk->blk_bytes));
     for (int l = 0; l < CCP_LANES; l++) {
       const PetscInt slot = q * CCP_LANES + l;
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
         K->a[l] = K->b[l] = (uint32_t)(nb * sizeof(CCPBody));
-        K->eta[l] = K->ell[l] = K->il[l] = 1;
+        K->eta[l] = 1;
+        if (!pk->all3) K->ell[l] = K->il[l] = 1;
         K->cap[l] = INFINITY;
         continue;
       }
@@ -228,17 +230,18 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       }
       K->bn[l]    = c->bn;
       K->clin[l]  = c->c_lin;
-      K->crot[l]  = six ? contact_c_rot(c) : 0;
       K->coh[l]   = c->cohesion_impulse;
       K->cap[l]   = c->yield_impulse > 0 ? c->yield_impulse + c->cohesion_impulse : INFINITY;
       K->mu[l]    = c->mu;
+      K->eta[l]   = c->eta;
+      K->f[l]     = m.f;
+      K->inv_f[l] = m.inv_f;
+      if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES) */
+      K->crot[l]  = six ? contact_c_rot(c) : 0;
       K->rho[l]   = six ? c->rho : 0;
       K->sigma[l] = six ? c->sigma : 0;
-      K->eta[l]   = c->eta;
       K->rot[l]   = six;
-      K->f[l]     = m.f;
       K->t[l]     = m.t;
-      K->inv_f[l] = m.inv_f;
       K->inv_t[l] = m.inv_t;
       K->ell[l]   = m.ell;
       K->il[l]    = m.il;

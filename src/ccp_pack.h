@@ -35,17 +35,25 @@
  * extra instructions cost a little. */
 #define CCP_PREFETCH_BLOCKS_ABOVE ((size_t)8 << 20)
 
+/* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (768 bytes, 12 cache
+ * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
+ * apart, and its kernels read no field from `crot` on (ccp_block_at; ccp_sweep.c's six6 loads):
+ * a quarter less memory and traffic per sweep for 3-dof piles. */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times sizeof(CCPBody): no multiply per use) */
   double  n[3][CCP_LANES], u[3][CCP_LANES], w[3][CCP_LANES];
   double  ra[3][CCP_LANES], rb[3][CCP_LANES];
-  double  bn[CCP_LANES], clin[CCP_LANES], crot[CCP_LANES], coh[CCP_LANES];
+  double  bn[CCP_LANES], clin[CCP_LANES], coh[CCP_LANES];
   double  cap[CCP_LANES];              /* yield_impulse + cohesion_impulse: the shifted gn's cap (INFINITY: none) */
-  double  mu[CCP_LANES], rho[CCP_LANES], sigma[CCP_LANES], eta[CCP_LANES];
+  double  mu[CCP_LANES], eta[CCP_LANES];
+  double  f[CCP_LANES], inv_f[CCP_LANES]; /* the force rows' step of B_i (CCPMetric of ccp_kernels.h) and its inverse */
+  /* 6-dof contacts only: */
+  double  crot[CCP_LANES], rho[CCP_LANES], sigma[CCP_LANES];
   double  rot[CCP_LANES];              /* 1 for 6-dof, 0 for 3-dof */
-  /* the per-contact step B_i (CCPMetric of ccp_kernels.h) */
-  double  f[CCP_LANES], t[CCP_LANES], inv_f[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES];
+  double  t[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES]; /* the torque rows' step, its inverse, the metric's scale */
 } CCPBlock;
+#define CCP_BLOCK3_BYTES offsetof(CCPBlock, crot)
+_Static_assert(CCP_BLOCK3_BYTES % 64 == 0 && sizeof(CCPBlock) % 64 == 0, "blocks of either size start on cache lines");
 
 /* The rows of a block of joint blocks (RowBox of contacts.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn. */
@@ -69,7 +77,8 @@ typedef struct {
   PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
-  CCPBlock *blk;               /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build */
+  CCPBlock *blk;               /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build: block q at blk_bytes q (ccp_block_at) */
+  size_t    blk_bytes;         /* sizeof(CCPBlock), or CCP_BLOCK3_BYTES when all3 */
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
@@ -90,6 +99,8 @@ typedef enum {
 } CCPVelocityBuffer;
 static inline CCPVelocityBuffer ccp_velocity_other(CCPVelocityBuffer b) { return b == CCP_VELOCITY_V ? CCP_VELOCITY_DV : CCP_VELOCITY_V; }
 
+/* Block q of the layout (its 6-dof fields exist only when !all3). */
+static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q) { return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes); }
 static inline int    ccp_packed_rows(const CCPPacked *pk) { return pk->all3 ? 3 : 6; }
 static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * ccp_packed_rows(pk) * CCP_LANES; }
 /* Where entry k (< ccp_packed_rows) of packed slot `slot` sits in a multiplier-sized vector. */

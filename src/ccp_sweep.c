@@ -11,9 +11,12 @@
  * inside" test.
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
- * records (both cache lines a 160-byte record touches most) of the block PREFETCH_AHEAD blocks
- * ahead are requested early, and that block's own lines too when the layout outgrows the cache
- * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). */
+ * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line a 160-byte
+ * record spans, and that block's own lines too when the layout outgrows
+ * the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the first and the
+ * last line (until session 10) left the middle one, which holds the velocity's end or the inverse
+ * mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps waited on it, Jacobi 25-27 ->
+ * 17 and APGD 43-44 -> 27-28 ns per contact-iteration. */
 #include "ccp_pack.h"
 #include "cone.h"
 #include "simd4.h"
@@ -36,22 +39,25 @@ ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x
 /* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
 ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
+/* A field of a block's 6-dof part (from CCPBlock's crot on): 0 in a 3-dof layout, whose blocks end
+ * before it (ccp_pack.h), where the pack would have stored 0 or a factor that multiplies 0. */
+ALWAYS_INLINE v4d ld6(const double *p, const int six) { return six ? ld(p) : splat(0); }
+
 /* the record at byte offset off (CCPBlock's a, b) */
 ALWAYS_INLINE const CCPBody *cbody_at(const CCPBody *body, uint32_t off) { return (const CCPBody *)((const char *)body + off); }
 
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
   if (q < pk->nblk) {
-    const CCPBlock *K = &pk->blk[q];
+    const CCPBlock *K = ccp_block_at(pk, q);
     if (pk->prefetch_blocks)
-      for (size_t o = 0; o < sizeof(CCPBlock); o += 64) __builtin_prefetch((const char *)K + o, 0);
+      for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
       const CCPBody *A = cbody_at(pk->body, K->a[l]), *B = cbody_at(pk->body, K->b[l]);
-      __builtin_prefetch(A, 1);
-      __builtin_prefetch(B, 1);
-      __builtin_prefetch(A->I + 5, 0);
-      __builtin_prefetch(B->I + 5, 0);
-    }
+      for (int o = 0; o < 4; o++) { /* +0, +64, +128 and the last byte: its 3 lines, or 4 when it starts past 32 in a line (PetscMalloc aligns to 16) */
+        __builtin_prefetch((const char *)A + PetscMin(64 * o, (int)sizeof(CCPBody) - 1), 1);
+        __builtin_prefetch((const char *)B + PetscMin(64 * o, (int)sizeof(CCPBody) - 1), 1);
+      }    }
   }
 }
 
@@ -232,9 +238,10 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     block_clamp(R, z);
     return;
   }
-  const v4d il = ld(K->il), mu = ld(K->mu), coh = ld(K->coh);
-  v4d       rho = ld(K->rho), sg = ld(K->sigma);
+  const v4d mu = ld(K->mu), coh = ld(K->coh);
+  v4d       rho = ld6(K->rho, six), sg = ld6(K->sigma, six);
   if (six && metric) {
+    const v4d il = ld(K->il);
     z[3] *= il;
     z[4] *= il;
     z[5] *= il;
@@ -348,7 +355,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
   v4d               change2 = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock *restrict K = &pk->blk[q];
+    const CCPBlock *restrict K = ccp_block_at(pk, q);
     double *restrict x         = blk(gamma, q, six);
     v4d g[6], z[6], d[6];
 
@@ -356,7 +363,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const BlockBodies AB = block_bodies(K, body);
     block_gradient_of(K, R, &AB, 0, x, g, six);
-    const v4d sf = omega * ld(K->f), st = omega * ld(K->t);
+    const v4d sf = omega * ld(K->f), st = omega * ld6(K->t, six);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
       z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
@@ -369,7 +376,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
       vst(x + k * L, xk + d[k]);
     }
     const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-    const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
+    const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
     block_apply_of(K, &AB, d, six, !gs);
@@ -389,7 +396,7 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
   v4d mx = splat(0), sum = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock *restrict K = &pk->blk[q];
+    const CCPBlock *restrict K = ccp_block_at(pk, q);
     v4d g[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const CCPRowBlock *R = row_block(pk, q);
@@ -413,13 +420,13 @@ typedef struct {
  * tests' terms into acc. */
 ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
 {
-  const CCPBlock *restrict K = &pk->blk[q];
+  const CCPBlock *restrict K = ccp_block_at(pk, q);
   const double *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six), *Ref = cblk(ref, q, six);
   double       *Out  = blk(xout, q, six);
   const double  beta = p->beta;
   v4d           y[6], z[6], dg[6], x0[6];
 
-  const v4d sf = step * ld(K->f), st_ = step * ld(K->t);
+  const v4d sf = step * ld(K->f), st_ = step * ld6(K->t, six);
   for (int k = 0; k < 6; k++) {
     x0[k]        = ldrow(X, k, six);
     y[k]         = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
@@ -440,7 +447,7 @@ ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodi
     }
   }
   for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
-  const v4d fi = ld(K->inv_f), ti = ld(K->inv_t);
+  const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
   acc->dd += ff * fi + ft * ti;
   acc->de += ef * fi + et * ti;
   const v4d c2 = ff * fi * fi + ft * ti * ti;
@@ -460,7 +467,7 @@ ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double 
  * *mx when `residual`. */
 ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
 {
-  const CCPBlock *restrict K = &pk->blk[q];
+  const CCPBlock *restrict K = ccp_block_at(pk, q);
   const double *Xn = cblk(x, q, six), *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six);
   double       *G    = blk(r, q, six);
   const double  beta = p->beta;
@@ -486,7 +493,7 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const CCPApgdPoint *p, doubl
   ScatterSums acc = {splat(0), splat(0), splat(0)};
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body);
+    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     apgd_scatter_block(pk, q, &AB, p, step, ref, xout, into_dv, &acc, six);
   }
@@ -498,7 +505,7 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const CCPApgdPoint *p
   v4d mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body);
+    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
   }
@@ -518,7 +525,7 @@ ALWAYS_INLINE double apgd_fused_impl(CCPPacked *pk, const CCPApgdPoint *p, const
   v4d                mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(&pk->blk[q], pk->body); /* once for both halves */
+    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body); /* once for both halves */
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
     apgd_scatter_block(pk, q, &AB, &next, step_next, x, xnext, !from_dv, &acc, six);
@@ -536,7 +543,7 @@ ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
     v4d           d[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     for (int k = 0; k < 6; k++) d[k] = ldrow(X, k, six);
-    block_apply(&pk->blk[q], pk->body, d, six, 0);
+    block_apply(ccp_block_at(pk, q), pk->body, d, six, 0);
   }
 }
 
@@ -549,41 +556,31 @@ ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, doubl
   return pk->all6 ? sweep_impl(pk, gamma, omega, lambda, DOF6, gs) : sweep_impl(pk, gamma, omega, lambda, DOF_MIXED, gs);
 }
 
+/* kernel(args..., six) with `six` as the layout says: each instantiated for the three kinds */
+#define BY_DOF(pk, kernel, ...) ((pk)->all3 ? kernel(__VA_ARGS__, DOF3) : (pk)->all6 ? kernel(__VA_ARGS__, DOF6) : kernel(__VA_ARGS__, DOF_MIXED))
+
 #define INSTANTIATE(suffix, attr) \
   attr static double jacobi_##suffix(CCPPacked *pk, double *gamma, double omega, double lambda) \
   { \
     return lambda == 1 ? sweep_dof(pk, gamma, omega, 1, 0) : sweep_dof(pk, gamma, omega, lambda, 0); \
   } \
   attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) { return sweep_dof(pk, gamma, omega, 1, 1); } \
-  attr static void   residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) \
-  { \
-    if (pk->all3) residual_impl(pk, x, m, s, DOF3); \
-    else if (pk->all6) residual_impl(pk, x, m, s, DOF6); \
-    else residual_impl(pk, x, m, s, DOF_MIXED); \
-  } \
-  attr static void velocity_##suffix(CCPPacked *pk, const double *x) \
-  { \
-    if (pk->all3) velocity_impl(pk, x, 0); \
-    else velocity_impl(pk, x, 1); \
-  } \
+  attr static void residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) { BY_DOF(pk, residual_impl, pk, x, m, s); } \
+  attr static void velocity_##suffix(CCPPacked *pk, const double *x) { BY_DOF(pk, velocity_impl, pk, x); } \
   attr static void scatter_##suffix(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, int into_dv, double *dBd, double *uphill, double *change2) \
   { \
-    if (pk->all3) apgd_scatter_impl(pk, p, step, ref, x, into_dv, dBd, uphill, change2, 0); \
-    else apgd_scatter_impl(pk, p, step, ref, x, into_dv, dBd, uphill, change2, 1); \
+    BY_DOF(pk, apgd_scatter_impl, pk, p, step, ref, x, into_dv, dBd, uphill, change2); \
   } \
   attr static double gather_##suffix(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual) \
   { \
-    if (residual) return pk->all3 ? apgd_gather_impl(pk, p, x, from_dv, r, dNd, 1, 0) : apgd_gather_impl(pk, p, x, from_dv, r, dNd, 1, 1); \
-    return pk->all3 ? apgd_gather_impl(pk, p, x, from_dv, r, dNd, 0, 0) : apgd_gather_impl(pk, p, x, from_dv, r, dNd, 0, 1); \
+    if (residual) return BY_DOF(pk, apgd_gather_impl, pk, p, x, from_dv, r, dNd, 1); \
+    return BY_DOF(pk, apgd_gather_impl, pk, p, x, from_dv, r, dNd, 0); \
   } \
   attr static double fused_##suffix(CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual, double beta_next, double step_next, double *xnext, \
                                     double *dBd, double *uphill, double *change2) \
   { \
-    if (residual) \
-      return pk->all3 ? apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1, 0) \
-                      : apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1, 1); \
-    return pk->all3 ? apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0, 0) \
-                    : apgd_fused_impl(pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0, 1); \
+    if (residual) return BY_DOF(pk, apgd_fused_impl, pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1); \
+    return BY_DOF(pk, apgd_fused_impl, pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0); \
   }
 
 INSTANTIATE(generic, )

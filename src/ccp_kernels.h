@@ -152,17 +152,17 @@ typedef struct {
   double ell, il;      /* sqrt(t / f) and its inverse */
 } CCPMetric;
 
-static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
+/* The metric of a contact of `dof` rows from its eta and, for 6 rows, its traces (ccp_kernel_traces):
+ * for a caller that has computed them anyway (the packing). */
+static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double tt, CCPMetric *restrict m)
 {
-  double tf, tt;
-  if (contact_dof(c) == 3) {
-    m->f     = c->eta;
-    m->inv_f = 1 / c->eta;
+  if (dof == 3) {
+    m->f     = eta;
+    m->inv_f = 1 / eta;
     m->t = m->inv_t = 0;
     m->ell = m->il = 1;
     return;
   }
-  ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
   if (!(tt > 0)) tt = tf; /* a row group without mobility or compliance: any step will do */
   if (!(tf > 0)) tf = tt;
   const double s = 1 / sqrt(tf * tt); /* one division and one root for all six */
@@ -173,6 +173,16 @@ static inline void ccp_kernel_metric(const Contact *restrict c, double ima, cons
   m->ell   = tf * s;
   m->il    = tt * s;
 }
+
+static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
+{
+  double tf = 0, tt = 0;
+  if (contact_dof(c) == 6) ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
+  ccp_kernel_metric_of(contact_dof(c), c->eta, tf, tt, m);
+}
+
+/* The GUIDE residual step eta_i = dof / trace(N_ii) from the traces. */
+static inline double ccp_kernel_eta(int dof, double tf, double tt) { return dof / (tf + tt); }
 
 /* The metrics of all contacts, kept for a solve by Jacobi and Gauss-Seidel in a gamma-sized work
  * vector (APGD, which needs all its work vectors for iterates, recomputes them per sweep). */

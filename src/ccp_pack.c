@@ -166,6 +166,26 @@ static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Packed slot `slot` of the multipliers x <- its contact's P->gamma (3-dof torque entries 0; padding
+ * lanes 0): CCPPackedPackGamma, and the build lane by lane while it reads the contact anyway. */
+static inline void pack_gamma_lane(const CCPPacked *pk, const CCPProblem *P, PetscInt slot, double *x)
+{
+  const PetscInt i   = pk->perm[slot];
+  const double  *g   = i >= 0 ? ccp_cblock(P->gamma, i) : NULL;
+  const int      six = i >= 0 && contact_dof(&P->contact[i]) == 6;
+  for (int k = 0; k < ccp_packed_rows(pk); k++) x[ccp_packed_index(pk, slot, k)] = g && (six || k < 3) ? g[k] : 0;
+}
+
+/* The build reads the contacts in packed order, which jumps about the problem's key order: each
+ * contact's lines (and its warm start) are requested PACK_AHEAD lanes ahead. */
+#define PACK_AHEAD 16
+static inline void prefetch_contact(const CCPProblem *P, PetscInt i)
+{
+  if (i < 0) return;
+  for (size_t o = 0; o < sizeof(Contact); o += 64) __builtin_prefetch((const char *)&P->contact[i] + o, 0);
+  __builtin_prefetch(ccp_cblock(P->gamma, i), 0);
+}
+
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
 {
   const PetscInt nb = P->nbodies, nc = P->ncontacts;
@@ -201,6 +221,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
     PetscCall(PetscMemzero(K, pk->blk_bytes));
     for (int l = 0; l < CCP_LANES; l++) {
       const PetscInt slot = q * CCP_LANES + l;
+      if (slot + PACK_AHEAD < nblk * CCP_LANES) prefetch_contact(P, pk->perm[slot + PACK_AHEAD]);
+      pack_gamma_lane(pk, P, slot, pk->g[0]);
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
         K->a[l] = K->b[l] = (uint32_t)(nb * sizeof(CCPBody));
         K->eta[l] = 1;
@@ -212,12 +234,13 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       Contact       *c = &P->contact[i];
       const size_t   a = (size_t)c->a, b = (size_t)c->b;
       const CCPBody *A = &pk->body[a], *B = &pk->body[b];
-      const int      six = contact_dof(c) == 6;
+      const int      dof = contact_dof(c), six = dof == 6;
       CCPMetric      m;
-      double         u[3], w[3];
+      double         u[3], w[3], tf, tt;
 
-      PetscCall(CCPSetEta(c, i, A->im, A->I, B->im, B->I));
-      ccp_kernel_metric(c, A->im, A->I, B->im, B->I, &m);
+      ccp_kernel_traces(c, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
+      PetscCall(CCPSetEta(c, i, ccp_kernel_eta(dof, tf, tt)));
+      ccp_kernel_metric_of(dof, c->eta, tf, tt, &m);
       contact_frame(c, u, w);
       K->a[l] = (uint32_t)(a * sizeof(CCPBody));
       K->b[l] = (uint32_t)(b * sizeof(CCPBody));
@@ -247,20 +270,13 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->il[l]    = m.il;
     }
   }
-  PetscCall(CCPPackedPackGamma(pk, P, pk->g[0]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x)
 {
   PetscFunctionBegin;
-  PetscCall(PetscArrayzero(x, ccp_packed_len(pk)));
-  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
-    if (pk->perm[slot] < 0) continue;
-    const double *g   = ccp_cblock(P->gamma, pk->perm[slot]);
-    const int     six = contact_dof(&P->contact[pk->perm[slot]]) == 6;
-    for (int k = 0; k < ccp_packed_rows(pk); k++) x[ccp_packed_index(pk, slot, k)] = six || k < 3 ? g[k] : 0;
-  }
+  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) pack_gamma_lane(pk, P, slot, x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -42,7 +42,12 @@ double ccp_contact_trace(const CCPProblem *P, PetscInt i)
   return contact_trace(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b);
 }
 
-double ccp_contact_eta(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6]) { return contact_dof(c) / contact_trace(c, ima, Ia, imb, Ib); }
+double ccp_contact_eta(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6])
+{
+  double tf, tt;
+  ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
+  return ccp_kernel_eta(contact_dof(c), tf, tt);
+}
 
 void ccp_project(const Contact *c, double g[6]) { ccp_kernel_project(c, g); }
 

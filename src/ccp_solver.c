@@ -201,7 +201,7 @@ static PetscErrorCode CCPReferenceProblem(CCPSolver s, CCPProblem *P, CCPProblem
   for (PetscInt i = 0; i < R->ncontacts; i++) {
     Contact     *c = &R->contact[i];
     const size_t a = (size_t)c->a, b = (size_t)c->b;
-    PetscCall(CCPSetEta(c, i, R->inv_mass[a], R->inv_inertia + 6 * a, R->inv_mass[b], R->inv_inertia + 6 * b));
+    PetscCall(CCPSetEta(c, i, ccp_contact_eta(c, R->inv_mass[a], R->inv_inertia + 6 * a, R->inv_mass[b], R->inv_inertia + 6 * b)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -52,12 +52,12 @@ static inline PetscErrorCode CCPCouplingReduce(CCPSolver s, double *x, int n)
 }
 static inline PetscBool CCPCoupled(CCPSolver s) { return (PetscBool)(s->coupling.sum != NULL); }
 
-/* c->eta <- ccp_contact_eta (the solve's step of contact i, whatever the caller set), or an error if
- * it is no usable step. */
-static inline PetscErrorCode CCPSetEta(Contact *c, PetscInt i, double ima, const double *Ia, double imb, const double *Ib)
+/* c->eta <- eta, contact i's ccp_contact_eta (the solve's step, whatever the caller set), or an
+ * error if it is no usable step. */
+static inline PetscErrorCode CCPSetEta(Contact *c, PetscInt i, double eta)
 {
   PetscFunctionBegin;
-  c->eta = ccp_contact_eta(c, ima, Ia, imb, Ib);
+  c->eta = eta;
   PetscCheck(c->eta > 0 && isfinite(c->eta), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "Contact %" PetscInt_FMT " has eta %g (dof / trace of its diagonal block; > 0 needed): two immovable bodies without compliance cannot be in contact", i, c->eta);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -37,7 +37,7 @@
 
 /* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (768 bytes, 12 cache
  * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
- * apart, and its kernels read no field from `crot` on (ccp_block_at; ccp_sweep.c's six6 loads):
+ * apart, and its kernels read no field from `crot` on (ccp_block_at; ccp_sweep.c's ld6):
  * a quarter less memory and traffic per sweep for 3-dof piles. */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times sizeof(CCPBody): no multiply per use) */

@@ -70,6 +70,7 @@ typedef struct {
   double pad;
 } CCPBody;
 _Static_assert(offsetof(CCPBody, im) == 12 * sizeof(double) && sizeof(CCPBody) == 20 * sizeof(double), "ccp_sweep.c loads im..pad as 2 quads");
+_Static_assert(SCRATCH_ALIGN % 64 == 0 && sizeof(CCPBody) % 32 == 0, "records on a line-aligned array start at 0 or 32 in a line: 3 lines each (ccp_sweep.c's prefetch)");
 
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
@@ -82,7 +83,8 @@ typedef struct {
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
-  CCPBody  *body;              /* nbodies + 1 */
+  CCPBody  *body;              /* nbodies + 1, on a cache line inside body_raw */
+  void     *body_raw;
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
   size_t    body_cap, perm_cap;
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */

@@ -11,7 +11,7 @@
  * inside" test.
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
- * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line a 160-byte
+ * records of the block PREFETCH_AHEAD blocks ahead are requested early, all 3 lines a 160-byte
  * record spans, and that block's own lines too when the layout outgrows
  * the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the first and the
  * last line (until session 10) left the middle one, which holds the velocity's end or the inverse
@@ -54,9 +54,9 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
       for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
       const CCPBody *A = cbody_at(pk->body, K->a[l]), *B = cbody_at(pk->body, K->b[l]);
-      for (int o = 0; o < 4; o++) { /* +0, +64, +128 and the last byte: its 3 lines, or 4 when it starts past 32 in a line (PetscMalloc aligns to 16) */
-        __builtin_prefetch((const char *)A + PetscMin(64 * o, (int)sizeof(CCPBody) - 1), 1);
-        __builtin_prefetch((const char *)B + PetscMin(64 * o, (int)sizeof(CCPBody) - 1), 1);
+      for (int o = 0; o < 3; o++) { /* +0, +64, +128: a record starts at 0 or 32 in a line (ccp_pack.c's grow_aligned), its 3 lines */
+        __builtin_prefetch((const char *)A + 64 * o, 1);
+        __builtin_prefetch((const char *)B + 64 * o, 1);
       }    }
   }
 }

@@ -25,12 +25,16 @@
 enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 3, SCRATCH_PAIR_SORT = 4, SCRATCH_PACKED_BLOCKS = 7, SCRATCH_SOLVE_VELOCITIES = 0 };
 
 typedef struct {
-  void  *buf[SCRATCH_SLOTS];
-  size_t bytes[SCRATCH_SLOTS];
+  void  *buf[SCRATCH_SLOTS];   /* SCRATCH_ALIGN-aligned, inside raw */
+  void  *raw[SCRATCH_SLOTS];   /* what was allocated (and is freed) */
+  size_t bytes[SCRATCH_SLOTS]; /* usable from buf */
 } ScratchPool;
 
 /* *buf <- slot `slot`, grown to at least `bytes`; when it grows, its first `keep` bytes are kept
- * (the rest of the contents never are). The first `bytes` ask for huge pages (memory_policy.h). */
+ * (the rest of the contents never are). The first `bytes` ask for huge pages (memory_policy.h).
+ * Slots start on a cache line: the sweeps' 32-byte loads of the packed blocks and vectors then
+ * never straddle two lines (malloc's large blocks start 16 bytes into a page). */
+#define SCRATCH_ALIGN 64
 PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t keep, void **buf);
 /* Bytes slot `slot` holds now (0: none yet). */
 static inline size_t ScratchPoolBytes(const ScratchPool *p, int slot) { return p->bytes[slot]; }

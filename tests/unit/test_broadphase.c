@@ -104,7 +104,8 @@ static PetscErrorCode scribble_pool(ScratchPool *pool, size_t bytes)
 
   PetscFunctionBegin;
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
-    hold[k]         = pool->buf[k];
+    hold[k]         = pool->raw[k];
+    pool->raw[k]    = NULL;
     pool->buf[k]    = NULL;
     pool->bytes[k]  = 0;
   }

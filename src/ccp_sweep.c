@@ -12,11 +12,11 @@
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
  * records of the block PREFETCH_AHEAD blocks ahead are requested early, all 3 lines a 160-byte
- * record spans, and that block's own lines too when the layout outgrows
- * the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the first and the
- * last line (until session 10) left the middle one, which holds the velocity's end or the inverse
- * mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps waited on it, Jacobi 25-27 ->
- * 17 and APGD 43-44 -> 27-28 ns per contact-iteration. */
+ * record spans, and that block's own lines too when the layout outgrows the cache
+ * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
+ * start and of its inverse inertia (until session 10) left the one between, which holds the
+ * velocity's end or the inverse mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps
+ * waited on it, Jacobi 25-27 -> 15 and APGD 43-44 -> 25 ns per contact-iteration. */
 #include "ccp_pack.h"
 #include "cone.h"
 #include "simd4.h"
@@ -57,7 +57,8 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
       for (int o = 0; o < 3; o++) { /* +0, +64, +128: a record starts at 0 or 32 in a line (ccp_pack.c's grow_aligned), its 3 lines */
         __builtin_prefetch((const char *)A + 64 * o, 1);
         __builtin_prefetch((const char *)B + 64 * o, 1);
-      }    }
+      }
+    }
   }
 }
 

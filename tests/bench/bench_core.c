@@ -137,6 +137,7 @@ static double cpu_seconds(void)
  * alternating, medians. The short solve's time per iteration includes the per-solve work
  * (packing, setup, the final velocity pass); the difference of the two is the sweeps' own cost. */
 #define SWEEP_REPEATS 3
+_Static_assert(SWEEP_REPEATS == 3, "the figures are median3 of the repeats");
 static const PetscInt sweep_its[2] = {30, 130};
 
 static double median3(const double x[3])

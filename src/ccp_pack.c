@@ -23,16 +23,15 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* grow for the body records, *p starting on a cache line inside *raw (which is what is freed): a
- * 160-byte record then spans 3 lines, not 4, and its velocity quad lies within 32 bytes. */
-static PetscErrorCode grow_aligned(void **raw, void **p, size_t *cap, size_t n, size_t sz)
+/* grow for the body records, on a cache line (release with MemoryFreeAligned): a 160-byte record
+ * then spans 3 lines, not 4, and its velocity quad lies within 32 bytes. */
+static PetscErrorCode grow_aligned(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
   if (n > *cap) {
     const size_t c = n + n / 2 + 8;
-    PetscCall(PetscFree(*raw));
-    PetscCall(PetscMalloc(c * sz + SCRATCH_ALIGN, raw));
-    *p   = (void *)(((uintptr_t)*raw + SCRATCH_ALIGN - 1) & ~(uintptr_t)(SCRATCH_ALIGN - 1));
+    MemoryFreeAligned(p);
+    PetscCall(MemoryAllocAligned(c * sz, SCRATCH_ALIGN, "the packed body records", p));
     *cap = c;
   }
   MemoryAdviseHugePages(*p, n * sz);
@@ -173,7 +172,7 @@ static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P)
 
   PetscFunctionBegin;
   PetscCheck((size_t)nb + 1 <= UINT32_MAX / sizeof(CCPBody), PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / sizeof(CCPBody)) - 1);
-  PetscCall(grow_aligned(&pk->body_raw, (void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
+  PetscCall(grow_aligned((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
   for (PetscInt i = 0; i <= nb; i++) {
     CCPBody *B = &pk->body[i];
     PetscCall(PetscMemzero(B, sizeof(*B)));
@@ -414,8 +413,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
 PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(pk->body_raw));
-  pk->body = NULL;
+  MemoryFreeAligned((void **)&pk->body);
   pk->body_cap = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -424,8 +422,7 @@ PetscErrorCode CCPPackedDestroy(CCPPacked *pk)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(pk->rows));
-  PetscCall(PetscFree(pk->body_raw));
-  pk->body = NULL;
+  MemoryFreeAligned((void **)&pk->body);
   PetscCall(PetscFree(pk->perm));
   PetscCall(PetscFree(pk->count));
   PetscCall(PetscFree(pk->sorted));

@@ -83,8 +83,7 @@ typedef struct {
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
-  CCPBody  *body;              /* nbodies + 1, on a cache line inside body_raw */
-  void     *body_raw;
+  CCPBody  *body;              /* nbodies + 1, on a cache line (MemoryAllocAligned) */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
   size_t    body_cap, perm_cap;
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */

@@ -7,13 +7,11 @@ PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t kee
   PetscCheck(slot >= 0 && slot < SCRATCH_SLOTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ScratchPoolGet: slot %d outside [0, %d)", slot, SCRATCH_SLOTS);
   if (bytes > p->bytes[slot]) {
     const size_t grown = bytes + bytes / 2 + 64; /* headroom: the counts change every step */
-    void        *raw;
-    PetscCall(PetscMalloc(grown + SCRATCH_ALIGN, &raw));
-    void *q = (void *)(((uintptr_t)raw + SCRATCH_ALIGN - 1) & ~(uintptr_t)(SCRATCH_ALIGN - 1));
-    keep    = PetscMin(keep, p->bytes[slot]);
+    void        *q;
+    PetscCall(MemoryAllocAligned(grown, SCRATCH_ALIGN, "a scratch buffer", &q));
+    keep = PetscMin(keep, p->bytes[slot]);
     if (keep) PetscCall(PetscMemcpy(q, p->buf[slot], keep));
-    PetscCall(PetscFree(p->raw[slot]));
-    p->raw[slot]   = raw;
+    MemoryFreeAligned(&p->buf[slot]);
     p->buf[slot]   = q;
     p->bytes[slot] = grown;
   }
@@ -26,8 +24,7 @@ PetscErrorCode ScratchPoolDestroy(ScratchPool *p)
 {
   PetscFunctionBegin;
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
-    PetscCall(PetscFree(p->raw[k]));
-    p->buf[k]   = NULL;
+    MemoryFreeAligned(&p->buf[k]);
     p->bytes[k] = 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

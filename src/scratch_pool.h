@@ -25,9 +25,8 @@
 enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 3, SCRATCH_PAIR_SORT = 4, SCRATCH_PACKED_BLOCKS = 7, SCRATCH_SOLVE_VELOCITIES = 0 };
 
 typedef struct {
-  void  *buf[SCRATCH_SLOTS];   /* SCRATCH_ALIGN-aligned, inside raw */
-  void  *raw[SCRATCH_SLOTS];   /* what was allocated (and is freed) */
-  size_t bytes[SCRATCH_SLOTS]; /* usable from buf */
+  void  *buf[SCRATCH_SLOTS]; /* SCRATCH_ALIGN-aligned (MemoryAllocAligned) */
+  size_t bytes[SCRATCH_SLOTS];
 } ScratchPool;
 
 /* *buf <- slot `slot`, grown to at least `bytes`; when it grows, its first `keep` bytes are kept

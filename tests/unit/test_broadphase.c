@@ -15,6 +15,7 @@
  * rounding (1e-16 relative) of the threshold practically impossible, so the comparison is exact. */
 // ctest: labels=unit timeout=60
 #include "broadphase.h"
+#include "memory_policy.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,17 +105,17 @@ static PetscErrorCode scribble_pool(ScratchPool *pool, size_t bytes)
 
   PetscFunctionBegin;
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
-    hold[k]         = pool->raw[k];
-    pool->raw[k]    = NULL;
+    hold[k]         = pool->buf[k];
     pool->buf[k]    = NULL;
     pool->bytes[k]  = 0;
   }
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
     void *buf;
     PetscCall(ScratchPoolGet(pool, k, bytes, 0, &buf));
+    CHECK((uintptr_t)buf % SCRATCH_ALIGN == 0, "pool: slot %d starts %d bytes into a cache line (the sweeps' loads would straddle lines)", k, (int)((uintptr_t)buf % SCRATCH_ALIGN));
     memset(buf, 0xff, ScratchPoolBytes(pool, k)); /* NaN as doubles, -1 as indices */
   }
-  for (int k = 0; k < SCRATCH_SLOTS; k++) PetscCall(PetscFree(hold[k]));
+  for (int k = 0; k < SCRATCH_SLOTS; k++) MemoryFreeAligned(&hold[k]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

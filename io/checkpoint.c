@@ -66,7 +66,7 @@ typedef struct {
   int64_t step;
   double  time;
   int64_t removed, next_id;
-  int32_t last_converged;
+  int32_t last_keep_impulses;
   int64_t bodies, contacts;
   int32_t walls;
 } Header;
@@ -82,7 +82,7 @@ static uint64_t HeaderHash(const Header *h)
   x = Fnv1a(x, &h->time, sizeof(h->time));
   x = Fnv1a(x, &h->removed, sizeof(h->removed));
   x = Fnv1a(x, &h->next_id, sizeof(h->next_id));
-  x = Fnv1a(x, &h->last_converged, sizeof(h->last_converged));
+  x = Fnv1a(x, &h->last_keep_impulses, sizeof(h->last_keep_impulses));
   x = Fnv1a(x, &h->bodies, sizeof(h->bodies));
   x = Fnv1a(x, &h->contacts, sizeof(h->contacts));
   return Fnv1a(x, &h->walls, sizeof(h->walls));
@@ -250,7 +250,7 @@ static PetscErrorCode WriteHeader(hid_t file, const Header *h, uint64_t checksum
   PetscCall(IoH5WriteAttribute(file, "time", H5T_NATIVE_DOUBLE, &h->time));
   PetscCall(IoH5WriteAttribute(file, "removed", H5T_NATIVE_INT64, &h->removed));
   PetscCall(IoH5WriteAttribute(file, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(IoH5WriteAttribute(file, "last_converged", H5T_NATIVE_INT32, &h->last_converged));
+  PetscCall(IoH5WriteAttribute(file, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
   PetscCall(IoH5WriteAttribute(file, "bodies", H5T_NATIVE_INT64, &h->bodies));
   PetscCall(IoH5WriteAttribute(file, "contacts", H5T_NATIVE_INT64, &h->contacts));
   PetscCall(IoH5WriteAttribute(file, "walls", H5T_NATIVE_INT32, &h->walls));
@@ -345,7 +345,7 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   h.time           = sim->time;
   h.removed        = sim->removed;
   h.next_id        = sim->next_id;
-  h.last_converged = sim->last.converged ? 1 : 0;
+  h.last_keep_impulses = sim->last.keep_impulses ? 1 : 0;
   h.contacts       = total_contacts;
   h.walls          = sim->sc.n_walls;
   { /* the global body count (sim->last.bodies is 0 before the first step) */
@@ -480,7 +480,7 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
   PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &h->time));
   PetscCall(ReadScalar(r, "removed", H5T_NATIVE_INT64, &h->removed));
   PetscCall(ReadScalar(r, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(ReadScalar(r, "last_converged", H5T_NATIVE_INT32, &h->last_converged));
+  PetscCall(ReadScalar(r, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
   PetscCall(ReadScalar(r, "bodies", H5T_NATIVE_INT64, &h->bodies));
   PetscCall(ReadScalar(r, "contacts", H5T_NATIVE_INT64, &h->contacts));
   PetscCall(ReadScalar(r, "walls", H5T_NATIVE_INT32, &h->walls));
@@ -670,7 +670,7 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   r->sim->time           = h->time;
   r->sim->removed        = (PetscInt)h->removed;
   r->sim->next_id        = h->next_id;
-  r->sim->last.converged = h->last_converged ? PETSC_TRUE : PETSC_FALSE;
+  r->sim->last.keep_impulses = h->last_keep_impulses ? PETSC_TRUE : PETSC_FALSE;
   r->sim->last.step      = r->sim->step;
   r->sim->last.time      = r->sim->time;
   r->sim->last.bodies    = (PetscInt)h->bodies;

@@ -2,12 +2,12 @@
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
  * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
  *
- * Format version 4 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history;
+ * Format version 5 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history;
  * 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
- * doubles, the touching flag and the four stick/slip modes as bits of one; the reader refuses other
- * versions, also a ccp model's file that version 4 did not change). Root attributes (scalars, little-endian):
+ * doubles, the touching flag and the four stick/slip modes as bits of one; 5: last_keep_impulses in
+ * place of last_converged; the reader refuses other versions, also files whose other parts did not change). Root attributes (scalars, little-endian):
  *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
- *   last_converged int32 (the last step's converged flag: it picks the warm-start decay)
+ *   last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
  * Datasets (n = bodies, c = contacts, w = walls; width-1 fields are 1-D):
  *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies.h), named as the field, n x width,
@@ -40,14 +40,14 @@
  *   FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes as
  *   stored, little-endian),
  * plus FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
- * next_id, last_converged, bodies, contacts, walls, packed little-endian without padding). A sum of
+ * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding). A sum of
  * per-row hashes is independent of how rows are split over ranks (one Allreduce), changes with any
  * byte of any row, and with the order of rows. */
 #ifndef CCPDEM_CHECKPOINT_H
 #define CCPDEM_CHECKPOINT_H
 #include "stepper.h"
 
-#define CHECKPOINT_FORMAT_VERSION 4
+#define CHECKPOINT_FORMAT_VERSION 5
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
  * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the

@@ -143,7 +143,8 @@ static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveSta
   double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
   double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
   PetscCall(apgd_warm_start(s, P, gk, rk, &best_res));
-  double indicator = best_res;
+  const double res_start = best_res;
+  double       indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
     double         *gnew = unused_buffer(G, 4, gk, gkm1, best, NULL), *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
     const double   *vref  = gk; /* v is the velocity of vref */
@@ -175,6 +176,7 @@ static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveSta
     rotate(&rkm1, &rk, rnew);
     L *= s->apgd_L_decay;
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -282,7 +284,8 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
   a.gk = a.gkm1 = a.best = a.G[0];
   a.rk = a.rkm1 = a.R[0];
   PetscCall(apgd_warm_start(s, P, a.gk, a.rk, &best_res));
-  double indicator = best_res;
+  const double res_start = best_res;
+  double       indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
     const PetscBool check = apgd_check(s, indicator, best_res, it), speculate = (PetscBool)(it < s->max_it); /* no step beyond the cap */
     double         *gnext = NULL, r[4], res_max = 0, next_change2 = 0;
@@ -310,6 +313,7 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
     a.best = a.G[0];
     PetscCall(CCPPackedPackGamma(pk, P, a.best));
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPPackedFinish(s, P, a.best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -334,8 +338,9 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
     const double r2 = ccp_kernel_residual2(c, ccp_cblock(gk, i), ccp_cblock(rk, i));
     if (!(r2 <= best_res)) best_res = r2;
   }
-  best_res         = sqrt(best_res);
-  double indicator = best_res;
+  best_res               = sqrt(best_res);
+  const double res_start = best_res;
+  double       indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
     double         *gnew = unused_buffer(G, 4, gk, gkm1, best, NULL), *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
     const double   *vref  = gk; /* v is the velocity of vref */
@@ -398,6 +403,7 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
     rotate(&rkm1, &rk, rnew);
     L *= s->apgd_L_decay;
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   ccp_finish(P, best, iterations, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -28,7 +28,7 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
   const double   omega = s->gs_omega, tol = s->tol;
   double        *gamma = P->gamma, *best, *v = P->vel;
   CCPMetric     *metric; /* per-contact steps, computed once */
-  double         best_res = PETSC_INFINITY;
+  double         best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
   PetscBool      check = PETSC_TRUE;
   CCPCheckpoint  state = CCP_CONTINUE;
   PetscInt       it;
@@ -42,6 +42,7 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
   for (it = 0;; it++) {
     if (check || it == s->max_it) {
       state = ccp_checkpoint(P, gamma, v, tol, (PetscBool)(it == s->max_it), best, &best_res);
+      if (it == 0) res_start = best_res;
       if (state != CCP_CONTINUE) break;
     }
     double change2 = 0;
@@ -52,6 +53,7 @@ static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolve
     const double change = sqrt(change2) / omega;
     check = ccp_need_check(s, change, best_res, it, s->check_interval);
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

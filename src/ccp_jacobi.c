@@ -32,7 +32,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
   const double   omega = s->jacobi_omega, lambda = s->jacobi_lambda, tol = s->tol;
   double        *gamma = P->gamma, *best, *v = P->vel, *dv;
   CCPMetric     *metric; /* per-contact steps, computed once */
-  double         best_res = PETSC_INFINITY;
+  double         best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
   PetscBool      check = PETSC_TRUE;
   CCPCheckpoint  state = CCP_CONTINUE;
   PetscInt       it;
@@ -48,6 +48,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
   for (it = 0;; it++) {
     if (check || it == s->max_it) {
       state = ccp_checkpoint(P, gamma, v, tol, (PetscBool)(it == s->max_it), best, &best_res);
+      if (it == 0) res_start = best_res;
       if (state != CCP_CONTINUE) break;
     }
     double change2 = 0;
@@ -62,6 +63,7 @@ static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats
     const double change = sqrt(change2) / (omega * lambda);
     check = ccp_need_check(s, change, best_res, it, s->check_interval);
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -378,7 +378,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
 {
   CCPPacked    *pk = &s->pk;
   const double  tol = s->tol, scale = gauss_seidel ? s->gs_omega : s->jacobi_omega * s->jacobi_lambda;
-  double        best_res = PETSC_INFINITY;
+  double        best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
   PetscBool     check = PETSC_TRUE, improved;
   CCPCheckpoint state = CCP_CONTINUE;
   PetscInt      it;
@@ -394,6 +394,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
       PetscCall(CCPPackedResidual(s, gamma, &res_max, &res_rms));
       state = ccp_checkpoint_decide(res_max, tol, (PetscBool)(it == s->max_it), &best_res, &improved);
       if (improved) PetscCall(PetscArraycpy(best, gamma, ccp_packed_len(pk)));
+      if (it == 0) res_start = best_res;
       if (state != CCP_CONTINUE) break;
     }
     PetscCall(CCPPackedMark(s));
@@ -406,6 +407,7 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
     }
     check = ccp_need_check(s, sqrt(change2) / scale, best_res, it, s->check_interval);
   }
+  stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -238,6 +238,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
     stats->iterations = 0;
     stats->res_max = stats->res_rms = 0;
     stats->converged                = PETSC_TRUE;
+    stats->improved                 = PETSC_FALSE;
   } else {
     switch (s->type) {
     case SOLVER_JACOBI:

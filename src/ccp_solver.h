@@ -17,6 +17,7 @@ typedef struct {
   PetscInt  iterations;
   double    res_max, res_rms;  /* GUIDE residual (m/s) at the returned gamma */
   PetscBool converged;         /* res_max <= tolerance */
+  PetscBool improved;          /* an iterate's residual was below the warm start's: the returned gamma is not the warm start */
 } CCPSolveStats;
 
 PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s);

@@ -11,7 +11,7 @@
  *
  * Defaults (the documented choices):
  *   gravity [0, 0, 0]; contact.model ccp; contact.max_recovery_speed 0.5 m/s; contact.overlap_tolerance 0;
- *   solver.warm_start_decay 0.5;
+ *   solver.warm_start_decay 0.99;
  *   contact.model penalty: normal hertz, rolling tracking, slide/roll/spin_damping 1 (critical, the
  *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
  *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin. Keys of the other model are
@@ -458,7 +458,7 @@ static int read_solver(Reader *r, const yaml_node_t *root, Scenario *sc)
   if (it > INT_MAX) return fail(r, field(r, m, kp, "max_iterations", ip), ip, "must be <= %d (got %lld); give a smaller iteration limit", INT_MAX, it);
   sc->max_iterations = (int)it;
   TRY(get_number(r, m, kp, "tolerance", OPTIONAL, POSITIVE, "give the residual tolerance in m/s, e.g. 1e-6", &sc->tolerance));
-  TRY(get_number(r, m, kp, "warm_start_decay", OPTIONAL, NON_NEGATIVE, "give the factor in [0, 1] on the warm start after a step that did not converge, e.g. 0.5", &sc->warm_start_decay));
+  TRY(get_number(r, m, kp, "warm_start_decay", OPTIONAL, NON_NEGATIVE, "give the factor in [0, 1] on the warm start after a step that did not converge and changed its warm start, e.g. 0.99", &sc->warm_start_decay));
   if (sc->warm_start_decay > 1) return fail(r, field(r, m, kp, "warm_start_decay", ip), ip, "must be <= 1 (got %g); give a factor in [0, 1]", sc->warm_start_decay);
   return 0;
 }
@@ -967,7 +967,7 @@ static void set_defaults(Scenario *sc)
   sc->contact_model      = CONTACT_MODEL_CCP;
   sc->penalty.slide_damping = sc->penalty.roll_damping = sc->penalty.spin_damping = 1.0;
   sc->max_recovery_speed = 0.5;
-  sc->warm_start_decay   = 0.5;
+  sc->warm_start_decay   = 0.99;
   sc->solver_type        = SOLVER_APGD;
   sc->max_iterations     = 500;
   sc->tolerance          = 1e-6;

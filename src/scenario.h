@@ -97,7 +97,7 @@ typedef struct {
   SolverType   solver_type;
   int          max_iterations;
   double       tolerance;               /* m/s, GUIDE residual */
-  double       warm_start_decay;        /* factor on the warm start after a step that did not converge */
+  double       warm_start_decay;        /* factor on the warm start after a step that did not converge and changed its warm start */
   int          n_materials;  Material *materials;
   int          n_walls;      Wall     *walls;   int *wall_lines;
   int          n_bodies;     BodySpec *bodies;

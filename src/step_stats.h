@@ -22,6 +22,8 @@ typedef struct {
   PetscInt  iterations;
   double    residual_max, residual_rms;
   PetscBool converged;
+  PetscBool keep_impulses;     /* the next warm start takes this step's impulses whole: it converged, or its
+                                 solve returned its warm start unchanged (else times -ccp_warm_start_decay) */
   double    max_speed;        /* largest body speed after the step (m/s) */
   double    kinetic_energy, potential_energy; /* J; potential relative to the origin, -m g.x */
   double    wall_detect, wall_solve, wall_integrate, wall_comm; /* s */

@@ -102,7 +102,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->ghost_update_allowed = PETSC_TRUE;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, sim->warm_start_scale, &sim->warm_start_scale, NULL));
-  PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
+  PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge and changed its warm start, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
   PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
@@ -114,7 +114,8 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCheck(sim->sort_interval >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscCheck(sim->warm_start_scale >= 0 && sim->warm_start_scale <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", sim->warm_start_scale);
   PetscCheck(sim->warm_start_decay >= 0 && sim->warm_start_decay <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", sim->warm_start_decay);
-  sim->last.converged = PETSC_TRUE;
+  sim->last.converged     = PETSC_TRUE;
+  sim->last.keep_impulses = PETSC_TRUE;
   PetscCall(JointsCreate(&sim->sc, &sim->joints));
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
     PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
@@ -711,7 +712,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it, in the slot of the solver's
                      packed blocks, which are dead from then until the next solve: the two never add up */
     ScratchPool *pool;
-    PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->converged ? 1.0 : sim->warm_start_decay), &matched));
+    PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->keep_impulses ? 1.0 : sim->warm_start_decay), &matched));
     PetscCall(ImpulseMemoryRelease(&sim->previous));
     PetscCall(CCPSolverScratch(sim->solver, &pool));
     PetscCall(ImpulseMemoryUsePool(&sim->previous, pool, SCRATCH_PACKED_BLOCKS)); /* every step: a restart's memory comes as arrays of its own */
@@ -725,6 +726,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
     ss.iterations = 0; /* no solve: loads are explicit */
     ss.res_max = ss.res_rms = 0;
     ss.converged = PETSC_TRUE;
+    ss.improved  = PETSC_FALSE;
   } else {
     SolverBodies sb = {.sim = sim, .nb = nb, .h = h};
     P = (CCPProblem){.nbodies = nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
@@ -767,6 +769,9 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->residual_max   = ss.res_max;
   st->residual_rms   = ss.res_rms;
   st->converged      = ss.converged;
+  /* A solve that returned its warm start unchanged added nothing that could accumulate, and a
+   * decay would only take support away (README "Warm start"). */
+  st->keep_impulses  = (PetscBool)(ss.converged || !ss.improved);
   st->wall_detect    = t1 - t0;
   st->wall_solve     = t2 - t1;
   st->wall_integrate = t3 - t2;

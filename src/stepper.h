@@ -58,7 +58,8 @@ typedef struct {
   int64_t     next_id;        /* next global id to hand out (the same on every rank) */
   int64_t    *emitted;        /* bodies each emitter has made so far (sc.n_emitters) */
   double      warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
-  double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a non-converged step */
+  double      warm_start_decay; /* -ccp_warm_start_decay: extra factor after a step that did not converge
+                                   and changed its warm start (last.keep_impulses; README "Warm start") */
   PetscInt    sort_interval;    /* -sort_interval: steps between Morton reorderings of the bodies */
   StepStats   last;
   PetscBool   run_flags[RUN_FLAGS]; /* this rank's requests for the next step's reduction (RunFlag) */

@@ -135,7 +135,7 @@ static void test_block_style_and_defaults(void)
   CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.max_recovery_speed == 0.5 && sc.overlap_tolerance == 0, "contact defaults");
   /* default envelope: 10% of the smallest body size, 0.1 * 0.02; 1e-15 absorbs the rounding of one product */
   CHECK(fabs(sc.envelope - 0.002) < 1e-15, "envelope default %g", sc.envelope);
-  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6 && sc.warm_start_decay == 0.5, "solver defaults");
+  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6 && sc.warm_start_decay == 0.99, "solver defaults");
   CHECK(sc.materials[0].rolling_friction == 0 && sc.materials[0].spinning_friction == 0, "material defaults");
   CHECK(sc.n_walls == 0 && sc.n_fills == 0 && sc.n_bodies == 1, "counts");
   CHECK(!strcmp(sc.output_dir, "out") && sc.snapshot_interval == 0 && sc.checkpoint_interval == 0, "output defaults");

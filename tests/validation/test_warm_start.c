@@ -1,0 +1,115 @@
+/* The warm start after steps that do not converge (GUIDE "When the exact CCP is ill-posed"; README
+ * "Warm start"): it must neither accumulate impulses along the unbounded direction of an unsolvable
+ * step nor take away the support of a pile whose solves stop at the iteration cap.
+ *
+ * 1. Unsolvable steps: a sphere (R = 1 cm) squeezed between two parallel walls, overlapping each by
+ *    1e-3 R, gravity along the walls. Both contacts ask to separate (b_n = phi/h < 0) and cannot:
+ *    the equal and opposite normal impulses are a direction with D gamma = 0 and b.gamma < 0, so
+ *    no step has a solution and an iterative solver drifts along it. 2000 steps with each solver
+ *    and the default settings; the largest normal impulse of steps 1001-2000 must be at most 1.1
+ *    times that of steps 1-1000 (bounded). With the warm start kept whole (-ccp_warm_start_decay
+ *    1) it grows linearly: measured 2026-11-23, Jacobi and Gauss-Seidel about 2x between the two
+ *    halves (the check fails); APGD keeps its best iterate, the warm start, and does not drift.
+ * 2. A deep pile whose solves stop at the cap: 2048 spheres (R = 1 cm, 2028 kg/m^3, mu = 0.6,
+ *    rho = sigma = 2 mm: 6-dof contacts) in 8 lattice layers 1 mm apart, settling on a floor with
+ *    APGD capped at 50 iterations (few steps converge), h = 5 ms, 250 steps, default settings.
+ *    Over the last 100 steps no body may be faster than g h / 2 = 0.0245 m/s (a body that lost
+ *    its support gains g h = 0.049 m/s a step) and no centre lower than 0.99 R (the bottom layer
+ *    pressed into the floor). Measured 2026-11-23 (this program with -ccp_warm_start_decay D):
+ *    D = 0.5, the old default, 2.4 m/s and a centre 9 mm below the floor (the capped solves
+ *    cannot rebuild half the support each step); D = 1, 1.7 m/s and a centre at 3 mm (growing
+ *    overlaps, recovered at up to 0.5 m/s, feed it); the default 0.99, 9e-3 m/s and 0.99999 R. */
+// ctest: timeout=300
+#include "test_util.h"
+
+static const char *const solvers[] = {"jacobi", "gauss-seidel", "apgd"};
+
+/* Largest normal impulse of the two wall contacts in steps 1-1000 and 1001-2000. */
+static PetscErrorCode squeeze(const char *solver, double half_max[2])
+{
+  const double R = 0.01, overlap = 1e-3 * R;
+  char         yaml[2048];
+  Simulation  *sim;
+
+  PetscFunctionBegin;
+  snprintf(yaml, sizeof yaml,
+           "domain: {min: [-1, -1, -1], max: [1, 1, 1]}\n"
+           "gravity: [-9.81, 0, 0]\n"
+           "time: {step: 0.005, end: 10}\n"
+           "contact: {model: ccp, envelope: 0.001}\n"
+           "solver: {type: %s, max_iterations: 50, tolerance: 1.0e-6}\n"
+           "materials:\n  - {name: m, density: 2000, friction: 0.5}\n"
+           "walls:\n"
+           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
+           "  - {type: plane, point: [0, 0, %.17g], normal: [0, 0, -1], material: m}\n"
+           "bodies:\n  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n",
+           solver, 2 * (R - overlap), R, R - overlap);
+  PetscCall(TestSimulationFromText(yaml, &sim));
+  half_max[0] = half_max[1] = 0;
+  for (int step = 1; step <= 2000; step++) {
+    PetscCall(SimulationStep(sim));
+    TEST_CHECK(sim->contacts.n == 2, "%s: step %d has %" PetscInt_FMT " contacts, not the two walls'", solver, step, sim->contacts.n);
+    for (PetscInt i = 0; i < sim->contacts.n; i++) half_max[step > 1000] = PetscMax(half_max[step > 1000], contact_gamma(&sim->contacts, i)[0]);
+  }
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Over steps 151-250: the largest body speed and the lowest centre. */
+static PetscErrorCode deep_pile(double *vmax, double *zmin)
+{
+  const double R = 0.01, spacing = 2.1 * R, side = 16 * spacing, height = 8 * spacing;
+  char         yaml[2048];
+  Simulation  *sim;
+  uint64_t     state = 12345;
+
+  PetscFunctionBegin;
+  snprintf(yaml, sizeof yaml,
+           "domain: {min: [-1, -1, -0.1], max: [%.17g, %.17g, %.17g]}\n"
+           "gravity: [0, 0, -9.81]\n"
+           "time: {step: 0.005, end: 10}\n"
+           "contact: {model: ccp, envelope: 0.001}\n"
+           "solver: {type: apgd, max_iterations: 50, tolerance: 1.0e-4}\n"
+           "materials:\n  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: 0.002, spinning_friction: 0.002}\n"
+           "walls:\n  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
+           "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
+           side + 1, side + 1, 2 * height + 0.2, side, side, height + 0.0005, R, spacing);
+  PetscCall(TestSimulationFromText(yaml, &sim));
+  TEST_CHECK(sim->bodies.n_owned == 2048, "the lattice holds %" PetscInt_FMT " spheres, not 2048", sim->bodies.n_owned);
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) /* seeded lateral jitter of 2% R: break the columns' symmetry */
+    for (int k = 0; k < 2; k++) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      sim->bodies.pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
+    }
+  *vmax = 0;
+  *zmin = INFINITY;
+  for (int step = 1; step <= 250; step++) {
+    PetscCall(SimulationStep(sim));
+    if (step <= 150) continue;
+    *vmax = PetscMax(*vmax, sim->last.max_speed);
+    for (PetscInt i = 0; i < sim->bodies.n_owned; i++) *zmin = PetscMin(*zmin, sim->bodies.pos[3 * i + 2]);
+  }
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  const double R = 0.01, g = 9.81, h = 0.005;
+  double       vmax, zmin;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  for (int s = 0; s < 3; s++) {
+    double half_max[2];
+    PetscCall(squeeze(solvers[s], half_max));
+    printf("squeezed sphere, %s: largest normal impulse %.4e N s in steps 1-1000, %.4e in 1001-2000 (ratio %.3f)\n", solvers[s], half_max[0], half_max[1], half_max[1] / half_max[0]);
+    TEST_CHECK(half_max[1] <= 1.1 * half_max[0], "%s: the impulses of an unsolvable step keep growing (%.4e -> %.4e N s)", solvers[s], half_max[0], half_max[1]);
+  }
+  PetscCall(deep_pile(&vmax, &zmin));
+  printf("deep pile, 50 APGD iterations, steps 151-250: largest speed %.3e m/s (limit g h / 2 = %.4f), lowest centre %.5f m (limit 0.99 R = %.4f)\n", vmax, 0.5 * g * h, zmin, 0.99 * R);
+  TEST_CHECK(vmax <= 0.5 * g * h, "the pile lost its support: a body reached %.3e m/s", vmax);
+  TEST_CHECK(zmin >= 0.99 * R, "the pile sank into the floor: a centre at %.5f m", zmin);
+  int rc = TestFinish("warm start after unconverged steps");
+  PetscCall(PetscFinalize());
+  return rc;
+}

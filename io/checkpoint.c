@@ -340,14 +340,14 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(&n_contacts, &total_contacts, 1, MPI_INT64_T, MPI_SUM, comm));
   memset(&h, 0, sizeof(h));
-  h.version        = CHECKPOINT_FORMAT_VERSION;
-  h.step           = sim->step;
-  h.time           = sim->time;
-  h.removed        = sim->removed;
-  h.next_id        = sim->next_id;
+  h.version            = CHECKPOINT_FORMAT_VERSION;
+  h.step               = sim->step;
+  h.time               = sim->time;
+  h.removed            = sim->removed;
+  h.next_id            = sim->next_id;
   h.last_keep_impulses = sim->last.keep_impulses ? 1 : 0;
-  h.contacts       = total_contacts;
-  h.walls          = sim->sc.n_walls;
+  h.contacts           = total_contacts;
+  h.walls              = sim->sc.n_walls;
   { /* the global body count (sim->last.bodies is 0 before the first step) */
     int64_t nb = sim->bodies.n_owned;
     PetscCallMPI(MPI_Allreduce(&nb, &h.bodies, 1, MPI_INT64_T, MPI_SUM, comm));
@@ -666,14 +666,14 @@ static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *
   PetscCall(BodyStoreCreate(&r->bodies));
   PetscCall(ImpulseMemoryCreate(&r->memory));
   for (int k = 0; k < h->walls; k++) PetscCall(PetscArraycpy(r->sim->walls[k].center, r->centers + 3 * k, 3));
-  r->sim->step           = (PetscInt)h->step;
-  r->sim->time           = h->time;
-  r->sim->removed        = (PetscInt)h->removed;
-  r->sim->next_id        = h->next_id;
+  r->sim->step               = (PetscInt)h->step;
+  r->sim->time               = h->time;
+  r->sim->removed            = (PetscInt)h->removed;
+  r->sim->next_id            = h->next_id;
   r->sim->last.keep_impulses = h->last_keep_impulses ? PETSC_TRUE : PETSC_FALSE;
-  r->sim->last.step      = r->sim->step;
-  r->sim->last.time      = r->sim->time;
-  r->sim->last.bodies    = (PetscInt)h->bodies;
+  r->sim->last.step          = r->sim->step;
+  r->sim->last.time          = r->sim->time;
+  r->sim->last.bodies        = (PetscInt)h->bodies;
   if (r->n_emitted != (hsize_t)r->sim->sc.n_emitters && (r->n_emitted || r->emitted)) {
     snprintf(r->why, sizeof(r->why), "it stores the state of %llu emitters but its scenario has %d", (unsigned long long)r->n_emitted, r->sim->sc.n_emitters);
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,13 +12,14 @@
  *    halves (the check fails); APGD keeps its best iterate, the warm start, and does not drift.
  * 2. A deep pile whose solves stop at the cap: 2048 spheres (R = 1 cm, 2028 kg/m^3, mu = 0.6,
  *    rho = sigma = 2 mm: 6-dof contacts) in 8 lattice layers 1 mm apart, settling on a floor with
- *    APGD capped at 50 iterations (few steps converge), h = 5 ms, 250 steps, default settings.
+ *    APGD capped at 100 iterations (few steps converge), h = 5 ms, 250 steps, default settings.
  *    Over the last 100 steps no body may be faster than g h / 2 = 0.0245 m/s (a body that lost
  *    its support gains g h = 0.049 m/s a step) and no centre lower than 0.99 R (the bottom layer
  *    pressed into the floor). Measured 2026-11-23 (this program with -ccp_warm_start_decay D):
- *    D = 0.5, the old default, 2.4 m/s and a centre 9 mm below the floor (the capped solves
- *    cannot rebuild half the support each step); D = 1, 1.7 m/s and a centre at 3 mm (growing
- *    overlaps, recovered at up to 0.5 m/s, feed it); the default 0.99, 9e-3 m/s and 0.99999 R. */
+ *    D = 0.5, the old default's factor, 1.7 m/s and a centre at 3.3 mm (the capped solves cannot
+ *    rebuild half the support each step); D = 0.9 .. 0.995, 2.6e-4 .. 3.3e-3 m/s; D = 1, 1.1e-2 m/s (it
+ *    passes this part; the first catches it). With 50 iterations the outcome depends on D
+ *    chaotically (0.97, 0.98 and 0.99 held, 0.985 nearly, 0.993, 0.995 and 1 burst): not a test. */
 // ctest: timeout=300
 #include "test_util.h"
 
@@ -69,7 +70,7 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
            "gravity: [0, 0, -9.81]\n"
            "time: {step: 0.005, end: 10}\n"
            "contact: {model: ccp, envelope: 0.001}\n"
-           "solver: {type: apgd, max_iterations: 50, tolerance: 1.0e-4}\n"
+           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
            "materials:\n  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: 0.002, spinning_friction: 0.002}\n"
            "walls:\n  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
            "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
     TEST_CHECK(half_max[1] <= 1.1 * half_max[0], "%s: the impulses of an unsolvable step keep growing (%.4e -> %.4e N s)", solvers[s], half_max[0], half_max[1]);
   }
   PetscCall(deep_pile(&vmax, &zmin));
-  printf("deep pile, 50 APGD iterations, steps 151-250: largest speed %.3e m/s (limit g h / 2 = %.4f), lowest centre %.5f m (limit 0.99 R = %.4f)\n", vmax, 0.5 * g * h, zmin, 0.99 * R);
+  printf("deep pile, 100 APGD iterations, steps 151-250: largest speed %.3e m/s (limit g h / 2 = %.4f), lowest centre %.5f m (limit 0.99 R = %.4f)\n", vmax, 0.5 * g * h, zmin, 0.99 * R);
   TEST_CHECK(vmax <= 0.5 * g * h, "the pile lost its support: a body reached %.3e m/s", vmax);
   TEST_CHECK(zmin >= 0.99 * R, "the pile sank into the floor: a centre at %.5f m", zmin);
   int rc = TestFinish("warm start after unconverged steps");

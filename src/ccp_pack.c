@@ -162,6 +162,10 @@ static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
       R->lo[k][l] = box ? box->lo[k] : 0;
       R->hi[k][l] = box ? box->hi[k] : 0;
     }
+    for (int k = 0; k < 3; k++) {
+      R->u[k][l] = box ? box->u[k] : 0;
+      R->w[k][l] = box ? box->w[k] : 0;
+    }
   }
 }
 
@@ -251,18 +255,21 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       const CCPBody *A = &pk->body[a], *B = &pk->body[b];
       const int      dof = contact_dof(c), six = dof == 6;
       CCPMetric      m;
-      double         u[3], w[3], tf, tt;
+      double         tf, tt;
 
       ccp_kernel_traces(c, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
       PetscCall(CCPSetEta(c, i, ccp_kernel_eta(dof, tf, tt)));
       ccp_kernel_metric_of(dof, c->eta, tf, tt, &m);
-      contact_frame(c, u, w);
+      if (!c->box) { /* the frame's tangents as the sweeps rebuild them (a joint's are in its row block) */
+        double u[3], w[3], us;
+        v3_tangents_scaled(c->n, u, w, &us);
+        K->us[l] = us;
+        K->wt[l] = w[v3_tangent_axis(c->n)];
+      }
       K->a[l] = (uint32_t)(a * sizeof(CCPBody));
       K->b[l] = (uint32_t)(b * sizeof(CCPBody));
       for (int k = 0; k < 3; k++) {
         K->n[k][l]  = c->n[k];
-        K->u[k][l]  = u[k];
-        K->w[k][l]  = w[k];
         K->ra[k][l] = c->ra[k];
         K->rb[k][l] = c->rb[k];
       }

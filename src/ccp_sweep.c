@@ -113,6 +113,39 @@ ALWAYS_INLINE void load_inverse_mass(const CCPBody *const B[L], v4d *im, v4d I[6
 /* The joint rows of block q, or NULL for a block of contacts (ccp_pack.h: joint blocks come last). */
 ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q) { return q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL; }
 
+/* A block's contact frames, lane by lane: n, and the tangents rebuilt as v3_tangents(n) built them
+ * for the packing (ccp_pack.h: us, wt), or a joint block's own (R). Once per block visit: the
+ * gradient and the apply of a block share it. */
+typedef struct {
+  v4d n[3], u[3], w[3];
+} BlockFrame;
+
+ALWAYS_INLINE BlockFrame block_frame(const CCPBlock *restrict K, const CCPRowBlock *restrict R)
+{
+  BlockFrame F;
+  for (int k = 0; k < 3; k++) F.n[k] = ld(K->n[k]);
+  if (R) {
+    for (int k = 0; k < 3; k++) {
+      F.u[k] = ld(R->u[k]);
+      F.w[k] = ld(R->w[k]);
+    }
+    return F;
+  }
+  const v4d *n = F.n, one = splat(1), third = splat(0.57735);
+  const v4l  abs_mask = (v4l)splat(-0.0);
+  const v4l  x = (v4d)((v4l)n[0] & ~abs_mask) < third, y = ~x & ((v4d)((v4l)n[1] & ~abs_mask) < third), z = ~(x | y); /* v3_tangent_axis */
+  const v4d  t0 = (v4d)(x & (v4l)one), t1 = (v4d)(y & (v4l)one), t2 = (v4d)(z & (v4l)one), us = ld(K->us), wt = ld(K->wt);
+  /* u = us (t x n): t's entries are 0 or 1, so each difference is exact however it is fused */
+  F.u[0] = us * (t1 * n[2] - t2 * n[1]);
+  F.u[1] = us * (t2 * n[0] - t0 * n[2]);
+  F.u[2] = us * (t0 * n[1] - t1 * n[0]);
+  /* w = n x u: off the axis one product is +-0 (u's axis entry is), so fused or not it rounds once */
+  F.w[0] = sel(x, wt, n[1] * F.u[2] - n[2] * F.u[1]);
+  F.w[1] = sel(y, wt, n[2] * F.u[0] - n[0] * F.u[2]);
+  F.w[2] = sel(z, wt, n[0] * F.u[1] - n[1] * F.u[0]);
+  return F;
+}
+
 /* A block's body records, lane by lane. A sweep finds them once per block and hands them to
  * block_gradient_of and block_apply_of: its stores to the multipliers in between would make the
  * compiler reload and add the offsets again (it cannot tell the multipliers from the block). */
@@ -133,7 +166,8 @@ ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, const CCPBody
 
 /* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5];
  * v: the records' v, or their dv when from_dv (APGD's second velocity buffer) */
-ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockBodies *AB, const int from_dv, const double *restrict x, v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const BlockBodies *AB, const int from_dv, const double *restrict x, v4d g[6],
+                                     const int six)
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
@@ -148,7 +182,7 @@ ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlo
   const v4d d0 = vb[0] - va[0] + (vb[4] * rb2 - vb[5] * rb1) - (va[4] * ra2 - va[5] * ra1);
   const v4d d1 = vb[1] - va[1] + (vb[5] * rb0 - vb[3] * rb2) - (va[5] * ra0 - va[3] * ra2);
   const v4d d2 = vb[2] - va[2] + (vb[3] * rb1 - vb[4] * rb0) - (va[3] * ra1 - va[4] * ra0);
-  const v4d n0 = ld(K->n[0]), n1 = ld(K->n[1]), n2 = ld(K->n[2]), u0 = ld(K->u[0]), u1 = ld(K->u[1]), u2 = ld(K->u[2]), w0 = ld(K->w[0]), w1 = ld(K->w[1]), w2 = ld(K->w[2]);
+  const v4d n0 = F->n[0], n1 = F->n[1], n2 = F->n[2], u0 = F->u[0], u1 = F->u[1], u2 = F->u[2], w0 = F->w[0], w1 = F->w[1], w2 = F->w[2];
   const v4d clin = ld(K->clin);
   g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * ld(x + 0 * L);
   g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * ld(x + 1 * L);
@@ -163,14 +197,11 @@ ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlo
   if (R)
     for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
 }
-ALWAYS_INLINE void block_gradient_from(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const int from_dv, const double *restrict x, v4d g[6], const int six)
-{
-  const BlockBodies AB = block_bodies(K, body);
-  block_gradient_of(K, R, &AB, from_dv, x, g, six);
-}
 ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
 {
-  block_gradient_from(K, R, body, 0, x, g, six);
+  const BlockBodies AB = block_bodies(K, body);
+  const BlockFrame  F  = block_frame(K, R);
+  block_gradient_of(K, R, &F, &AB, 0, x, g, six);
 }
 
 /* Joint rows: the clamp of each row into [lo, hi] (the projection in any diagonal metric). */
@@ -186,7 +217,7 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
 /* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1). A's part is
  * negated and added, not subtracted: the add takes the record from memory as an operand, a
  * subtraction would need it loaded first (more instructions, cachegrind). */
-ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies *AB, const v4d dg[6], const int six, const int into_dv)
+ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, const int into_dv)
 {
   const CCPBody *A[L], *B[L];
   for (int l = 0; l < L; l++) {
@@ -197,7 +228,7 @@ ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies 
   load_inverse_mass(B, &imb, Ibk);
   load_inverse_mass(A, &ima, Iak);
   for (int k = 0; k < 3; k++) {
-    const v4d nk = ld(K->n[k]), uk = ld(K->u[k]), wk = ld(K->w[k]);
+    const v4d nk = Fr->n[k], uk = Fr->u[k], wk = Fr->w[k];
     F[k]         = dg[0] * nk + dg[1] * uk + dg[2] * wk;
     T[k]         = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
   }
@@ -224,10 +255,11 @@ ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockBodies 
   add6(tb, ob);
 }
 
-ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
+ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *restrict R, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
 {
   const BlockBodies AB = block_bodies(K, body);
-  block_apply_of(K, &AB, dg, six, into_dv);
+  const BlockFrame  F  = block_frame(K, R);
+  block_apply_of(K, &F, &AB, dg, six, into_dv);
 }
 
 /* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
@@ -363,7 +395,8 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     const CCPRowBlock *R = row_block(pk, q);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const BlockBodies AB = block_bodies(K, body);
-    block_gradient_of(K, R, &AB, 0, x, g, six);
+    const BlockFrame  F  = block_frame(K, R);
+    block_gradient_of(K, R, &F, &AB, 0, x, g, six);
     const v4d sf = omega * ld(K->f), st = omega * ld6(K->t, six);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
@@ -380,7 +413,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
-    block_apply_of(K, &AB, d, six, !gs);
+    block_apply_of(K, &F, &AB, d, six, !gs);
   }
   for (PetscInt i = 0; !gs && i <= pk->nbodies; i++) {
     CCPBody *B = &body[i];
@@ -419,7 +452,7 @@ typedef struct {
 /* APGD scatter of block q: z = Proj_B(y - step B gy) at the point p, stored in xout; the impulse
  * change z - ref applied to the bodies' v, or to their dv when into_dv; the step and restart
  * tests' terms into acc. */
-ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
+ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodies *AB, const BlockFrame *F, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
 {
   const CCPBlock *restrict K = ccp_block_at(pk, q);
   const double *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six), *Ref = cblk(ref, q, six);
@@ -453,7 +486,7 @@ ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodi
   acc->de += ef * fi + et * ti;
   const v4d c2 = ff * fi * fi + ft * ti * ti;
   lane_max(&acc->change2, &c2);
-  block_apply_of(K, AB, dg, six, into_dv);
+  block_apply_of(K, F, AB, dg, six, into_dv);
 }
 
 ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double *uphill, double *change2)
@@ -466,7 +499,7 @@ ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double 
 /* APGD gather of block q: r = N x + r0 from the bodies' v, or their dv when from_dv; the step
  * test's terms (x - y)^T (r - gy) at the point p into *s, the squared GUIDE residual of x into
  * *mx when `residual`. */
-ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const BlockBodies *AB, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
+ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const BlockBodies *AB, const BlockFrame *F, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
 {
   const CCPBlock *restrict K = ccp_block_at(pk, q);
   const double *Xn = cblk(x, q, six), *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six);
@@ -475,7 +508,7 @@ ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const Bloc
   v4d           g[6];
 
   const CCPRowBlock *Rw = row_block(pk, q);
-  block_gradient_of(K, Rw, AB, from_dv, Xn, g, six);
+  block_gradient_of(K, Rw, F, AB, from_dv, Xn, g, six);
   for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
     const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
     const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
@@ -494,9 +527,11 @@ ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const CCPApgdPoint *p, doubl
   ScatterSums acc = {splat(0), splat(0), splat(0)};
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body);
+    const CCPBlock   *K  = ccp_block_at(pk, q);
+    const BlockBodies AB = block_bodies(K, pk->body);
+    const BlockFrame  F  = block_frame(K, row_block(pk, q));
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_scatter_block(pk, q, &AB, p, step, ref, xout, into_dv, &acc, six);
+    apgd_scatter_block(pk, q, &AB, &F, p, step, ref, xout, into_dv, &acc, six);
   }
   scatter_sums_add(&acc, dBd, uphill, change2);
 }
@@ -506,9 +541,11 @@ ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const CCPApgdPoint *p
   v4d mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body);
+    const CCPBlock   *K  = ccp_block_at(pk, q);
+    const BlockBodies AB = block_bodies(K, pk->body);
+    const BlockFrame  F  = block_frame(K, row_block(pk, q));
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
+    apgd_gather_block(pk, q, &AB, &F, p, x, from_dv, r, &s, &mx, residual, six);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
   return hmax(&mx);
@@ -526,10 +563,12 @@ ALWAYS_INLINE double apgd_fused_impl(CCPPacked *pk, const CCPApgdPoint *p, const
   v4d                mx = splat(0), s = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
-    const BlockBodies AB = block_bodies(ccp_block_at(pk, q), pk->body); /* once for both halves */
+    const CCPBlock   *K  = ccp_block_at(pk, q);
+    const BlockBodies AB = block_bodies(K, pk->body); /* once for both halves, as the frame */
+    const BlockFrame  F  = block_frame(K, row_block(pk, q));
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, &AB, p, x, from_dv, r, &s, &mx, residual, six);
-    apgd_scatter_block(pk, q, &AB, &next, step_next, x, xnext, !from_dv, &acc, six);
+    apgd_gather_block(pk, q, &AB, &F, p, x, from_dv, r, &s, &mx, residual, six);
+    apgd_scatter_block(pk, q, &AB, &F, &next, step_next, x, xnext, !from_dv, &acc, six);
   }
   *dNd += s[0] + s[1] + s[2] + s[3];
   scatter_sums_add(&acc, dBd, uphill, change2);
@@ -544,7 +583,7 @@ ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
     v4d           d[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     for (int k = 0; k < 6; k++) d[k] = ldrow(X, k, six);
-    block_apply(ccp_block_at(pk, q), pk->body, d, six, 0);
+    block_apply(ccp_block_at(pk, q), row_block(pk, q), pk->body, d, six, 0);
   }
 }
 

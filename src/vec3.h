@@ -19,14 +19,25 @@ static inline void v3_cross(double r[3], const double a[3], const double b[3])
   const double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
   r[0] = x; r[1] = y; r[2] = z;
 }
+/* The axis e_k that v3_tangents crosses with the unit vector n: the first along which n's component
+ * is below 1/sqrt(3) in magnitude (one is). */
+static inline int v3_tangent_axis(const double n[3]) { return fabs(n[0]) < 0.57735 ? 0 : fabs(n[1]) < 0.57735 ? 1 : 2; }
+/* v3_tangents, and the factor *s that normalized u = e_k x n (k = v3_tangent_axis(n)): what the
+ * solvers' packed layout stores to rebuild the frame from n (ccp_pack.h). */
+static inline void v3_tangents_scaled(const double n[3], double u[3], double w[3], double *s)
+{
+  double t[3] = {0, 0, 0};
+  t[v3_tangent_axis(n)] = 1;
+  v3_cross(u, t, n);            /* u = t x n, then w = n x u keeps (n,u,w) right-handed */
+  *s = 1.0 / v3_norm(u);
+  v3_scale(u, *s, u);
+  v3_cross(w, n, u);
+}
 /* Two unit tangents u, w with (n, u, w) right-handed; deterministic for a given n. */
 static inline void v3_tangents(const double n[3], double u[3], double w[3])
 {
-  double t[3];
-  if (fabs(n[0]) < 0.57735) v3_set(t, 1, 0, 0); else if (fabs(n[1]) < 0.57735) v3_set(t, 0, 1, 0); else v3_set(t, 0, 0, 1);
-  v3_cross(u, t, n);            /* u = t x n, then w = n x u keeps (n,u,w) right-handed */
-  v3_scale(u, 1.0 / v3_norm(u), u);
-  v3_cross(w, n, u);
+  double s;
+  v3_tangents_scaled(n, u, w, &s);
 }
 
 /* r = q * p (Hamilton product) */

@@ -14,6 +14,7 @@
 #include "default_scenario.h"
 #include "commands.h"
 #include "memory_policy.h"
+#include "option_check.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -93,8 +94,10 @@ static PetscErrorCode CommandCheck(const char *path, int *exit_code)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(LoadScenario(path, &sc, err, sizeof(err), &bad));
-  if (bad) {
+  if (!bad) PetscCall(OptionsCheckUnknown(err, sizeof(err)));
+  if (bad || err[0]) {
     ReportBadInput(err);
+    if (!bad) scenario_free(&sc);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(BodyStoreCreate(&bodies));
@@ -141,6 +144,12 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
       *exit_code = 0;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
+  }
+  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
+  if (err[0]) {
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* All checks passed: only now touch the output directory. */
   if (!rank) rc = MakeDirs(outdir);
@@ -235,6 +244,12 @@ static PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
     sim->sc.time_end = until;
   } else if (llround(sim->sc.time_end / sim->sc.time_step) <= sim->step) {
     PetscCall(PetscSNPrintf(err, sizeof(err), "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt, sim->sc.time_end));
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
+  if (err[0]) {
     ReportBadInput(err);
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Unknown command-line options through the binary (label cli). Usage: test_unknown_option.sh CCPDEM REPO WORKDIR
+#  1. run, restart and check refuse an option that nothing reads: exit 2, one "ccpdem: error:"
+#     line naming it, a suggestion when a ccpdem option is near (-ccp_tolerance: -ccp_tol), and run
+#     creates no output directory and leaves an existing one's files untouched.
+#  2. Options read only in some runs pass where unused (-penalty_simd in a CCP run, -decomp_grid
+#     and the checkpoint options), as do PETSc's own read at its finalize (-options_left).
+#  3. Every option the sources read (PetscOptions* calls in src, decomp, io) is in option_check.c's
+#     list, so that none is refused as unknown in a run that does not read it.
+. "$(dirname "$0")/../script_common.sh" "$@"
+pile=$REPO/tests/restart/pile.yaml
+
+refused() { # command, expected text, arguments...
+  local cmd=$1 expect=$2 out rc; shift 2
+  out=$("$CCPDEM" $cmd "$@" 2>&1); rc=$?
+  [ $rc -eq 2 ] || fail "$cmd $*: exit $rc, expected 2"
+  [ "$(echo "$out" | grep -c '^ccpdem: error:')" -eq 1 ] || fail "$cmd $*: not one error line: $out"
+  echo "$out" | grep -q -- "$expect" || fail "$cmd $*: the error lacks '$expect': $out"
+  echo "  refused: $(echo "$out" | grep '^ccpdem: error:')"
+}
+refused run "unknown option -ccp_tolerance .*did you mean -ccp_tol?" "$pile" -ccp_tolerance 1e-3 -o "$W/new"
+[ -e "$W/new" ] && fail "a refused run created its output directory"
+refused run "unknown option -xyzzy .*remove it" "$pile" -xyzzy -o "$W/new"
+refused check "unknown option -ccp_warmstart_decay .*did you mean -ccp_warm_start_decay?" "$pile" -ccp_warmstart_decay 0.5
+
+# a finished short run: a refused rerun or restart into it changes none of its files
+"$CCPDEM" run "$pile" -o "$W/done" -checkpoint_every_steps 100 > "$W/done.log" 2>&1 || fail "the reference run failed: $(tail -3 "$W/done.log")"
+before=$(cd "$W/done" && find . -type f -exec md5sum {} + | sort)
+refused run "unknown option -ccp_max_iterations .*did you mean -ccp_max_it?" "$pile" -o "$W/done" -ccp_max_iterations 10
+ckpt=$(ls "$W"/done/checkpoints/*.h5 2>/dev/null | head -1)
+[ -n "$ckpt" ] || fail "the reference run wrote no checkpoint"
+[ -n "$ckpt" ] && refused restart "unknown option -untill" "$ckpt" --until 1 -untill 2
+after=$(cd "$W/done" && find . -type f -exec md5sum {} + | sort)
+[ "$before" = "$after" ] || fail "a refused run changed the files of the existing output directory"
+
+# options unused in this run but ccpdem's, and PETSc's finalize-time ones, pass
+out=$("$CCPDEM" run "$pile" -o "$W/pass" -penalty_simd avx2 -decomp_grid 1,1,1 -checkpoint_keep 3 2>&1) || fail "a run with unused ccpdem options was refused: $(echo "$out" | tail -3)"
+out=$("$CCPDEM" run "$pile" -o "$W/pass" -ccp_tol 1e-3 -options_left 2>&1) || fail "a run with -options_left was refused: $(echo "$out" | tail -3)"
+echo "$out" | grep -q "There are no unused options" || fail "-options_left did not report all options used: $(echo "$out" | tail -5)"
+
+# every option the sources read is listed
+list=$REPO/src/option_check.c
+for opt in $(grep -rhoE 'PetscOptions[A-Za-z]+\([^;]*"-[a-z0-9_]+"' "$REPO"/src "$REPO"/decomp "$REPO"/io | grep -oE '"-[a-z0-9_]+"' | tr -d '"-' | sort -u); do
+  grep -q "\"$opt\"" "$list" || fail "option -$opt is read by the sources but not listed in src/option_check.c"
+  n=$((${n:-0} + 1))
+done
+[ "${n:-0}" -ge 30 ] || fail "only ${n:-0} options found in the sources: the grep is broken"
+echo "  $n options read by the sources, all listed"
+finish test_unknown_option

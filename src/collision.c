@@ -104,29 +104,6 @@ static inline void contact_finish(Contact *c, int32_t a, int32_t b, const PairPa
   c->box = NULL;
 }
 
-/* The contact of staged point p between materials of pair parameters pp. */
-static inline void contact_from_params(const StagedPoint *p, const PairParams *pp, double h, Contact *c)
-{
-  v3_copy(c->n, p->n);
-  v3_copy(c->ra, p->ra); v3_copy(c->rb, p->rb);
-  c->phi = p->phi;
-  contact_finish(c, p->a, p->b, pp, h);
-}
-
-void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
-{
-  PairParams pp;
-  material_pair(&set->materials[p->mat_a], &set->materials[p->mat_b], &pp);
-  contact_from_params(p, &pp, set->h, c);
-}
-
-/* The last materials' pair parameters: pairs in key order mostly share their materials (a
- * one-material scene always), so CollisionDetect combines them once, not per contact. */
-typedef struct {
-  int32_t    mat_a, mat_b; /* -1: none yet */
-  PairParams pp;
-} PairParamsCache;
-
 static const PairParams *pair_params(const CollisionSettings *set, PairParamsCache *cache, int32_t mat_a, int32_t mat_b)
 {
   if (cache->mat_a != mat_a || cache->mat_b != mat_b) {
@@ -137,11 +114,7 @@ static const PairParams *pair_params(const CollisionSettings *set, PairParamsCac
   return &cache->pp;
 }
 
-/* Append the contacts of pair (a, b), whose turn in key order it is: its narrowphase points, sub 0,
- * 1, ..., each written straight into its record (cs has room for them: CollisionDetect reserved
- * it). ra, rb and the pair parameters as collision_stage_points and collision_contact_from give
- * them (the neighbour list's path), without staging the point in between. */
-static void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
+void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
 {
   ContactPoint      pts[NARROW_MAX_POINTS];
   const Wall       *w  = a >= nb ? &set->walls[a - nb] : NULL;
@@ -179,7 +152,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   PetscInt           nwall_tests = 0, cap, npairs = 0, max_points;
   const BodyPair    *cand;
   PairRecord        *rec, *tmp, *sorted = NULL;
-  PairParamsCache    cache = {.mat_a = -1, .mat_b = -1};
+  PairParamsCache    cache = PAIR_PARAMS_CACHE_EMPTY;
 
   PetscFunctionBegin;
   PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CollisionDetect: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);

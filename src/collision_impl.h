@@ -65,6 +65,17 @@ PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairK
 /* Stable order by key of nst records that each start with a ContactKey, `stride` bytes apart:
  * *sorted (rec or tmp, each of nst + 1 entries) lists their indices in key order. */
 PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted);
-/* The contact of a staged point: frame, offsets, gap and pair parameters (stepper fields zero). */
-void collision_contact_from(const CollisionSettings *set, const StagedPoint *p, Contact *c);
+/* The last materials' pair parameters: pairs in key order mostly share their materials (a
+ * one-material scene always), so detection combines them once, not per contact. */
+typedef struct {
+  int32_t    mat_a, mat_b; /* -1: none yet */
+  PairParams pp;
+} PairParamsCache;
+#define PAIR_PARAMS_CACHE_EMPTY {.mat_a = -1, .mat_b = -1}
+
+/* Append the contacts of pair (a, b) (a: a body, or wall a - nb), whose turn in key order it is:
+ * its narrowphase points, sub 0, 1, ..., each written straight into its record (cs has room for
+ * them: the caller reserved it), ra and rb as collision_stage_points gives them. CollisionDetect
+ * and the neighbour list's CollisionDetectListed both build their contacts with it. */
+void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs);
 #endif

@@ -115,7 +115,7 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 }
 
 /* Contact geometry only: bodies, normal, B's offset and gap (the record's first cache line), as
- * collision_stage_points and collision_contact_from give them; nothing else is written (the
+ * collision_stage_points gives them; nothing else is written (the
  * penalty model reads no more: each further line written would be a line read for ownership). */
 static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
@@ -185,17 +185,6 @@ static PetscErrorCode listed_pair(const CollisionSettings *set, const BodyStore 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The candidates' contacts, each record written by fill. */
-static PetscErrorCode detect_listed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactFill *fill, ContactSet *cs)
-{
-  PetscFunctionBegin;
-  PetscCall(listed_begin(set, s, nb, bp, nl, cs));
-  for (PetscInt p = 0; p < nl->n; p++) {
-    listed_prefetch(nl, s, nb, p + 8);
-    PetscCall(listed_pair(set, s, nb, &nl->pair[p], fill, INFINITY, cs));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* Point pt's geometry into the set with the pair's key (sub 0), as contact_geometry_from after
  * collision_stage_points: B's offset from its centre. */
@@ -234,8 +223,14 @@ static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const B
 
 PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
 {
+  PairParamsCache cache = PAIR_PARAMS_CACHE_EMPTY;
+
   PetscFunctionBegin;
-  PetscCall(detect_listed(set, s, nb, bp, nl, collision_contact_from, cs));
+  PetscCall(listed_begin(set, s, nb, bp, nl, cs));
+  for (PetscInt p = 0; p < nl->n; p++) {
+    listed_prefetch(nl, s, nb, p + 8);
+    collision_append_pair(set, s, nb, nl->pair[p].a, nl->pair[p].b, &cache, cs);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -128,7 +128,7 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, const Simulation *sim, const P
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n", pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm, "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         sim->last.bodies, sim->removed, sim->last.contacts, pr->iterations, pr->unconverged, pr->max_speed));
-  if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) {
+  if (sim->nlist.skin > 0) {
     PetscInt64 local[2] = {sim->nlist.builds, sim->nlist.steps}, global[2];
     PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT64, MPI_SUM, comm));
     PetscCall(PetscPrintf(comm, "  neighbour list (skin %g m): built %" PetscInt64_FMT " times in %" PetscInt64_FMT " rank-steps\n", sim->nlist.skin, global[0], global[1]));

@@ -97,7 +97,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
   sim->sort_interval    = 25;
   sim->balance_interval = 100;
-  sim->neighbour_skin   = sim->sc.envelope;
+  sim->neighbour_skin   = sim->sc.contact_model == CONTACT_MODEL_PENALTY ? sim->sc.envelope : 0;
   sim->pen_limit.period = INFINITY;
   sim->ghost_update_allowed = PETSC_TRUE;
   PetscOptionsBegin(comm, NULL, "Time stepper", NULL);
@@ -105,7 +105,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge and changed its warm start, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, sim->warm_start_decay, &sim->warm_start_decay, NULL));
   PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, sim->balance_interval, &sim->balance_interval, NULL));
   PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
-  PetscCall(PetscOptionsReal("-neighbour_skin", "contact.model penalty: skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
+  PetscCall(PetscOptionsReal("-neighbour_skin", "Skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope for the penalty model, 0 for the CCP)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
   PetscCall(PetscOptionsBool("-ghost_update", "contact.model penalty on several ranks: keep the ghosts, updating them in place, while no body moved half the skin since their build (false: rebuilt every step)", NULL, sim->ghost_update_allowed, &sim->ghost_update_allowed, NULL));
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
@@ -707,6 +707,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.nwalls    = sim->sc.n_walls;
   cset.h         = h;
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
+  else if (sim->neighbour_skin > 0) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts)); /* the same contacts, bit for bit */
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
   if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, nb + sim->sc.n_walls, sim->time, h, &sim->contacts));
   if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it, in the slot of the solver's

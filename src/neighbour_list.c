@@ -115,8 +115,8 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 }
 
 /* Contact geometry only: bodies, normal, B's offset and gap (the record's first cache line), as
- * collision_stage_points gives them; nothing else is written (the
- * penalty model reads no more: each further line written would be a line read for ownership). */
+ * collision_stage_points gives them; nothing else is written (the penalty model reads no more:
+ * each further line written would be a line read for ownership). */
 static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
 {
   (void)set;
@@ -184,7 +184,6 @@ static PetscErrorCode listed_pair(const CollisionSettings *set, const BodyStore 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 /* Point pt's geometry into the set with the pair's key (sub 0), as contact_geometry_from after
  * collision_stage_points: B's offset from its centre. */

@@ -309,6 +309,15 @@ static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt kee
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep)
+{
+  PetscFunctionBegin;
+  *keep = 2;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_keep", keep, NULL));
+  PetscCheck(*keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, *keep);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_out, size_t pathlen)
 {
   MPI_Comm    comm = sim->comm;
@@ -316,7 +325,7 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   Header      h;
   uint64_t    local = 0, sum = 0;
   int64_t     n_contacts, total_contacts;
-  PetscInt    keep = 2;
+  PetscInt    keep;
   hid_t       file;
   ssize_t     open_objects;
   PetscMPIInt rank;
@@ -324,8 +333,7 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   PetscFunctionBegin;
   PetscCall(SimulationPlaceForOutput(sim)); /* the layout independent of the last ghost rebuild (moves the memory too) */
   n_contacts = sim->previous.n;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_keep", &keep, NULL));
-  PetscCheck(keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, keep);
+  PetscCall(CheckpointKeepOption(comm, &keep));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/checkpoints", outdir));
   PetscCall(IoMakeDirs(comm, dir));

@@ -55,6 +55,10 @@
  * files left by killed writers, only after the new checkpoint is in place. path (may be NULL)
  * receives the file written. */
 PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path, size_t pathlen);
+/* -checkpoint_keep (default 2), checked (>= 1): CheckpointWrite's, and the run's set-up reads it
+ * too (RunLoopCheckOptions), so that a bad value is refused before the run, not at its first
+ * checkpoint. */
+PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep);
 /* Collective. Rebuilds a simulation from a checkpoint. A missing, foreign (not a ccpdem checkpoint,
  * e.g. a snapshot), truncated or corrupt (checksum mismatch) file returns PETSC_SUCCESS with *sim
  * NULL and err set to one line. At one rank the bodies and contact memory come back in the order

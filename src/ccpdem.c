@@ -112,6 +112,23 @@ static PetscErrorCode CommandCheck(const char *path, int *exit_code)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The simulation of scenario sc (from checkpoint file `from` when sc is NULL) and the run loop's
+ * options, every option value checked: a bad one is bad input in err (one message, no trace, and
+ * *sim NULL or still to be destroyed), as a bad scenario or checkpoint is. */
+static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation **sim, char *err, size_t errlen)
+{
+  OptionErrors   oe;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  *sim = NULL;
+  PetscCall(OptionErrorsCatch(&oe));
+  ierr = sc ? SimulationCreate(PETSC_COMM_WORLD, sc, sim, err, errlen) : CheckpointRead(PETSC_COMM_WORLD, from, sim, err, errlen);
+  if (!ierr && !err[0]) ierr = RunLoopCheckOptions(*sim);
+  PetscCall(OptionErrorsRelease(&oe, ierr, err, errlen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CommandRun(const char *path, int *exit_code)
 {
   Scenario    sc;
@@ -131,9 +148,10 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
   }
   PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
-  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
+  PetscCall(CreateChecked(path, &sc, &sim, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
+    if (sim) PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {
@@ -229,9 +247,10 @@ static PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(CheckpointRead(PETSC_COMM_WORLD, ckpt, &sim, err, sizeof(err)));
+  PetscCall(CreateChecked(ckpt, NULL, &sim, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
+    if (sim) PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (until_given) {

@@ -117,9 +117,8 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 /* Contact geometry only: bodies, normal, B's offset and gap (the record's first cache line), as
  * collision_stage_points gives them; nothing else is written (the penalty model reads no more:
  * each further line written would be a line read for ownership). */
-static void contact_geometry_from(const CollisionSettings *set, const StagedPoint *p, Contact *c)
+static void contact_geometry_from(const StagedPoint *p, Contact *c)
 {
-  (void)set;
   c->a = p->a; c->b = p->b;
   v3_copy(c->n, p->n);
   v3_copy(c->rb, p->rb);
@@ -130,8 +129,6 @@ static void contact_geometry_from(const CollisionSettings *set, const StagedPoin
  * apart has neither load nor history in the penalty model, so its record would only cost a
  * contact's traffic every step (a fifth of the benchmark pile's contacts). */
 #define TOUCHING_GAP 0.0
-
-typedef void ContactFill(const CollisionSettings *set, const StagedPoint *p, Contact *c);
 
 /* The list valid for this step (rebuilt if not), the set cleared with room for every point. */
 static PetscErrorCode listed_begin(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
@@ -157,10 +154,10 @@ static inline void listed_prefetch(const NeighbourList *nl, const BodyStore *s, 
   }
 }
 
-/* Candidate q's contacts through the general narrowphase and staging, each record written by fill;
- * only the points whose gap is below gap_below (INFINITY: every point the narrowphase gives, the
- * envelope's), each with the point index (sub) the narrowphase gave it. */
-static PetscErrorCode listed_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactFill *fill, double gap_below, ContactSet *cs)
+/* Candidate q's touching points (gap below TOUCHING_GAP) through the general narrowphase and
+ * staging, their geometry only (contact_geometry_from), each with the point index (sub) the
+ * narrowphase gave it: the pairs listed_sphere_pair does not take. */
+static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactSet *cs)
 {
   ContactPoint pts[NARROW_MAX_POINTS];
   StagedPoint  st[NARROW_MAX_POINTS];
@@ -178,9 +175,9 @@ static PetscErrorCode listed_pair(const CollisionSettings *set, const BodyStore 
   }
   for (PetscInt k = 0; k < nst; k++) {
     Contact *c;
-    if (!(st[k].phi < gap_below)) continue;
+    if (!(st[k].phi < TOUCHING_GAP)) continue;
     PetscCall(ContactSetAppendSlot(cs, &st[k].key, &c));
-    fill(set, &st[k], c);
+    contact_geometry_from(&st[k], c);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -197,7 +194,7 @@ static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q
 }
 
 /* Candidate q when it is sphere - sphere or plane - sphere (the penalty model's piles): the inline
- * narrowphase kernel straight into the set, the same bits as listed_pair gives, if the pair
+ * narrowphase kernel straight into the set, the same bits as listed_geometry_pair gives, if the pair
  * touches; at most one point, for which listed_begin reserved room. Returns whether q was of
  * these kinds. */
 static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactSet *cs)
@@ -242,7 +239,7 @@ PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const
   PetscCall(listed_begin(&touching, s, nb, bp, nl, cs));
   for (PetscInt p = 0; p < nl->n; p++) {
     listed_prefetch(nl, s, nb, p + 8);
-    if (!listed_sphere_pair(set, s, nb, &nl->pair[p], cs)) PetscCall(listed_pair(set, s, nb, &nl->pair[p], contact_geometry_from, TOUCHING_GAP, cs));
+    if (!listed_sphere_pair(set, s, nb, &nl->pair[p], cs)) PetscCall(listed_geometry_pair(set, s, nb, &nl->pair[p], cs));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
 /* Command-line options that nothing reads: a misspelt option (-ccp_tolerance for -ccp_tol) would
  * otherwise be dropped without a word and the run would go on with the default. */
 #include "option_check.h"
+#include <stdio.h>
 #include <string.h>
 
 /* Every option ccpdem reads, some only in some runs (the penalty model's, a distributed run's, the
@@ -90,4 +91,36 @@ PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen)
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool is_option_error(PetscErrorCode n)
+{
+  return (PetscBool)(n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_ARG_WRONG || n == PETSC_ERR_ARG_INCOMP || n == PETSC_ERR_ARG_UNKNOWN_TYPE || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_USER);
+}
+
+static PetscErrorCode option_error_handler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  OptionErrors *oe = (OptionErrors *)ctx;
+  if (!is_option_error(n)) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, NULL);
+  if (p == PETSC_ERROR_INITIAL && !oe->msg[0]) snprintf(oe->msg, sizeof(oe->msg), "command line: %s", mess && mess[0] ? mess : "a bad option value (see -help)");
+  return n; /* unwinds the callers quietly: the message is reported once, as bad input */
+}
+
+PetscErrorCode OptionErrorsCatch(OptionErrors *oe)
+{
+  PetscFunctionBegin;
+  oe->msg[0] = 0;
+  PetscCall(PetscPushErrorHandler(option_error_handler, oe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OptionErrorsRelease(OptionErrors *oe, PetscErrorCode ierr, char *err, size_t errlen)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscPopErrorHandler());
+  if (ierr && is_option_error(ierr) && oe->msg[0]) {
+    PetscCall(PetscStrncpy(err, oe->msg, errlen));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscFunctionReturn(ierr);
 }

@@ -86,6 +86,31 @@ static PetscErrorCode CheckpointPlanSetUp(const Simulation *sim, CheckpointPlan 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -progress_interval over the default (0.5 s on a terminal, 10 s in a batch log), checked */
+static PetscErrorCode ProgressInterval(const Simulation *sim, double *interval)
+{
+  PetscFunctionBegin;
+  *interval = isatty(fileno(stderr)) ? 0.5 : 10.0;
+  PetscOptionsBegin(sim->comm, NULL, "Progress", NULL);
+  PetscCall(PetscOptionsReal("-progress_interval", "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL, *interval, interval, NULL));
+  PetscOptionsEnd();
+  PetscCheck(*interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", *interval);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RunLoopCheckOptions(const Simulation *sim)
+{
+  CheckpointPlan cp;
+  double         interval;
+  PetscInt       keep;
+
+  PetscFunctionBegin;
+  PetscCall(ProgressInterval(sim, &interval));
+  PetscCall(CheckpointPlanSetUp(sim, &cp));
+  PetscCall(CheckpointKeepOption(sim->comm, &keep));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static void ProgressLine(MPI_Comm comm, Progress *pr, const Simulation *sim, PetscInt nsteps, PetscBool final)
 {
   const StepStats *st   = &sim->last;
@@ -199,12 +224,8 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
   }
   pr.wall_start = pr.last_print = MPI_Wtime();
   pr.tty        = (PetscBool)isatty(fileno(stderr));
-  pr.interval   = pr.tty ? 0.5 : 10.0;
   pr.first_step = sim->step;
-  PetscOptionsBegin(sim->comm, NULL, "Progress", NULL);
-  PetscCall(PetscOptionsReal("-progress_interval", "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL, pr.interval, &pr.interval, NULL));
-  PetscOptionsEnd();
-  PetscCheck(pr.interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", pr.interval);
+  PetscCall(ProgressInterval(sim, &pr.interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
   PetscCall(TimeseriesOpen(sim->comm, outdir, sim->step > 0, sim->step + 1, &ts));

@@ -1,11 +1,15 @@
 #!/bin/bash
-# Unknown command-line options through the binary (label cli). Usage: test_unknown_option.sh CCPDEM REPO WORKDIR
+# Command-line option errors through the binary (label cli). Usage: test_option_errors.sh CCPDEM REPO WORKDIR
 #  1. run, restart and check refuse an option that nothing reads: exit 2, one "ccpdem: error:"
 #     line naming it, a suggestion when a ccpdem option is near (-ccp_tolerance: -ccp_tol), and run
 #     creates no output directory and leaves an existing one's files untouched.
 #  2. Options read only in some runs pass where unused (-penalty_simd in a CCP run, -decomp_grid
 #     and the checkpoint options), as do PETSc's own read at its finalize (-options_left).
-#  3. Every option the sources read (PetscOptions* calls in src, decomp, io) is in option_check.c's
+#  3. Bad option values (out of range, not a number, not one of the choices) of the stepper, the
+#     solver, the run loop and the checkpoints are bad input too: exit 2 and one "ccpdem: error:
+#     command line: ..." line (also on 2 ranks), before the output directory is created; among
+#     them -checkpoint_keep, which was read only at the first checkpoint.
+#  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in option_check.c's
 #     list, so that none is refused as unknown in a run that does not read it.
 . "$(dirname "$0")/../script_common.sh" "$@"
 pile=$REPO/tests/restart/pile.yaml
@@ -21,6 +25,16 @@ refused() { # command, expected text, arguments...
 refused run "unknown option -ccp_tolerance .*did you mean -ccp_tol?" "$pile" -ccp_tolerance 1e-3 -o "$W/new"
 [ -e "$W/new" ] && fail "a refused run created its output directory"
 refused run "unknown option -xyzzy .*remove it" "$pile" -xyzzy -o "$W/new"
+refused run "-neighbour_skin must be >= 0" "$pile" -neighbour_skin -1 -o "$W/new"
+refused run "Input string abc has no numeric value" "$pile" -ccp_tol abc -o "$W/new"
+refused run "Unknown option foo for -ccp_type" "$pile" -ccp_type foo -o "$W/new"
+refused run "-checkpoint_keep must be >= 1" "$pile" -checkpoint_every_steps 100 -checkpoint_keep 0 -o "$W/new"
+refused run "-progress_interval must be >= 0" "$pile" -progress_interval -2 -o "$W/new"
+[ -e "$W/new" ] && fail "a refused run created its output directory"
+out=$(mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" run "$pile" -ccp_gs_omega 3 -o "$W/new2" 2>&1)
+[ "$(echo "$out" | grep -c '^ccpdem: error: command line: -ccp_gs_omega 3. must be in (0, 2)')" -eq 1 ] || fail "2 ranks: not one error line for -ccp_gs_omega 3: $out"
+echo "$out" | grep -q "PETSC ERROR" && fail "2 ranks: a PETSc trace for a bad option value: $out"
+[ -e "$W/new2" ] && fail "a refused 2-rank run created its output directory"
 refused check "unknown option -ccp_warmstart_decay .*did you mean -ccp_warm_start_decay?" "$pile" -ccp_warmstart_decay 0.5
 
 # a finished short run: a refused rerun or restart into it changes none of its files
@@ -30,6 +44,7 @@ refused run "unknown option -ccp_max_iterations .*did you mean -ccp_max_it?" "$p
 ckpt=$(ls "$W"/done/checkpoints/*.h5 2>/dev/null | head -1)
 [ -n "$ckpt" ] || fail "the reference run wrote no checkpoint"
 [ -n "$ckpt" ] && refused restart "unknown option -untill" "$ckpt" --until 1 -untill 2
+[ -n "$ckpt" ] && refused restart "-ccp_jacobi_lambda 2. must be in (0, 1]" "$ckpt" --until 1 -ccp_jacobi_lambda 2
 after=$(cd "$W/done" && find . -type f -exec md5sum {} + | sort)
 [ "$before" = "$after" ] || fail "a refused run changed the files of the existing output directory"
 
@@ -46,4 +61,4 @@ for opt in $(grep -rhoE 'PetscOptions[A-Za-z]+\([^;]*"-[a-z0-9_]+"' "$REPO"/src 
 done
 [ "${n:-0}" -ge 30 ] || fail "only ${n:-0} options found in the sources: the grep is broken"
 echo "  $n options read by the sources, all listed"
-finish test_unknown_option
+finish test_option_errors

@@ -334,8 +334,8 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
   ccp_velocity_from_impulses(P, gk, v);
   for (PetscInt i = 0; i < nc; i++) {
     const Contact *c = &P->contact[i];
-    ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gk, i), ccp_block(rk, i));
-    const double r2 = ccp_kernel_residual2(c, ccp_cblock(gk, i), ccp_cblock(rk, i));
+    ccp_kernel_gradient(c, &P->terms[i], v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(gk, i), ccp_block(rk, i));
+    const double r2 = ccp_kernel_residual2(c, &P->terms[i], ccp_cblock(gk, i), ccp_cblock(rk, i));
     if (!(r2 <= best_res)) best_res = r2;
   }
   best_res               = sqrt(best_res);
@@ -360,11 +360,11 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
         double         y[6], gy[6], z[6], d[6], e[6], dg[6], *x = ccp_block(gnew, i);
         CCPMetric      m;
 
-        ccp_kernel_metric(c, ima, Ia, imb, Ib, &m);
+        ccp_kernel_metric(c, &P->terms[i], ima, Ia, imb, Ib, &m);
         extrapolate(xk, ccp_cblock(gkm1, i), beta, y);
         extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
         ccp_kernel_step(&m, step, y, gy, z);
-        ccp_kernel_project_metric(c, &m, z);
+        ccp_kernel_project_metric(c, &P->terms[i], &m, z);
         for (int k = 0; k < 6; k++) {
           d[k]  = z[k] - y[k];   /* the step, for the Lipschitz test */
           e[k]  = z[k] - xk[k];  /* the progress, for the restart test */
@@ -383,11 +383,11 @@ static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *
         const double  *x = ccp_cblock(gnew, i);
         double        *g = ccp_block(rnew, i), y[6], gy[6];
 
-        ccp_kernel_gradient(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, x, g);
+        ccp_kernel_gradient(c, &P->terms[i], v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, x, g);
         extrapolate(ccp_cblock(gk, i), ccp_cblock(gkm1, i), beta, y);
         extrapolate(ccp_cblock(rk, i), ccp_cblock(rkm1, i), beta, gy);
         for (int k = 0; k < 6; k++) dNd += (x[k] - y[k]) * (g[k] - gy[k]);
-        const double r2 = check ? ccp_kernel_residual2(c, x, g) : 0;
+        const double r2 = check ? ccp_kernel_residual2(c, &P->terms[i], x, g) : 0;
         if (!(r2 <= res_max)) res_max = r2; /* NaN propagates */
       }
       res_max = sqrt(check ? res_max : change2 * L * L);

@@ -43,15 +43,15 @@ static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const
   } else u[3] = u[4] = u[5] = 0;
 }
 
-/* g = D_c^T v + b_c + C_c gamma (the CCP gradient of one contact). */
-static inline void ccp_kernel_gradient(const Contact *restrict c, const double *restrict va, const double *restrict vb, const double *restrict gamma, double *restrict g)
+/* g = D_c^T v + b_c + C_c gamma (the CCP gradient of one contact, terms t). */
+static inline void ccp_kernel_gradient(const Contact *restrict c, const CCPContactTerms *restrict t, const double *restrict va, const double *restrict vb, const double *restrict gamma, double *restrict g)
 {
   ccp_kernel_relative_velocity(c, va, vb, g);
-  g[0] += c->bn + c->c_lin * gamma[0];
-  g[1] += c->c_lin * gamma[1];
-  g[2] += c->c_lin * gamma[2];
+  g[0] += t->bn + t->c_lin * gamma[0];
+  g[1] += t->c_lin * gamma[1];
+  g[2] += t->c_lin * gamma[2];
   if (contact_dof(c) == 6) {
-    const double c_rot = contact_c_rot(c);
+    const double c_rot = contact_c_rot(c, t->c_lin);
     g[3] += c_rot * gamma[3];
     g[4] += c_rot * gamma[4];
     g[5] += c_rot * gamma[5];
@@ -103,8 +103,8 @@ static inline int ccp_kernel_inside(int dof, double mu, double rho, double sigma
 }
 
 /* Project g onto the contact's reaction set: the friction cone shifted by cohesion to
- * gn >= -cohesion_impulse, capped at gn <= yield_impulse (cone_cap; 0: no cap). */
-static inline void ccp_kernel_project(const Contact *restrict c, double *restrict g)
+ * gn >= -cohesion_impulse, capped at gn <= yield_impulse (cone_cap; 0: no cap), both of t. */
+static inline void ccp_kernel_project(const Contact *restrict c, const CCPContactTerms *restrict t, double *restrict g)
 {
   if (c->box) {
     ccp_kernel_clamp(c->box, g);
@@ -112,13 +112,13 @@ static inline void ccp_kernel_project(const Contact *restrict c, double *restric
   }
   const int dof = contact_dof(c);
   if (dof == 3) g[3] = g[4] = g[5] = 0;
-  g[0] += c->cohesion_impulse;
+  g[0] += t->cohesion_impulse;
   if (!ccp_kernel_inside(dof, c->mu, c->rho, c->sigma, g)) {
     if (dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
     else cone_project3(c->mu, g);
   }
-  if (c->yield_impulse > 0 && g[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(dof, c->mu, c->rho, c->sigma, c->yield_impulse + c->cohesion_impulse, g);
-  g[0] -= c->cohesion_impulse;
+  if (t->yield_impulse > 0 && g[0] > t->yield_impulse + t->cohesion_impulse) cone_cap(dof, c->mu, c->rho, c->sigma, t->yield_impulse + t->cohesion_impulse, g);
+  g[0] -= t->cohesion_impulse;
 }
 
 /* Quadratic form of (r x .) with Iinv over an orthonormal frame e_k: sum_k (r x e_k)^T Iinv (r x e_k)
@@ -130,11 +130,11 @@ static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3
   return (Iinv[0] + Iinv[1] + Iinv[2]) * v3_dot(r, r) - v3_dot(r, Ir);
 }
 
-/* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i. */
-static inline void ccp_kernel_traces(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
+/* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i (C from c_lin). */
+static inline void ccp_kernel_traces(const Contact *restrict c, double c_lin, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
 {
-  *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c->c_lin;
-  *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c) : 0;
+  *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c_lin;
+  *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c, c_lin) : 0;
 }
 
 /* The sweeps' per-contact step B_i = diag(f I3, t I3) and the matching projection.
@@ -174,11 +174,11 @@ static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double t
   m->il    = tt * s;
 }
 
-static inline void ccp_kernel_metric(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
+static inline void ccp_kernel_metric(const Contact *restrict c, const CCPContactTerms *restrict t, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
 {
   double tf = 0, tt = 0;
-  if (contact_dof(c) == 6) ccp_kernel_traces(c, ima, Ia, imb, Ib, &tf, &tt);
-  ccp_kernel_metric_of(contact_dof(c), c->eta, tf, tt, m);
+  if (contact_dof(c) == 6) ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
+  ccp_kernel_metric_of(contact_dof(c), t->eta, tf, tt, m);
 }
 
 /* The GUIDE residual step eta_i = dof / trace(N_ii) from the traces. */
@@ -192,7 +192,7 @@ static inline void ccp_kernel_metrics(const CCPProblem *P, CCPMetric *m)
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     const Contact *c = &P->contact[i];
     const size_t   a = (size_t)c->a, b = (size_t)c->b;
-    ccp_kernel_metric(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m[i]);
+    ccp_kernel_metric(c, &P->terms[i], P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m[i]);
   }
 }
 
@@ -207,20 +207,20 @@ static inline void ccp_kernel_step(const CCPMetric *m, double s, const double ga
 }
 
 /* Projection onto the reaction set in the metric B^-1 (see CCPMetric). */
-static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPMetric *restrict m, double *restrict z)
+static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPContactTerms *restrict t, const CCPMetric *restrict m, double *restrict z)
 {
   if (contact_dof(c) == 3 || c->box) {
-    ccp_kernel_project(c, z);
+    ccp_kernel_project(c, t, z);
     return;
   }
   const double rho = c->rho * m->il, sigma = c->sigma * m->il;
   z[3] *= m->il;
   z[4] *= m->il;
   z[5] *= m->il;
-  z[0] += c->cohesion_impulse;
+  z[0] += t->cohesion_impulse;
   if (!ccp_kernel_inside(6, c->mu, rho, sigma, z)) cone_project6(c->mu, rho, sigma, z);
-  if (c->yield_impulse > 0 && z[0] > c->yield_impulse + c->cohesion_impulse) cone_cap(6, c->mu, rho, sigma, c->yield_impulse + c->cohesion_impulse, z);
-  z[0] -= c->cohesion_impulse;
+  if (t->yield_impulse > 0 && z[0] > t->yield_impulse + t->cohesion_impulse) cone_cap(6, c->mu, rho, sigma, t->yield_impulse + t->cohesion_impulse, z);
+  z[0] -= t->cohesion_impulse;
   z[3] *= m->ell;
   z[4] *= m->ell;
   z[5] *= m->ell;
@@ -240,13 +240,14 @@ static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
  * later contacts see it). Returns |B_i^-1 change|^2. */
 static inline double ccp_kernel_relax(const CCPProblem *P, const CCPMetric *m, PetscInt i, const double *v, double omega, double lambda, double *target)
 {
-  const Contact *c = &P->contact[i];
-  const size_t   a = (size_t)c->a, b = (size_t)c->b;
-  double        *gi = P->gamma + (size_t)CONTACT_DOF_MAX * i, g[6], d[6];
+  const Contact         *c = &P->contact[i];
+  const CCPContactTerms *t = &P->terms[i];
+  const size_t           a = (size_t)c->a, b = (size_t)c->b;
+  double                *gi = P->gamma + (size_t)CONTACT_DOF_MAX * i, g[6], d[6];
 
-  ccp_kernel_gradient(c, v + 6 * a, v + 6 * b, gi, g);
+  ccp_kernel_gradient(c, t, v + 6 * a, v + 6 * b, gi, g);
   ccp_kernel_step(m, omega, gi, g, d);
-  ccp_kernel_project_metric(c, m, d);
+  ccp_kernel_project_metric(c, t, m, d);
   for (int k = 0; k < 6; k++) {
     d[k] = lambda * (d[k] - gi[k]);
     gi[k] += d[k];
@@ -272,12 +273,12 @@ static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const
 
 /* Square of the GUIDE residual |gamma - Proj(gamma - eta g)| / eta of one contact (sweeps take
  * the max and the sum of squares, so the root is taken once). */
-static inline double ccp_kernel_residual2(const Contact *c, const double gamma[6], const double g[6])
+static inline double ccp_kernel_residual2(const Contact *c, const CCPContactTerms *t, const double gamma[6], const double g[6])
 {
   double y[6];
-  for (int k = 0; k < 6; k++) y[k] = gamma[k] - c->eta * g[k];
-  ccp_kernel_project(c, y);
-  return ccp_kernel_dist2(c, gamma, y) / (c->eta * c->eta);
+  for (int k = 0; k < 6; k++) y[k] = gamma[k] - t->eta * g[k];
+  ccp_kernel_project(c, t, y);
+  return ccp_kernel_dist2(c, gamma, y) / (t->eta * t->eta);
 }
 
 /* ---- Bookkeeping shared by the three methods ---- */

@@ -249,17 +249,20 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         K->cap[l] = INFINITY;
         continue;
       }
-      const PetscInt i = pk->perm[slot];
-      Contact       *c = &P->contact[i];
-      const size_t   a = (size_t)c->a, b = (size_t)c->b;
-      const CCPBody *A = &pk->body[a], *B = &pk->body[b];
-      const int      dof = contact_dof(c), six = dof == 6;
-      CCPMetric      m;
-      double         tf, tt;
+      const PetscInt  i = pk->perm[slot];
+      const Contact  *c = &P->contact[i];
+      const size_t    a = (size_t)c->a, b = (size_t)c->b;
+      const CCPBody  *A = &pk->body[a], *B = &pk->body[b];
+      const int       dof = contact_dof(c), six = dof == 6;
+      CCPMetric       m;
+      CCPContactTerms t;
+      double          tf, tt;
 
-      ccp_kernel_traces(c, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
-      PetscCall(CCPSetEta(c, i, ccp_kernel_eta(dof, tf, tt)));
-      ccp_kernel_metric_of(dof, c->eta, tf, tt, &m);
+      ccp_problem_terms(P, i, &t);
+      ccp_kernel_traces(c, t.c_lin, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
+      t.eta = ccp_kernel_eta(dof, tf, tt);
+      PetscCall(CCPCheckEta(i, t.eta));
+      ccp_kernel_metric_of(dof, t.eta, tf, tt, &m);
       if (!c->box) { /* the frame's tangents as the sweeps rebuild them (a joint's are in its row block) */
         double u[3], w[3], us;
         v3_tangents_scaled(c->n, u, w, &us);
@@ -273,16 +276,16 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         K->ra[k][l] = c->ra[k];
         K->rb[k][l] = c->rb[k];
       }
-      K->bn[l]    = c->bn;
-      K->clin[l]  = c->c_lin;
-      K->coh[l]   = c->cohesion_impulse;
-      K->cap[l]   = c->yield_impulse > 0 ? c->yield_impulse + c->cohesion_impulse : INFINITY;
+      K->bn[l]    = t.bn;
+      K->clin[l]  = t.c_lin;
+      K->coh[l]   = t.cohesion_impulse;
+      K->cap[l]   = t.yield_impulse > 0 ? t.yield_impulse + t.cohesion_impulse : INFINITY;
       K->mu[l]    = c->mu;
-      K->eta[l]   = c->eta;
+      K->eta[l]   = t.eta;
       K->f[l]     = m.f;
       K->inv_f[l] = m.inv_f;
       if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES) */
-      K->crot[l]  = six ? contact_c_rot(c) : 0;
+      K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
       K->rho[l]   = six ? c->rho : 0;
       K->sigma[l] = six ? c->sigma : 0;
       K->rot[l]   = six;

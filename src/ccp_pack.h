@@ -119,7 +119,7 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
   return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES + (size_t)(slot % CCP_LANES);
 }
 
-/* Build the layout of P (metrics included; every contact's eta set from the body records) and
+/* Build the layout of P (metrics included; every contact's terms from P and eta from the body records) and
  * pack P->gamma into pk->g[0], P's bodies (ccp_problem_body) into the body records, their free
  * velocity into v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for
  * Gauss-Seidel. */

@@ -17,6 +17,21 @@
  * velocity M^-1 k (6). Outputs passed as NULL are not wanted. */
 typedef void (*CCPBodyFn)(void *ctx, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6]);
 
+/* A contact's per-step terms: what its law adds to its rows, g_n = D_n^T v + bn + c_lin gamma_n
+ * (contact_law.h), and the bounds of gn, -cohesion_impulse <= gn <= yield_impulse (the pair's
+ * forces times h). Not stored in the 128-byte Contact: the stepper computes them from the pair's
+ * parameters when the solve packs the contact (CCPTermsFn), tests pass them as an array. A joint
+ * block's are its own (ccp_problem_terms). eta, the GUIDE residual step dof / trace(N_ii), is the
+ * solve's: ignored on input, set in the terms the reference loops work on. */
+typedef struct {
+  double bn;               /* normal stabilization (m/s) */
+  double c_lin;            /* Tikhonov diagonal added to N on force rows; torque rows: contact_c_rot */
+  double cohesion_impulse; /* gn may go down to -cohesion_impulse */
+  double yield_impulse;    /* gn may go up to it (0: no yield force, no cap) */
+  double eta;              /* the solve's (above) */
+} CCPContactTerms;
+typedef void (*CCPTermsFn)(void *ctx, const Contact *c, CCPContactTerms *t);
+
 typedef struct {
   PetscInt       nbodies;      /* solver bodies: bodies then walls */
   const double  *inv_mass;     /* 1 per solver body (0 for walls) */
@@ -26,7 +41,7 @@ typedef struct {
                                   sets it to a buffer of its own, valid until the solver's scratch
                                   pool has its next user (CCPSolverScratch: the next detection) */
   PetscInt       ncontacts;
-  Contact       *contact;      /* bn, c_lin, cohesion_impulse already set; eta set by the solve (ccp_contact_eta) */
+  Contact       *contact;
   double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
   /* Where the solver bodies come from: the three arrays above, or, with body set (the arrays then
    * unused), body(body_ctx, i, ...) on demand: the stepper computes them from its body store, so
@@ -34,12 +49,20 @@ typedef struct {
    * its own records. */
   CCPBodyFn      body;
   void          *body_ctx;
+  /* The contacts' terms: terms[i] (the solve ignores their eta; the operators below that read eta
+   * take it from there), or, with terms_fn set, terms_fn(terms_ctx, c, t)
+   * on demand (the stepper, from the pairs' parameters); neither: all zero. */
+  const CCPContactTerms *terms;
+  CCPTermsFn     terms_fn;
+  void          *terms_ctx;
 } CCPProblem;
 
 /* Solver body i of P, from whichever source P has (any output may be NULL). */
 void ccp_problem_body(const CCPProblem *P, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6]);
+/* Contact i's terms from whichever source P has; a joint block's: bn its b[0], the rest 0. */
+void ccp_problem_terms(const CCPProblem *P, PetscInt i, CCPContactTerms *t);
 /* The operators below that take P and read M^-1 need P's arrays (the solve fills them from the
- * body source for the reference loops). */
+ * body source for the reference loops); those that read eta need P's terms array with eta set. */
 
 /* u = D_i^T v + b_i  (relative contact velocity plus stabilization; 6 entries, the last 3 zero for 3-dof) */
 void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6]);
@@ -47,15 +70,15 @@ void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, doub
 void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v);
 /* Diagonal block trace of D_i^T M^-1 D_i + C_i. */
 double ccp_contact_trace(const CCPProblem *P, PetscInt i);
-/* The GUIDE residual step eta_i = dof / trace of contact c between bodies of inverse mass and
- * world inverse inertia (ima, Ia) and (imb, Ib): what every solve sets in c->eta. */
-double ccp_contact_eta(const Contact *c, double ima, const double Ia[6], double imb, const double Ib[6]);
-/* Project gamma_i onto contact i's reaction set (cohesion shifts the cone down by cohesion_impulse). */
-void ccp_project(const Contact *c, double g[6]);
+/* The GUIDE residual step eta_i = dof / trace of contact c (terms t: its c_lin) between bodies of
+ * inverse mass and world inverse inertia (ima, Ia) and (imb, Ib): the eta every solve uses. */
+double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, const double Ia[6], double imb, const double Ib[6]);
+/* Project gamma_i onto contact c's reaction set (cohesion shifts the cone down by t's cohesion_impulse). */
+void ccp_project(const Contact *c, const CCPContactTerms *t, double g[6]);
 /* v = v_free + M^-1 D gamma for all contacts (in contact order: deterministic). */
 void ccp_velocity_from_impulses(const CCPProblem *P, const double *gamma, double *v);
 /* GUIDE residual of contact i given its gradient gi. */
-double ccp_contact_residual(const Contact *c, const double gamma_i[6], const double gi[6]);
+double ccp_contact_residual(const Contact *c, const CCPContactTerms *t, const double gamma_i[6], const double gi[6]);
 /* Gradient gi = D_i^T v + b_i + C_i gamma_i. */
 void ccp_contact_gradient(const CCPProblem *P, PetscInt i, const double *v, const double gamma_i[6], double gi[6]);
 /* Max and RMS of the GUIDE residual over all contacts at (gamma, v = v_free + M^-1 D gamma). */

@@ -128,7 +128,8 @@ static PetscErrorCode CCPSolverReleaseWork(CCPSolver s)
   for (int k = 0; k < 6; k++) PetscCall(PetscFree(s->work_g[k]));
   for (int k = 0; k < 2; k++) PetscCall(PetscFree(s->work_v[k]));
   PetscCall(PetscFree3(s->ref_body[0], s->ref_body[1], s->ref_body[2]));
-  s->ngamma_cap = s->nvel_cap = s->nbody_cap = 0;
+  PetscCall(PetscFree(s->ref_terms));
+  s->ngamma_cap = s->nvel_cap = s->nbody_cap = s->nterms_cap = 0;
   PetscCall(CCPPackedDestroy(&s->pk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -176,9 +177,10 @@ static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The reference loops read the bodies from arrays: *R is P with its own, or, for a body source,
- * with s's workspace filled from it; then every contact's eta from them (the packed layout sets
- * eta from its body records instead: CCPPackedBuild). */
+/* The reference loops read the bodies and the contact terms from arrays: *R is P with its own
+ * bodies, or, for a body source, with s's workspace filled from it; and with s's terms, filled
+ * from P's, every contact's eta from the bodies (the packed layout computes the terms and eta
+ * per contact into its blocks instead: CCPPackedBuild). */
 static PetscErrorCode CCPReferenceProblem(CCPSolver s, CCPProblem *P, CCPProblem *R)
 {
   const size_t nb = (size_t)P->nbodies;
@@ -198,11 +200,22 @@ static PetscErrorCode CCPReferenceProblem(CCPSolver s, CCPProblem *P, CCPProblem
     R->inv_inertia = s->ref_body[1];
     R->vel_free    = s->ref_body[2];
   }
-  for (PetscInt i = 0; i < R->ncontacts; i++) {
-    Contact     *c = &R->contact[i];
-    const size_t a = (size_t)c->a, b = (size_t)c->b;
-    PetscCall(CCPSetEta(c, i, ccp_contact_eta(c, R->inv_mass[a], R->inv_inertia + 6 * a, R->inv_mass[b], R->inv_inertia + 6 * b)));
+  if ((size_t)P->ncontacts > s->nterms_cap) {
+    const size_t cap = (size_t)P->ncontacts + (size_t)P->ncontacts / 2 + 1;
+    PetscCall(PetscFree(s->ref_terms));
+    PetscCall(PetscMalloc1(cap, &s->ref_terms));
+    s->nterms_cap = cap;
   }
+  for (PetscInt i = 0; i < R->ncontacts; i++) {
+    const Contact   *c = &R->contact[i];
+    const size_t     a = (size_t)c->a, b = (size_t)c->b;
+    CCPContactTerms *t = &s->ref_terms[i];
+    ccp_problem_terms(P, i, t);
+    t->eta = ccp_contact_eta(c, t, R->inv_mass[a], R->inv_inertia + 6 * a, R->inv_mass[b], R->inv_inertia + 6 * b);
+    PetscCall(CCPCheckEta(i, t->eta));
+  }
+  R->terms    = s->ref_terms;
+  R->terms_fn = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -229,7 +242,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
   if (!s->packed || (P->ncontacts == 0 && !CCPCoupled(s))) PetscCall(CCPSolverOutputVelocity(s, P)); /* no packed layout below (else CCPPackedFinish) */
-  if (!s->packed) { /* outputs (gamma, vel, eta) still land in P's arrays */
+  if (!s->packed) { /* outputs (gamma, vel) still land in P's arrays */
     PetscCall(CCPReferenceProblem(s, P, &ref));
     P = &ref;
   }

@@ -32,6 +32,8 @@ struct _p_CCPSolver {
   double    *vel_out;       /* with release_layout, the velocities of a problem without its own (CCPSolverOutputVelocity) */
   size_t     nbody_cap;
   double    *ref_body[3];   /* the reference loops' solver bodies, filled from a body source: inverse mass, inertia, free velocity */
+  size_t     nterms_cap;
+  CCPContactTerms *ref_terms; /* the reference loops' contact terms, eta included (CCPReferenceProblem) */
 };
 
 PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
@@ -52,14 +54,12 @@ static inline PetscErrorCode CCPCouplingReduce(CCPSolver s, double *x, int n)
 }
 static inline PetscBool CCPCoupled(CCPSolver s) { return (PetscBool)(s->coupling.sum != NULL); }
 
-/* c->eta <- eta, contact i's ccp_contact_eta (the solve's step, whatever the caller set), or an
- * error if it is no usable step. */
-static inline PetscErrorCode CCPSetEta(Contact *c, PetscInt i, double eta)
+/* An error unless eta, contact i's ccp_contact_eta (the solve's step), is a usable step. */
+static inline PetscErrorCode CCPCheckEta(PetscInt i, double eta)
 {
   PetscFunctionBegin;
-  c->eta = eta;
-  PetscCheck(c->eta > 0 && isfinite(c->eta), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "Contact %" PetscInt_FMT " has eta %g (dof / trace of its diagonal block; > 0 needed): two immovable bodies without compliance cannot be in contact", i, c->eta);
+  PetscCheck(eta > 0 && isfinite(eta), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Contact %" PetscInt_FMT " has eta %g (dof / trace of its diagonal block; > 0 needed): two immovable bodies without compliance cannot be in contact", i, eta);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -90,17 +90,14 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
   }
 }
 
-/* Every field of contact c but its geometry (n, ra, rb, phi): pair parameters pp, the cohesion
- * and yield impulses over the step h, and zero for what the stepper sets (bn, c_lin, eta,
- * plastic, box). Field by field rather than a compound literal, which made the compiler zero the
- * record first and then store most of it again. */
-static inline void contact_finish(Contact *c, int32_t a, int32_t b, const PairParams *pp, double h)
+/* Every field of contact c but its geometry (n, ra, rb, phi): the pair's friction parameters of
+ * pp, and zero for what the warm start sets (plastic) and box. Field by field rather than a
+ * compound literal, which made the compiler zero the record first and then store most of it again. */
+static inline void contact_finish(Contact *c, int32_t a, int32_t b, const PairParams *pp)
 {
   c->a = a; c->b = b;
   c->mu = pp->mu; c->rho = pp->rho; c->sigma = pp->sigma;
-  c->compliance = pp->compliance; c->damping = pp->damping; c->yield_force = pp->yield_force;
-  c->cohesion_impulse = pp->cohesion * h; c->yield_impulse = pp->yield_force * h;
-  c->plastic = 0; c->bn = 0; c->c_lin = 0; c->eta = 0;
+  c->plastic = 0;
   c->box = NULL;
 }
 
@@ -141,7 +138,7 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
     v3_copy(c->n, pts[k].n);
     point_offsets(&pts[k], ref_a, ref_b, c->ra, c->rb);
     c->phi = pts[k].phi;
-    contact_finish(c, a, b, pp, set->h);
+    contact_finish(c, a, b, pp);
   }
 }
 

@@ -14,8 +14,6 @@ typedef struct {
   const Material *materials;
   const Wall     *walls;
   int             nwalls;
-  double          h;         /* the time step (s): a contact's cohesion and yield impulses are its
-                                pair's forces times h (Contact.cohesion_impulse, yield_impulse) */
 } CollisionSettings;
 
 /* Detect all contacts among bodies [0, nb) of s and between them and the walls. A body-body

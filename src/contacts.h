@@ -20,7 +20,7 @@
 #define CCP_RECORD_PLASTIC CONTACT_DOF_MAX
 
 /* The rows of a joint block (src/joints.h) in place of a friction cone: per row k of
- * (n, u, w force; n, u, w torque) the stabilization b[k] (b[0] is also in bn) and the box
+ * (n, u, w force; n, u, w torque) the stabilization b[k] (b[0] is the terms' bn) and the box
  * lo[k] <= gamma_k <= hi[k]: -inf..inf a bilateral row, 0..0 a free direction, -S h..S h a
  * bounded friction element. The projection onto a box is the clamp, row by row. */
 typedef struct {
@@ -28,37 +28,29 @@ typedef struct {
   double u[3], w[3]; /* the block's frame tangents (n is the Contact's): a joint sets its own frame */
 } RowBox;
 
-/* 192 bytes, and ContactSet's array 64-byte aligned (CONTACT_ALIGN): a record spans exactly 3 cache
+/* 128 bytes, and ContactSet's array 64-byte aligned (CONTACT_ALIGN): a record spans exactly 2 cache
  * lines. The first line holds all the penalty model reads and detection writes for it (a
  * no_impulses set): n and phi one aligned quad, rb then a, b (the block kernel loads rb as a quad
- * whose 4th lane, the bits of a and b, it does not use). The second holds what the warm start
- * reads and writes (contact_dof's rho, sigma, box; plastic). Not stored, since they follow from
- * what is (3 cache lines instead of 4): the tangents (contact_frame), the dof (contact_dof), the
- * point index (the ContactKey's sub), the cohesion force (only its impulse is used). */
+ * whose 4th lane, the bits of a and b, it does not use). The second holds the rest of the CCP's
+ * geometry and what the warm start reads and writes (contact_dof's rho, sigma, box; plastic).
+ * Not stored, since they follow from what is: the tangents (contact_frame), the dof
+ * (contact_dof), the point index (the ContactKey's sub), and the per-step terms of the contact's
+ * law (bn, c_lin, the cohesion and yield impulses: CCPContactTerms of ccp_problem.h, computed from
+ * the pair's parameters when a solve packs the contact; a third cache line per contact before). */
 typedef struct {
   double  n[3];          /* contact normal (world), A to B */
   double  phi;           /* signed gap (m), negative = overlap */
   double  rb[3];         /* contact point on B minus B's centre of mass, world */
   int32_t a, b;          /* solver-body indices of A and B */
-  /* the second line on: the CCP's */
+  /* the second line: the CCP's */
   double  ra[3];         /* contact point on A minus A's centre of mass, world */
   double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
   const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
   double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
-  /* the third line */
-  double  compliance;    /* pair compliance (m/N) */
-  double  damping;       /* pair damping time alpha (s): dashpot R = alpha / compliance (contact_law.h) */
-  double  yield_force;   /* pair yield force F_y (N), 0 = none (plasticity.h) */
-  double  cohesion_impulse; /* pair cohesion force times the step h (detection): gn may go down to -cohesion_impulse */
-  double  yield_impulse; /* yield_force * h (detection): gn may go up to it (0: no yield force, no cap) */
-  /* Set by the stepper for the solve: */
-  double  bn;            /* normal stabilization max(phi/h, -v_recover) (m/s) */
-  double  c_lin;         /* Tikhonov diagonal (compliance) added to N on force rows; torque rows: contact_c_rot */
-  double  eta;           /* GUIDE residual step dim / trace(N_ii), set by each CCP solve */
 } Contact;
 
 #define CONTACT_ALIGN 64
-_Static_assert(sizeof(Contact) == 3 * CONTACT_ALIGN, "a contact is 3 cache lines");
+_Static_assert(sizeof(Contact) == 2 * CONTACT_ALIGN, "a contact is 2 cache lines");
 _Static_assert(offsetof(Contact, n) == 0 && offsetof(Contact, phi) == 24 && offsetof(Contact, rb) == 32 && offsetof(Contact, a) == 56 && offsetof(Contact, b) == 60,
                "the first cache line: what the penalty model reads, n and phi as one quad at 0, rb at 32");
 _Static_assert(offsetof(Contact, rho) / CONTACT_ALIGN == 1 && offsetof(Contact, box) / CONTACT_ALIGN == 1 && offsetof(Contact, plastic) / CONTACT_ALIGN == 1,
@@ -79,13 +71,12 @@ static inline void contact_frame(const Contact *c, double u[3], double w[3])
   } else v3_tangents(c->n, u, w);
 }
 
-/* The Tikhonov diagonal added to N on torque rows: c_lin over the squared lever arm of B (always
- * a body). A function of the record, not a field of it: that keeps Contact within its cache lines,
- * and the solvers' packed layout (ccp_pack.c) reads it once per solve. */
-static inline double contact_c_rot(const Contact *c)
+/* The Tikhonov diagonal added to N on torque rows, given the force rows' c_lin: c_lin over the
+ * squared lever arm of B (always a body). */
+static inline double contact_c_rot(const Contact *c, double c_lin)
 {
   const double lever = PetscMax(v3_norm(c->rb), 1e-12);
-  return c->c_lin / (lever * lever);
+  return c_lin / (lever * lever);
 }
 
 typedef struct {

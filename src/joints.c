@@ -209,7 +209,6 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
   v3_copy(R->w, e[2]);
   c->a   = (int32_t)A->idx;
   c->b   = (int32_t)B->idx;
-  c->bn  = R->b[0];
   c->box = R;
 }
 

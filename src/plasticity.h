@@ -23,9 +23,10 @@
  * history in LAMMPS is. */
 #ifndef CCPDEM_PLASTICITY_H
 #define CCPDEM_PLASTICITY_H
-#include "ccp_problem.h"
+#include "contact_pairs.h"
 
-/* After the solve (P->vel solved): update Contact.plastic of every contact with a yield force.
- * Reads phi, bn, compliance, yield_force, plastic; writes plastic. Not collective. */
-void PlasticityUpdate(const CCPProblem *P, double h);
+/* After the solve (P->vel solved): update Contact.plastic of every contact whose pair (cp; its
+ * step h) has a yield force. Reads phi, bn, compliance, yield_force, plastic; writes plastic.
+ * Not collective. */
+void PlasticityUpdate(const CCPProblem *P, const ContactPairs *cp);
 #endif

@@ -9,7 +9,6 @@
 #include "emitter.h"
 #include "force_routing.h"
 #include "vec3.h"
-#include "contact_law.h"
 #include "plasticity.h"
 #include "penalty_side.h"
 #include <string.h>
@@ -117,6 +116,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->last.converged     = PETSC_TRUE;
   sim->last.keep_impulses = PETSC_TRUE;
   PetscCall(JointsCreate(&sim->sc, &sim->joints));
+  PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &sim->ccp_pairs));
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
     PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
     PetscCall(PenaltyContextSetUp(&sim->penalty, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
@@ -225,6 +225,7 @@ PetscErrorCode SimulationDestroy(Simulation **simp)
     PetscCall(DomainDestroy(&sim->domain));
   }
   PetscCall(PetscFree(sim->walls));
+  PetscCall(PetscFree(sim->ccp_pairs));
   PetscCall(PetscFree(sim->emitted));
   PetscCall(PetscFree2(sim->pen_match, sim->pen_load));
   PetscCall(PetscFree(sim->pen_acc));
@@ -305,18 +306,6 @@ static void solver_body_at(void *ctx, PetscInt i, double *inv_mass, double inv_i
   if (inv_mass) *inv_mass = im;
   if (inv_inertia) memcpy(inv_inertia, I, sizeof(I));
   if (vel_free) memcpy(vel_free, vf, sizeof(vf));
-}
-
-/* Per-contact solve data: stabilization (GUIDE step 3) and compliance (detection set the cohesion
- * and yield impulses, the solve sets the residual step eta from the bodies). */
-static void SetupContacts(Simulation *sim, CCPProblem *P, double h)
-{
-  const double vrec = sim->sc.max_recovery_speed, slop = sim->sc.overlap_tolerance;
-
-  for (PetscInt i = 0; i < P->ncontacts; i++) {
-    Contact     *c    = &P->contact[i];
-    if (!c->box) contact_law_normal(c, h, vrec, slop, &c->bn, &c->c_lin); /* a joint block brings its own */
-  }
 }
 
 /* Body i (orientation matrix R) takes the step's world velocity vs (linear, angular): its stored
@@ -705,7 +694,6 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
-  cset.h         = h;
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else if (sim->neighbour_skin > 0) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts)); /* the same contacts, bit for bit */
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
@@ -730,12 +718,14 @@ PetscErrorCode SimulationStep(Simulation *sim)
     ss.improved  = PETSC_FALSE;
   } else {
     SolverBodies sb = {.sim = sim, .nb = nb, .h = h};
+    ContactPairs cp = {.table = sim->ccp_pairs, .n_materials = sim->sc.n_materials, .body_material = sim->bodies.material, .nb = nb, .walls = sim->walls,
+                       .h = h, .v_recover = sim->sc.max_recovery_speed, .overlap_tolerance = sim->sc.overlap_tolerance};
     P = (CCPProblem){.nbodies = nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
-                     .body = solver_body_at, .body_ctx = &sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c, .gamma = sim->contacts.gamma};
-    SetupContacts(sim, &P, h);
+                     .body = solver_body_at, .body_ctx = &sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c, .gamma = sim->contacts.gamma,
+                     .terms_fn = contact_pairs_terms, .terms_ctx = &cp}; /* terms at packing: GUIDE step 3's stabilization, compliance, cohesion, yield */
     PetscCall(CCPSolverSolve(sim->solver, &P, &ss));
     sim->vel = P.vel; /* the solver's, until its pool's next user: after Integrate */
-    PlasticityUpdate(&P, h);
+    PlasticityUpdate(&P, &cp);
   }
   PetscCall(PetscLogEventEnd(EV_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();

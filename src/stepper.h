@@ -32,6 +32,7 @@ typedef struct {
   NeighbourList nlist;        /* contact.model penalty: detection from a Verlet list */
   double      neighbour_skin; /* -neighbour_skin (m) */
   CCPSolver   solver;
+  PairParams *ccp_pairs;      /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
   Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   /* distributed run (more than one rank): */
   PetscMPIInt    size;          /* ranks */

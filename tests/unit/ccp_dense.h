@@ -77,11 +77,12 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
       d->N[i * nx + j] = x;
     }
   for (PetscInt i = 0; i < P->ncontacts; i++) {
-    const Contact *c = &P->contact[i];
+    const Contact         *c = &P->contact[i];
+    const CCPContactTerms *t = &P->terms[i];
     for (int k = 0; k < contact_dof(c); k++) {
       const PetscInt j = d->col[i] + k;
-      d->N[j * nx + j] += k < 3 ? c->c_lin : contact_c_rot(c);
-      double x = k == 0 ? c->bn : 0;
+      d->N[j * nx + j] += k < 3 ? t->c_lin : contact_c_rot(c, t->c_lin);
+      double x = k == 0 ? t->bn : 0;
       for (PetscInt t = 0; t < nr; t++) x += d->D[t * nx + j] * P->vel_free[t];
       d->r[j] = x;
     }
@@ -138,7 +139,7 @@ static inline PetscErrorCode dense_scaled_spectrum(const CCPProblem *P, const De
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc3(nx * nx, &A, nx, &ev, nx, &sq));
   for (PetscInt i = 0; i < P->ncontacts; i++)
-    for (PetscInt j = d->col[i]; j < d->col[i + 1]; j++) sq[j] = sqrt(P->contact[i].eta);
+    for (PetscInt j = d->col[i]; j < d->col[i + 1]; j++) sq[j] = sqrt(P->terms[i].eta);
   for (PetscInt i = 0; i < nx; i++)
     for (PetscInt j = 0; j < nx; j++) A[i * nx + j] = sq[i] * d->N[i * nx + j] * sq[j];
   dense_sym_eigenvalues(nx, A, ev);

@@ -18,6 +18,7 @@ typedef struct {
   PetscInt nbodies, nmoving, nc;
   double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
   Contact *contact;
+  CCPContactTerms *terms;
 } Problem;
 
 
@@ -29,7 +30,7 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
   P->nbodies = nmoving + 2;
   P->nc      = nc;
   PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free, 6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
-  PetscCall(PetscCalloc1(nc, &P->contact));
+  PetscCall(PetscCalloc2(nc, &P->contact, nc, &P->terms));
   for (PetscInt j = 0; j < nmoving; j++) {
     P->inv_mass[j] = 0.5 + urand();
     random_spd(P->inv_inertia + 6 * j, 3.0);
@@ -51,9 +52,8 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->mu               = 0.2 + 0.5 * urand();
     c->rho              = dof == 6 ? 0.01 + 0.05 * urand() : 0;
     c->sigma            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    c->bn               = srand1();
-    c->c_lin            = 0.1 * urand();
-    c->cohesion_impulse = 0;
+    P->terms[i].bn      = srand1();
+    P->terms[i].c_lin   = 0.1 * urand();
     for (int k = 0; k < dof; k++) P->gamma[6 * i + k] = srand1();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -63,13 +63,13 @@ static PetscErrorCode free_problem(Problem *P)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree5(P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->gamma));
-  PetscCall(PetscFree(P->contact));
+  PetscCall(PetscFree2(P->contact, P->terms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static CCPProblem view(Problem *P)
 {
-  CCPProblem q = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
+  CCPProblem q = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
   return q;
 }
 
@@ -110,7 +110,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     double u[6];
     ccp_contact_velocity(&Q, i, v, u);
     for (int k = 0; k < 6; k++) {
-      double ref = k == 0 ? P.contact[i].bn : 0;
+      double ref = k == 0 ? P.terms[i].bn : 0;
       if (k < contact_dof(&P.contact[i]))
         for (PetscInt r = 0; r < nr; r++) ref += d.D[r * nx + d.col[i] + k] * v[r];
       worst_u = fmax(worst_u, relerr(u[k], ref, 1));
@@ -146,7 +146,7 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     const double *g = P.gamma + 6 * i;
     double        u[6], lhs = 0, rhs = 0, scale = 0;
     ccp_contact_velocity(&Q, i, v, u);
-    u[0] -= P.contact[i].bn;
+    u[0] -= P.terms[i].bn;
     for (int k = 0; k < contact_dof(&P.contact[i]); k++) {
       lhs += u[k] * g[k];
       scale += fabs(u[k] * g[k]);
@@ -197,7 +197,8 @@ static PetscErrorCode check_residual(void)
 {
   double   inv_mass[2] = {0.5, 0}, inv_inertia[12] = {2, 2, 2, 0, 0, 0}, vel_free[12] = {0}, vel[12] = {0}, gamma[6];
   Contact  c           = {0};
-  CCPProblem Q         = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vel, .ncontacts = 1, .contact = &c, .gamma = gamma};
+  CCPContactTerms t    = {0};
+  CCPProblem Q         = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vel, .ncontacts = 1, .contact = &c, .gamma = gamma, .terms = &t};
   const double R       = 0.1, rho = 0.02, sigma = 0.03; /* the 6-dof cases' rolling and spinning friction */
 
   PetscFunctionBeginUser;
@@ -211,13 +212,13 @@ static PetscErrorCode check_residual(void)
   for (int dof = 3; dof <= 6; dof += 3) {
     c.rho = dof == 6 ? rho : 0; /* contact_dof: 6 with rolling or spinning friction */
     c.sigma = dof == 6 ? sigma : 0;
-    c.eta = dof / ccp_contact_trace(&Q, 0);
+    t.eta = dof / ccp_contact_trace(&Q, 0);
     for (int k = 0; k < 6; k++) gamma[k] = vel[k] = 0;
     vel[2] = 1;
     double g[6], rmax, rrms;
     ccp_contact_gradient(&Q, 0, vel, gamma, g);
     ccp_residual(&Q, gamma, vel, &rmax, &rrms);
-    CHECK(ccp_contact_residual(&c, gamma, g) == 0 && rmax == 0, "dof %d separating: residual %g (max %g), expected 0", dof, ccp_contact_residual(&c, gamma, g), rmax);
+    CHECK(ccp_contact_residual(&c, &t, gamma, g) == 0 && rmax == 0, "dof %d separating: residual %g (max %g), expected 0", dof, ccp_contact_residual(&c, &t, gamma, g), rmax);
     /* approaching at 1 m/s with no impulse: Proj(-eta g) = (eta, 0, ...), residual exactly 1 m/s */
     vel[2] = -1;
     ccp_residual(&Q, gamma, vel, &rmax, &rrms);
@@ -230,20 +231,20 @@ static PetscErrorCode check_residual(void)
   {
     const double p = 0.7, sl = 0.3;
     c.rho = c.sigma    = 0; /* 3-dof */
-    c.eta              = 3 / ccp_contact_trace(&Q, 0);
+    t.eta              = 3 / ccp_contact_trace(&Q, 0);
     double gam[6]      = {p, c.mu * p, 0, 0, 0, 0}, g[6] = {sl * c.mu, -sl, 0, 0, 0, 0};
-    CHECK(ccp_contact_residual(&c, gam, g) < 1e-14, "3-dof sliding solution: residual %g, expected 0", ccp_contact_residual(&c, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
     /* with cohesion the cone's apex moves to gn = -cohesion_impulse: the same point shifted */
-    c.cohesion_impulse = 0.25;
+    t.cohesion_impulse = 0.25;
     gam[0] -= 0.25;
-    CHECK(ccp_contact_residual(&c, gam, g) < 1e-14, "3-dof sliding solution with cohesion: residual %g, expected 0", ccp_contact_residual(&c, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution with cohesion: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
     /* cohesion lets gn < 0: gamma = (-0.1, 0, 0) with g = 0 (sticking, inside the shifted cone) */
     double gc[6] = {-0.1, 0, 0, 0, 0, 0}, z[6] = {0};
-    CHECK(ccp_contact_residual(&c, gc, z) == 0, "cohesive sticking: residual %g, expected 0", ccp_contact_residual(&c, gc, z));
+    CHECK(ccp_contact_residual(&c, &t, gc, z) == 0, "cohesive sticking: residual %g, expected 0", ccp_contact_residual(&c, &t, gc, z));
     double pc[6] = {-0.1, 0, 0, 0, 0, 0};
-    ccp_project(&c, pc);
+    ccp_project(&c, &t, pc);
     CHECK(pc[0] == -0.1, "projection with cohesion moved an admissible gn = -0.1 to %g", pc[0]);
-    c.cohesion_impulse = 0;
+    t.cohesion_impulse = 0;
   }
 
   /* (c) 6-dof with all three cones active: gamma = p (1, mu, 0, sigma, rho, 0); g is a positive
@@ -253,23 +254,24 @@ static PetscErrorCode check_residual(void)
     const double p = 0.5, s1 = 0.2, s2 = 0.05, s3 = 0.1;
     c.rho         = rho; /* 6-dof */
     c.sigma       = sigma;
-    c.eta         = 6 / ccp_contact_trace(&Q, 0);
+    t.eta         = 6 / ccp_contact_trace(&Q, 0);
     double gam[6] = {p, c.mu * p, 0, c.sigma * p, c.rho * p, 0};
     double g[6]   = {s1 * c.mu + s2 * c.sigma + s3 * c.rho, -s1, 0, -s2, -s3, 0};
-    CHECK(ccp_contact_residual(&c, gam, g) < 1e-14, "6-dof sliding+spinning+rolling solution: residual %g, expected 0", ccp_contact_residual(&c, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "6-dof sliding+spinning+rolling solution: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
     /* away from the solution the residual is positive */
     g[1] += 0.1;
-    CHECK(ccp_contact_residual(&c, gam, g) > 1e-3, "6-dof perturbed point: residual %g, expected > 0", ccp_contact_residual(&c, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) > 1e-3, "6-dof perturbed point: residual %g, expected > 0", ccp_contact_residual(&c, &t, gam, g));
   }
   /* (d) max and RMS over contacts: two copies of the contact, one at a solution, one approaching */
   {
-    Contact cc[2] = {c, c};
-    double  gg[12] = {0}, vv[12] = {0};
-    CCPProblem Q2 = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vv, .ncontacts = 2, .contact = cc, .gamma = gg};
+    Contact         cc[2] = {c, c};
+    CCPContactTerms tt[2] = {t, t};
+    double          gg[12] = {0}, vv[12] = {0};
+    CCPProblem Q2 = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vv, .ncontacts = 2, .contact = cc, .gamma = gg, .terms = tt};
     cc[0].rho = cc[0].sigma = cc[1].rho = cc[1].sigma = 0; /* 3-dof */
-    cc[0].eta = cc[1].eta = 3 / ccp_contact_trace(&Q2, 0);
-    cc[0].bn  = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */
-    cc[1].bn  = 0; /* approaching at 1 m/s: residual 1 */
+    tt[0].eta = tt[1].eta = 3 / ccp_contact_trace(&Q2, 0);
+    tt[0].bn  = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */
+    tt[1].bn  = 0; /* approaching at 1 m/s: residual 1 */
     vv[2]     = -1;
     double rmax, rrms;
     ccp_residual(&Q2, gg, vv, &rmax, &rrms);

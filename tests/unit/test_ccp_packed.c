@@ -27,24 +27,24 @@ typedef struct {
   PetscInt nbodies, nc;
   double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma, *gamma0;
   Contact *contact;
+  CCPContactTerms *terms;
 } Problem;
 
 
 /* nmoving bodies then 2 walls; contacts between nearby bodies (|a - b| small, so blocks share
- * bodies), eta = dof / trace as the stepper sets it, a random warm start */
+ * bodies), random terms (the solve sets eta), a random warm start */
 static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, int dof_mode /* 3, 6, or 0 = mixed */)
 {
   PetscFunctionBeginUser;
   P->nbodies = nmoving + 2;
   P->nc      = nc;
   PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free, 6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
-  PetscCall(PetscCalloc2(nc, &P->contact, 6 * nc, &P->gamma0));
+  PetscCall(PetscCalloc3(nc, &P->contact, nc, &P->terms, 6 * nc, &P->gamma0));
   for (PetscInt j = 0; j < nmoving; j++) {
     P->inv_mass[j] = 0.5 + urand();
     random_spd(P->inv_inertia + 6 * j, 3.0);
   }
   for (PetscInt k = 0; k < 6 * P->nbodies; k++) P->vel_free[k] = srand1();
-  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
   for (PetscInt i = 0; i < nc; i++) {
     Contact *c = &P->contact[i];
     c->b       = (int32_t)(urand() * nmoving);
@@ -64,10 +64,9 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->mu               = urand() < 0.1 ? 0 : 0.2 + 0.5 * urand();
     c->rho              = dof == 6 ? 0.01 + 0.05 * urand() : 0;
     c->sigma            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    c->bn               = srand1();
-    c->c_lin            = urand() < 0.5 ? 0 : 0.1 * urand();
-    c->cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
-    c->eta              = dof / ccp_contact_trace(&view, i);
+    P->terms[i].bn      = srand1();
+    P->terms[i].c_lin   = urand() < 0.5 ? 0 : 0.1 * urand();
+    P->terms[i].cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
     for (int k = 0; k < dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -77,7 +76,7 @@ static PetscErrorCode free_problem(Problem *P)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree5(P->inv_mass, P->inv_inertia, P->vel_free, P->vel, P->gamma));
-  PetscCall(PetscFree2(P->contact, P->gamma0));
+  PetscCall(PetscFree3(P->contact, P->terms, P->gamma0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,7 +84,7 @@ static PetscErrorCode free_problem(Problem *P)
 static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa, double *gamma, double *vel, CCPSolveStats *st)
 {
   CCPSolver  s;
-  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma};
+  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
@@ -268,7 +267,7 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
 
   PetscFunctionBeginUser;
   PetscCall(random_problem(&P, nmoving, nc, dof_mode));
-  view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma};
+  view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma, .terms = P.terms};
   PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
   PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE));
   CHECK(pk.blk_bytes == expect_bytes, "%s: blocks of %zu bytes, expected %zu", name, pk.blk_bytes, expect_bytes);

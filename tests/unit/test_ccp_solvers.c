@@ -35,6 +35,7 @@ typedef struct {
   PetscInt nbodies, ncontacts, cap;
   double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
   Contact *contact;
+  CCPContactTerms *terms;
 } Sys;
 
 static PetscErrorCode SysCreate(Sys *S, PetscInt nbodies, PetscInt cap)
@@ -44,7 +45,7 @@ static PetscErrorCode SysCreate(Sys *S, PetscInt nbodies, PetscInt cap)
   S->ncontacts = 0;
   S->cap       = cap;
   PetscCall(PetscCalloc5(nbodies, &S->inv_mass, 6 * nbodies, &S->inv_inertia, 6 * nbodies, &S->vel_free, 6 * nbodies, &S->vel, 6 * cap, &S->gamma));
-  PetscCall(PetscCalloc1(cap, &S->contact));
+  PetscCall(PetscCalloc2(cap, &S->contact, cap, &S->terms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -52,7 +53,7 @@ static PetscErrorCode SysDestroy(Sys *S)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree5(S->inv_mass, S->inv_inertia, S->vel_free, S->vel, S->gamma));
-  PetscCall(PetscFree(S->contact));
+  PetscCall(PetscFree2(S->contact, S->terms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,8 +69,10 @@ static void sys_sphere(Sys *S, PetscInt j, const double v[6])
 /* 3-dof with rho = sigma = 0, else 6-dof (contact_dof) */
 static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra[3], const double rb[3], double phi, double mu, double rho, double sigma, double c_lin)
 {
-  Contact *c = &S->contact[S->ncontacts++];
+  CCPContactTerms *t = &S->terms[S->ncontacts];
+  Contact         *c = &S->contact[S->ncontacts++];
   memset(c, 0, sizeof(*c));
+  memset(t, 0, sizeof(*t));
   c->a = a;
   c->b = b;
   v3_copy(c->n, n);
@@ -79,13 +82,13 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
   c->mu    = mu;
   c->rho   = rho;
   c->sigma = sigma;
-  c->bn    = PetscMax(phi / H, -V_RECOVER);
-  c->c_lin = c_lin; /* the torque rows get c_lin / |rb|^2: contact_c_rot */
+  t->bn    = PetscMax(phi / H, -V_RECOVER);
+  t->c_lin = c_lin; /* the torque rows get c_lin / |rb|^2: contact_c_rot */
 }
 
 static CCPProblem sys_problem(Sys *S)
 {
-  CCPProblem P = {.nbodies = S->nbodies, .inv_mass = S->inv_mass, .inv_inertia = S->inv_inertia, .vel_free = S->vel_free, .vel = S->vel, .ncontacts = S->ncontacts, .contact = S->contact, .gamma = S->gamma};
+  CCPProblem P = {.nbodies = S->nbodies, .inv_mass = S->inv_mass, .inv_inertia = S->inv_inertia, .vel_free = S->vel_free, .vel = S->vel, .ncontacts = S->ncontacts, .contact = S->contact, .gamma = S->gamma, .terms = S->terms};
   return P;
 }
 
@@ -93,7 +96,7 @@ static CCPProblem sys_problem(Sys *S)
 static void sys_prepare(Sys *S)
 {
   CCPProblem P = sys_problem(S);
-  for (PetscInt i = 0; i < S->ncontacts; i++) S->contact[i].eta = contact_dof(&S->contact[i]) / ccp_contact_trace(&P, i);
+  for (PetscInt i = 0; i < S->ncontacts; i++) S->terms[i].eta = contact_dof(&S->contact[i]) / ccp_contact_trace(&P, i);
   for (PetscInt k = 0; k < 6 * S->ncontacts; k++) S->gamma[k] = 0;
 }
 
@@ -181,8 +184,8 @@ static PetscErrorCode error_bound(Sys *S, Bound *B)
   PetscCall(DenseCCPCreate(&P, &d));
   PetscCall(dense_scaled_spectrum(&P, &d, &B->lmin, &B->lmax));
   for (PetscInt i = 0; i < S->ncontacts; i++) {
-    eta_max = PetscMax(eta_max, S->contact[i].eta);
-    eta_sum += S->contact[i].eta;
+    eta_max = PetscMax(eta_max, S->terms[i].eta);
+    eta_sum += S->terms[i].eta;
   }
   for (PetscInt k = 0; k < d.nr * d.nx; k++) fro += d.MinvD[k] * d.MinvD[k];
   B->gamma = B->lmin > 0 ? sqrt(eta_max) * (1 + B->lmax) / B->lmin * sqrt(eta_sum) : PETSC_INFINITY;
@@ -412,10 +415,11 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
     }
     double uphill = 0;
     for (PetscInt i = 0; i < S->ncontacts; i++) {
-      const Contact *c = &S->contact[i];
-      double         z[6] = {0};
-      for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) z[j - d.col[i]] = y[j] - c->eta / lmax * g[j];
-      ccp_project(c, z);
+      const Contact         *c = &S->contact[i];
+      const CCPContactTerms *t = &S->terms[i];
+      double                 z[6] = {0};
+      for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) z[j - d.col[i]] = y[j] - t->eta / lmax * g[j];
+      ccp_project(c, t, z);
       for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) {
         xp[j] = x[j];
         x[j]  = z[j - d.col[i]];
@@ -433,19 +437,20 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
     if (it % 50 == 0) { /* dense GUIDE residual of x */
       res = 0;
       for (PetscInt i = 0; i < S->ncontacts; i++) {
-        const Contact *c = &S->contact[i];
-        double         gi[6] = {0}, xi[6] = {0}, z[6];
+        const Contact         *c = &S->contact[i];
+        const CCPContactTerms *t = &S->terms[i];
+        double                 gi[6] = {0}, xi[6] = {0}, z[6];
         for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) {
           double s = d.r[j];
           for (PetscInt q = 0; q < nx; q++) s += d.N[j * nx + q] * x[q];
           gi[j - d.col[i]] = s;
           xi[j - d.col[i]] = x[j];
         }
-        for (int k = 0; k < 6; k++) z[k] = xi[k] - c->eta * gi[k];
-        ccp_project(c, z);
+        for (int k = 0; k < 6; k++) z[k] = xi[k] - t->eta * gi[k];
+        ccp_project(c, t, z);
         double s = 0;
         for (int k = 0; k < contact_dof(c); k++) s += (xi[k] - z[k]) * (xi[k] - z[k]);
-        res = PetscMax(res, sqrt(s) / c->eta);
+        res = PetscMax(res, sqrt(s) / t->eta);
       }
     }
   }
@@ -527,7 +532,7 @@ static PetscErrorCode test_random_vi(void)
       const double cone = PetscMax(PetscMax(hypot(x[1], x[2]) - c->mu * x[0], hypot(x[4], x[5]) - c->rho * x[0]), fabs(x[3]) - c->sigma * x[0]);
       worst_dual        = PetscMax(worst_dual, viol / ((1 + c->mu + c->rho + c->sigma) * tol));
       worst_cone        = PetscMax(worst_cone, PetscMax(cone, -x[0]));
-      worst_comp        = PetscMax(worst_comp, fabs(dot) / (tol * (c->eta * (sqrt(un) + tol) + sqrt(xn))));
+      worst_comp        = PetscMax(worst_comp, fabs(dot) / (tol * (S.terms[i].eta * (sqrt(un) + tol) + sqrt(xn))));
     }
     printf("  VI lattice %-12s it %6" PetscInt_FMT " res %.1e: dual-cone violation %.2f of bound, cone violation %.1e, complementarity %.2f of bound\n", NAMES[t], st.iterations, st.res_max, worst_dual, worst_cone, worst_comp);
     CHECK(worst_dual <= 1 && worst_cone <= 1e-12 && worst_comp <= 1, "VI lattice/%s: optimality conditions violated (%g, %g, %g)", NAMES[t], worst_dual, worst_cone, worst_comp);
@@ -566,7 +571,7 @@ static PetscErrorCode test_jammed(void)
     sys_contact(&S, 3, 1, mex, o, Rt, -overlap, 0.5, rho, rho, 0); /* right wall - sphere 1 */
     sys_contact(&S, 0, 1, ex, Rt, L, -overlap, 0.5, rho, rho, 0);  /* sphere 0 - sphere 1 */
     sys_prepare(&S);
-    const double floor_res = fabs(S.contact[0].bn);
+    const double floor_res = fabs(S.terms[0].bn);
     for (int t = 0; t < 3; t++) {
       CCPSolveStats st;
       double        gmax = 0, vmax = 0;

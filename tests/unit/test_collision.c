@@ -14,6 +14,7 @@
  *      in a loose random packing: storage and ids in spatial order; ids shuffled; storage shuffled. */
 // ctest: labels=unit timeout=120
 #include "collision.h"
+#include "contact_pairs.h"
 #include "vec3.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 /* Coordinates are O(1)-O(10); the code and the expected values differ by a few roundings of such
  * numbers (~1e-15), so 1e-12 has a wide margin while any geometric mistake is O(0.01). */
 #define TOL 1e-12
-#define STEP_H 0.005 /* the settings' time step: cohesion and yield impulses are the pair's forces times it */
+#define STEP_H 0.005 /* the step of the solve's terms: cohesion and yield impulses are the pair's forces times it */
 
 #include "test_check.h"
 
@@ -52,7 +53,8 @@ typedef struct {
   double  n[3], ra[3], rb[3], phi, mu, rho, sigma, compliance, cohesion, damping;
 } Expected;
 
-static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
+/* cp: the pair lookup of the solve's terms (contact_pairs.h) for these contacts' bodies and walls */
+static void check_contact(const ContactSet *cs, const ContactPairs *cp, PetscInt i, const Expected *e)
 {
   const Contact    *c = &cs->c[i];
   const ContactKey *k = &cs->key[i];
@@ -72,13 +74,17 @@ static void check_contact(const ContactSet *cs, PetscInt i, const Expected *e)
   v3_cross(nxu, c->n, u);
   CHECK(fabs(v3_norm(u) - 1) < TOL && fabs(v3_dot(u, c->n)) < TOL && fabs(nxu[0] - w[0]) + fabs(nxu[1] - w[1]) + fabs(nxu[2] - w[2]) < TOL,
         "contact %d: frame not right-handed orthonormal", (int)i);
-  /* pair parameters are plain copies of the minimum / sum (the impulses: times the step): exact */
-  CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && c->cohesion_impulse == e->cohesion * STEP_H && c->compliance == e->compliance &&
-          c->yield_impulse == c->yield_force * STEP_H,
-        "contact %d: pair parameters mu %g rho %g sigma %g cohesion impulse %g compliance %g yield impulse %g", (int)i, c->mu, c->rho, c->sigma, c->cohesion_impulse,
-        c->compliance, c->yield_impulse);
-  CHECK(fabs(c->damping - e->damping) <= 1e-15 * e->damping, "contact %d: pair damping %.17g, expected the compliance-weighted mean %.17g", (int)i, c->damping, e->damping);
-  CHECK(c->bn == 0 && c->c_lin == 0 && c->eta == 0 && c->plastic == 0 && !c->box, "contact %d: stepper fields not zero", (int)i);
+  /* pair parameters are plain copies of the minimum / sum (the impulses: times the step): exact;
+   * the friction ones in the record, the rest from the solve's lookup by the bodies' materials */
+  const PairParams *pp = contact_pair(cp, c);
+  CCPContactTerms   t;
+  contact_pairs_terms((void *)cp, c, &t);
+  CHECK(c->mu == e->mu && c->rho == e->rho && c->sigma == e->sigma && t.cohesion_impulse == e->cohesion * STEP_H && pp->compliance == e->compliance &&
+          t.yield_impulse == pp->yield_force * STEP_H,
+        "contact %d: pair parameters mu %g rho %g sigma %g cohesion impulse %g compliance %g yield impulse %g", (int)i, c->mu, c->rho, c->sigma, t.cohesion_impulse,
+        pp->compliance, t.yield_impulse);
+  CHECK(fabs(pp->damping - e->damping) <= 1e-15 * e->damping, "contact %d: pair damping %.17g, expected the compliance-weighted mean %.17g", (int)i, pp->damping, e->damping);
+  CHECK(c->plastic == 0 && !c->box, "contact %d: plastic or box not zero", (int)i);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, i)[d] == 0, "contact %d: impulse %d = %g", (int)i, d, contact_gamma(cs, i)[d]);
 }
 
@@ -103,7 +109,7 @@ static PetscErrorCode test_hand_built(void)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[2] = {0};
-  CollisionSettings set = {0.05, materials, walls, 2, STEP_H};
+  CollisionSettings set = {0.05, materials, walls, 2};
   const PetscInt    nb = 14;
 
   PetscFunctionBegin;
@@ -173,7 +179,11 @@ static PetscErrorCode test_hand_built(void)
   set3(e[ne].n, -0.6, -0.8, 0); set3(e[ne].ra, -0.15, -0.2, 0); set3(e[ne].rb, 0.3, 0.4, 0); pair_params(1, 1, &e[ne]); ne++;
 
   CHECK(cs.n == ne, "hand-built scene: %d contacts, expected %d", (int)cs.n, ne);
-  for (PetscInt i = 0; i < cs.n && cs.n == ne; i++) check_contact(&cs, i, &e[i]);
+  PairParams *table;
+  PetscCall(ContactPairTableCreate(materials, 2, &table));
+  const ContactPairs cp = {.table = table, .n_materials = 2, .body_material = s.material, .nb = nb, .walls = walls, .h = STEP_H};
+  for (PetscInt i = 0; i < cs.n && cs.n == ne; i++) check_contact(&cs, &cp, i, &e[i]);
+  PetscCall(PetscFree(table));
   for (PetscInt i = 0; i < cs.n; i++) CHECK(cs.key[i].idb != 21 && cs.key[i].idb != 51 && cs.key[i].idb != 50, "contact %d: box-box or ghost-ghost/ghost-wall contact (%lld, %lld)", (int)i, (long long)cs.key[i].ida, (long long)cs.key[i].idb);
   printf("hand-built scene: %d contacts (sphere-sphere, sphere-box both ways, plane-box x4, plane-sphere, wallbox-sphere, owned-ghost; box-box and ghost-ghost skipped)\n", (int)cs.n);
 
@@ -206,7 +216,7 @@ static PetscErrorCode test_random_scene(int64_t id_step)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[3] = {0};
-  CollisionSettings set = {env, materials, walls, 3, STEP_H};
+  CollisionSettings set = {env, materials, walls, 3};
   int64_t          *ids;
   Expected         *e;
   int               ne = 0, cap = 20 * n;
@@ -345,7 +355,7 @@ static PetscErrorCode test_timing(void)
   BodyStore         s;
   BodyRecord        b;
   Wall              floor = {0};
-  CollisionSettings set = {0.05, materials, &floor, 1, STEP_H};
+  CollisionSettings set = {0.05, materials, &floor, 1};
   PetscInt         *perm;
 
   PetscFunctionBegin;

@@ -14,11 +14,12 @@ static int close_to(double a, double b) { return fabs(a - b) <= 1e-15 * (fabs(b)
 
 static void law(double phi, double compliance, double damping, double slop, double *bn, double *c)
 {
-  Contact k    = {0};
-  k.phi        = phi;
-  k.compliance = compliance;
-  k.damping    = damping;
-  contact_law_normal(&k, 0.005, 0.5, slop, bn, c);
+  Contact    k  = {0};
+  PairParams pp = {0};
+  k.phi         = phi;
+  pp.compliance = compliance;
+  pp.damping    = damping;
+  contact_law_normal(&k, &pp, 0.005, 0.5, slop, bn, c);
 }
 
 int main(void)

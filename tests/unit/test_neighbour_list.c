@@ -38,7 +38,7 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
   ContactSet        ref, got, geo;
   BodyRecord        b;
   Wall              walls[3] = {0};
-  CollisionSettings set = {env, materials, walls, 3, 1e-3}; /* h: any, the same for both paths */
+  CollisionSettings set = {env, materials, walls, 3};
   int64_t          *ids;
   PetscInt          last_n = -1, last_builds = 0, touching;
 

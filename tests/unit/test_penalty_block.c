@@ -126,7 +126,7 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
 {
   PenaltyContext   *ctx = &sim->penalty;
   ContactSet        cs;
-  CollisionSettings cset = {sim->sc.envelope, sim->sc.materials, sim->walls, sim->sc.n_walls, sim->sc.time_step};
+  CollisionSettings cset = {sim->sc.envelope, sim->sc.materials, sim->walls, sim->sc.n_walls};
   PetscInt         *match, matched;
   double           *rec[2], *load[2], *acc[2];
   PenaltyStepLimit  lim[2];

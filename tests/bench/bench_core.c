@@ -10,7 +10,8 @@
  *   target compares N = 10^6 with 10^4 at the same -step_cap);
  *   ns per contact per iteration for each solver: of a 30-iteration solve (packing and setup
  *   included) and of the sweeps alone (the 130-iteration solve's extra time over 100 iterations);
- *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body.
+ *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body, of
+ *   the whole run and of stepping with each solver alone (StepFootprints).
  * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
  * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] [-conv_cap C (iteration cap of
  * the iterations-to-1e-4 runs, default 20000)] [-step_cap S (APGD cap of the timed steps, default 500)] */
@@ -134,6 +135,31 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The peak memory per body (above the baseline) of stepping with each solver alone, as a run whose
+ * scenario picks that solver: each on a fresh copy of *sim (which replaces it), so that no buffer
+ * a previous solver grew is resident (the solvers keep their buffers between steps), from a new
+ * peak, over FOOTPRINT_STEPS steps (a cold one, then warm-started ones with the warm-start memory
+ * in the solver's pool; the iteration count changes no buffer's size). bytes[t] < 0: no peak of
+ * its own (no /proc/self/clear_refs). */
+#define FOOTPRINT_STEPS 3
+static PetscErrorCode StepFootprints(Simulation **sim, double bytes[3])
+{
+  const PetscInt nb = (*sim)->bodies.n_owned;
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 3; t++) {
+    Simulation *fresh;
+    PetscCall(TilePile(*sim, nb, &fresh));
+    PetscCall(SimulationDestroy(sim));
+    *sim = fresh;
+    PetscCall(CCPSolverSetFromScenario(fresh->solver, (SolverType)t, 10, 0.0));
+    const PetscBool own_peak = peak_reset();
+    for (int s = 0; s < FOOTPRINT_STEPS; s++) PetscCall(SimulationStep(fresh));
+    bytes[t] = own_peak && proc_status_kb("VmHWM") > 0 ? (proc_status_kb("VmHWM") - baseline_rss_kb) * 1024.0 / nb : -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Seconds of CPU this process has used (user + system). */
 static double cpu_seconds(void)
 {
@@ -247,6 +273,12 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + (solve + integrate) / msteps) / nb, 1e6 * (detect_cpu + step_cpu / msteps) / nb));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body%s\n", baseline_rss_kb / 1024.0, (peak_kb - baseline_rss_kb) * 1024.0 / nb,
                         own_peak ? "" : " (the process's peak so far)"));
+  {
+    double bytes[3];
+    PetscCall(StepFootprints(&sim, bytes));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory of stepping with one solver (a fresh copy, %d steps): %s %.0f, %s %.0f, %s %.0f bytes per body%s\n", FOOTPRINT_STEPS, names[0], bytes[0], names[1],
+                          bytes[1], names[2], bytes[2], bytes[0] < 0 ? " (no peak of their own on this system: -1)" : ""));
+  }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -41,7 +41,8 @@
  * speculates nothing. A failed test redoes the step from gamma_prev, so gamma_prev, gamma, gamma+
  * and the best iterate are all live when the speculative step needs a buffer: rather than a
  * fifth multiplier vector, a best iterate that would be overwritten moves to P->gamma (where the
- * solve leaves it anyway) and is packed back at the end if it is still the best. Ranks:
+ * solve leaves it anyway) and is packed back at the end if it is still the best (the two passes
+ * do the same with their fourth: 6 vectors, 7 fused). Ranks:
  * the speculative scatter's ghost contributions are marked and summed in its own buffer; the
  * scatter's sums (|d|_B^-1^2, uphill) ride on the next reduction, the first and the redone
  * scatters' on one of their own.
@@ -130,7 +131,35 @@ static PetscErrorCode apgd_warm_start(CCPSolver s, const CCPProblem *P, const do
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The two passes per iteration (-ccp_apgd_fused false): the reference for APGD_PackedFused. */
+/* *buf <- a buffer of G[0, n) that is none of x, y, z and the best iterate's. When only the best
+ * iterate's is left, the best iterate moves to P->gamma (problem order, where the solve leaves it
+ * anyway; *best <- NULL) and frees its buffer: one multiplier vector fewer. Without blocks the
+ * buffers may all be one empty array (NULL then: nothing is read or written). */
+static void apgd_free_buffer(const CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x, const double *y, const double *z, double **best, double **buf)
+{
+  *buf = unused_buffer(G, n, x, y, z, *best);
+  if (!*buf && pk->nblk > 0) {
+    CCPPackedUnpackGamma(pk, *best, P);
+    *best = NULL;
+    *buf  = unused_buffer(G, n, x, y, z, NULL);
+  }
+}
+
+/* The solve's best iterate: best, or, stashed in P->gamma by apgd_free_buffer, packed back into G0. */
+static PetscErrorCode apgd_best(const CCPPacked *pk, const CCPProblem *P, double *G0, double **best)
+{
+  PetscFunctionBegin;
+  if (!*best) {
+    *best = G0;
+    PetscCall(CCPPackedPackGamma(pk, P, *best));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The two passes per iteration (-ccp_apgd_fused false): the reference for APGD_PackedFused. Six
+ * vectors (APGD_PACKED_VECTORS): a step is made from gk and gkm1, into gnew, and a best iterate
+ * that would take the fourth multiplier buffer moves out (apgd_free_buffer). */
+#define APGD_PACKED_VECTORS 6
 static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPPacked   *pk  = &s->pk;
@@ -139,14 +168,15 @@ static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveSta
   PetscInt     iterations = 0;
 
   PetscFunctionBegin;
-  double *const G[4] = {pk->g[0], pk->g[1], pk->g[2], pk->g[3]}; /* multipliers */
-  double *const R[3] = {pk->g[4], pk->g[5], pk->g[6]};           /* gradients N gamma + r */
+  double *const G[3] = {pk->g[0], pk->g[1], pk->g[2]}; /* multipliers */
+  double *const R[3] = {pk->g[3], pk->g[4], pk->g[5]}; /* gradients N gamma + r */
   double       *gk = G[0], *gkm1 = G[0], *rk = R[0], *rkm1 = R[0], *best = G[0];
   PetscCall(apgd_warm_start(s, P, gk, rk, &best_res));
   const double res_start = best_res;
   double       indicator = best_res;
   for (PetscInt it = 1; it <= s->max_it && best_res > tol; it++) {
-    double         *gnew = unused_buffer(G, 4, gk, gkm1, best, NULL), *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
+    double *gnew, *rnew = unused_buffer(R, 3, rk, rkm1, NULL, NULL);
+    apgd_free_buffer(pk, P, G, 3, gk, gkm1, NULL, &best, &gnew);
     const double   *vref  = gk; /* v is the velocity of vref */
     const PetscBool check = apgd_check(s, indicator, best_res, it);
     double          res_max = 0, uphill = 0;
@@ -176,11 +206,15 @@ static PetscErrorCode APGD_PackedTwoPass(CCPSolver s, CCPProblem *P, CCPSolveSta
     rotate(&rkm1, &rk, rnew);
     L *= s->apgd_L_decay;
   }
+  PetscCall(apgd_best(pk, P, G[0], &best));
   stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The fused iteration's state between passes. Seven vectors: the speculative step of the next
+ * iteration needs a fourth multiplier buffer while gkm1 must stay for a redo. */
+#define APGD_FUSED_VECTORS 7
 /* The fused iteration's state between passes. */
 typedef struct {
   double           *G[4], *R[3];                          /* multipliers, gradients N gamma + r */
@@ -211,20 +245,8 @@ static PetscErrorCode apgd_scatter(CCPSolver s, ApgdState *a, const double *vref
 }
 
 /* The buffer for the next iteration's step: none of gkm1 (a failed step test redoes the current
- * step from it), gk, gnew, best. When only best's is left, best moves to P->gamma (problem order,
- * where the solve leaves it anyway) and frees its buffer: no fifth multiplier vector. Without
- * blocks the buffers may all be one empty array (NULL then: nothing is read or written). */
-static PetscErrorCode apgd_next_buffer(const CCPPacked *pk, CCPProblem *P, ApgdState *a, double **gnext)
-{
-  PetscFunctionBegin;
-  *gnext = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, a->best);
-  if (!*gnext && pk->nblk > 0) {
-    CCPPackedUnpackGamma(pk, a->best, P);
-    a->best = NULL;
-    *gnext  = unused_buffer(a->G, 4, a->gkm1, a->gk, a->gnew, NULL);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+ * step from it), gk, gnew, best (apgd_free_buffer: no fifth multiplier vector). */
+static void apgd_next_buffer(const CCPPacked *pk, CCPProblem *P, ApgdState *a, double **gnext) { apgd_free_buffer(pk, P, a->G, 4, a->gkm1, a->gk, a->gnew, &a->best, gnext); }
 
 /* The gather pass of gnew and, when speculate, the next iteration's scatter pass into gnext in the
  * same pass, as if this iteration's step were accepted (beta, L as apgd_move_on makes them), its
@@ -295,7 +317,7 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
       a.rnew = unused_buffer(a.R, 3, a.rk, a.rkm1, NULL, NULL);
       PetscCall(apgd_scatter(s, &a, a.gk));
     }
-    if (speculate) PetscCall(apgd_next_buffer(pk, P, &a, &gnext));
+    if (speculate) apgd_next_buffer(pk, P, &a, &gnext);
     for (int bt = 0;; bt++) {
       PetscCall(apgd_gather(s, &a, check, speculate, gnext, r, &next_change2));
       res_max = sqrt(r[3]);
@@ -309,10 +331,7 @@ static PetscErrorCode APGD_PackedFused(CCPSolver s, CCPProblem *P, CCPSolveStats
     scattered = speculate;
     if (scattered) apgd_move_on(s, &a, gnext, r, next_change2);
   }
-  if (!a.best) { /* stashed by apgd_next_buffer */
-    a.best = a.G[0];
-    PetscCall(CCPPackedPackGamma(pk, P, a.best));
-  }
+  PetscCall(apgd_best(pk, P, a.G[0], &a.best));
   stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPPackedFinish(s, P, a.best, iterations, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -432,9 +451,10 @@ PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
   if (s->packed) {
     PetscBool fused = PETSC_FALSE;
-    PetscCall(CCPPackedBuild(&s->pk, P, 7, PETSC_FALSE));
+    PetscCall(CCPPackedBuild(&s->pk, P, APGD_PACKED_VECTORS, PETSC_FALSE));
     s->pk.simd = s->simd;
     PetscCall(apgd_fuse(s, &fused));
+    if (fused) PetscCall(CCPPackedVectors(&s->pk, APGD_FUSED_VECTORS));
     if (fused) PetscCall(APGD_PackedFused(s, P, stats));
     else PetscCall(APGD_PackedTwoPass(s, P, stats));
   } else PetscCall(APGD_Reference(s, P, stats));

@@ -205,6 +205,14 @@ static inline void prefetch_contact(const CCPProblem *P, PetscInt i)
   __builtin_prefetch(ccp_cblock(P->gamma, i), 0);
 }
 
+PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec)
+{
+  PetscFunctionBegin;
+  PetscCheck(nvec >= 1 && nvec <= (int)PETSC_STATIC_ARRAY_LENGTH(pk->g), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CCPPackedVectors: %d vectors asked, 1 to %d exist", nvec, (int)PETSC_STATIC_ARRAY_LENGTH(pk->g));
+  for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
 {
   const PetscInt nb = P->nbodies, nc = P->ncontacts;
@@ -233,7 +241,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   pk->blk_bytes = pk->all3 ? CCP_BLOCK3_BYTES : sizeof(CCPBlock);
   PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * pk->blk_bytes, 0, (void **)&pk->blk));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * pk->blk_bytes > CCP_PREFETCH_BLOCKS_ABOVE);
-  for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
+  PetscCall(CCPPackedVectors(pk, nvec));
 
   for (PetscInt q = 0; q < nblk; q++) {
     CCPBlock *K = ccp_block_at(pk, q);

@@ -16,7 +16,7 @@
  * rows read no velocity), so its torque impulses stay exactly 0.
  * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
  * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
- * hold only zeros; this halves the solvers' vectors, 7 of them for APGD, and their traffic).
+ * hold only zeros; this halves the solvers' vectors, 6 or 7 of them for APGD, and their traffic).
  * Everything stays double: the validation tests resolve velocities to 1e-10 m/s.
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
@@ -124,6 +124,9 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
  * velocity into v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for
  * Gauss-Seidel. */
 PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
+/* pk->g[0, nvec) of the built layout's size (the build provides them; a method that finds out
+ * after the build that it needs more asks here). Contents of the ones it adds: undefined. */
+PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
 /* Packed multipliers x <- P->gamma (padding lanes 0): the inverse of CCPPackedUnpackGamma. */

@@ -194,7 +194,7 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   for (PetscInt i = 0; i < cur->n; i++) {
     double   *g   = contact_gamma(cur, i);
     PetscBool hit = PETSC_TRUE;
-    if (i + 8 < cur->n) /* the contacts are cold after the solve, and 192 bytes apart: fetch ahead the line of contact_dof and plastic */
+    if (i + 8 < cur->n) /* the contacts are cold after the solve, and 128 bytes apart: fetch ahead the line of contact_dof and plastic */
       __builtin_prefetch(&cur->c[i + 8].plastic, 1);
     if (same) j = i;
     else j = memory_seek(prev, j, &cur->key[i], &hit);

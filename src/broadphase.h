@@ -35,6 +35,8 @@ static inline ScratchPool *BroadphaseScratch(Broadphase *bp) { return bp->pool ?
 /* Find candidate pairs among bodies [0, n) of s (owned and ghosts). envelope > 0 widens the test. */
 PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope);
 /* The same bp->npairs pairs without the (i, j) sort, in grid order: for callers that order them
- * by something else anyway (collision detection sorts by key). *pairs lives in bp until the next call. */
+ * by something else anyway (collision detection sorts by key). *pairs lives in bp until the next
+ * call; the grid (slots SCRATCH_BP_CELLS and SCRATCH_BP_BODIES) is dead on return: the caller may
+ * take those slots (collision detection's pair records do). */
 PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs);
 #endif

@@ -8,8 +8,9 @@
 #include "contact_law.h"
 #include "walls.h"
 
-/* table[a n + b]: material_pair of materials a and b (n of them). Free with PetscFree. */
-PetscErrorCode ContactPairTableCreate(const Material *materials, int n, PairParams **table);
+/* table[a n + b]: material_pair of materials a and b (n of them). Free with PetscFree. *yields:
+ * whether some pair has a yield force (else the plastic return map has nothing to do). */
+PetscErrorCode ContactPairTableCreate(const Material *materials, int n, PairParams **table, PetscBool *yields);
 
 /* One step's lookup: solver bodies [0, nb) are bodies (material from body_material), then walls. */
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
   PetscInt          nb;
   const Wall       *walls;
   double            h, v_recover, overlap_tolerance; /* the step's, for contact_law_terms */
+  PetscBool         yields; /* some pair of the table has a yield force */
 } ContactPairs;
 
 /* The pair of contact c (not a joint block: its bodies need not have materials). A has the smaller

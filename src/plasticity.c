@@ -4,6 +4,7 @@
 void PlasticityUpdate(const CCPProblem *P, const ContactPairs *cp)
 {
   const double h = cp->h;
+  if (!cp->yields) return; /* no pass over the contacts for nothing */
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     Contact *c = &P->contact[i];
     if (c->box) continue;

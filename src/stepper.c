@@ -116,7 +116,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation **s
   sim->last.converged     = PETSC_TRUE;
   sim->last.keep_impulses = PETSC_TRUE;
   PetscCall(JointsCreate(&sim->sc, &sim->joints));
-  PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &sim->ccp_pairs));
+  PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &sim->ccp_pairs, &sim->ccp_pairs_yield));
   if (sim->sc.contact_model == CONTACT_MODEL_PENALTY) { /* history records instead of impulses */
     PetscCall(ImpulseMemorySetWidth(&sim->previous, PENALTY_HISTORY_WIDTH));
     PetscCall(PenaltyContextSetUp(&sim->penalty, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
@@ -719,7 +719,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   } else {
     SolverBodies sb = {.sim = sim, .nb = nb, .h = h};
     ContactPairs cp = {.table = sim->ccp_pairs, .n_materials = sim->sc.n_materials, .body_material = sim->bodies.material, .nb = nb, .walls = sim->walls,
-                       .h = h, .v_recover = sim->sc.max_recovery_speed, .overlap_tolerance = sim->sc.overlap_tolerance};
+                       .h = h, .v_recover = sim->sc.max_recovery_speed, .overlap_tolerance = sim->sc.overlap_tolerance, .yields = sim->ccp_pairs_yield};
     P = (CCPProblem){.nbodies = nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
                      .body = solver_body_at, .body_ctx = &sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c, .gamma = sim->contacts.gamma,
                      .terms_fn = contact_pairs_terms, .terms_ctx = &cp}; /* terms at packing: GUIDE step 3's stabilization, compliance, cohesion, yield */

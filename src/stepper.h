@@ -33,6 +33,7 @@ typedef struct {
   double      neighbour_skin; /* -neighbour_skin (m) */
   CCPSolver   solver;
   PairParams *ccp_pairs;      /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
+  PetscBool   ccp_pairs_yield; /* some pair has a yield force */
   Joints      joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   /* distributed run (more than one rank): */
   PetscMPIInt    size;          /* ranks */

@@ -180,7 +180,9 @@ static PetscErrorCode test_hand_built(void)
 
   CHECK(cs.n == ne, "hand-built scene: %d contacts, expected %d", (int)cs.n, ne);
   PairParams *table;
-  PetscCall(ContactPairTableCreate(materials, 2, &table));
+  PetscBool   yields;
+  PetscCall(ContactPairTableCreate(materials, 2, &table, &yields));
+  CHECK(!yields, "pair table: no material yields, the table says some pair does");
   const ContactPairs cp = {.table = table, .n_materials = 2, .body_material = s.material, .nb = nb, .walls = walls, .h = STEP_H};
   for (PetscInt i = 0; i < cs.n && cs.n == ne; i++) check_contact(&cs, &cp, i, &e[i]);
   PetscCall(PetscFree(table));

@@ -139,6 +139,7 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
     point_offsets(&pts[k], ref_a, ref_b, c->ra, c->rb);
     c->phi = pts[k].phi;
     contact_finish(c, a, b, pp);
+    contact_set_warm_last(cs);
   }
 }
 

@@ -213,6 +213,30 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode ContactSetWarmBegin(ContactSet *cur, const ImpulseMemory *prev, double scale)
+{
+  PetscFunctionBegin;
+  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
+  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmBegin needs a memory of CCP records (width %d), not of width %" PetscInt_FMT, CCP_RECORD_WIDTH, prev->width);
+  PetscCheck(!cur->no_impulses, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmBegin needs a contact set with impulses");
+  cur->warm = (ContactWarmCursor){.prev = prev, .scale = scale};
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContactSetWarmEnd(ContactSet *cur, PetscInt *matched)
+{
+  ContactWarmCursor w = cur->warm;
+
+  PetscFunctionBegin;
+  PetscCheck(w.prev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmEnd without ContactSetWarmBegin");
+  cur->warm.prev = NULL;
+  /* the pairs of prev's keys the merge passed were compared on the way; the rest here */
+  PetscCheck(!cur->unsorted && !w.disorder && contact_keys_sorted(w.prev->key + w.j, w.prev->n - w.j), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
+  if (matched) *matched = w.matched;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m)
 {
   PetscFunctionBegin;

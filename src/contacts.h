@@ -93,6 +93,31 @@ static inline int contact_key_compare(const ContactKey *a, const ContactKey *b)
   return 0;
 }
 
+/* The per-contact records of one step by key, sorted by key: what the next step starts from and
+ * what checkpoints and migration carry. A record is `width` doubles: the CCP's impulses and plastic
+ * displacement (CCP_RECORD_WIDTH, what the next step starts from: 80 bytes per contact with the key) or
+ * the penalty model's friction history (PENALTY_HISTORY_WIDTH, src/penalty_history.h). One type,
+ * so routing (decomp/impulse_routing.c) and checkpoints (io/checkpoint.c) serve both models. */
+typedef struct {
+  PetscInt    n, capacity;
+  PetscInt    width;     /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
+  ContactKey *key;
+  double     *gamma;     /* width per contact */
+  ScratchPool *pool;     /* NULL: key and gamma are arrays of their own; else both in slot `slot` of pool (ImpulseMemoryUsePool) */
+  int          slot;
+} ImpulseMemory;
+
+/* A warm start taken while detection appends the contacts in key order (ContactSetWarmBegin,
+ * contact_set_warm_last, ContactSetWarmEnd), instead of ContactSetWarmStart's pass after it: the
+ * record just written is in cache, and the merge needs no pass of its own over the keys. */
+typedef struct {
+  const ImpulseMemory *prev;     /* NULL: none under way */
+  double               scale;
+  PetscInt             j;        /* the merge's place in prev */
+  PetscInt             matched;
+  PetscBool            disorder; /* prev's keys were found out of order on the way */
+} ContactWarmCursor;
+
 typedef struct {
   PetscInt    n, capacity;
   Contact    *c;
@@ -104,6 +129,7 @@ typedef struct {
   PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
                             its contacts hold only n, phi, rb, a, b, the first cache line
                             (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
+  ContactWarmCursor warm;  /* a warm start under way during the appends (ContactSetWarmBegin) */
 } ContactSet;
 
 static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }
@@ -130,6 +156,30 @@ static inline Contact *contact_set_append_keyed(ContactSet *cs)
   }
   return &cs->c[cs->n++];
 }
+/* The last appended contact, now complete (its dof known), takes its warm start from the one under
+ * way, if any (ContactSetWarmBegin): the impulses remembered for its key times the scale, its
+ * plastic displacement (else the append's zeros stay). As ContactSetWarmStart, bit for bit. */
+static inline void contact_set_warm_last(ContactSet *cs)
+{
+  ContactWarmCursor   *w = &cs->warm;
+  const ImpulseMemory *m = w->prev;
+  const ContactKey    *k = &cs->key[cs->n - 1];
+  int                  cmp = 1;
+
+  if (!m) return;
+  for (; w->j < m->n && (cmp = contact_key_compare(&m->key[w->j], k)) < 0; w->j++)
+    if (w->j + 1 < m->n && contact_key_compare(&m->key[w->j], &m->key[w->j + 1]) > 0) w->disorder = PETSC_TRUE;
+  if (w->j < m->n && cmp == 0) {
+    const double *gp  = m->gamma + (size_t)CCP_RECORD_WIDTH * w->j;
+    Contact      *c   = &cs->c[cs->n - 1];
+    double       *g   = contact_gamma(cs, cs->n - 1);
+    const int     dof = contact_dof(c);
+    for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = d < dof ? w->scale * gp[d] : 0.0;
+    c->plastic = gp[CCP_RECORD_PLASTIC];
+    w->matched++;
+  }
+}
+
 /* ContactSetAppendSlot without the room check, inline: for a detection loop that reserved room for
  * every contact it can give (one call per contact costs as much as the contact's geometry). */
 static inline Contact *contact_set_append_reserved(ContactSet *cs, const ContactKey *k)
@@ -141,19 +191,6 @@ void           ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
 
-/* The per-contact records of one step by key, sorted by key: what the next step starts from and
- * what checkpoints and migration carry. A record is `width` doubles: the CCP's impulses and plastic
- * displacement (CCP_RECORD_WIDTH, what the next step starts from: 80 bytes per contact with the key) or
- * the penalty model's friction history (PENALTY_HISTORY_WIDTH, src/penalty_history.h). One type,
- * so routing (decomp/impulse_routing.c) and checkpoints (io/checkpoint.c) serve both models. */
-typedef struct {
-  PetscInt    n, capacity;
-  PetscInt    width;     /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
-  ContactKey *key;
-  double     *gamma;     /* width per contact */
-  ScratchPool *pool;     /* NULL: key and gamma are arrays of their own; else both in slot `slot` of pool (ImpulseMemoryUsePool) */
-  int          slot;
-} ImpulseMemory;
 
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
@@ -204,4 +241,10 @@ PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *pr
  * `scale` in [0, 1], and the plastic displacement (unscaled: it is state, not a guess). cur must
  * be sorted by key. Returns how many matched. */
 PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, double scale, PetscInt *matched);
+/* The same warm start taken during the appends of a detection that appends in key order (each
+ * complete contact calls contact_set_warm_last): Begin before it (prev and scale as above; prev
+ * must stay as it is until End), End after it, which checks both key orders and returns how many
+ * matched. Contacts appended otherwise (joints, then a sort) need ContactSetWarmStart instead. */
+PetscErrorCode ContactSetWarmBegin(ContactSet *cur, const ImpulseMemory *prev, double scale);
+PetscErrorCode ContactSetWarmEnd(ContactSet *cur, PetscInt *matched);
 #endif

@@ -667,7 +667,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   CCPProblem        P;
   CCPSolveStats     ss;
   StepStats        *st = &sim->last;
-  PetscInt          matched, removed = 0, gremoved = 0, nb;
+  PetscInt          matched = 0, removed = 0, gremoved = 0, nb;
   PetscInt64        bytes = sim->bytes_carry; /* sent by this rank (from the last step's deferred migration on) */
   const int64_t     next_id = sim->next_id; /* moves on (alike on every rank) when bodies are emitted */
   double            t0, t1, t2, t3, tcomm = 0;
@@ -694,6 +694,11 @@ PetscErrorCode SimulationStep(Simulation *sim)
   cset.materials = sim->sc.materials;
   cset.walls     = sim->walls;
   cset.nwalls    = sim->sc.n_walls;
+  /* CCP: the warm start taken as detection appends the contacts (in key order); joints, appended
+   * after it and sorted in, take it in a pass of its own */
+  const PetscBool warm_appending = (PetscBool)(!penalty && !sim->joints.n);
+  const double    warm_scale     = sim->warm_start_scale * (st->keep_impulses ? 1.0 : sim->warm_start_decay);
+  if (warm_appending) PetscCall(ContactSetWarmBegin(&sim->contacts, &sim->previous, warm_scale));
   if (penalty) PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts));
   else if (sim->neighbour_skin > 0) PetscCall(CollisionDetectListed(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &sim->contacts)); /* the same contacts, bit for bit */
   else PetscCall(CollisionDetect(&cset, &sim->bodies, nb, &sim->bp, &sim->contacts));
@@ -701,7 +706,8 @@ PetscErrorCode SimulationStep(Simulation *sim)
   if (!penalty) { /* the memory is dead until ImpulseMemoryStore refills it, in the slot of the solver's
                      packed blocks, which are dead from then until the next solve: the two never add up */
     ScratchPool *pool;
-    PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, sim->warm_start_scale * (st->keep_impulses ? 1.0 : sim->warm_start_decay), &matched));
+    if (warm_appending) PetscCall(ContactSetWarmEnd(&sim->contacts, &matched));
+    else PetscCall(ContactSetWarmStart(&sim->contacts, &sim->previous, warm_scale, &matched));
     PetscCall(ImpulseMemoryRelease(&sim->previous));
     PetscCall(CCPSolverScratch(sim->solver, &pool));
     PetscCall(ImpulseMemoryUsePool(&sim->previous, pool, SCRATCH_PACKED_BLOCKS)); /* every step: a restart's memory comes as arrays of its own */

@@ -30,6 +30,33 @@ static PetscErrorCode append_marked(ContactSet *cs, int64_t ida, int64_t idb, in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Append as detection does with a warm start under way: the contact (zero impulses), then its
+ * warm start (contact_set_warm_last). */
+static PetscErrorCode append_warm(ContactSet *cs, int64_t ida, int64_t idb, int32_t sub, int dof, double m)
+{
+  Contact    c = {0};
+  ContactKey k = {ida, idb, sub};
+  PetscFunctionBegin;
+  c.rho = dof == 6 ? 0.01 : 0;
+  c.phi = m;
+  PetscCall(ContactSetAppend(cs, &c, &k, NULL));
+  contact_set_warm_last(cs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The six contacts of the warm-start checks below: appended by `append`, in key order. */
+static PetscErrorCode append_six(ContactSet *cs, PetscErrorCode (*append)(ContactSet *, int64_t, int64_t, int32_t, int, double))
+{
+  PetscFunctionBegin;
+  PetscCall(append(cs, -2, 3, 1, 6, 20)); /* matches marker 8 */
+  PetscCall(append(cs, -1, 3, 0, 3, 21)); /* matches marker 2, now 3-dof */
+  PetscCall(append(cs, -1, 4, 0, 3, 22)); /* new */
+  PetscCall(append(cs, 2, 7, 0, 3, 23));  /* matches marker 4 */
+  PetscCall(append(cs, 5, 9, 1, 3, 24));  /* new (prev had sub 2) */
+  PetscCall(append(cs, 5, 10, 1, 3, 25)); /* matches marker 1 */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static int has_marker(const ContactSet *cs, PetscInt i, double m)
 {
   int ok = cs->c[i].phi == m && cs->c[i].a == (int32_t)(10 * m);
@@ -86,12 +113,7 @@ int main(int argc, char **argv)
 
   /* warm start: prev = a (sorted). cur has 4 keys of a, 2 new ones, and one 3-dof contact on a
    * key that was 6-dof before */
-  PetscCall(append_marked(&b, -2, 3, 1, 6, 20)); /* matches marker 8 */
-  PetscCall(append_marked(&b, -1, 3, 0, 3, 21)); /* matches marker 2, now 3-dof */
-  PetscCall(append_marked(&b, -1, 4, 0, 3, 22)); /* new */
-  PetscCall(append_marked(&b, 2, 7, 0, 3, 23));  /* matches marker 4 */
-  PetscCall(append_marked(&b, 5, 9, 1, 3, 24));  /* new (prev had sub 2) */
-  PetscCall(append_marked(&b, 5, 10, 1, 3, 25)); /* matches marker 1 */
+  PetscCall(append_six(&b, append_marked));
   {
     PetscInt     matched = -1;
     const double from[6] = {8, 2, -1, 4, -1, 1}; /* marker of the matching previous contact, -1: none */
@@ -104,6 +126,35 @@ int main(int argc, char **argv)
         CHECK(contact_gamma(&b, i)[d] == want, "warm start contact %d entry %d: %g, expected %g", i, d, contact_gamma(&b, i)[d], want);
       }
     CHECK(b.c[0].phi == 20 && b.c[5].phi == 25, "warm start changed the geometry");
+  }
+  /* the same warm start taken during the appends (as detection does): the same bits, the same
+   * count; a memory whose keys are out of order is refused at the end */
+  {
+    ContactSet d;
+    PetscInt   matched = -1, same = 0;
+    PetscCall(ContactSetCreate(&d));
+    PetscCall(ContactSetWarmBegin(&d, &mem, 0.5));
+    PetscCall(append_six(&d, append_warm));
+    PetscCall(ContactSetWarmEnd(&d, &matched));
+    CHECK(matched == 4, "warm start during the appends matched %d, expected 4", (int)matched);
+    for (int i = 0; i < 6; i++) same += !memcmp(contact_gamma(&d, i), contact_gamma(&b, i), sizeof(double) * CONTACT_DOF_MAX) && d.c[i].plastic == b.c[i].plastic;
+    CHECK(same == 6, "warm start during the appends: %d of 6 contacts as ContactSetWarmStart's", (int)same);
+    {
+      PetscErrorCode   ierr;
+      const ContactKey k0 = mem.key[0];
+      mem.key[0] = mem.key[1]; /* out of order */
+      mem.key[1] = k0;
+      ContactSetClear(&d);
+      PetscCall(ContactSetWarmBegin(&d, &mem, 0.5));
+      PetscCall(append_six(&d, append_warm));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = ContactSetWarmEnd(&d, NULL);
+      PetscCall(PetscPopErrorHandler());
+      CHECK(ierr != 0, "warm start during the appends accepted a memory out of key order");
+      mem.key[1] = mem.key[0];
+      mem.key[0] = k0;
+    }
+    PetscCall(ContactSetDestroy(&d));
   }
   /* unsorted input is refused */
   {
@@ -123,7 +174,7 @@ int main(int argc, char **argv)
   CHECK(mem.n == a.n, "memory holds %d contacts, source %d", (int)mem.n, (int)a.n);
   for (PetscInt i = 0; i < mem.n && mem.n == a.n; i++)
     CHECK(mem.key[i].ida == a.key[i].ida && mem.key[i].idb == a.key[i].idb && mem.key[i].sub == a.key[i].sub && mem.gamma[CCP_RECORD_WIDTH * i + 5] == contact_gamma(&a, i)[5] && mem.gamma[CCP_RECORD_WIDTH * i + CCP_RECORD_PLASTIC] == a.c[i].plastic, "memory position %d differs", (int)i);
-  printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change), refuses unsorted, impulse memory, clear\n");
+  printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change; the same during the appends), refuses unsorted, impulse memory, clear\n");
 
   PetscCall(ContactSetDestroy(&a));
   PetscCall(ContactSetDestroy(&b));

@@ -3,12 +3,17 @@
 #include <string.h>
 #include "ccp_kernels.h"
 
+void ccp_contact_relative_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6])
+{
+  const Contact *c = &P->contact[i];
+  ccp_kernel_relative_velocity(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, u);
+}
+
 void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6])
 {
-  const Contact  *c = &P->contact[i];
   CCPContactTerms t;
   ccp_problem_terms(P, i, &t);
-  ccp_kernel_relative_velocity(c, v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, u);
+  ccp_contact_relative_velocity(P, i, v, u);
   u[0] += t.bn;
 }
 

@@ -66,6 +66,8 @@ void ccp_problem_terms(const CCPProblem *P, PetscInt i, CCPContactTerms *t);
 
 /* u = D_i^T v + b_i  (relative contact velocity plus stabilization; 6 entries, the last 3 zero for 3-dof) */
 void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6]);
+/* u = D_i^T v alone (ccp_contact_velocity without b_i: for a caller that has contact i's terms) */
+void ccp_contact_relative_velocity(const CCPProblem *P, PetscInt i, const double *v, double u[6]);
 /* v += M^-1 D_i dg  (dg has CONTACT_DOF_MAX entries, trailing ones ignored for 3-dof) */
 void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v);
 /* Diagonal block trace of D_i^T M^-1 D_i + C_i. */

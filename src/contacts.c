@@ -128,15 +128,6 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The first index from j on whose key in prev is not below k (prev sorted); *hit when it equals k. */
-static inline PetscInt memory_seek(const ImpulseMemory *prev, PetscInt j, const ContactKey *k, PetscBool *hit)
-{
-  int cmp = 1;
-  while (j < prev->n && (cmp = contact_key_compare(&prev->key[j], k)) < 0) j++;
-  *hit = (PetscBool)(j < prev->n && cmp == 0);
-  return j;
-}
-
 /* The same contacts as last step: common in a settled pile. Compared by field, not by memcmp: a
  * key's 4 bytes of padding are never written (left as they were, they made memcmp see
  * differences that are not there, and valgrind report them). */
@@ -172,7 +163,7 @@ PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *pr
   /* Merge of two sorted key lists: linear in cur->n + prev->n. */
   for (PetscInt i = 0; i < cur->n; i++) {
     PetscBool hit;
-    j        = memory_seek(prev, j, &cur->key[i], &hit);
+    j        = impulse_memory_seek(prev, j, &cur->key[i], &hit, NULL);
     match[i] = hit ? j : -1;
     nmatch += hit;
   }
@@ -192,20 +183,16 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   PetscCall(memory_check_sorted(cur, prev, same));
   /* One merge of the two sorted key lists, copying as it goes (no match array). */
   for (PetscInt i = 0; i < cur->n; i++) {
-    double   *g   = contact_gamma(cur, i);
     PetscBool hit = PETSC_TRUE;
     if (i + 8 < cur->n) /* the contacts are cold after the solve, and 128 bytes apart: fetch ahead the line of contact_dof and plastic */
       __builtin_prefetch(&cur->c[i + 8].plastic, 1);
     if (same) j = i;
-    else j = memory_seek(prev, j, &cur->key[i], &hit);
+    else j = impulse_memory_seek(prev, j, &cur->key[i], &hit, NULL);
     if (hit) {
-      const double *gp = prev->gamma + (size_t)CCP_RECORD_WIDTH * j;
-      const int     dof = contact_dof(&cur->c[i]);
-      for (int k = 0; k < CONTACT_DOF_MAX; k++) g[k] = k < dof ? scale * gp[k] : 0.0;
-      cur->c[i].plastic = gp[CCP_RECORD_PLASTIC];
+      contact_set_warm_copy(cur, i, prev->gamma + (size_t)CCP_RECORD_WIDTH * j, scale);
       nmatch++;
     } else {
-      memset(g, 0, sizeof(double) * CONTACT_DOF_MAX);
+      memset(contact_gamma(cur, i), 0, sizeof(double) * CONTACT_DOF_MAX);
       cur->c[i].plastic = 0;
     }
   }

@@ -156,26 +156,38 @@ static inline Contact *contact_set_append_keyed(ContactSet *cs)
   }
   return &cs->c[cs->n++];
 }
+/* The first index from j on whose key in m is not below k (m sorted); *hit when it equals k.
+ * disorder (may be NULL) is set when two keys the seek passes are out of order. */
+static inline PetscInt impulse_memory_seek(const ImpulseMemory *m, PetscInt j, const ContactKey *k, PetscBool *hit, PetscBool *disorder)
+{
+  int cmp = 1;
+  for (; j < m->n && (cmp = contact_key_compare(&m->key[j], k)) < 0; j++)
+    if (disorder && j + 1 < m->n && contact_key_compare(&m->key[j], &m->key[j + 1]) > 0) *disorder = PETSC_TRUE;
+  *hit = (PetscBool)(j < m->n && cmp == 0);
+  return j;
+}
+
+/* Contact i's warm start: its impulses from record gp (width CCP_RECORD_WIDTH) times scale, the
+ * torque entries of a 3-dof contact 0, and its plastic displacement (unscaled: it is state). */
+static inline void contact_set_warm_copy(ContactSet *cs, PetscInt i, const double *gp, double scale)
+{
+  double   *g   = contact_gamma(cs, i);
+  const int dof = contact_dof(&cs->c[i]);
+  for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = d < dof ? scale * gp[d] : 0.0;
+  cs->c[i].plastic = gp[CCP_RECORD_PLASTIC];
+}
+
 /* The last appended contact, now complete (its dof known), takes its warm start from the one under
- * way, if any (ContactSetWarmBegin): the impulses remembered for its key times the scale, its
- * plastic displacement (else the append's zeros stay). As ContactSetWarmStart, bit for bit. */
+ * way, if any (ContactSetWarmBegin); else the append's zeros stay. As ContactSetWarmStart, bit for bit. */
 static inline void contact_set_warm_last(ContactSet *cs)
 {
-  ContactWarmCursor   *w = &cs->warm;
-  const ImpulseMemory *m = w->prev;
-  const ContactKey    *k = &cs->key[cs->n - 1];
-  int                  cmp = 1;
+  ContactWarmCursor *w = &cs->warm;
+  PetscBool          hit;
 
-  if (!m) return;
-  for (; w->j < m->n && (cmp = contact_key_compare(&m->key[w->j], k)) < 0; w->j++)
-    if (w->j + 1 < m->n && contact_key_compare(&m->key[w->j], &m->key[w->j + 1]) > 0) w->disorder = PETSC_TRUE;
-  if (w->j < m->n && cmp == 0) {
-    const double *gp  = m->gamma + (size_t)CCP_RECORD_WIDTH * w->j;
-    Contact      *c   = &cs->c[cs->n - 1];
-    double       *g   = contact_gamma(cs, cs->n - 1);
-    const int     dof = contact_dof(c);
-    for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = d < dof ? w->scale * gp[d] : 0.0;
-    c->plastic = gp[CCP_RECORD_PLASTIC];
+  if (!w->prev) return;
+  w->j = impulse_memory_seek(w->prev, w->j, &cs->key[cs->n - 1], &hit, &w->disorder);
+  if (hit) {
+    contact_set_warm_copy(cs, cs->n - 1, w->prev->gamma + (size_t)CCP_RECORD_WIDTH * w->j, w->scale);
     w->matched++;
   }
 }

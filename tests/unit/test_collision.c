@@ -192,6 +192,10 @@ static PetscErrorCode test_hand_built(void)
   /* detection is repeatable on reused buffers */
   PetscCall(CollisionDetect(&set, &s, nb, &bp, &cs));
   CHECK(cs.n == ne, "second detection: %d contacts, expected %d", (int)cs.n, ne);
+  /* detection's arrays in the grid's and the pairs' slots only (scratch_pool.h): the solver's
+   * other vectors' slots, all a Jacobi or Gauss-Seidel solve leaves empty, stay so */
+  for (int k = SCRATCH_BP_PAIRS + 1; k < SCRATCH_SLOTS; k++)
+    CHECK(ScratchPoolBytes(BroadphaseScratch(&bp), k) == 0, "detection took scratch slot %d (%zu bytes): only slots 0-2 are its", k, ScratchPoolBytes(BroadphaseScratch(&bp), k));
   PetscCall(ContactSetDestroy(&cs));
   PetscCall(BroadphaseDestroy(&bp));
   PetscCall(BodyStoreDestroy(&s));

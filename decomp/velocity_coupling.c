@@ -147,6 +147,8 @@ static PetscErrorCode Reduce(void *ctx, double *x, int n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscInt Owned(void *ctx) { return ((VelocityCoupling)ctx)->n_owned; }
+
 PetscErrorCode VelocityCouplingGetHooks(VelocityCoupling vc, CCPCoupling *hooks)
 {
   PetscFunctionBegin;
@@ -154,6 +156,7 @@ PetscErrorCode VelocityCouplingGetHooks(VelocityCoupling vc, CCPCoupling *hooks)
   hooks->mark   = Mark;
   hooks->sum    = Sum;
   hooks->reduce = Reduce;
+  hooks->owned  = Owned;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

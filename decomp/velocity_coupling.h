@@ -10,6 +10,9 @@
  *     6 doubles a body, the layout of a ghosted block vector of block size 6);
  *   forward scatter: the owners' velocities copied to the ghosts (PetscSF broadcast);
  *   one Allreduce of the method's scalars (APGD's step and restart tests, the GUIDE residual).
+ * (APGD sums impulses in a body accumulator the same way, and every rank then makes the velocities
+ * of its owned bodies and ghosts from them, the same numbers on every copy; its sums over bodies
+ * count the owned ones only: the hooks' `owned`.)
  * The iterates are then those of the 1-rank method on the union of the contacts, up to the order
  * of floating-point sums: the iteration count does not grow with the rank count and no damping
  * or mass splitting is needed.

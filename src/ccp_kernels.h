@@ -67,19 +67,27 @@ static inline void ccp_kernel_clamp(const RowBox *restrict box, double *restrict
   for (int k = 0; k < 6; k++) g[k] = g[k] < box->lo[k] ? box->lo[k] : (g[k] > box->hi[k] ? box->hi[k] : g[k]);
 }
 
-/* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
-static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, const double *restrict dg, double *restrict va, double *restrict vb)
+/* The impulse D_c dg on B: force F and torque T (A gets -F, -T), in the world frame. */
+static inline void ccp_kernel_force_torque(const Contact *restrict c, const double *restrict dg, double F[3], double T[3])
 {
-  double F[3], T[3] = {0, 0, 0}, m[3], dw[3], eu[3], ew[3];
+  double eu[3], ew[3];
   contact_frame(c, eu, ew);
   F[0] = dg[0] * c->n[0] + dg[1] * eu[0] + dg[2] * ew[0];
   F[1] = dg[0] * c->n[1] + dg[1] * eu[1] + dg[2] * ew[1];
   F[2] = dg[0] * c->n[2] + dg[1] * eu[2] + dg[2] * ew[2];
+  T[0] = T[1] = T[2] = 0;
   if (contact_dof(c) == 6) {
     T[0] = dg[3] * c->n[0] + dg[4] * eu[0] + dg[5] * ew[0];
     T[1] = dg[3] * c->n[1] + dg[4] * eu[1] + dg[5] * ew[1];
     T[2] = dg[3] * c->n[2] + dg[4] * eu[2] + dg[5] * ew[2];
   }
+}
+
+/* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
+static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, const double *restrict dg, double *restrict va, double *restrict vb)
+{
+  double F[3], T[3], m[3], dw[3];
+  ccp_kernel_force_torque(c, dg, F, T);
   v3_axpy(vb, imb, F);
   v3_cross(m, c->rb, F);
   v3_add(m, m, T);
@@ -90,6 +98,28 @@ static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const
   v3_add(m, m, T);
   sym_vec(dw, Ia, m);
   v3_sub(va + 3, va + 3, dw);
+}
+
+/* pa -= A's part of D_c dg (force, moment about A's centre), pb += B's: impulses, no M^-1. */
+static inline void ccp_kernel_impulse(const Contact *restrict c, const double *restrict dg, double *restrict pa, double *restrict pb)
+{
+  double F[3], T[3], m[3];
+  ccp_kernel_force_torque(c, dg, F, T);
+  v3_add(pb, pb, F);
+  v3_cross(m, c->rb, F);
+  v3_add(m, m, T);
+  v3_add(pb + 3, pb + 3, m);
+  v3_sub(pa, pa, F);
+  v3_cross(m, c->ra, F);
+  v3_add(m, m, T);
+  v3_sub(pa + 3, pa + 3, m);
+}
+
+/* d^T C_c d: the compliance's part of d^T N d (terms t; C as in ccp_kernel_gradient). */
+static inline double ccp_kernel_compliance_dot(const Contact *c, const CCPContactTerms *t, const double d[6])
+{
+  const double f = t->c_lin * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  return contact_dof(c) == 6 ? f + contact_c_rot(c, t->c_lin) * (d[3] * d[3] + d[4] * d[4] + d[5] * d[5]) : f;
 }
 
 /* Whether g (cohesion already shifted out) lies in the cone with these coefficients. A copy of

@@ -24,7 +24,7 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
 }
 
 /* grow for the body records, on a cache line (release with MemoryFreeAligned): a 160-byte record
- * then spans 3 lines, not 4, and its velocity quad lies within 32 bytes. */
+ * then spans 3 lines, not 4, and its velocity quad lies within 32 bytes (ccp_pack.h). */
 static PetscErrorCode grow_aligned(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
@@ -70,7 +70,7 @@ static PetscErrorCode SortContacts(CCPPacked *pk, const CCPProblem *P, PetscInt 
 
 static int immovable(const CCPPacked *pk, int32_t j)
 {
-  const CCPBody *B = &pk->body[j];
+  const CCPBodyMass *B = ccp_body_mass(pk, j);
   return B->im == 0 && B->I[0] == 0 && B->I[1] == 0 && B->I[2] == 0 && B->I[3] == 0 && B->I[4] == 0 && B->I[5] == 0;
 }
 
@@ -169,18 +169,20 @@ static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
   }
 }
 
-/* The bodies' records from P's body source (before the layout: its conflict test reads them). */
-static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P)
+/* The bodies' records of `slots` velocity slots from P's body source (before the layout: its
+ * conflict test reads them). */
+static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P, int slots)
 {
   const PetscInt nb = P->nbodies;
 
   PetscFunctionBegin;
-  PetscCheck((size_t)nb + 1 <= UINT32_MAX / sizeof(CCPBody), PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / sizeof(CCPBody)) - 1);
-  PetscCall(grow_aligned((void **)&pk->body, &pk->body_cap, (size_t)nb + 1, sizeof(CCPBody)));
+  pk->body_bytes = CCP_BODY_BYTES(slots);
+  PetscCheck((size_t)nb + 1 <= UINT32_MAX / pk->body_bytes, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / pk->body_bytes) - 1);
+  PetscCall(grow_aligned((void **)&pk->body, &pk->body_cap, ((size_t)nb + 1) * pk->body_bytes, 1));
   for (PetscInt i = 0; i <= nb; i++) {
-    CCPBody *B = &pk->body[i];
-    PetscCall(PetscMemzero(B, sizeof(*B)));
-    if (i < nb) ccp_problem_body(P, i, &B->im, B->I, B->v); /* nb: the padding lanes' dummy, immovable, at rest */
+    CCPBodyMass *B = ccp_body_mass(pk, i);
+    PetscCall(PetscMemzero(ccp_body_record(pk, i), pk->body_bytes));
+    if (i < nb) ccp_problem_body(P, i, &B->im, B->I, ccp_body_velocity(pk, i, CCP_SLOT_V)); /* nb: the padding lanes' dummy, immovable, at rest */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -213,14 +215,14 @@ PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free)
+PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free, int slots)
 {
   const PetscInt nb = P->nbodies, nc = P->ncontacts;
 
   PetscFunctionBegin;
   pk->nc      = nc;
   pk->nbodies = nb;
-  PetscCall(PackBodies(pk, P));
+  PetscCall(PackBodies(pk, P, slots));
   PetscCall(grow((void **)&pk->sorted, &pk->sorted_cap, (size_t)nc, sizeof(PetscInt)));
   PetscCall(SortContacts(pk, P, pk->sorted));
   PetscCall(LayoutAll(pk, P, conflict_free));
@@ -251,7 +253,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       if (slot + PACK_AHEAD < nblk * CCP_LANES) prefetch_contact(P, pk->perm[slot + PACK_AHEAD]);
       pack_gamma_lane(pk, P, slot, pk->g[0]);
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
-        K->a[l] = K->b[l] = (uint32_t)(nb * sizeof(CCPBody));
+        K->a[l] = K->b[l] = (uint32_t)(nb * pk->body_bytes);
         K->eta[l] = 1;
         if (!pk->all3) K->ell[l] = K->il[l] = 1;
         K->cap[l] = INFINITY;
@@ -260,7 +262,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       const PetscInt  i = pk->perm[slot];
       const Contact  *c = &P->contact[i];
       const size_t    a = (size_t)c->a, b = (size_t)c->b;
-      const CCPBody  *A = &pk->body[a], *B = &pk->body[b];
+      const CCPBodyMass *A = ccp_body_mass(pk, (PetscInt)a), *B = ccp_body_mass(pk, (PetscInt)b);
       const int       dof = contact_dof(c), six = dof == 6;
       CCPMetric       m;
       CCPContactTerms t;
@@ -277,8 +279,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         K->us[l] = us;
         K->wt[l] = w[v3_tangent_axis(c->n)];
       }
-      K->a[l] = (uint32_t)(a * sizeof(CCPBody));
-      K->b[l] = (uint32_t)(b * sizeof(CCPBody));
+      K->a[l] = (uint32_t)(a * pk->body_bytes);
+      K->b[l] = (uint32_t)(b * pk->body_bytes);
       for (int k = 0; k < 3; k++) {
         K->n[k][l]  = c->n[k];
         K->ra[k][l] = c->ra[k];
@@ -322,8 +324,29 @@ void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
   }
 }
 
-/* The bodies' velocity field as the coupling sees it: body i's 6 values at v + stride i. */
-#define PACKED_STRIDE (sizeof(CCPBody) / sizeof(double))
+/* The bodies' velocity slot `slot` as the coupling sees it: body i's 6 values at v + stride i. */
+static double *slot_field(const CCPPacked *pk, int slot, size_t *stride)
+{
+  *stride = pk->body_bytes / sizeof(double);
+  return ccp_body_velocity(pk, 0, slot);
+}
+
+PetscErrorCode CCPPackedMarkSlot(CCPSolver s, int slot)
+{
+  size_t        stride;
+  const double *v = slot_field(&s->pk, slot, &stride);
+  return CCPCouplingMark(s, v, stride);
+}
+
+PetscErrorCode CCPPackedSumSlot(CCPSolver s, int slot)
+{
+  size_t  stride;
+  double *v = slot_field(&s->pk, slot, &stride);
+  return CCPCouplingSum(s, v, stride);
+}
+
+PetscErrorCode CCPPackedMark(CCPSolver s) { return CCPPackedMarkSlot(s, CCP_SLOT_V); }
+PetscErrorCode CCPPackedSum(CCPSolver s) { return CCPPackedSumSlot(s, CCP_SLOT_V); }
 
 PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh)
 {
@@ -331,44 +354,21 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
 
   PetscFunctionBegin;
   if (!fresh) { /* (fresh: PackBodies wrote these very values; evaluating the bodies again costs a body source's work per body) */
-    for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, pk->body[i].v);
-    for (int k = 0; k < 6; k++) pk->body[pk->nbodies].v[k] = 0;
+    for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, ccp_body_velocity(pk, i, CCP_SLOT_V));
+    for (int k = 0; k < 6; k++) ccp_body_velocity(pk, pk->nbodies, CCP_SLOT_V)[k] = 0;
   }
-  PetscCall(CCPCouplingMark(s, pk->body[0].v, PACKED_STRIDE));
+  PetscCall(CCPPackedMark(s));
   ccp_sweep_velocity(pk, x);
-  PetscCall(CCPCouplingSum(s, pk->body[0].v, PACKED_STRIDE));
+  PetscCall(CCPPackedSum(s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static double *velocity_buffer(CCPBody *B, CCPVelocityBuffer b) { return b == CCP_VELOCITY_DV ? B->dv : B->v; }
-
-void CCPPackedCopyVelocity(CCPPacked *pk, CCPVelocityBuffer from, CCPVelocityBuffer to)
-{
-  for (PetscInt i = 0; i <= pk->nbodies; i++) {
-    CCPBody *B = &pk->body[i];
-    memcpy(velocity_buffer(B, to), velocity_buffer(B, from), sizeof(B->v));
-  }
-}
-
-PetscErrorCode CCPPackedMarkBuffer(CCPSolver s, CCPVelocityBuffer b)
-{
-  return CCPCouplingMark(s, velocity_buffer(s->pk.body, b), PACKED_STRIDE);
-}
-
-PetscErrorCode CCPPackedSumBuffer(CCPSolver s, CCPVelocityBuffer b)
-{
-  return CCPCouplingSum(s, velocity_buffer(s->pk.body, b), PACKED_STRIDE);
-}
-
-PetscErrorCode CCPPackedMark(CCPSolver s) { return CCPPackedMarkBuffer(s, CCP_VELOCITY_V); }
-PetscErrorCode CCPPackedSum(CCPSolver s) { return CCPPackedSumBuffer(s, CCP_VELOCITY_V); }
-
-PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms)
+PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, int slot, double *res_max, double *res_rms)
 {
   double r[3]; /* sum of squares, contacts, max of squares */
 
   PetscFunctionBegin;
-  ccp_sweep_residual(&s->pk, x, &r[2], &r[0]);
+  ccp_sweep_residual(&s->pk, x, slot, &r[2], &r[0]);
   r[1] = (double)s->pk.nc;
   PetscCall(CCPCouplingReduce(s, r, 3));
   *res_max = sqrt(r[2]);
@@ -383,10 +383,10 @@ PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, Pets
   PetscFunctionBegin;
   CCPPackedUnpackGamma(pk, x, P);
   PetscCall(CCPPackedVelocity(s, P, x, PETSC_FALSE));
-  PetscCall(CCPPackedResidual(s, x, &stats->res_max, &stats->res_rms));
+  PetscCall(CCPPackedResidual(s, x, CCP_SLOT_V, &stats->res_max, &stats->res_rms));
   PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
   for (PetscInt i = 0; i < pk->nbodies; i++)
-    for (int k = 0; k < 6; k++) P->vel[6 * i + k] = pk->body[i].v[k];
+    for (int k = 0; k < 6; k++) P->vel[6 * i + k] = ccp_body_velocity(pk, i, CCP_SLOT_V)[k];
   stats->iterations = iterations;
   stats->converged  = (PetscBool)(stats->res_max <= s->tol);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -402,14 +402,14 @@ PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_s
   PetscInt      it;
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel));
+  PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel, CCP_SLOTS_SWEEP));
   pk->simd      = s->simd;
   double *gamma = pk->g[0], *best = pk->g[1];
   PetscCall(CCPPackedVelocity(s, P, gamma, PETSC_TRUE));
   for (it = 0;; it++) {
     if (check || it == s->max_it) {
       double res_max, res_rms;
-      PetscCall(CCPPackedResidual(s, gamma, &res_max, &res_rms));
+      PetscCall(CCPPackedResidual(s, gamma, CCP_SLOT_V, &res_max, &res_rms));
       state = ccp_checkpoint_decide(res_max, tol, (PetscBool)(it == s->max_it), &best_res, &improved);
       if (improved) PetscCall(PetscArraycpy(best, gamma, ccp_packed_len(pk)));
       if (it == 0) res_start = best_res;

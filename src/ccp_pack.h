@@ -16,7 +16,7 @@
  * rows read no velocity), so its torque impulses stay exactly 0.
  * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
  * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
- * hold only zeros; this halves the solvers' vectors, 6 or 7 of them for APGD, and their traffic).
+ * hold only zeros; this halves the solvers' vectors, 2 or 3 of them, and their traffic).
  * Everything stays double: the validation tests resolve velocities to 1e-10 m/s.
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
@@ -46,7 +46,7 @@
  * bytes less per contact in memory and in every sweep's traffic, for about 20 vector operations
  * per block visit. A joint block's frame is its own: in CCPRowBlock. */
 typedef struct {
-  uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times sizeof(CCPBody): no multiply per use) */
+  uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
   double  n[3][CCP_LANES];
   double  us[CCP_LANES], wt[CCP_LANES]; /* the tangents (above): u = us (e_k x n), w = n x u but w_k = wt */
   double  ra[3][CCP_LANES], rb[3][CCP_LANES];
@@ -70,16 +70,24 @@ typedef struct {
   double u[3][CCP_LANES], w[3][CCP_LANES];
 } CCPRowBlock;
 
-/* One solver body: 160 bytes, aligned to 32. dv is the Jacobi increment, and APGD's second
- * velocity buffer (CCPVelocityBuffer). im, I and pad are two
- * aligned quads (offsets 96 and 128): the sweeps load them for 4 bodies by 2 transposes. */
+/* One solver body's record: `slots` velocity buffers of 6 (world linear, angular), then its
+ * inverse mass and inertia as two aligned quads (im, I[0..2]), (I[3..5], pad), which the sweeps
+ * load for 4 bodies by 2 transposes. Slot CCP_SLOT_V holds the velocity, CCP_SLOT_DV the
+ * accumulator of a pass's changes (zero between passes); APGD's records have two more slots
+ * (ccp_apgd.c: the velocities of its last two iterates and of the next rotate among V and
+ * these). 160 bytes with 2 slots (Jacobi, Gauss-Seidel), 256 with 4 (APGD); records of an array
+ * on a cache line start at 0 or 32 in a line, and the velocity slots of either kind span 3 lines
+ * (the sweeps' prefetch). */
 typedef struct {
-  double v[6], dv[6];
   double im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
   double pad;
-} CCPBody;
-_Static_assert(offsetof(CCPBody, im) == 12 * sizeof(double) && sizeof(CCPBody) == 20 * sizeof(double), "ccp_sweep.c loads im..pad as 2 quads");
-_Static_assert(SCRATCH_ALIGN % 64 == 0 && sizeof(CCPBody) % 32 == 0, "records on a line-aligned array start at 0 or 32 in a line: 3 lines each (ccp_sweep.c's prefetch)");
+} CCPBodyMass;
+enum { CCP_SLOT_V = 0, CCP_SLOT_DV = 1, CCP_SLOTS_SWEEP = 2, CCP_SLOTS_APGD = 4 };
+#define CCP_SLOT_BYTES           (6 * sizeof(double))
+#define CCP_BODY_BYTES(slots)    ((slots) * CCP_SLOT_BYTES + sizeof(CCPBodyMass))
+#define CCP_BODY_MASS_AT(slots)  ((slots) * CCP_SLOT_BYTES) /* the mass quads' byte offset in a record */
+_Static_assert(sizeof(CCPBodyMass) == 64 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 160 && CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256, "ccp_sweep.c loads the mass as 2 quads, records 3 lines of velocities");
+_Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 32 == 0, "records on a line-aligned array start at 0 or 32 in a line, the mass quads aligned");
 
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
@@ -92,22 +100,20 @@ typedef struct {
   PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t    rows_cap;
-  CCPBody  *body;              /* nbodies + 1, on a cache line (MemoryAllocAligned) */
+  char     *body;              /* nbodies + 1 records of body_bytes, on a cache line (MemoryAllocAligned) */
+  size_t    body_bytes;        /* CCP_BODY_BYTES(slots) of the build */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
-  size_t    body_cap, perm_cap;
+  size_t    body_cap, perm_cap;  /* body_cap in bytes */
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
   double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
   ScratchPool vectors;         /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory borrow them (CCPSolverScratch) */
 } CCPPacked;
 
-/* Which of the bodies' two velocity buffers a pass reads or adds to: APGD's fused pass
- * (ccp_apgd.c) reads the current velocity from one and builds the next iterate's in the other. */
-typedef enum {
-  CCP_VELOCITY_V,
-  CCP_VELOCITY_DV
-} CCPVelocityBuffer;
-static inline CCPVelocityBuffer ccp_velocity_other(CCPVelocityBuffer b) { return b == CCP_VELOCITY_V ? CCP_VELOCITY_DV : CCP_VELOCITY_V; }
+/* Body i's record, its velocity slot `slot`, its inverse mass and inertia. */
+static inline char   *ccp_body_record(const CCPPacked *pk, PetscInt i) { return pk->body + (size_t)i * pk->body_bytes; }
+static inline double *ccp_body_velocity(const CCPPacked *pk, PetscInt i, int slot) { return (double *)(ccp_body_record(pk, i) + (size_t)slot * CCP_SLOT_BYTES); }
+static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i) { return (CCPBodyMass *)(ccp_body_record(pk, i) + pk->body_bytes - sizeof(CCPBodyMass)); }
 
 /* Block q of the layout (its 6-dof fields exist only when !all3). */
 static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q) { return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes); }
@@ -120,10 +126,10 @@ static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
 }
 
 /* Build the layout of P (metrics included; every contact's terms from P and eta from the body records) and
- * pack P->gamma into pk->g[0], P's bodies (ccp_problem_body) into the body records, their free
- * velocity into v. nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for
- * Gauss-Seidel. */
-PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free);
+ * pack P->gamma into pk->g[0], P's bodies (ccp_problem_body) into body records of `slots`
+ * velocity slots (CCP_SLOTS_SWEEP or CCP_SLOTS_APGD; all 0 but the free velocity in
+ * CCP_SLOT_V). nvec: how many of pk->g to provide (>= 1); conflict_free: blocks for Gauss-Seidel. */
+PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, PetscBool conflict_free, int slots);
 /* pk->g[0, nvec) of the built layout's size (the build provides them; a method that finds out
  * after the build that it needs more asks here). Contents of the ones it adds: undefined. */
 PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec);
@@ -131,8 +137,6 @@ PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec);
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
 /* Packed multipliers x <- P->gamma (padding lanes 0): the inverse of CCPPackedUnpackGamma. */
 PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x);
-/* Every body's velocity buffer `to` <- its buffer `from` (the dummy's too). */
-void           CCPPackedCopyVelocity(CCPPacked *pk, CCPVelocityBuffer from, CCPVelocityBuffer to);
 /* The functions below run on s->pk and take part in s's coupling over ranks (ccp_solver.h), if any. */
 /* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. fresh: the
  * bodies' v are still v_free as CCPPackedBuild wrote them (right after it), so v_free is not
@@ -141,11 +145,11 @@ PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double 
 /* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
 PetscErrorCode CCPPackedMark(CCPSolver s);
 PetscErrorCode CCPPackedSum(CCPSolver s);
-/* The same around a pass that adds to the velocity buffer b. */
-PetscErrorCode CCPPackedMarkBuffer(CCPSolver s, CCPVelocityBuffer b);
-PetscErrorCode CCPPackedSumBuffer(CCPSolver s, CCPVelocityBuffer b);
-/* The GUIDE residual of x at the bodies' v over all ranks' contacts: max and RMS. */
-PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, double *res_max, double *res_rms);
+/* The same around a pass that adds to the bodies' velocity slot `slot`. */
+PetscErrorCode CCPPackedMarkSlot(CCPSolver s, int slot);
+PetscErrorCode CCPPackedSumSlot(CCPSolver s, int slot);
+/* The GUIDE residual of x at the bodies' velocities in `slot` over all ranks' contacts: max and RMS. */
+PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, int slot, double *res_max, double *res_rms);
 /* End of a packed solve (ccp_finish of ccp_kernels.h on the packed layout): P->gamma <- x,
  * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
 PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
@@ -166,30 +170,32 @@ double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambd
 /* Projected Gauss-Seidel sweep over conflict-free blocks: each block's lanes at once, their
  * changes added to v before the next block. Returns the largest |B_i^-1 change|^2. */
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega);
-/* Max and sum of squares of the GUIDE residual of x at the bodies' v. */
-void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum);
+/* Max and sum of squares of the GUIDE residual of x at the bodies' velocities in `slot`. */
+void   ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum);
 /* bodies' v += M^-1 D x (all A lanes of a block, then all B lanes, block after block) */
 void   ccp_sweep_velocity(CCPPacked *pk, const double *x);
-/* An APGD extrapolation point (ccp_apgd.c): y = xk + beta (xk - xkm1) and its gradient
- * gy = rk + beta (rk - rkm1), never stored. */
+/* An APGD step (ccp_apgd.c) from the iterate xk and the one before, xkm1, whose velocities are
+ * in the bodies' slots vk and vkm1: at y = xk + beta (xk - xkm1), whose velocity is
+ * V(y) = V(xk) + beta (V(xk) - V(xkm1)) by linearity, of length `step` in the metric B. */
 typedef struct {
-  const double *xk, *xkm1, *rk, *rkm1;
-  double        beta;
-} CCPApgdPoint;
-/* APGD scatter pass: x = Proj_B(y - step B gy) at p; velocity buffer `into` += M^-1 D (x - ref);
- * dBd += |x - y|_B^-1^2, uphill -= (x - y)^T B^-1 (x - xk); *change2 = the largest
- * |B_i^-1 (x_i - y_i)|^2. ref may be x. */
-void   ccp_sweep_apgd_scatter(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, CCPVelocityBuffer into, double *dBd, double *uphill, double *change2);
-/* APGD gather pass: r = N x + r0 at the velocity buffer `from`; dNd += (x - y)^T (r - gy) at p;
- * returns the largest squared GUIDE residual of x when `residual` (else 0: the residual's
- * projection costs about as much as the rest of the pass). */
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual);
-/* APGD gather pass and the next iteration's scatter pass in one pass over the blocks: the gather
- * as ccp_sweep_apgd_gather, then, block by block, the scatter at (x, p->xk, r, p->rk, beta_next)
- * with step_next and ref x into xnext, its velocity changes added to the other buffer (which
- * must hold a copy of `from`). The same results as the two passes, bit for bit. */
-double ccp_sweep_apgd_fused(CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual, double beta_next, double step_next,
-                            double *xnext, double *dBd, double *uphill, double *change2);
+  const double *xk, *xkm1;
+  int           vk, vkm1;
+  double        beta, step;
+} CCPApgdStep;
+/* The sums of an APGD pass over the contacts (this rank's): with d = x - y, |d|_B^-1^2, uphill =
+ * -d^T B^-1 (x - xk), d^T C d, the largest |B_i^-1 d_i|^2, and the largest squared GUIDE
+ * residual of xk when asked for (else 0). */
+typedef struct {
+  double dBd, uphill, dCd, change2, res2;
+} CCPApgdSums;
+/* APGD's pass over the contacts: x = Proj_B(y - step B (N y + r)), the gradient from V(y); the
+ * impulses D (x - y) added to the bodies' accumulators (CCP_SLOT_DV, no M^-1: the body pass
+ * applies it once per body); with `residual`, the GUIDE residual of xk at V(xk) too. */
+void   ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums);
+/* APGD's pass over the bodies after it: slot vnew <- V(y) + M^-1 p with p the accumulator, which
+ * is zeroed. Returns the sum of p^T M^-1 p over bodies [0, nowned) (so that the step test's
+ * (x - y)^T N (x - y) = that + dCd counts each body once over the ranks). */
+double ccp_sweep_apgd_bodies(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned);
 /* Which kernels run on pk: "avx2" or "generic". */
 const char *ccp_sweep_isa(const CCPPacked *pk);
 #endif

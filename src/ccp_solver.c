@@ -54,7 +54,6 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
    * (Mazhar et al.'s value). 0.95-0.97 backtracked less but left L high for longer after a spike,
    * and APGD then stalled above 1e-7 m/s on a step of test_distributed_pour (measured). */
   n->apgd_L_decay   = 0.9;
-  n->apgd_fused     = PETSC_TRUE;
   *s               = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -89,7 +88,6 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsInt("-ccp_check_interval", "Jacobi and Gauss-Seidel: sweeps between exact residual checks (each costs about half a sweep; they also keep the best iterate)", "CCPSolverSetFromOptions", s->check_interval, &s->check_interval, NULL));
   PetscCall(PetscOptionsInt("-ccp_apgd_check_interval", "APGD: iterations between exact residual checks (each costs about a third of an iteration; the best iterate is kept among the checked ones; checks also run when the step nears the tolerance)", "CCPSolverSetFromOptions", s->apgd_check_interval, &s->apgd_check_interval, NULL));
   PetscCall(PetscOptionsBool("-ccp_packed", "Run the solvers on the packed, vectorized layout (false: the reference per-contact loops: slower; the same iterates for Jacobi and APGD, another sweep order for Gauss-Seidel)", "CCPSolverSetFromOptions", s->packed, &s->packed, NULL));
-  PetscCall(PetscOptionsBool("-ccp_apgd_fused", "Packed APGD: one pass over the contacts per accepted iteration, the gather fused with the next scatter (false: two passes; the same iterates bit for bit; unset, the default: fused when some rank's packed blocks exceed 8 MB, whatever -help shows)", "CCPSolverSetFromOptions", s->apgd_fused, &s->apgd_fused, &s->apgd_fused_set));
   PetscCall(PetscOptionsBool("-ccp_release_layout", "Free the packed layout and workspace after each solve: lower peak memory (detection and solve buffers never coexist), fresh pages in every solve", "CCPSolverSetFromOptions", s->release_layout, &s->release_layout, NULL));
   PetscCall(PetscOptionsEnum("-ccp_simd", "Packed kernels: the best instantiation the CPU runs up to this one (avx512vl: AVX2+FMA code with AVX-512VL's 32 registers, also what avx512 gives here; avx2; generic: the portable build, the same iterates up to fused multiply-adds)", "CCPSolverSetFromOptions", simd4_isa_names, (PetscEnum)s->simd, (PetscEnum *)&s->simd, NULL));
   if (s->simd > SIMD4_AVX512VL) s->simd = SIMD4_AVX512VL; /* these kernels have no 8-lane instantiation */
@@ -126,7 +124,7 @@ static PetscErrorCode CCPSolverReleaseWork(CCPSolver s)
 {
   PetscFunctionBegin;
   for (int k = 0; k < 6; k++) PetscCall(PetscFree(s->work_g[k]));
-  for (int k = 0; k < 2; k++) PetscCall(PetscFree(s->work_v[k]));
+  for (int k = 0; k < 3; k++) PetscCall(PetscFree(s->work_v[k]));
   PetscCall(PetscFree3(s->ref_body[0], s->ref_body[1], s->ref_body[2]));
   PetscCall(PetscFree(s->ref_terms));
   s->ngamma_cap = s->nvel_cap = s->nbody_cap = s->nterms_cap = 0;
@@ -149,7 +147,7 @@ PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P)
   }
   if (nv > s->nvel_cap) {
     const size_t cap = nv + nv / 2;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
       PetscCall(PetscFree(s->work_v[k]));
       PetscCall(PetscMalloc1(cap, &s->work_v[k]));
     }

@@ -37,7 +37,8 @@ PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol);
  *   sum(ctx, v, stride)    after it: every copy of a shared body gets its value at the mark plus
  *                          the contributions added since by all ranks (the owner sums, in a fixed
  *                          order, then copies to the ghosts);
- *   reduce(ctx, x, n)      x[0 .. n-1) summed over ranks, x[n-1] the maximum (one Allreduce).
+ *   reduce(ctx, x, n)      x[0 .. n-1) summed over ranks, x[n-1] the maximum (one Allreduce);
+ *   owned(ctx)             the count of owned bodies (APGD sums over the bodies count each once).
  * With a coupling the solve is collective: every rank takes part in every iteration, whatever
  * its contacts, and the iterates are those of one solve of all contacts together (up to the
  * order of floating-point sums). Supported by the packed APGD and Jacobi methods.
@@ -47,6 +48,7 @@ typedef struct {
   PetscErrorCode (*mark)(void *ctx, const double *v, size_t stride);
   PetscErrorCode (*sum)(void *ctx, double *v, size_t stride);
   PetscErrorCode (*reduce)(void *ctx, double *x, int n);
+  PetscInt (*owned)(void *ctx); /* how many of the solver bodies, from the first, this rank owns (the rest: ghosts, walls) */
 } CCPCoupling;
 PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling);
 /* msg "" if s's method and options can be coupled over ranks, else what to change (for a bad-input report). */

@@ -22,13 +22,11 @@ struct _p_CCPSolver {
   double     apgd_L0;       /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
   double     apgd_L_grow;   /* APGD backtracking factor on L (> 1) */
   double     apgd_L_decay;  /* APGD factor on L after each accepted iteration (in (0, 1]) */
-  PetscBool  apgd_fused;    /* packed APGD: one pass per accepted iteration (ccp_apgd.c); else two */
-  PetscBool  apgd_fused_set; /* ... as -ccp_apgd_fused says; unset: by the layout's size (apgd_fuse) */
   CCPPacked  pk;            /* the packed layout, rebuilt by each solve (memory kept unless release_layout) */
   /* workspace of the reference loops, grown on demand (freed after each solve with release_layout) */
   size_t     ngamma_cap, nvel_cap;
   double    *work_g[6];     /* gamma-sized vectors */
-  double    *work_v[2];     /* velocity-sized vectors */
+  double    *work_v[3];     /* velocity-sized vectors */
   double    *vel_out;       /* with release_layout, the velocities of a problem without its own (CCPSolverOutputVelocity) */
   size_t     nbody_cap;
   double    *ref_body[3];   /* the reference loops' solver bodies, filled from a body source: inverse mass, inertia, free velocity */

@@ -44,7 +44,11 @@ ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS
 ALWAYS_INLINE v4d ld6(const double *p, const int six) { return six ? ld(p) : splat(0); }
 
 /* the record at byte offset off (CCPBlock's a, b) */
-ALWAYS_INLINE const CCPBody *cbody_at(const CCPBody *body, uint32_t off) { return (const CCPBody *)((const char *)body + off); }
+ALWAYS_INLINE char *body_at(char *body, uint32_t off) { return body + off; }
+/* velocity slot `slot` of a record (ccp_pack.h) */
+ALWAYS_INLINE double *slot_of(char *rec, int slot) { return (double *)(rec + (size_t)slot * CCP_SLOT_BYTES); }
+/* the Jacobi and Gauss-Seidel sweeps' records' mass quads (APGD's pass over the contacts reads none) */
+#define SWEEP_MASS_AT CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP)
 
 ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 {
@@ -53,8 +57,8 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
     for (int l = 0; l < L; l++) {
-      const CCPBody *A = cbody_at(pk->body, K->a[l]), *B = cbody_at(pk->body, K->b[l]);
-      for (int o = 0; o < 3; o++) { /* +0, +64, +128: a record starts at 0 or 32 in a line (ccp_pack.c's grow_aligned), its 3 lines */
+      const char *A = pk->body + K->a[l], *B = pk->body + K->b[l];
+      for (int o = 0; o < 3; o++) { /* +0, +64, +128: a record starts at 0 or 32 in a line (ccp_pack.c's grow_aligned); the 3 lines of its velocity slots (ccp_pack.h) */
         __builtin_prefetch((const char *)A + 64 * o, 1);
         __builtin_prefetch((const char *)B + 64 * o, 1);
       }
@@ -95,11 +99,11 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
   }
 }
 
-/* A body's inverse mass and inertia as 2 aligned quads (im, I[0..2]), (I[3..5], pad) of its record:
- * 2 loads and a transpose each for 4 records (ccp_pack.h: im right before I). */
-ALWAYS_INLINE void load_inverse_mass(const CCPBody *const B[L], v4d *im, v4d I[6])
+/* A body's inverse mass and inertia as 2 aligned quads (im, I[0..2]), (I[3..5], pad) of its record
+ * (CCPBodyMass at byte mass_at): 2 loads and a transpose each for 4 records. */
+ALWAYS_INLINE void load_inverse_mass(char *const B[L], size_t mass_at, v4d *im, v4d I[6])
 {
-  const double *p[L] = {&B[0]->im, &B[1]->im, &B[2]->im, &B[3]->im};
+  const double *p[L] = {(double *)(B[0] + mass_at), (double *)(B[1] + mass_at), (double *)(B[2] + mass_at), (double *)(B[3] + mass_at)};
   v4d           lo[4], hi[4];
   gather4(p, 0, lo);
   gather4(p, 4, hi);
@@ -150,33 +154,42 @@ ALWAYS_INLINE BlockFrame block_frame(const CCPBlock *restrict K, const CCPRowBlo
  * block_gradient_of and block_apply_of: its stores to the multipliers in between would make the
  * compiler reload and add the offsets again (it cannot tell the multipliers from the block). */
 typedef struct {
-  CCPBody *a[L], *b[L];
+  char *a[L], *b[L];
 } BlockBodies;
 
-/* (the records are written only by block_apply_of, whose callers' body is writable) */
-ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, const CCPBody *body)
+/* (the records are written only through the callers' writable body array) */
+ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, char *body)
 {
   BlockBodies r;
   for (int l = 0; l < L; l++) {
-    r.a[l] = (CCPBody *)cbody_at(body, K->a[l]);
-    r.b[l] = (CCPBody *)cbody_at(body, K->b[l]);
+    r.a[l] = body_at(body, K->a[l]);
+    r.b[l] = body_at(body, K->b[l]);
   }
   return r;
 }
 
-/* g = D^T v + b + C x for the block's lanes (torque rows only when six); R: joint rows' b[1..5];
- * v: the records' v, or their dv when from_dv (APGD's second velocity buffer) */
-ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const BlockBodies *AB, const int from_dv, const double *restrict x, v4d g[6],
-                                     const int six)
+/* The velocities in slot `slot` of the block's bodies, lane-wise: va of the A ends, vb of the B ends. */
+ALWAYS_INLINE void block_velocities(const BlockBodies *AB, int slot, v4d va[6], v4d vb[6])
 {
   const double *pa[L], *pb[L];
   for (int l = 0; l < L; l++) {
-    pa[l] = from_dv ? AB->a[l]->dv : AB->a[l]->v;
-    pb[l] = from_dv ? AB->b[l]->dv : AB->b[l]->v;
+    pa[l] = slot_of(AB->a[l], slot);
+    pb[l] = slot_of(AB->b[l], slot);
   }
-  v4d va[6] = {0}, vb[6] = {0}; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   load6(pa, va);
   load6(pb, vb);
+}
+
+/* x's rows of a block, lane-wise (0 for the rows a 3-dof layout does not store) */
+ALWAYS_INLINE void block_rows(const double *restrict x, v4d xr[6], const int six)
+{
+  for (int k = 0; k < 6; k++) xr[k] = ldrow(x, k, six);
+}
+
+/* g = D^T v + b + C x for the block's lanes at the velocities va, vb and the multipliers xr (torque
+ * rows only when six); R: joint rows' b[1..5] */
+ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const v4d va[6], const v4d vb[6], const v4d xr[6], v4d g[6], const int six)
+{
   const v4d ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
   /* B's contact point velocity relative to A's: v + omega x r */
   const v4d d0 = vb[0] - va[0] + (vb[4] * rb2 - vb[5] * rb1) - (va[4] * ra2 - va[5] * ra1);
@@ -184,24 +197,33 @@ ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlo
   const v4d d2 = vb[2] - va[2] + (vb[3] * rb1 - vb[4] * rb0) - (va[3] * ra1 - va[4] * ra0);
   const v4d n0 = F->n[0], n1 = F->n[1], n2 = F->n[2], u0 = F->u[0], u1 = F->u[1], u2 = F->u[2], w0 = F->w[0], w1 = F->w[1], w2 = F->w[2];
   const v4d clin = ld(K->clin);
-  g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * ld(x + 0 * L);
-  g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * ld(x + 1 * L);
-  g[2]           = w0 * d0 + w1 * d1 + w2 * d2 + clin * ld(x + 2 * L);
+  g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * xr[0];
+  g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * xr[1];
+  g[2]           = w0 * d0 + w1 * d1 + w2 * d2 + clin * xr[2];
   if (six) {
     const v4d rot = six == DOF6 ? splat(1) : ld(K->rot), crot = ld(K->crot); /* x 1 folds away */
     const v4d e0 = rot * (vb[3] - va[3]), e1 = rot * (vb[4] - va[4]), e2 = rot * (vb[5] - va[5]);
-    g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * ld(x + 3 * L);
-    g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * ld(x + 4 * L);
-    g[5] = w0 * e0 + w1 * e1 + w2 * e2 + crot * ld(x + 5 * L);
+    g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * xr[3];
+    g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * xr[4];
+    g[5] = w0 * e0 + w1 * e1 + w2 * e2 + crot * xr[5];
   } else g[3] = g[4] = g[5] = splat(0);
   if (R)
     for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
 }
-ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const CCPBody *restrict body, const double *restrict x, v4d g[6], const int six)
+
+/* block_gradient_at at the bodies' velocities in `slot` and the stored multipliers x */
+ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const BlockBodies *AB, int slot, const double *restrict x, v4d g[6], const int six)
+{
+  v4d va[6] = {0}, vb[6] = {0}, xr[6]; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
+  block_velocities(AB, slot, va, vb);
+  block_rows(x, xr, six);
+  block_gradient_at(K, R, F, va, vb, xr, g, six);
+}
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, int slot, const double *restrict x, v4d g[6], const int six)
 {
   const BlockBodies AB = block_bodies(K, body);
   const BlockFrame  F  = block_frame(K, R);
-  block_gradient_of(K, R, &F, &AB, 0, x, g, six);
+  block_gradient_of(K, R, &F, &AB, slot, x, g, six);
 }
 
 /* Joint rows: the clamp of each row into [lo, hi] (the projection in any diagonal metric). */
@@ -214,28 +236,54 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
   }
 }
 
-/* bodies a -= M_A^-1 (A's part of D dg), b += ...: into v (into_dv = 0) or dv (1). A's part is
- * negated and added, not subtracted: the add takes the record from memory as an operand, a
- * subtraction would need it loaded first (more instructions, cachegrind). */
-ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, const int into_dv)
+/* The impulse D dg of the block's lanes on their bodies: force F and moments m = r x F + T about
+ * each body's centre (B's; A's are the negatives: the callers negate). */
+typedef struct {
+  v4d F[3], ma[3], mb[3];
+} BlockWrench;
+
+ALWAYS_INLINE BlockWrench block_wrench(const CCPBlock *restrict K, const BlockFrame *Fr, const v4d dg[6], const int six)
 {
-  const CCPBody *A[L], *B[L];
-  for (int l = 0; l < L; l++) {
-    A[l] = AB->a[l];
-    B[l] = AB->b[l];
-  }
-  v4d ima, imb, Iak[6], Ibk[6], F[3], T[3], oa[6], ob[6];
-  load_inverse_mass(B, &imb, Ibk);
-  load_inverse_mass(A, &ima, Iak);
+  BlockWrench W;
+  v4d         T[3];
   for (int k = 0; k < 3; k++) {
     const v4d nk = Fr->n[k], uk = Fr->u[k], wk = Fr->w[k];
-    F[k]         = dg[0] * nk + dg[1] * uk + dg[2] * wk;
+    W.F[k]       = dg[0] * nk + dg[1] * uk + dg[2] * wk;
     T[k]         = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
   }
-  const v4d ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
-  /* m = r x F + T, then I m */
-  const v4d mb0 = rb1 * F[2] - rb2 * F[1] + T[0], mb1 = rb2 * F[0] - rb0 * F[2] + T[1], mb2 = rb0 * F[1] - rb1 * F[0] + T[2];
-  const v4d ma0 = ra1 * F[2] - ra2 * F[1] + T[0], ma1 = ra2 * F[0] - ra0 * F[2] + T[1], ma2 = ra0 * F[1] - ra1 * F[0] + T[2];
+  const v4d *F = W.F, ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
+  W.mb[0] = rb1 * F[2] - rb2 * F[1] + T[0];
+  W.mb[1] = rb2 * F[0] - rb0 * F[2] + T[1];
+  W.mb[2] = rb0 * F[1] - rb1 * F[0] + T[2];
+  W.ma[0] = ra1 * F[2] - ra2 * F[1] + T[0];
+  W.ma[1] = ra2 * F[0] - ra0 * F[2] + T[1];
+  W.ma[2] = ra0 * F[1] - ra1 * F[0] + T[2];
+  return W;
+}
+
+/* oa, ob added to slot `slot` of the A and B records: all A lanes, then all B lanes
+ * (deterministic when lanes share a body) */
+ALWAYS_INLINE void block_add(const BlockBodies *AB, int slot, const v4d oa[6], const v4d ob[6])
+{
+  double *ta[L], *tb[L];
+  for (int l = 0; l < L; l++) {
+    ta[l] = slot_of(AB->a[l], slot);
+    tb[l] = slot_of(AB->b[l], slot);
+  }
+  add6(ta, oa);
+  add6(tb, ob);
+}
+
+/* bodies a -= M_A^-1 (A's part of D dg), b += ...: into slot `slot`, the mass quads at byte mass_at
+ * of the records. A's part is negated and added, not subtracted: the add takes the record from memory as
+ * an operand, a subtraction would need it loaded first (more instructions, cachegrind). */
+ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, int slot, size_t mass_at)
+{
+  v4d ima, imb, Iak[6], Ibk[6], oa[6], ob[6];
+  load_inverse_mass(AB->b, mass_at, &imb, Ibk);
+  load_inverse_mass(AB->a, mass_at, &ima, Iak);
+  const BlockWrench W = block_wrench(K, Fr, dg, six);
+  const v4d        *F = W.F, mb0 = W.mb[0], mb1 = W.mb[1], mb2 = W.mb[2], ma0 = W.ma[0], ma1 = W.ma[1], ma2 = W.ma[2];
   for (int k = 0; k < 3; k++) {
     ob[k] = imb * F[k];
     oa[k] = -ima * F[k];
@@ -246,20 +294,14 @@ ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockFrame *
   oa[3] = -(Iak[0] * ma0 + Iak[3] * ma1 + Iak[4] * ma2);
   oa[4] = -(Iak[3] * ma0 + Iak[1] * ma1 + Iak[5] * ma2);
   oa[5] = -(Iak[4] * ma0 + Iak[5] * ma1 + Iak[2] * ma2);
-  double *ta[L], *tb[L];
-  for (int l = 0; l < L; l++) {
-    ta[l] = into_dv ? AB->a[l]->dv : AB->a[l]->v;
-    tb[l] = into_dv ? AB->b[l]->dv : AB->b[l]->v;
-  }
-  add6(ta, oa); /* all A lanes, then all B lanes: deterministic when lanes share a body */
-  add6(tb, ob);
+  block_add(AB, slot, oa, ob);
 }
 
-ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *restrict R, CCPBody *restrict body, const v4d dg[6], const int six, const int into_dv)
+ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, const v4d dg[6], const int six, int slot, size_t mass_at)
 {
   const BlockBodies AB = block_bodies(K, body);
   const BlockFrame  F  = block_frame(K, R);
-  block_apply_of(K, &F, &AB, dg, six, into_dv);
+  block_apply_of(K, &F, &AB, dg, six, slot, mass_at);
 }
 
 /* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
@@ -384,8 +426,8 @@ ALWAYS_INLINE double hmax(const v4d *m)
  * (x 1 is exact: the same numbers). */
 ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, double lambda, const int six, const int gs)
 {
-  CCPBody *restrict body    = pk->body;
-  v4d               change2 = splat(0);
+  char *body    = pk->body;
+  v4d   change2 = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = ccp_block_at(pk, q);
@@ -396,7 +438,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const BlockBodies AB = block_bodies(K, body);
     const BlockFrame  F  = block_frame(K, R);
-    block_gradient_of(K, R, &F, &AB, 0, x, g, six);
+    block_gradient_of(K, R, &F, &AB, CCP_SLOT_V, x, g, six);
     const v4d sf = omega * ld(K->f), st = omega * ld6(K->t, six);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
@@ -413,19 +455,19 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
-    block_apply_of(K, &F, &AB, d, six, !gs);
+    block_apply_of(K, &F, &AB, d, six, gs ? CCP_SLOT_V : CCP_SLOT_DV, SWEEP_MASS_AT);
   }
   for (PetscInt i = 0; !gs && i <= pk->nbodies; i++) {
-    CCPBody *B = &body[i];
+    double *v = ccp_body_velocity(pk, i, CCP_SLOT_V), *dv = ccp_body_velocity(pk, i, CCP_SLOT_DV);
     for (int k = 0; k < 6; k++) {
-      B->v[k] += B->dv[k];
-      B->dv[k] = 0;
+      v[k] += dv[k];
+      dv[k] = 0;
     }
   }
   return hmax(&change2);
 }
 
-ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum, const int six)
+ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum, const int six)
 {
   v4d mx = splat(0), sum = splat(0);
 
@@ -434,7 +476,7 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
     v4d g[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const CCPRowBlock *R = row_block(pk, q);
-    block_gradient(K, R, pk->body, cblk(x, q, six), g, six);
+    block_gradient(K, R, pk->body, slot, cblk(x, q, six), g, six);
     const v4d r2 = block_residual2(K, R, cblk(x, q, six), g, six);
     lane_max(&mx, &r2);
     sum += r2;
@@ -443,147 +485,141 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, double *r
   *res2_sum = sum[0] + sum[1] + sum[2] + sum[3];
 }
 
-/* The sums of an APGD scatter pass, lane-wise: |d|_B^-1^2, d^T B^-1 e and max |B^-1 d|^2 (d: the
- * step, e: the progress). */
+/* The sums of an APGD pass, lane-wise (CCPApgdSums). */
 typedef struct {
-  v4d dd, de, change2;
-} ScatterSums;
+  v4d dd, de, dcd, change2, res2;
+} ApgdLanes;
 
-/* APGD scatter of block q: z = Proj_B(y - step B gy) at the point p, stored in xout; the impulse
- * change z - ref applied to the bodies' v, or to their dv when into_dv; the step and restart
- * tests' terms into acc. */
-ALWAYS_INLINE void apgd_scatter_block(CCPPacked *pk, PetscInt q, const BlockBodies *AB, const BlockFrame *F, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, ScatterSums *acc, const int six)
+/* APGD's pass over the contacts (ccp_sweep_apgd): per block, the velocities of y at both ends from
+ * those of xk and xkm1, the gradient at y, the projected step into x, the impulses D (x - y) into
+ * the accumulators, the sums; with `residual` the GUIDE residual of xk from the velocities of xk
+ * (already loaded). */
+ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, CCPApgdSums *sums, const int residual, const int six)
 {
-  const CCPBlock *restrict K = ccp_block_at(pk, q);
-  const double *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six), *Ref = cblk(ref, q, six);
-  double       *Out  = blk(xout, q, six);
-  const double  beta = p->beta;
-  v4d           y[6], z[6], dg[6], x0[6];
+  ApgdLanes    acc  = {splat(0), splat(0), splat(0), splat(0), splat(0)};
+  const double beta = p->beta, step = p->step;
 
-  const v4d sf = step * ld(K->f), st_ = step * ld6(K->t, six);
-  for (int k = 0; k < 6; k++) {
-    x0[k]        = ldrow(X, k, six);
-    y[k]         = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
-    const v4d gy = ldrow(R, k, six) + beta * (ldrow(R, k, six) - ldrow(Rp, k, six));
-    z[k]         = y[k] - (k < 3 ? sf : st_) * gy;
-  }
-  block_project(K, row_block(pk, q), z, six, 1);
-  v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
-  for (int k = 0; k < 6; k++) {
-    const v4d d = z[k] - y[k], e = z[k] - x0[k];
-    dg[k]       = z[k] - ldrow(Ref, k, six); /* ref may be the output: read before the write */
-    if (k < 3) {
-      ff += d * d;
-      ef += d * e;
-    } else {
-      ft += d * d;
-      et += d * e;
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock *restrict K = ccp_block_at(pk, q);
+    const CCPRowBlock *R       = row_block(pk, q);
+    const double      *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six);
+    double            *Out = blk(xout, q, six);
+    v4d                va[6] = {0}, vb[6] = {0}, pa[6] = {0}, pb[6] = {0}, x0[6], y[6], g[6], z[6], d[6];
+
+    prefetch_bodies(pk, q + PREFETCH_AHEAD);
+    const BlockBodies AB = block_bodies(K, pk->body);
+    const BlockFrame  F  = block_frame(K, R);
+    block_velocities(&AB, p->vk, va, vb);
+    block_velocities(&AB, p->vkm1, pa, pb);
+    block_rows(X, x0, six);
+    if (residual) {
+      block_gradient_at(K, R, &F, va, vb, x0, g, six);
+      const v4d r2 = block_residual2(K, R, X, g, six);
+      lane_max(&acc.res2, &r2);
     }
+    for (int k = 0; k < 6; k++) {
+      va[k] += beta * (va[k] - pa[k]);
+      vb[k] += beta * (vb[k] - pb[k]);
+      y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
+    }
+    block_gradient_at(K, R, &F, va, vb, y, g, six);
+    const v4d sf = step * ld(K->f), st = step * ld6(K->t, six);
+    for (int k = 0; k < 6; k++) z[k] = y[k] - (k < 3 ? sf : st) * g[k];
+    block_project(K, R, z, six, 1);
+    v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
+    for (int k = 0; k < 6; k++) {
+      const v4d e = z[k] - x0[k];
+      d[k]        = z[k] - y[k];
+      if (k < 3) {
+        ff += d[k] * d[k];
+        ef += d[k] * e;
+      } else {
+        ft += d[k] * d[k];
+        et += d[k] * e;
+      }
+    }
+    for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
+    const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six), crot = ld6(K->crot, six);
+    acc.dd += ff * fi + ft * ti;
+    acc.de += ef * fi + et * ti;
+    acc.dcd += ld(K->clin) * ff + crot * ft; /* C's rows as in block_gradient_at */
+    const v4d c2 = ff * fi * fi + ft * ti * ti;
+    lane_max(&acc.change2, &c2);
+    const BlockWrench W = block_wrench(K, &F, d, six);
+    v4d               oa[6], ob[6];
+    for (int k = 0; k < 3; k++) {
+      oa[k]     = -W.F[k];
+      oa[k + 3] = -W.ma[k];
+      ob[k]     = W.F[k];
+      ob[k + 3] = W.mb[k];
+    }
+    block_add(&AB, CCP_SLOT_DV, oa, ob);
   }
-  for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
-  const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
-  acc->dd += ff * fi + ft * ti;
-  acc->de += ef * fi + et * ti;
-  const v4d c2 = ff * fi * fi + ft * ti * ti;
-  lane_max(&acc->change2, &c2);
-  block_apply_of(K, F, AB, dg, six, into_dv);
+  sums->dBd     = acc.dd[0] + acc.dd[1] + acc.dd[2] + acc.dd[3];
+  sums->uphill  = -(acc.de[0] + acc.de[1] + acc.de[2] + acc.de[3]);
+  sums->dCd     = acc.dcd[0] + acc.dcd[1] + acc.dcd[2] + acc.dcd[3];
+  sums->change2 = hmax(&acc.change2);
+  sums->res2    = hmax(&acc.res2);
 }
 
-ALWAYS_INLINE void scatter_sums_add(const ScatterSums *acc, double *dBd, double *uphill, double *change2)
+/* One body of APGD's pass over the bodies: slot vnew <- V(y) + M^-1 p, p (the accumulator) <- 0;
+ * p^T M^-1 p added to *pMp when `owned`. */
+ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, double *pMp, const int owned)
 {
-  *dBd += acc->dd[0] + acc->dd[1] + acc->dd[2] + acc->dd[3];
-  *uphill -= acc->de[0] + acc->de[1] + acc->de[2] + acc->de[3];
-  *change2 = hmax(&acc->change2);
+  const CCPBodyMass *M  = (const CCPBodyMass *)(rec + mass_at);
+  const double      *vk = slot_of(rec, p->vk), *vkm1 = slot_of(rec, p->vkm1), *I = M->I, beta = p->beta;
+  double            *acc = slot_of(rec, CCP_SLOT_DV), *out = slot_of(rec, vnew), dv[6];
+  dv[0] = M->im * acc[0];
+  dv[1] = M->im * acc[1];
+  dv[2] = M->im * acc[2];
+  dv[3] = I[0] * acc[3] + I[3] * acc[4] + I[4] * acc[5];
+  dv[4] = I[3] * acc[3] + I[1] * acc[4] + I[5] * acc[5];
+  dv[5] = I[4] * acc[3] + I[5] * acc[4] + I[2] * acc[5];
+  if (owned) *pMp += acc[0] * dv[0] + acc[1] * dv[1] + acc[2] * dv[2] + acc[3] * dv[3] + acc[4] * dv[4] + acc[5] * dv[5];
+  for (int k = 0; k < 6; k++) {
+    out[k] = vk[k] + beta * (vk[k] - vkm1[k]) + dv[k];
+    acc[k] = 0;
+  }
 }
 
-/* APGD gather of block q: r = N x + r0 from the bodies' v, or their dv when from_dv; the step
- * test's terms (x - y)^T (r - gy) at the point p into *s, the squared GUIDE residual of x into
- * *mx when `residual`. */
-ALWAYS_INLINE void apgd_gather_block(const CCPPacked *pk, PetscInt q, const BlockBodies *AB, const BlockFrame *F, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, v4d *s, v4d *mx, const int residual, const int six)
+/* The records BODY_AHEAD ahead are requested, all their lines: the pass streams them, but 4 lines
+ * per record in 4 slots' pattern outran the hardware prefetcher (measured). */
+#define BODY_AHEAD 8
+ALWAYS_INLINE void prefetch_record(const CCPPacked *pk, PetscInt i)
 {
-  const CCPBlock *restrict K = ccp_block_at(pk, q);
-  const double *Xn = cblk(x, q, six), *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six), *R = cblk(p->rk, q, six), *Rp = cblk(p->rkm1, q, six);
-  double       *G    = blk(r, q, six);
-  const double  beta = p->beta;
-  v4d           g[6];
-
-  const CCPRowBlock *Rw = row_block(pk, q);
-  block_gradient_of(K, Rw, F, AB, from_dv, Xn, g, six);
-  for (int k = 0; k < ROWS(six); k++) { /* a 3-dof layout's torque rows would add 0 */
-    const v4d xk_ = ld(X + k * L), rk_ = ld(R + k * L);
-    const v4d y = xk_ + beta * (xk_ - ld(Xp + k * L)), gy = rk_ + beta * (rk_ - ld(Rp + k * L));
-    *s += (ld(Xn + k * L) - y) * (g[k] - gy);
-    vst(G + k * L, g[k]);
-  }
-  if (residual) {
-    const v4d r2 = block_residual2(K, Rw, Xn, g, six);
-    lane_max(mx, &r2);
-  }
+  if (i <= pk->nbodies)
+    for (size_t o = 0; o < pk->body_bytes; o += 64) __builtin_prefetch(ccp_body_record(pk, i) + o, 1);
 }
 
-ALWAYS_INLINE void apgd_scatter_impl(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *xout, const int into_dv, double *dBd, double *uphill, double *change2,
-                                     const int six)
+/* APGD's pass over the bodies (ccp_sweep_apgd_bodies), record after record: the owned ones, then
+ * the ghosts, walls and the dummy. */
+ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned)
 {
-  ScatterSums acc = {splat(0), splat(0), splat(0)};
+  const size_t mass_at = pk->body_bytes - sizeof(CCPBodyMass);
+  double       pMp     = 0;
+  PetscInt     i       = 0;
 
-  for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock   *K  = ccp_block_at(pk, q);
-    const BlockBodies AB = block_bodies(K, pk->body);
-    const BlockFrame  F  = block_frame(K, row_block(pk, q));
-    prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_scatter_block(pk, q, &AB, &F, p, step, ref, xout, into_dv, &acc, six);
+  for (; i < nowned; i++) {
+    prefetch_record(pk, i + BODY_AHEAD);
+    apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 1);
   }
-  scatter_sums_add(&acc, dBd, uphill, change2);
+  for (; i <= pk->nbodies; i++) {
+    prefetch_record(pk, i + BODY_AHEAD);
+    apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 0);
+  }
+  return pMp;
 }
 
-ALWAYS_INLINE double apgd_gather_impl(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, double *dNd, const int residual, const int six)
-{
-  v4d mx = splat(0), s = splat(0);
-
-  for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock   *K  = ccp_block_at(pk, q);
-    const BlockBodies AB = block_bodies(K, pk->body);
-    const BlockFrame  F  = block_frame(K, row_block(pk, q));
-    prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, &AB, &F, p, x, from_dv, r, &s, &mx, residual, six);
-  }
-  *dNd += s[0] + s[1] + s[2] + s[3];
-  return hmax(&mx);
-}
-
-/* APGD's fused pass: per block, the gather of x at p from one velocity buffer, then the next
- * iteration's scatter (from x at the point (x, xk, r, rk, beta_next), ref x) into xnext, its
- * impulse changes added to the other buffer: the gathers of later blocks still read the
- * complete velocity of x. */
-ALWAYS_INLINE double apgd_fused_impl(CCPPacked *pk, const CCPApgdPoint *p, const double *x, const int from_dv, double *r, double *dNd, double beta_next, double step_next, double *xnext,
-                                     double *dBd, double *uphill, double *change2, const int residual, const int six)
-{
-  const CCPApgdPoint next = {x, p->xk, r, p->rk, beta_next};
-  ScatterSums        acc  = {splat(0), splat(0), splat(0)};
-  v4d                mx = splat(0), s = splat(0);
-
-  for (PetscInt q = 0; q < pk->nblk; q++) {
-    const CCPBlock   *K  = ccp_block_at(pk, q);
-    const BlockBodies AB = block_bodies(K, pk->body); /* once for both halves, as the frame */
-    const BlockFrame  F  = block_frame(K, row_block(pk, q));
-    prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    apgd_gather_block(pk, q, &AB, &F, p, x, from_dv, r, &s, &mx, residual, six);
-    apgd_scatter_block(pk, q, &AB, &F, &next, step_next, x, xnext, !from_dv, &acc, six);
-  }
-  *dNd += s[0] + s[1] + s[2] + s[3];
-  scatter_sums_add(&acc, dBd, uphill, change2);
-  return hmax(&mx);
-}
-
-/* v += M^-1 D x over all blocks (the warm start's and the final velocity) */
+/* v += M^-1 D x over all blocks (the warm start's and the final velocity; records of any kind) */
 ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
 {
+  const size_t mass_at = pk->body_bytes - sizeof(CCPBodyMass);
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const double *X = cblk(x, q, six);
     v4d           d[6];
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     for (int k = 0; k < 6; k++) d[k] = ldrow(X, k, six);
-    block_apply(ccp_block_at(pk, q), row_block(pk, q), pk->body, d, six, 0);
+    block_apply(ccp_block_at(pk, q), row_block(pk, q), pk->body, d, six, CCP_SLOT_V, mass_at);
   }
 }
 
@@ -605,23 +641,14 @@ ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, doubl
     return lambda == 1 ? sweep_dof(pk, gamma, omega, 1, 0) : sweep_dof(pk, gamma, omega, lambda, 0); \
   } \
   attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) { return sweep_dof(pk, gamma, omega, 1, 1); } \
-  attr static void residual_##suffix(const CCPPacked *pk, const double *x, double *m, double *s) { BY_DOF(pk, residual_impl, pk, x, m, s); } \
+  attr static void residual_##suffix(const CCPPacked *pk, const double *x, int slot, double *m, double *s) { BY_DOF(pk, residual_impl, pk, x, slot, m, s); } \
   attr static void velocity_##suffix(CCPPacked *pk, const double *x) { BY_DOF(pk, velocity_impl, pk, x); } \
-  attr static void scatter_##suffix(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, int into_dv, double *dBd, double *uphill, double *change2) \
+  attr static void apgd_##suffix(CCPPacked *pk, const CCPApgdStep *p, double *x, int residual, CCPApgdSums *sums) \
   { \
-    BY_DOF(pk, apgd_scatter_impl, pk, p, step, ref, x, into_dv, dBd, uphill, change2); \
+    if (residual) BY_DOF(pk, apgd_impl, pk, p, x, sums, 1); \
+    else BY_DOF(pk, apgd_impl, pk, p, x, sums, 0); \
   } \
-  attr static double gather_##suffix(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual) \
-  { \
-    if (residual) return BY_DOF(pk, apgd_gather_impl, pk, p, x, from_dv, r, dNd, 1); \
-    return BY_DOF(pk, apgd_gather_impl, pk, p, x, from_dv, r, dNd, 0); \
-  } \
-  attr static double fused_##suffix(CCPPacked *pk, const CCPApgdPoint *p, const double *x, int from_dv, double *r, double *dNd, int residual, double beta_next, double step_next, double *xnext, \
-                                    double *dBd, double *uphill, double *change2) \
-  { \
-    if (residual) return BY_DOF(pk, apgd_fused_impl, pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 1); \
-    return BY_DOF(pk, apgd_fused_impl, pk, p, x, from_dv, r, dNd, beta_next, step_next, xnext, dBd, uphill, change2, 0); \
-  }
+  attr static double apgd_bodies_##suffix(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned) { return apgd_bodies_impl(pk, p, vnew, nowned); }
 
 INSTANTIATE(generic, )
 #if SIMD4_HAVE_AVX2
@@ -635,19 +662,8 @@ INSTANTIATE(avx512vl, SIMD4_AVX512_ATTR)
 
 double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda) { return DISPATCH(jacobi, pk, gamma, omega, lambda); }
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega) { return DISPATCH(gauss_seidel, pk, gamma, omega); }
-void   ccp_sweep_residual(const CCPPacked *pk, const double *x, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, res2_max, res2_sum); }
+void   ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, slot, res2_max, res2_sum); }
 void   ccp_sweep_velocity(CCPPacked *pk, const double *x) { DISPATCH(velocity, pk, x); }
-void ccp_sweep_apgd_scatter(CCPPacked *pk, const CCPApgdPoint *p, double step, const double *ref, double *x, CCPVelocityBuffer into, double *dBd, double *uphill, double *change2)
-{
-  DISPATCH(scatter, pk, p, step, ref, x, into == CCP_VELOCITY_DV, dBd, uphill, change2);
-}
-double ccp_sweep_apgd_gather(const CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual)
-{
-  return DISPATCH(gather, pk, p, x, from == CCP_VELOCITY_DV, r, dNd, residual ? 1 : 0);
-}
-double ccp_sweep_apgd_fused(CCPPacked *pk, const CCPApgdPoint *p, const double *x, CCPVelocityBuffer from, double *r, double *dNd, PetscBool residual, double beta_next, double step_next,
-                            double *xnext, double *dBd, double *uphill, double *change2)
-{
-  return DISPATCH(fused, pk, p, x, from == CCP_VELOCITY_DV, r, dNd, residual ? 1 : 0, beta_next, step_next, xnext, dBd, uphill, change2);
-}
+void   ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums) { DISPATCH(apgd, pk, p, x, residual ? 1 : 0, sums); }
+double ccp_sweep_apgd_bodies(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned) { return DISPATCH(apgd_bodies, pk, p, vnew, nowned); }
 const char *ccp_sweep_isa(const CCPPacked *pk) { return simd4_isa_name(simd4_isa(pk->simd)); }

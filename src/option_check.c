@@ -10,7 +10,7 @@
 static const char *const ccpdem_options[] = {
   "o",
   "ccp_type", "ccp_max_it", "ccp_tol", "ccp_jacobi_omega", "ccp_jacobi_lambda", "ccp_gs_omega", "ccp_check_interval",
-  "ccp_apgd_check_interval", "ccp_packed", "ccp_apgd_fused", "ccp_release_layout", "ccp_simd", "ccp_apgd_lipschitz_initial",
+  "ccp_apgd_check_interval", "ccp_packed", "ccp_release_layout", "ccp_simd", "ccp_apgd_lipschitz_initial",
   "ccp_apgd_lipschitz_grow", "ccp_apgd_lipschitz_decay", "ccp_warm_start_scale", "ccp_warm_start_decay",
   "balance_interval", "sort_interval", "neighbour_skin", "ghost_update", "decomp_grid",
   "penalty_simd", "penalty_per_contact", "penalty_check_sides",

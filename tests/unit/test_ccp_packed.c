@@ -174,20 +174,23 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The fused APGD pass (the default: the gather of one iteration and the speculative scatter of
- * the next in one pass, ccp_apgd.c) against its two passes (-ccp_apgd_fused false): the same
- * operations in the same order, so the same impulses, velocities, residual and iteration count,
- * bit for bit, whatever ends the solve: the cap (1, 2, 3, 7, 40 iterations: the last one must
- * speculate nothing), the tolerance; with a first step that fails the step test about 10 times
- * (L0 1e-3) and with L0 1e3; with every iterate checked (its best iterate stays among the
- * rotating buffers), every 4th (the best ages out of them and moves to P->gamma) or only at the
- * cap (from a warm start that 40 iterations made, which often stays the best: it ends in P->gamma). */
-static PetscErrorCode compare_fused(PetscInt nmoving, PetscInt nc, int dof_mode, const char *name)
+/* APGD's packed iteration against the reference loops wherever its bookkeeping branches: the
+ * cap (1, 2, 3, 7, 40 iterations: the last iterate's residual then takes a pass of its own; 0:
+ * the warm start is returned), the tolerance (the step made from a converged iterate is dropped);
+ * a first step that fails the step test about 10 times (L0 1e-3) and L0 1e3; every iterate
+ * checked (its best iterate stays among the three rotating buffers), every 4th (the best ages out
+ * of them and moves to P->gamma; the reference keeps a fourth buffer instead) or only at the cap
+ * and the warm start (from a warm start that 40 iterations made, which often stays the best).
+ * The same iteration, so at the caps the same iteration counts and, as in compare, impulses and
+ * velocities within 1e-9 relative; converged solves (whose counts rounding may shift by a few
+ * percent over hundreds of iterations), both converged and velocities within 1e-7 m/s. */
+static PetscErrorCode compare_apgd_paths(PetscInt nmoving, PetscInt nc, int dof_mode, const char *name)
 {
-  static const PetscInt caps[] = {1, 2, 3, 7, 40, 20000};
+  static const PetscInt caps[] = {0, 1, 2, 3, 7, 40, 20000};
   static const char    *L0[] = {"1e-3", "1", "1e3"}, *interval[] = {"1", "4", "1000"};
   Problem               P;
-  int                   runs = 0, same = 0;
+  int                   runs = 0, agree = 0;
+  double                worst = 0;
 
   PetscFunctionBeginUser;
   PetscCall(random_problem(&P, nmoving, nc, dof_mode));
@@ -206,22 +209,21 @@ static PetscErrorCode compare_fused(PetscInt nmoving, PetscInt nc, int dof_mode,
           CCPSolveStats s1, s2;
           PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", L0[l]));
           PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", interval[k]));
-          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "true"));
           PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g1, v1, &s1));
-          PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "false"));
-          PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g2, v2, &s2));
-          PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_fused"));
+          PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_FALSE, SIMD4_GENERIC, g2, v2, &s2));
           PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
           PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
-          const PetscBool ok = (PetscBool)(!memcmp(g1, g2, sizeof(double) * 6 * nc) && !memcmp(v1, v2, sizeof(double) * 6 * P.nbodies) && !memcmp(&s1.res_max, &s2.res_max, sizeof(double)) &&
-                                           s1.iterations == s2.iterations && s1.converged == s2.converged);
-          CHECK(ok, "%s %s%s cap %d L0 %s check interval %s: fused and two-pass APGD differ (iterations %d vs %d, residual %.17g vs %.17g, |d gamma| %.1e, |d v| %.1e)", name, simd % 2 ? "simd" : "generic", simd >= 2 ? " warm" : "",
-                (int)caps[c], L0[l], interval[k], (int)s1.iterations, (int)s2.iterations, s1.res_max, s2.res_max, max_diff(g1, g2, 6 * nc), max_diff(v1, v2, 6 * P.nbodies));
+          const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies);
+          const double vs = tol > 0 ? 1 : PetscMax(max_abs(v2, 6 * P.nbodies), 1), lim = tol > 0 ? 1e-7 : 1e-9;
+          const PetscBool ok = (PetscBool)((tol > 0 || (s1.iterations == s2.iterations && dg < lim)) && s1.converged == s2.converged && dv / vs < lim);
+          CHECK(ok, "%s %s%s cap %d L0 %s check interval %s: packed and reference APGD differ (iterations %d vs %d, converged %d vs %d, |d gamma| %.1e, |d v| %.1e)", name, simd % 2 ? "simd" : "generic", simd >= 2 ? " warm" : "",
+                (int)caps[c], L0[l], interval[k], (int)s1.iterations, (int)s2.iterations, (int)s1.converged, (int)s2.converged, dg, dv / vs);
           runs++;
-          same += ok;
+          agree += ok;
+          worst = PetscMax(worst, dv / vs);
         }
   }
-  printf("  %-22s apgd fused vs two-pass: %d/%d solves identical bit for bit\n", name, same, runs);
+  printf("  %-22s apgd packed vs reference: %d/%d solves agree (largest |d v| %.1e)\n", name, agree, runs, worst);
   PetscCall(PetscFree4(g1, g2, v1, v2));
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -236,7 +238,6 @@ static PetscErrorCode check_options(void)
     {"-ccp_apgd_lipschitz_grow", "1"},
     {"-ccp_apgd_lipschitz_decay", "1.5"},
     {"-ccp_simd", "avx3"},
-    {"-ccp_apgd_fused", "sometimes"},
   };
 
   PetscFunctionBeginUser;
@@ -269,7 +270,7 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
   PetscCall(random_problem(&P, nmoving, nc, dof_mode));
   view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma, .terms = P.terms};
   PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
-  PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE));
+  PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP));
   CHECK(pk.blk_bytes == expect_bytes, "%s: blocks of %zu bytes, expected %zu", name, pk.blk_bytes, expect_bytes);
   CHECK((uintptr_t)pk.body % 64 == 0, "%s: the body records start %d bytes into a cache line", name, (int)((uintptr_t)pk.body % 64));
   PetscCall(PetscArrayzero(P.gamma, 6 * P.nc));
@@ -293,9 +294,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_jacobi_lambda", "0.7")); /* the sweep's instantiation with a relaxation multiply */
   PetscCall(compare(40, 61, 0, "mixed, 61, lambda 0.7"));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_jacobi_lambda"));
-  PetscCall(compare_fused(40, 61, 0, "mixed, 61 contacts"));
-  PetscCall(compare_fused(40, 62, 3, "3-dof, 62 contacts"));
-  PetscCall(compare_fused(300, 500, 6, "6-dof, 500 contacts"));
+  PetscCall(compare_apgd_paths(40, 61, 0, "mixed, 61 contacts"));
+  PetscCall(compare_apgd_paths(40, 62, 3, "3-dof, 62 contacts"));
+  PetscCall(compare_apgd_paths(300, 500, 6, "6-dof, 500 contacts"));
   PetscCall(check_layout(40, 62, 3, CCP_BLOCK3_BYTES, "3-dof layout"));
   PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout"));
   PetscCall(check_layout(40, 63, 6, sizeof(CCPBlock), "6-dof layout"));

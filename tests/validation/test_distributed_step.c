@@ -1,8 +1,8 @@
 /* One step of a 512-sphere block in a box, solved to 1e-8 m/s on this run's ranks and, on rank 0
  * alone, on one rank: the velocities must agree within 1e-6 m/s (GUIDE "Distributed run": the CCP
  * velocities are unique, forces need not be; two solves each within 1e-8 m/s of the solution set
- * differ by a small multiple of that, far below 1e-6). The coupled Jacobi method is checked too:
- * a fixed 50 sweeps give the 1-rank iterate to 1e-12 m/s.
+ * differ by a small multiple of that, far below 1e-6). Fixed iteration counts give the 1-rank
+ * iterate to rounding: APGD's 40 iterations to 1e-9 m/s, the coupled Jacobi's 50 sweeps to 1e-12 m/s.
  * The lattice is centred on the origin and touches itself and the walls (gaps 0), so the cuts of
  * every process grid pass through contact points, along faces, edges and corners. */
 // ctest: labels=mpi timeout=300 ranks=2;3;4;8
@@ -60,39 +60,18 @@ static PetscErrorCode CompareWithOneRank(const char *what, double tol)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* APGD's fused pass (forced; by default it runs only for layouts above 8 MB) against its two
- * passes on this run's ranks: the same operations in the same order, so the same bits; its
- * speculative scatter and reductions must also stay in step across ranks (a rank with fewer
- * blocks takes the same collectives). */
-static PetscErrorCode CompareFusedApgd(void)
-{
-  TestBodyVel *fused = NULL, *two = NULL;
-  PetscInt     nf = 0, nt = 0, its_f, its_t;
-  PetscMPIInt  rank, size;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "true"));
-  PetscCall(StepAndGather(PETSC_COMM_WORLD, &fused, &nf, &its_f));
-  PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_fused", "false"));
-  PetscCall(StepAndGather(PETSC_COMM_WORLD, &two, &nt, &its_t));
-  PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_fused"));
-  if (!rank) {
-    const int same = nf == nt && its_f == its_t && !memcmp(fused, two, sizeof(TestBodyVel) * (size_t)nf);
-    printf("APGD fused vs two passes, %d ranks: %" PetscInt_FMT " / %" PetscInt_FMT " iterations; velocities bitwise identical: %s\n", size, its_f, its_t, same ? "yes" : "no");
-    TEST_CHECK(same, "APGD's fused pass and its two passes differ on %d ranks", size);
-  }
-  PetscCall(PetscFree(fused));
-  PetscCall(PetscFree(two));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(CompareWithOneRank("APGD to 1e-8 m/s", 1e-6));
-  PetscCall(CompareFusedApgd());
+  /* APGD too: its decisions (step test, restart) come from sums over ranks, which the coupling
+   * must count once per body (a ghost counted twice changes L and the iterates by O(1e-3)); after
+   * a fixed 40 iterations the iterates agree to rounding. */
+  PetscCall(PetscOptionsSetValue(NULL, "-ccp_max_it", "40"));
+  PetscCall(PetscOptionsSetValue(NULL, "-ccp_tol", "0"));
+  PetscCall(CompareWithOneRank("APGD, 40 iterations", 1e-9));
+  PetscCall(PetscOptionsClearValue(NULL, "-ccp_max_it"));
+  PetscCall(PetscOptionsClearValue(NULL, "-ccp_tol"));
   /* Jacobi is the same iteration on any rank count: after a fixed 50 sweeps (tolerance 0) the
    * iterates agree to rounding (the sums over ranks are ordered differently). */
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_type", "jacobi"));

@@ -582,15 +582,6 @@ ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t m
   }
 }
 
-/* The records BODY_AHEAD ahead are requested, all their lines: the pass streams them, but 4 lines
- * per record in 4 slots' pattern outran the hardware prefetcher (measured). */
-#define BODY_AHEAD 8
-ALWAYS_INLINE void prefetch_record(const CCPPacked *pk, PetscInt i)
-{
-  if (i <= pk->nbodies)
-    for (size_t o = 0; o < pk->body_bytes; o += 64) __builtin_prefetch(ccp_body_record(pk, i) + o, 1);
-}
-
 /* APGD's pass over the bodies (ccp_sweep_apgd_bodies), record after record: the owned ones, then
  * the ghosts, walls and the dummy. */
 ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned)
@@ -600,11 +591,9 @@ ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int v
   PetscInt     i       = 0;
 
   for (; i < nowned; i++) {
-    prefetch_record(pk, i + BODY_AHEAD);
     apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 1);
   }
   for (; i <= pk->nbodies; i++) {
-    prefetch_record(pk, i + BODY_AHEAD);
     apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 0);
   }
   return pMp;

@@ -32,7 +32,7 @@
  * iterations apgd_check picks (one iteration late: a converged gamma_k is returned and the step
  * made from it dropped). Until session 14 the iteration stored the gradients N gamma + r of its
  * last two iterates and took the step test from a second, gathering pass (6-dof pile of 10^5
- * spheres: 63 ns per contact-iteration; 7 multiplier-sized vectors, now 3).
+ * spheres: 58-62 ns per contact-iteration, now 39-47; 7 multiplier-sized vectors, now 3).
  * V(gamma+) is made from V(y), so its rounding errors e_k follow the momentum,
  * e_k+1 = (1 + beta) e_k - beta e_k-1 + eps: they grow like k^1.5 eps |v| until a restart,
  * about 1e-11 |v| after 10^4 iterations without one; the solve's end recomputes the velocity
@@ -106,13 +106,6 @@ static inline PetscBool accept(double **best, double *best_res, double *gnew, do
 static inline PetscBool apgd_check(const CCPSolver s, double indicator, double best_res, PetscInt k)
 {
   return (PetscBool)(k == 0 || ccp_need_check(s, indicator / APGD_CHECK_FACTOR, best_res, k - 1, s->apgd_check_interval));
-}
-
-/* The buffers move one iteration on: previous <- current <- next (no copies). */
-static inline void rotate(double **previous, double **current, double *next)
-{
-  *previous = *current;
-  *current  = next;
 }
 
 /* *buf <- a buffer of G[0, n) that is none of x, y, z and the best iterate's. When only the best
@@ -216,9 +209,9 @@ typedef struct {
   void *ctx;
 } ApgdOps;
 
-/* The iteration from p (the warm start, its velocity in slot p->vk): *best the best iterate (NULL:
- * stashed by ops->buffer), its residual, the warm start's, the iterations of the returned iterate's
- * line. */
+/* The iteration from p (the warm start, its velocity in slot p->vk). Out: *best the best iterate
+ * (NULL: stashed by ops->buffer), its residual and the warm start's, and the iteration count k of
+ * the last iterate gamma_k. */
 static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep *p, double **best, double *best_res, double *res_start, PetscInt *iterations)
 {
   double    L = s->apgd_L0, theta = 1, indicator = PETSC_INFINITY;

@@ -162,8 +162,8 @@ static int unused_slot(int a, int b)
   return -1; /* (unreachable: three slots, two excluded) */
 }
 
-/* The bodies' owned count on this rank (the coupling's, else all). */
-static PetscInt owned_bodies(CCPSolver s, PetscInt nbodies) { return s->coupling.owned ? s->coupling.owned(s->coupling.ctx) : nbodies; }
+/* The bodies' owned count on this rank (the coupling's, else all; CCPSolverSetCoupling requires it). */
+static PetscInt owned_bodies(CCPSolver s, PetscInt nbodies) { return CCPCoupled(s) ? s->coupling.owned(s->coupling.ctx) : nbodies; }
 
 /* One step's passes on the packed layout: the contact pass from p into x (with the residual of
  * p->xk when asked), the accumulators summed over ranks, the body pass into slot vnew. */

@@ -292,7 +292,7 @@ PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling)
 {
   PetscFunctionBegin;
   if (coupling) {
-    PetscCheck(coupling->mark && coupling->sum && coupling->reduce, s->comm, PETSC_ERR_ARG_NULL, "CCPSolverSetCoupling: the coupling needs mark, sum and reduce");
+    PetscCheck(coupling->mark && coupling->sum && coupling->reduce && coupling->owned, s->comm, PETSC_ERR_ARG_NULL, "CCPSolverSetCoupling: the coupling needs mark, sum, reduce and owned");
     s->coupling = *coupling;
   } else PetscCall(PetscMemzero(&s->coupling, sizeof(s->coupling)));
   PetscFunctionReturn(PETSC_SUCCESS);

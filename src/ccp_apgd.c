@@ -367,18 +367,10 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
 static PetscErrorCode reference_residual(void *ctx, const CCPApgdStep *p, double *res)
 {
   const ApgdReference *ref = (const ApgdReference *)ctx;
-  const CCPProblem    *P   = ref->P;
-  const double        *v   = ref->V[p->vk];
-  double               res2 = 0, g[6];
+  double               rms;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < P->ncontacts; i++) {
-    const Contact *c = &P->contact[i];
-    ccp_kernel_gradient(c, &P->terms[i], v + 6 * (size_t)c->a, v + 6 * (size_t)c->b, ccp_cblock(p->xk, i), g);
-    const double r2 = ccp_kernel_residual2(c, &P->terms[i], ccp_cblock(p->xk, i), g);
-    if (!(r2 <= res2)) res2 = r2;
-  }
-  *res = sqrt(res2);
+  ccp_residual(ref->P, p->xk, ref->V[p->vk], res, &rms);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -113,7 +113,9 @@ typedef struct {
 /* Body i's record, its velocity slot `slot`, its inverse mass and inertia. */
 static inline char   *ccp_body_record(const CCPPacked *pk, PetscInt i) { return pk->body + (size_t)i * pk->body_bytes; }
 static inline double *ccp_body_velocity(const CCPPacked *pk, PetscInt i, int slot) { return (double *)(ccp_body_record(pk, i) + (size_t)slot * CCP_SLOT_BYTES); }
-static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i) { return (CCPBodyMass *)(ccp_body_record(pk, i) + pk->body_bytes - sizeof(CCPBodyMass)); }
+/* where a record's mass quads start: after its velocity slots, whichever kind of record */
+static inline size_t ccp_body_mass_at(const CCPPacked *pk) { return pk->body_bytes - sizeof(CCPBodyMass); }
+static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i) { return (CCPBodyMass *)(ccp_body_record(pk, i) + ccp_body_mass_at(pk)); }
 
 /* Block q of the layout (its 6-dof fields exist only when !all3). */
 static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q) { return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes); }

@@ -586,7 +586,7 @@ ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t m
  * the ghosts, walls and the dummy. */
 ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned)
 {
-  const size_t mass_at = pk->body_bytes - sizeof(CCPBodyMass);
+  const size_t mass_at = ccp_body_mass_at(pk);
   double       pMp     = 0;
   PetscInt     i       = 0;
 
@@ -602,7 +602,7 @@ ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int v
 /* v += M^-1 D x over all blocks (the warm start's and the final velocity; records of any kind) */
 ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
 {
-  const size_t mass_at = pk->body_bytes - sizeof(CCPBodyMass);
+  const size_t mass_at = ccp_body_mass_at(pk);
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const double *X = cblk(x, q, six);
     v4d           d[6];

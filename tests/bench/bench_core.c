@@ -5,7 +5,7 @@
  * columns touch down, buckle and jam during the settling steps (default 200 steps of 5 ms), after
  * which it is a settled pack with about 3 contacts per body. The same pile is built with rho = sigma = 0
  * (3-dof contacts) and rho = sigma = 0.1 d (6-dof). Prints, per contact kind:
- *   contacts per body; seconds per step by phase (APGD, tolerance 1e-4 m/s, warm started; detection
+ *   contacts per body; seconds per step by phase (medians of TIMED_STEPS steps; APGD, tolerance 1e-4 m/s, warm started; detection
  *   with the Morton sort of every -sort_interval steps amortized) and per body (the locality
  *   target compares N = 10^6 with 10^4 at the same -step_cap);
  *   ns per contact per iteration for each solver: of a 30-iteration solve (packing and setup
@@ -172,13 +172,21 @@ static double cpu_seconds(void)
  * alternating, medians. The short solve's time per iteration includes the per-solve work
  * (packing, setup, the final velocity pass); the difference of the two is the sweeps' own cost. */
 #define SWEEP_REPEATS 3
-_Static_assert(SWEEP_REPEATS == 3, "the figures are median3 of the repeats");
+/* Steps timed by phase before the solver figures (medians: see Bench). */
+#define TIMED_STEPS 5
 static const PetscInt sweep_its[2] = {30, 130};
 
-static double median3(const double x[3])
+/* The median of x[0, n) (n >= 1; the upper one of the middle two when n is even). */
+static double median(const double *x, int n)
 {
-  const double lo = PetscMin(x[0], x[1]), hi = PetscMax(x[0], x[1]);
-  return PetscMax(lo, PetscMin(hi, x[2]));
+  double s[16];
+  PetscAssertAbort(n >= 1 && n <= 16, PETSC_COMM_SELF, PETSC_ERR_PLIB, "median of %d values", n);
+  for (int i = 0; i < n; i++) { /* insertion sort of a copy */
+    int j = i;
+    for (; j > 0 && s[j - 1] > x[i]; j--) s[j] = s[j - 1];
+    s[j] = x[i];
+  }
+  return s[n / 2];
 }
 
 /* Wall seconds of one Morton sort of sim's bodies, in place: sim must not step again (the stepper
@@ -196,9 +204,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
   Simulation        *sim, *base;
-  double             detect = 0, solve = 0, integrate = 0, detect_cpu = 0, step_cpu = 0;
+  double             det[TIMED_STEPS], det_cpu[TIMED_STEPS], step_solve[TIMED_STEPS], step_integrate[TIMED_STEPS], rest_cpu[TIMED_STEPS];
   PetscInt           its = 0;
-  const int          msteps = 3;
   struct rusage      ru;
 
   PetscFunctionBegin;
@@ -215,25 +222,28 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
                         (double)sim->contacts.n / nb, sim->last.max_speed));
   PetscCall(CCPSolverSetFromScenario(sim->solver, SOLVER_APGD, step_cap, 1e-4));
   /* Detection is timed in the steps without the Morton sort (every sort_interval steps, inside the
-   * detect phase), which is timed on its own below and amortized over its interval: one timed step
-   * in three sorted at N = 10^4 (the settled pile reaches the timed steps at step 200), none of the
-   * field's at larger N, so the 3-step mean weighed the sort 8 times too much at 10^4 only. */
-  PetscInt plain = 0, timed_detect = 0; /* steps timed for detection, those of them without the sort */
-  for (int s = 0; s < msteps; s++) {
+   * detect phase), which is timed on its own below and amortized over its interval: at N = 10^4 the
+   * settled pile reaches the timed steps at step 200, a sorting one (at larger N the field's steps
+   * do not sort). Each phase's figure is the median of its timed steps: single steps of the same
+   * pile varied by up to 1.7x on the AMD machine of session 15 (detection at 10^5: 563-969 ns per
+   * body in 3-step means). */
+  int ndet = 0; /* steps timed for detection: those without the sort, or the last step if all sort */
+  PetscBool sorted_in_timed = PETSC_FALSE;
+  for (int s = 0; s < TIMED_STEPS; s++) {
     const PetscBool sorts = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
     const double    w0 = MPI_Wtime(), c0 = cpu_seconds();
     PetscCall(SimulationStep(sim));
-    solve += sim->last.wall_solve; integrate += sim->last.wall_integrate; its += sim->last.iterations;
     const double busy = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0); /* as the solver figures below */
-    step_cpu += (sim->last.wall_solve + sim->last.wall_integrate) * busy;
-    if (sorts && s < msteps - 1) continue; /* (the last step counts whatever it does: at least one step is timed) */
-    detect += sim->last.wall_detect;
-    detect_cpu += sim->last.wall_detect * busy;
-    plain += !sorts;
-    timed_detect++;
+    step_solve[s]     = sim->last.wall_solve;
+    step_integrate[s] = sim->last.wall_integrate;
+    rest_cpu[s]  = (sim->last.wall_solve + sim->last.wall_integrate) * busy;
+    its += sim->last.iterations;
+    if (sorts && (s < TIMED_STEPS - 1 || ndet > 0)) continue;
+    sorted_in_timed = sorts;
+    det[ndet]       = sim->last.wall_detect;
+    det_cpu[ndet++] = sim->last.wall_detect * busy;
   }
-  detect /= timed_detect;
-  detect_cpu /= timed_detect;
+  double detect = median(det, ndet), detect_cpu = median(det_cpu, ndet);
   for (int t = 0; t < 3; t++) {
     double   solve[2][SWEEP_REPEATS], busy[SWEEP_REPEATS];
     PetscInt ran[2] = {PETSC_MAX_INT, PETSC_MAX_INT}; /* the fewest iterations a timed solve ran */
@@ -252,25 +262,26 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
       }
     /* on a shared machine the wall time includes time the process waited for a core: scaled by
      * the step's CPU/wall ratio it estimates the solve's own time (the waits spread evenly) */
-    const double whole = 1e9 * median3(solve[0]) / sweep_its[0];
-    const double sweep = 1e9 * (median3(solve[1]) - median3(solve[0])) / (sweep_its[1] - sweep_its[0]);
+    const double whole = 1e9 * median(solve[0], SWEEP_REPEATS) / sweep_its[0];
+    const double sweep = 1e9 * (median(solve[1], SWEEP_REPEATS) - median(solve[0], SWEEP_REPEATS)) / (sweep_its[1] - sweep_its[0]);
     if (ran[0] < sweep_its[0] || ran[1] < sweep_its[1]) /* a diverged or contact-less solve: the figures would mislead */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s a timed solve stopped early (%" PetscInt_FMT " of %" PetscInt_FMT ", %" PetscInt_FMT " of %" PetscInt_FMT " iterations): the figures below are not per iteration\n", names[t], ran[0], sweep_its[0], ran[1], sweep_its[1]));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s %6.1f ns per contact-iteration, %.1f per sweep (the first scaled by the step's CPU/wall %.2f: %.1f); %5" PetscInt_FMT " iterations to 1e-4 m/s%s\n", names[t], whole, sweep,
-                          median3(busy), whole * median3(busy), it_conv, conv ? "" : " (cap reached)"));
+                          median(busy, SWEEP_REPEATS), whole * median(busy, SWEEP_REPEATS), it_conv, conv ? "" : " (cap reached)"));
   }
   getrusage(RUSAGE_SELF, &ru);
   const long peak_kb = own_peak && proc_status_kb("VmHWM") > 0 ? proc_status_kb("VmHWM") : ru.ru_maxrss;
   double     sort;
   PetscCall(TimeSort(sim, &sort)); /* last: the bodies stay sorted */
-  if (sim->sort_interval > 0 && plain == timed_detect) { /* no sort in the timed detections: add its share */
+  if (sim->sort_interval > 0 && !sorted_in_timed) { /* no sort in the timed detections: add its share */
     detect += sort / sim->sort_interval;
     detect_cpu += sort / sim->sort_interval;
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) every %" PetscInt_FMT " steps amortized\n",
-                        step_cap, (double)its / msteps, detect, solve / msteps, integrate / msteps, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, sim->sort_interval));
+  const double solve_med = median(step_solve, TIMED_STEPS), integrate_med = median(step_integrate, TIMED_STEPS);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations; medians of %d steps): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) every %" PetscInt_FMT " steps amortized\n",
+                        step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, sim->sort_interval));
   /* the locality figure: compare piles of different N at the same cap (each step then runs the cap) */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + (solve + integrate) / msteps) / nb, 1e6 * (detect_cpu + step_cpu / msteps) / nb));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + solve_med + integrate_med) / nb, 1e6 * (detect_cpu + median(rest_cpu, TIMED_STEPS)) / nb));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body%s\n", baseline_rss_kb / 1024.0, (peak_kb - baseline_rss_kb) * 1024.0 / nb,
                         own_peak ? "" : " (the process's peak so far)"));
   {

@@ -225,8 +225,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
    * detect phase), which is timed on its own below and amortized over its interval: at N = 10^4 the
    * settled pile reaches the timed steps at step 200, a sorting one (at larger N the field's steps
    * do not sort). Each phase's figure is the median of its timed steps: single steps of the same
-   * pile varied by up to 1.7x on the AMD machine of session 15 (detection at 10^5: 563-969 ns per
-   * body in 3-step means). */
+   * pile varied by up to 1.7x on the AMD machine of session 15 (detection at 10^5 and 10^6 read
+   * 563-969 ns per body in 3-step means, 171-686 in medians of 5). */
   int ndet = 0; /* steps timed for detection: those without the sort, or the last step if all sort */
   PetscBool sorted_in_timed = PETSC_FALSE;
   for (int s = 0; s < TIMED_STEPS; s++) {
@@ -236,7 +236,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
     const double busy = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0); /* as the solver figures below */
     step_solve[s]     = sim->last.wall_solve;
     step_integrate[s] = sim->last.wall_integrate;
-    rest_cpu[s]  = (sim->last.wall_solve + sim->last.wall_integrate) * busy;
+    rest_cpu[s]       = (sim->last.wall_solve + sim->last.wall_integrate) * busy;
     its += sim->last.iterations;
     if (sorts && (s < TIMED_STEPS - 1 || ndet > 0)) continue;
     sorted_in_timed = sorts;

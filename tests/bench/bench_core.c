@@ -176,11 +176,13 @@ static double cpu_seconds(void)
 #define TIMED_STEPS 5
 static const PetscInt sweep_its[2] = {30, 130};
 
-/* The median of x[0, n) (n >= 1; the upper one of the middle two when n is even). */
+/* The median of x[0, n) (1 <= n <= MEDIAN_MAX; the upper one of the middle two when n is even). */
+#define MEDIAN_MAX 8
+_Static_assert(TIMED_STEPS <= MEDIAN_MAX && SWEEP_REPEATS <= MEDIAN_MAX, "median's buffer holds the figures' samples");
 static double median(const double *x, int n)
 {
-  double s[16];
-  PetscAssertAbort(n >= 1 && n <= 16, PETSC_COMM_SELF, PETSC_ERR_PLIB, "median of %d values", n);
+  double s[MEDIAN_MAX];
+  PetscAssertAbort(n >= 1 && n <= MEDIAN_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "median of %d values", n);
   for (int i = 0; i < n; i++) { /* insertion sort of a copy */
     int j = i;
     for (; j > 0 && s[j - 1] > x[i]; j--) s[j] = s[j - 1];
@@ -280,7 +282,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   const double solve_med = median(step_solve, TIMED_STEPS), integrate_med = median(step_integrate, TIMED_STEPS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations; medians of %d steps): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) every %" PetscInt_FMT " steps amortized\n",
                         step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, sim->sort_interval));
-  /* the locality figure: compare piles of different N at the same cap (each step then runs the cap) */
+  /* the locality figure, the sum of the phases' medians: compare piles of different N at the same
+   * cap (each step then runs the cap) */
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + solve_med + integrate_med) / nb, 1e6 * (detect_cpu + median(rest_cpu, TIMED_STEPS)) / nb));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body%s\n", baseline_rss_kb / 1024.0, (peak_kb - baseline_rss_kb) * 1024.0 / nb,
                         own_peak ? "" : " (the process's peak so far)"));

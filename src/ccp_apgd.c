@@ -84,7 +84,7 @@ static inline void momentum(double uphill, double *theta, double *beta)
  * when the iteration diverged (the method stops with its best iterate). */
 static inline PetscBool accept(double **best, double *best_res, double *gnew, double res_max)
 {
-  if (res_max < *best_res) {
+  if (ccp_improves(res_max, *best_res)) {
     *best     = gnew;
     *best_res = res_max;
   }

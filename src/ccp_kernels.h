@@ -323,6 +323,15 @@ static inline PetscBool ccp_diverged(double res, double best)
   return (PetscBool)(!isfinite(res) || res > CCP_DIVERGENCE_FACTOR * best);
 }
 
+/* Whether an iterate of residual res replaces the best so far (residual best): only when lower by
+ * more than rounding. Along a direction that changes no velocity (the drift of an unsolvable
+ * step, GUIDE "When the exact CCP is ill-posed"; the redundant constraints of a jammed pack) the
+ * residuals of the iterates differ only in their last bits; following those walked the impulses
+ * away from the warm start for nothing, in a way that depends on the summation order (the
+ * number of ranks). */
+#define CCP_IMPROVEMENT_MIN 1e-9
+static inline PetscBool ccp_improves(double res, double best) { return (PetscBool)(res < best * (1 - CCP_IMPROVEMENT_MIN)); }
+
 /* Checkpoint of the in-place methods (Jacobi, Gauss-Seidel): the exact GUIDE residual of gamma at
  * its velocity v. Keeps a copy of the best iterate so far in best (residual *best_res). Returns
  * CCP_CONVERGED, CCP_STOP (last iteration, or diverging) or CCP_CONTINUE. */
@@ -346,7 +355,7 @@ static inline CCPCheckpoint ccp_checkpoint_decide(double res_max, double tol, Pe
 {
   *improved = PETSC_FALSE;
   if (res_max <= tol) return CCP_CONVERGED;
-  if (res_max < *best_res) {
+  if (ccp_improves(res_max, *best_res)) {
     *best_res = res_max;
     *improved = PETSC_TRUE;
   }

@@ -252,11 +252,11 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       const PetscInt slot = q * CCP_LANES + l;
       if (slot + PACK_AHEAD < nblk * CCP_LANES) prefetch_contact(P, pk->perm[slot + PACK_AHEAD]);
       pack_gamma_lane(pk, P, slot, pk->g[0]);
-      if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta 1 (any positive) */
+      if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta and f 1 (any positive: the sweeps divide by f) */
         K->a[l] = K->b[l] = (uint32_t)(nb * pk->body_bytes);
         K->eta[l] = 1;
-        if (!pk->all3) K->ell[l] = K->il[l] = 1;
-        K->cap[l] = INFINITY;
+        if (!pk->all3) K->f[l] = K->inv_f[l] = K->ell[l] = K->il[l] = 1;
+        K->yield[l] = INFINITY;
         continue;
       }
       const PetscInt  i = pk->perm[slot];
@@ -273,32 +273,33 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       t.eta = ccp_kernel_eta(dof, tf, tt);
       PetscCall(CCPCheckEta(i, t.eta));
       ccp_kernel_metric_of(dof, t.eta, tf, tt, &m);
-      if (!c->box) { /* the frame's tangents as the sweeps rebuild them (a joint's are in its row block) */
-        double u[3], w[3], us;
-        v3_tangents_scaled(c->n, u, w, &us);
-        K->us[l] = us;
-        K->wt[l] = w[v3_tangent_axis(c->n)];
-      }
-      K->a[l] = (uint32_t)(a * pk->body_bytes);
-      K->b[l] = (uint32_t)(b * pk->body_bytes);
+      double n[3];
       for (int k = 0; k < 3; k++) {
-        K->n[k][l]  = c->n[k];
-        K->ra[k][l] = c->ra[k];
-        K->rb[k][l] = c->rb[k];
+        K->n[k][l]  = (float)c->n[k];
+        K->ra[k][l] = (float)c->ra[k];
+        K->rb[k][l] = (float)c->rb[k];
+        n[k]        = K->n[k][l]; /* read back, not (double)(float): see ccp_single */
       }
+      if (!c->box) { /* the frame's tangents as the sweeps rebuild them from the rounded n (a joint's are in its row block) */
+        double u[3], w[3], us;
+        v3_tangents_scaled(n, u, w, &us);
+        K->us[l] = us;
+        K->wt[l] = w[v3_tangent_axis(n)];
+      }
+      K->a[l]     = (uint32_t)(a * pk->body_bytes);
+      K->b[l]     = (uint32_t)(b * pk->body_bytes);
       K->bn[l]    = t.bn;
-      K->clin[l]  = t.c_lin;
-      K->coh[l]   = t.cohesion_impulse;
-      K->cap[l]   = t.yield_impulse > 0 ? t.yield_impulse + t.cohesion_impulse : INFINITY;
-      K->mu[l]    = c->mu;
+      K->clin[l]  = (float)t.c_lin;
+      K->coh[l]   = (float)t.cohesion_impulse;
+      K->yield[l] = (float)t.yield_impulse > 0 ? (float)t.yield_impulse : INFINITY; /* as ccp_problem's 0: none */
+      K->mu[l]    = (float)c->mu;
       K->eta[l]   = t.eta;
+      if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES); f = eta */
       K->f[l]     = m.f;
       K->inv_f[l] = m.inv_f;
-      if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES) */
       K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
-      K->rho[l]   = six ? c->rho : 0;
-      K->sigma[l] = six ? c->sigma : 0;
-      K->rot[l]   = six;
+      K->rho[l]   = six ? (float)c->rho : 0;
+      K->sigma[l] = six ? (float)c->sigma : 0;
       K->t[l]     = m.t;
       K->inv_t[l] = m.inv_t;
       K->ell[l]   = m.ell;

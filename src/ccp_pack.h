@@ -17,7 +17,7 @@
  * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
  * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
  * hold only zeros; this halves the solvers' vectors, 2 or 3 of them, and their traffic).
- * Everything stays double: the validation tests resolve velocities to 1e-10 m/s.
+ * The multipliers and velocities are double, the contacts' inputs single (CCPBlock).
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
 #ifndef CCPDEM_CCP_PACK_H
@@ -35,32 +35,62 @@
  * extra instructions cost a little. */
 #define CCP_PREFETCH_BLOCKS_ABOVE ((size_t)8 << 20)
 
-/* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (640 bytes, 10 cache
+/* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (384 bytes, 6 cache
  * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
- * apart, and its kernels read no field from `crot` on (ccp_block_at; ccp_sweep.c's ld6):
- * a quarter less memory and traffic per sweep for 3-dof piles.
+ * apart, and its kernels read no field from `rho` on (ccp_block_at; ccp_sweep.c's ld6):
+ * 40% less memory and traffic per sweep for 3-dof piles.
+ * Precision: the contact's inputs are single precision (ccp_single): the geometry n, ra, rb, the
+ * friction coefficients and the law's parameters (c_lin, cohesion and yield impulses). The
+ * stabilization bn stays double: it is phi / h, and phi, a difference of nearly equal lengths,
+ * carries the positions' last-bit differences (between rank counts, say) magnified by 10^4 and
+ * more, which single rounding would turn into jumps of 6e-8 relative (measured: the
+ * 2-rank pour of test_distributed_pour parted from the 1-rank one 1000 times faster). What the
+ * iteration derives stays double (the tangents' us and wt, eta, the metric, the torque
+ * compliance), as do the multipliers and the velocities. The sweeps, the residual and the final
+ * velocities all read the same rounded numbers, so a solve is exact (to its tolerance) for a
+ * problem whose contact normals and lever arms moved by at most 2^-24 relative (6 nm on a 0.1 m
+ * lever), far below the time stepping's own error; it cuts the bytes per contact the sweeps
+ * stream (224 -> 160 for 6-dof, 160 -> 96 for 3-dof), which bound them out of cache (README,
+ * Performance > Core). The packing's tangents come from the rounded n, so the frame is
+ * v3_tangents of the n the sweeps see. -ccp_packed false runs the reference loops on the
+ * unrounded problem: the two agree to about 1e-7 relative, not bit for bit.
  * A contact's tangents are those of v3_tangents(n) (contact_frame): the sweeps rebuild them from
  * n, the scale us that normalized u and the one component of w that is not a single product (wt,
  * at the axis v3_tangent_axis(n); the other products, exact, would round the same in a fused
  * multiply-add, so the rebuilt frame is the stored one bit for bit). 2 fields instead of 6: 32
  * bytes less per contact in memory and in every sweep's traffic, for about 20 vector operations
- * per block visit. A joint block's frame is its own: in CCPRowBlock. */
+ * per block visit. A joint block's frame is its own: in CCPRowBlock.
+ * Not stored, as the sweeps derive them per block visit: the cap of gn (yield + coh), rot (1
+ * unless a lane of a mixed block is 3-dof: rho = sigma = 0) and, in a 3-dof layout, f (eta) and
+ * 1/f (one division). */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
-  double  n[3][CCP_LANES];
+  float   n[3][CCP_LANES];
+  float   ra[3][CCP_LANES], rb[3][CCP_LANES];
+  float   mu[CCP_LANES];
+  float   clin[CCP_LANES], coh[CCP_LANES];
+  float   yield[CCP_LANES];            /* the yield impulse: gn + coh is capped at yield + coh (INFINITY: no cap) */
+  float   pad[CCP_LANES];
+  double  bn[CCP_LANES];
   double  us[CCP_LANES], wt[CCP_LANES]; /* the tangents (above): u = us (e_k x n), w = n x u but w_k = wt */
-  double  ra[3][CCP_LANES], rb[3][CCP_LANES];
-  double  bn[CCP_LANES], clin[CCP_LANES], coh[CCP_LANES];
-  double  cap[CCP_LANES];              /* yield_impulse + cohesion_impulse: the shifted gn's cap (INFINITY: none) */
-  double  mu[CCP_LANES], eta[CCP_LANES];
-  double  f[CCP_LANES], inv_f[CCP_LANES]; /* the force rows' step of B_i (CCPMetric of ccp_kernels.h) and its inverse */
+  double  eta[CCP_LANES];              /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp_kernels.h) */
   /* 6-dof contacts only: */
-  double  crot[CCP_LANES], rho[CCP_LANES], sigma[CCP_LANES];
-  double  rot[CCP_LANES];              /* 1 for 6-dof, 0 for 3-dof */
+  float   rho[CCP_LANES], sigma[CCP_LANES];
+  double  f[CCP_LANES], inv_f[CCP_LANES]; /* the force rows' step of B_i (eta for a 3-dof lane) and its inverse */
+  double  crot[CCP_LANES];
   double  t[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES]; /* the torque rows' step, its inverse, the metric's scale */
 } CCPBlock;
-#define CCP_BLOCK3_BYTES offsetof(CCPBlock, crot)
-_Static_assert(CCP_BLOCK3_BYTES % 64 == 0 && sizeof(CCPBlock) % 64 == 0, "blocks of either size start on cache lines");
+#define CCP_BLOCK3_BYTES offsetof(CCPBlock, rho)
+_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 640, "blocks of either size start on cache lines, their double fields aligned");
+
+/* x as the packed blocks store a contact's input: rounded to the nearest single. Through a
+ * volatile: GCC 12.2 at -O3 lets its SLP vectorizer drop a (double)(float)x round trip of
+ * neighbouring fields (seen here: a loop rounding n, ra, rb left most of them unrounded). */
+static inline double ccp_single(double x)
+{
+  volatile float f = (float)x;
+  return f;
+}
 
 /* The rows of a block of joint blocks (RowBox of contacts.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn; the

@@ -39,9 +39,15 @@ ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x
 /* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
 ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
 
-/* A field of a block's 6-dof part (from CCPBlock's crot on): 0 in a 3-dof layout, whose blocks end
+/* A single-precision field of a block (ccp_pack.h: the contacts' inputs), widened to double.
+ * Element by element: GCC 12 makes this one vcvtps2pd ymm, but __builtin_convertvector of a
+ * 4-float vector two 2-wide conversions, a shuffle and an insert (a tenth slower sweeps). */
+ALWAYS_INLINE v4d ldf(const float *p) { return (v4d){p[0], p[1], p[2], p[3]}; }
+
+/* A field of a block's 6-dof part (from CCPBlock's rho on): 0 in a 3-dof layout, whose blocks end
  * before it (ccp_pack.h), where the pack would have stored 0 or a factor that multiplies 0. */
 ALWAYS_INLINE v4d ld6(const double *p, const int six) { return six ? ld(p) : splat(0); }
+ALWAYS_INLINE v4d ldf6(const float *p, const int six) { return six ? ldf(p) : splat(0); }
 
 /* the record at byte offset off (CCPBlock's a, b) */
 ALWAYS_INLINE char *body_at(char *body, uint32_t off) { return body + off; }
@@ -122,12 +128,18 @@ ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q) { re
  * gradient and the apply of a block share it. */
 typedef struct {
   v4d n[3], u[3], w[3];
+  v4d ra[3], rb[3]; /* the lever arms, widened once per visit: each use of a single-precision field
+                       would be a conversion of its own (GCC reloads rather than keeps them) */
 } BlockFrame;
 
 ALWAYS_INLINE BlockFrame block_frame(const CCPBlock *restrict K, const CCPRowBlock *restrict R)
 {
   BlockFrame F;
-  for (int k = 0; k < 3; k++) F.n[k] = ld(K->n[k]);
+  for (int k = 0; k < 3; k++) {
+    F.n[k]  = ldf(K->n[k]);
+    F.ra[k] = ldf(K->ra[k]);
+    F.rb[k] = ldf(K->rb[k]);
+  }
   if (R) {
     for (int k = 0; k < 3; k++) {
       F.u[k] = ld(R->u[k]);
@@ -186,22 +198,34 @@ ALWAYS_INLINE void block_rows(const double *restrict x, v4d xr[6], const int six
   for (int k = 0; k < 6; k++) xr[k] = ldrow(x, k, six);
 }
 
+/* the force rows' step f of the block's lanes: eta in a 3-dof layout (ccp_pack.h) */
+ALWAYS_INLINE v4d block_f(const CCPBlock *restrict K, const int six) { return six ? ld(K->f) : ld(K->eta); }
+ALWAYS_INLINE v4d block_inv_f(const CCPBlock *restrict K, const int six) { return six ? ld(K->inv_f) : 1 / ld(K->eta); }
+
+/* rot of a mixed block's contact lanes (ccp_pack.h): 1 for 6-dof (rho or sigma nonzero), 0 for
+ * 3-dof, whose torque rows then read no velocity */
+ALWAYS_INLINE v4d block_rot(const CCPBlock *restrict K)
+{
+  const v4d rho = ldf(K->rho), sg = ldf(K->sigma);
+  return (v4d)(((rho != 0) | (sg != 0)) & (v4l)splat(1));
+}
+
 /* g = D^T v + b + C x for the block's lanes at the velocities va, vb and the multipliers xr (torque
  * rows only when six); R: joint rows' b[1..5] */
 ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const v4d va[6], const v4d vb[6], const v4d xr[6], v4d g[6], const int six)
 {
-  const v4d ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
+  const v4d ra0 = F->ra[0], ra1 = F->ra[1], ra2 = F->ra[2], rb0 = F->rb[0], rb1 = F->rb[1], rb2 = F->rb[2];
   /* B's contact point velocity relative to A's: v + omega x r */
   const v4d d0 = vb[0] - va[0] + (vb[4] * rb2 - vb[5] * rb1) - (va[4] * ra2 - va[5] * ra1);
   const v4d d1 = vb[1] - va[1] + (vb[5] * rb0 - vb[3] * rb2) - (va[5] * ra0 - va[3] * ra2);
   const v4d d2 = vb[2] - va[2] + (vb[3] * rb1 - vb[4] * rb0) - (va[3] * ra1 - va[4] * ra0);
   const v4d n0 = F->n[0], n1 = F->n[1], n2 = F->n[2], u0 = F->u[0], u1 = F->u[1], u2 = F->u[2], w0 = F->w[0], w1 = F->w[1], w2 = F->w[2];
-  const v4d clin = ld(K->clin);
+  const v4d clin = ldf(K->clin);
   g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * xr[0];
   g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * xr[1];
   g[2]           = w0 * d0 + w1 * d1 + w2 * d2 + clin * xr[2];
   if (six) {
-    const v4d rot = six == DOF6 ? splat(1) : ld(K->rot), crot = ld(K->crot); /* x 1 folds away */
+    const v4d rot = six == DOF6 || R ? splat(1) : block_rot(K), crot = ld(K->crot); /* x 1 folds away */
     const v4d e0 = rot * (vb[3] - va[3]), e1 = rot * (vb[4] - va[4]), e2 = rot * (vb[5] - va[5]);
     g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * xr[3];
     g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * xr[4];
@@ -242,7 +266,7 @@ typedef struct {
   v4d F[3], ma[3], mb[3];
 } BlockWrench;
 
-ALWAYS_INLINE BlockWrench block_wrench(const CCPBlock *restrict K, const BlockFrame *Fr, const v4d dg[6], const int six)
+ALWAYS_INLINE BlockWrench block_wrench(const BlockFrame *Fr, const v4d dg[6], const int six)
 {
   BlockWrench W;
   v4d         T[3];
@@ -251,7 +275,7 @@ ALWAYS_INLINE BlockWrench block_wrench(const CCPBlock *restrict K, const BlockFr
     W.F[k]       = dg[0] * nk + dg[1] * uk + dg[2] * wk;
     T[k]         = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
   }
-  const v4d *F = W.F, ra0 = ld(K->ra[0]), ra1 = ld(K->ra[1]), ra2 = ld(K->ra[2]), rb0 = ld(K->rb[0]), rb1 = ld(K->rb[1]), rb2 = ld(K->rb[2]);
+  const v4d *F = W.F, ra0 = Fr->ra[0], ra1 = Fr->ra[1], ra2 = Fr->ra[2], rb0 = Fr->rb[0], rb1 = Fr->rb[1], rb2 = Fr->rb[2];
   W.mb[0] = rb1 * F[2] - rb2 * F[1] + T[0];
   W.mb[1] = rb2 * F[0] - rb0 * F[2] + T[1];
   W.mb[2] = rb0 * F[1] - rb1 * F[0] + T[2];
@@ -277,12 +301,12 @@ ALWAYS_INLINE void block_add(const BlockBodies *AB, int slot, const v4d oa[6], c
 /* bodies a -= M_A^-1 (A's part of D dg), b += ...: into slot `slot`, the mass quads at byte mass_at
  * of the records. A's part is negated and added, not subtracted: the add takes the record from memory as
  * an operand, a subtraction would need it loaded first (more instructions, cachegrind). */
-ALWAYS_INLINE void block_apply_of(const CCPBlock *restrict K, const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, int slot, size_t mass_at)
+ALWAYS_INLINE void block_apply_of(const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, int slot, size_t mass_at)
 {
   v4d ima, imb, Iak[6], Ibk[6], oa[6], ob[6];
   load_inverse_mass(AB->b, mass_at, &imb, Ibk);
   load_inverse_mass(AB->a, mass_at, &ima, Iak);
-  const BlockWrench W = block_wrench(K, Fr, dg, six);
+  const BlockWrench W = block_wrench(Fr, dg, six);
   const v4d        *F = W.F, mb0 = W.mb[0], mb1 = W.mb[1], mb2 = W.mb[2], ma0 = W.ma[0], ma1 = W.ma[1], ma2 = W.ma[2];
   for (int k = 0; k < 3; k++) {
     ob[k] = imb * F[k];
@@ -301,7 +325,7 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *re
 {
   const BlockBodies AB = block_bodies(K, body);
   const BlockFrame  F  = block_frame(K, R);
-  block_apply_of(K, &F, &AB, dg, six, slot, mass_at);
+  block_apply_of(&F, &AB, dg, six, slot, mass_at);
 }
 
 /* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
@@ -313,8 +337,8 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     block_clamp(R, z);
     return;
   }
-  const v4d mu = ld(K->mu), coh = ld(K->coh);
-  v4d       rho = ld6(K->rho, six), sg = ld6(K->sigma, six);
+  const v4d mu = ldf(K->mu), coh = ldf(K->coh);
+  v4d       rho = ldf6(K->rho, six), sg = ldf6(K->sigma, six);
   if (six && metric) {
     const v4d il = ld(K->il);
     z[3] *= il;
@@ -377,7 +401,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     } else
       for (int k = 0; k < 6; k++) z[k] = (v4d)(~apex & (v4l)z[k]);
   }
-  const v4d cap = ld(K->cap);
+  const v4d cap = ldf(K->yield) + coh; /* as ccp_pack.c's yield_impulse + cohesion_impulse */
   const v4l over = z[0] > cap;
   if (simd4_any(over)) /* a yielding contact (rare): cone_cap lane by lane */
     for (int l = 0; l < L; l++) {
@@ -439,7 +463,7 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
     const BlockBodies AB = block_bodies(K, body);
     const BlockFrame  F  = block_frame(K, R);
     block_gradient_of(K, R, &F, &AB, CCP_SLOT_V, x, g, six);
-    const v4d sf = omega * ld(K->f), st = omega * ld6(K->t, six);
+    const v4d sf = omega * block_f(K, six), st = omega * ld6(K->t, six);
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
       z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
@@ -452,10 +476,10 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
       vst(x + k * L, xk + d[k]);
     }
     const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-    const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six);
+    const v4d fi = block_inv_f(K, six), ti = ld6(K->inv_t, six);
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
-    block_apply_of(K, &F, &AB, d, six, gs ? CCP_SLOT_V : CCP_SLOT_DV, SWEEP_MASS_AT);
+    block_apply_of(&F, &AB, d, six, gs ? CCP_SLOT_V : CCP_SLOT_DV, SWEEP_MASS_AT);
   }
   for (PetscInt i = 0; !gs && i <= pk->nbodies; i++) {
     double *v = ccp_body_velocity(pk, i, CCP_SLOT_V), *dv = ccp_body_velocity(pk, i, CCP_SLOT_DV);
@@ -523,7 +547,7 @@ ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, 
       y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
     }
     block_gradient_at(K, R, &F, va, vb, y, g, six);
-    const v4d sf = step * ld(K->f), st = step * ld6(K->t, six);
+    const v4d sf = step * block_f(K, six), st = step * ld6(K->t, six);
     for (int k = 0; k < 6; k++) z[k] = y[k] - (k < 3 ? sf : st) * g[k];
     block_project(K, R, z, six, 1);
     v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
@@ -539,13 +563,13 @@ ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, 
       }
     }
     for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
-    const v4d fi = ld(K->inv_f), ti = ld6(K->inv_t, six), crot = ld6(K->crot, six);
+    const v4d fi = block_inv_f(K, six), ti = ld6(K->inv_t, six), crot = ld6(K->crot, six);
     acc.dd += ff * fi + ft * ti;
     acc.de += ef * fi + et * ti;
-    acc.dcd += ld(K->clin) * ff + crot * ft; /* C's rows as in block_gradient_at */
+    acc.dcd += ldf(K->clin) * ff + crot * ft; /* C's rows as in block_gradient_at */
     const v4d c2 = ff * fi * fi + ft * ti * ti;
     lane_max(&acc.change2, &c2);
-    const BlockWrench W = block_wrench(K, &F, d, six);
+    const BlockWrench W = block_wrench(&F, d, six);
     v4d               oa[6], ob[6];
     for (int k = 0; k < 3; k++) {
       oa[k]     = -W.F[k];

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ccp_pack.h"
+#include "ccp_single.h"
 #include "ccp_solver.h"
 #include "simd4_isa.h"
 #include "vec3.h"
@@ -68,6 +69,7 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     P->terms[i].c_lin   = urand() < 0.5 ? 0 : 0.1 * urand();
     P->terms[i].cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
     for (int k = 0; k < dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();
+    ccp_single_inputs(c, &P->terms[i]); /* both paths solve the same problem */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -146,7 +148,11 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
     const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies) / PetscMax(max_abs(v2, 6 * P.nbodies), 1);
     printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs %d\n", name, names[t], simd4_isa_name(simd4_isa(isa)), dg, dv, s1.res_max, s2.res_max, (int)s1.iterations, (int)s2.iterations);
     CHECK(dg < 1e-9 && dv < 1e-9, "%s %s: packed and reference differ by %.2e (gamma), %.2e (v)", name, names[t], dg, dv);
-    CHECK(s1.iterations == s2.iterations, "%s %s: %d vs %d iterations", name, names[t], (int)s1.iterations, (int)s2.iterations);
+    /* Once both residuals are at rounding level, APGD's divergence stop (ccp_diverged) is decided
+     * by rounding noise, which the fused multiply-adds of the vector builds change: the 1-contact
+     * problem gets there within the 40 iterations. */
+    const PetscBool at_rounding = (PetscBool)(s1.res_max < 1e-12 && s2.res_max < 1e-12);
+    CHECK(s1.iterations == s2.iterations || at_rounding, "%s %s: %d vs %d iterations", name, names[t], (int)s1.iterations, (int)s2.iterations);
     /* the AVX-512VL build only has more registers: the same operations, the AVX2 build's bits */
     if (isa == SIMD4_AVX512VL) {
       PetscCall(PetscArraycpy(gw[run % 2], g1, 6 * nc));

@@ -19,13 +19,17 @@
 #include <string.h>
 #include "ccp_solver.h"
 #include "ccp_dense.h"
+#include "ccp_single.h"
 
 #include "test_check.h"
 
 #include "test_random.h"
 
 static const double H = 0.01, GRAV = 9.81, V_RECOVER = 0.1;
-static const double MASS = 1.3, RADIUS = 0.1; /* m != 1 so that a missing factor m shows */
+/* m != 1 so that a missing factor m shows. The radius and the friction coefficients below are
+ * dyadic, hence exactly the single-precision inputs the packed layout holds (ccp_single.h): the
+ * analytic answers are those of the problem solved. */
+static const double MASS = 1.3, RADIUS = 0.125;
 #define INERTIA (0.4 * MASS * RADIUS * RADIUS)
 static const char *const NAMES[3] = {"jacobi", "gauss-seidel", "apgd"};
 
@@ -84,6 +88,7 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
   c->sigma = sigma;
   t->bn    = PetscMax(phi / H, -V_RECOVER);
   t->c_lin = c_lin; /* the torque rows get c_lin / |rb|^2: contact_c_rot */
+  ccp_single_inputs(c, t); /* the dense reference solves the problem the packed layout holds */
 }
 
 static CCPProblem sys_problem(Sys *S)
@@ -280,7 +285,7 @@ static PetscErrorCode test_resting(void)
     Sys          S;
     const double zero[6] = {0}, F[3] = {0, 0, MASS * GRAV * H};
     double       gref[6], vref[12] = {0};
-    PetscCall(sphere_on_floor(&S, NULL, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0));
+    PetscCall(sphere_on_floor(&S, NULL, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0)); /* 0.0078 m */
     frame_impulse(&S, F, zero, gref);
     PetscCall(check_all_methods(&S, dof == 3 ? "resting 3-dof" : "resting 6-dof", 1e-10, 10000, gref, vref, 0));
     PetscCall(SysDestroy(&S));
@@ -298,7 +303,7 @@ static PetscErrorCode test_resting(void)
  * the same. */
 static PetscErrorCode test_sliding(void)
 {
-  const double mu = 0.3, u0 = 1, k = 1 + MASS * RADIUS * RADIUS / INERTIA;
+  const double mu = 0.25, u0 = 1, k = 1 + MASS * RADIUS * RADIUS / INERTIA;
   const double gn = MASS * (GRAV * H + mu * u0) / (1 + k * mu * mu);
 
   PetscFunctionBeginUser;
@@ -329,7 +334,7 @@ static PetscErrorCode test_sliding(void)
  *   w_z = w0 - sigma gn / I,  v_z = gn / m - g h = sigma w_z;  no sliding or rolling impulse. */
 static PetscErrorCode test_spinning(void)
 {
-  const double sigma = 0.002, w0 = 10, mu = 0.4, rho = 0.003;
+  const double sigma = 0x1p-9, w0 = 10, mu = 0.375, rho = 0x1p-8; /* 0.00195 m, 0.0039 m */
   const double gn = (GRAV * H + sigma * w0) / (1 / MASS + sigma * sigma / INERTIA);
   Sys          S;
   const double v0[6] = {0, 0, 0, 0, 0, w0}, F[3] = {0, 0, gn}, T[3] = {0, 0, -sigma * gn};
@@ -355,8 +360,8 @@ static PetscErrorCode build_stack(Sys *S, int K, int dof)
   PetscFunctionBeginUser;
   PetscCall(SysCreate(S, K + 1, K));
   for (int j = 0; j < K; j++) sys_sphere(S, j, NULL);
-  sys_contact(S, K, 0, up, origin, rb, 0, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0);
-  for (int j = 0; j + 1 < K; j++) sys_contact(S, j, j + 1, up, ra, rb, 0, 0.5, dof == 6 ? 0.01 : 0, dof == 6 ? 0.01 : 0, 0);
+  sys_contact(S, K, 0, up, origin, rb, 0, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0, 0);
+  for (int j = 0; j + 1 < K; j++) sys_contact(S, j, j + 1, up, ra, rb, 0, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0, 0);
   sys_prepare(S);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -566,7 +571,7 @@ static PetscErrorCode test_jammed(void)
     PetscCall(SysCreate(&S, 4, 3));
     sys_sphere(&S, 0, NULL);
     sys_sphere(&S, 1, NULL);
-    const double rho = dof == 6 ? 0.01 : 0;
+    const double rho = dof == 6 ? 0x1p-7 : 0;
     sys_contact(&S, 2, 0, ex, o, L, -overlap, 0.5, rho, rho, 0);   /* left wall - sphere 0 */
     sys_contact(&S, 3, 1, mex, o, Rt, -overlap, 0.5, rho, rho, 0); /* right wall - sphere 1 */
     sys_contact(&S, 0, 1, ex, Rt, L, -overlap, 0.5, rho, rho, 0);  /* sphere 0 - sphere 1 */

@@ -10,9 +10,14 @@
  * the last steps of the plain pour, a jammed pack on the floor, need up to 4900 (session 13's
  * APGD) or 5300 (session 14's, on 3 ranks; 1 rank: 4700) of them, measured); two runs whose floating-point
  * sums are ordered differently then differ per step by about that much in each velocity. The
- * momentum check allows a mean velocity difference of 1e-6 m/s (|dP| <= 1e-6 m/s x total mass),
- * ten times the per-step solver error and five orders below the flow's speed (0.2 m/s): a lost
- * impulse, a contact solved twice or a ghost with a stale velocity shows up at 1e-3 or more.
+ * runs stay within 1e-9 m/s of each other as long as every solve stops at the same iteration;
+ * once one stops an iteration earlier (its residual crossed 1e-7 m/s first: session 16, step 97,
+ * 393 against 392 iterations), the two take different paths, and two solutions of a jammed pack
+ * each within 1e-7 m/s per contact differ in the mean velocity by up to about 20 times that
+ * (measured: 1.8e-6 m/s at one step, 7e-8 the next). The momentum check allows a mean velocity
+ * difference of 1e-5 m/s (|dP| <= 1e-5 m/s x total mass), a hundred times the solver tolerance
+ * and four orders below the flow's speed (0.2 m/s): a lost impulse, a contact solved twice or a
+ * ghost with a stale velocity shows up at 1e-3 or more.
  * Contact counts must be equal: a pair is a contact when its gap is below the envelope (0.5 mm),
  * and the runs' positions differ by ~1e-9 m, so only a pair that close to the envelope could flip.
  * Side walls are left out on purpose: spheres wedged between walls and neighbours make redundant
@@ -128,7 +133,7 @@ static PetscErrorCode ComparePours(double cohesion, StepRecord *par, StepRecord 
     }
     printf("cohesion %g N, %d ranks vs 1: %d steps, contacts from step %d, %" PetscInt_FMT " at the end, %" PetscInt_FMT " bodies left the domain; largest momentum difference / mass %.3e m/s (step %d); %d steps unconverged\n", cohesion, size, STEPS, first_contacts,
            ser[STEPS - 1].contacts, ser[STEPS - 1].removed, worst_dp, worst_step, unconverged);
-    TEST_CHECK(worst_dp <= 1e-6, "cohesion %g: momentum differs by %.3e m/s x mass > 1e-6", cohesion, worst_dp);
+    TEST_CHECK(worst_dp <= 1e-5, "cohesion %g: momentum differs by %.3e m/s x mass > 1e-5", cohesion, worst_dp);
     TEST_CHECK(unconverged == 0, "cohesion %g: %d steps did not converge to 1e-7 m/s", cohesion, unconverged);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,12 +1,20 @@
 /* The rolling-friction sweep, reduced (jobs/pile/sweep_reduced.yaml: five piles poured side by
  * side with rho = sigma = 0, 0.11, 0.22, 0.33, 0.44 R). Reference: the paper (Tasora & Anitescu
  * 2013, sec. 6.3): plain spheres make an almost flat pile, and the angle of repose grows with the
- * rolling friction. Checks: every pile has a usable flank; the angle grows from each rho to the
- * next by more than the larger of the two piles' stated uncertainties (standard error over 8
- * sectors); the rho = 0 pile is much flatter than the rho = 0.44 R one (by at least 10 deg). */
+ * rolling friction. Checks: every pile has a usable flank; the angle grows with rho beyond the
+ * run-to-run scatter of a pile's angle, SCATTER_DEG: from each rho to the one two steps up it grows
+ * by more than that, and from each rho to the next it drops by less; the rho = 0 pile is much
+ * flatter than the rho = 0.44 R one (by at least 10 deg). Why not "grows from each rho to the next
+ * by more than the stated uncertainty" (the standard error over 8 sectors, about 1 deg), as
+ * before: the pours are chaotic, and the same pile's angle differs between runs by more than
+ * that (rho = 0.22 R: 23.9, 26.6, 26.6 and 26.8 deg in the 1- and 2-rank runs of two builds that
+ * differ only in rounding, session 16), while successive steps of the sweep are 2-5 deg. */
 // ctest: labels=validation timeout=600 ranks=2
 #include "test_util.h"
 #include "pile_analysis.h"
+
+/* the largest difference of one pile's angle between runs measured (header): 2.7 deg */
+#define SCATTER_DEG 3.0
 
 int main(int argc, char **argv)
 {
@@ -29,8 +37,8 @@ int main(int argc, char **argv)
     TEST_CHECK(status[p] == 0, "%s: no pile with a usable flank", sim->sc.repose[p].name);
   }
   for (int p = 1; p < 5; p++) {
-    const double margin = PetscMax(res[p].uncertainty_deg, res[p - 1].uncertainty_deg);
-    TEST_CHECK(res[p].angle_deg - res[p - 1].angle_deg > margin, "%s -> %s: the angle went from %.1f to %.1f deg, not up by more than %.1f", sim->sc.repose[p - 1].name, sim->sc.repose[p].name, res[p - 1].angle_deg, res[p].angle_deg, margin);
+    TEST_CHECK(res[p].angle_deg - res[p - 1].angle_deg > -SCATTER_DEG, "%s -> %s: the angle went from %.1f down to %.1f deg, by more than the scatter %.1f", sim->sc.repose[p - 1].name, sim->sc.repose[p].name, res[p - 1].angle_deg, res[p].angle_deg, SCATTER_DEG);
+    if (p >= 2) TEST_CHECK(res[p].angle_deg - res[p - 2].angle_deg > SCATTER_DEG, "%s -> %s: the angle went from %.1f to %.1f deg, not up by more than the scatter %.1f", sim->sc.repose[p - 2].name, sim->sc.repose[p].name, res[p - 2].angle_deg, res[p].angle_deg, SCATTER_DEG);
   }
   TEST_CHECK(res[4].angle_deg - res[0].angle_deg >= 10, "rho = 0 gives %.1f deg, rho = 0.44 R %.1f deg: not much flatter", res[0].angle_deg, res[4].angle_deg);
   PetscCall(SimulationDestroy(&sim));

@@ -1,0 +1,24 @@
+/* A contact's inputs rounded as the packed layout stores them (ccp_pack.h: geometry, friction
+ * coefficients and the law's terms in single precision). Tests that hold the solvers to an
+ * independent reference (the reference loops, a dense solve) draw their problems this way, so
+ * that both solve the same problem and the tolerances measure the solvers, not that rounding. */
+#ifndef CCPDEM_TEST_CCP_SINGLE_H
+#define CCPDEM_TEST_CCP_SINGLE_H
+#include "ccp_pack.h"
+
+static inline void ccp_single_inputs(Contact *c, CCPContactTerms *t)
+{
+  for (int k = 0; k < 3; k++) {
+    c->n[k]  = ccp_single(c->n[k]);
+    c->ra[k] = ccp_single(c->ra[k]);
+    c->rb[k] = ccp_single(c->rb[k]);
+  }
+  c->mu               = ccp_single(c->mu);
+  c->rho              = ccp_single(c->rho);
+  c->sigma            = ccp_single(c->sigma);
+  t->bn               = ccp_single(t->bn);
+  t->c_lin            = ccp_single(t->c_lin);
+  t->cohesion_impulse = ccp_single(t->cohesion_impulse);
+  t->yield_impulse    = ccp_single(t->yield_impulse);
+}
+#endif

@@ -43,15 +43,17 @@
  * friction coefficients and the law's parameters (c_lin, cohesion and yield impulses). The
  * stabilization bn stays double: it is phi / h, and phi, a difference of nearly equal lengths,
  * carries the positions' last-bit differences (between rank counts, say) magnified by 10^4 and
- * more, which single rounding would turn into jumps of 6e-8 relative (measured: the
- * 2-rank pour of test_distributed_pour parted from the 1-rank one 1000 times faster). What the
+ * more, which single rounding would turn into jumps of 6e-8 relative (measured on the earlier
+ * double blocks with n, ra, rb rounded: the 1- and 2-rank pours of test_distributed_pour within
+ * 2.2e-9 m/s; with bn rounded too, 1.7e-7). What the
  * iteration derives stays double (the tangents' us and wt, eta, the metric, the torque
  * compliance), as do the multipliers and the velocities. The sweeps, the residual and the final
  * velocities all read the same rounded numbers, so a solve is exact (to its tolerance) for a
  * problem whose contact normals and lever arms moved by at most 2^-24 relative (6 nm on a 0.1 m
- * lever), far below the time stepping's own error; it cuts the bytes per contact the sweeps
- * stream (224 -> 160 for 6-dof, 160 -> 96 for 3-dof), which bound them out of cache (README,
- * Performance > Core). The packing's tangents come from the rounded n, so the frame is
+ * lever), far below the time stepping's own error. It takes 64 bytes off every contact (224 ->
+ * 160 for 6-dof, 160 -> 96 for 3-dof): what brought stepping under 1.5 KB per body at 10^5 and
+ * more; the sweeps run as fast as on double blocks (README, Performance > Core, and design
+ * decision "Precision of the packed contacts"). The packing's tangents come from the rounded n, so the frame is
  * v3_tangents of the n the sweeps see. -ccp_packed false runs the reference loops on the
  * unrounded problem: the two agree to about 1e-7 relative, not bit for bit.
  * A contact's tangents are those of v3_tangents(n) (contact_frame): the sweeps rebuild them from
@@ -70,7 +72,7 @@ typedef struct {
   float   mu[CCP_LANES];
   float   clin[CCP_LANES], coh[CCP_LANES];
   float   yield[CCP_LANES];            /* the yield impulse: gn + coh is capped at yield + coh (INFINITY: no cap) */
-  float   pad[CCP_LANES];
+  float   pad[CCP_LANES];              /* unused: the doubles below start on a 32-byte boundary, the block on a line */
   double  bn[CCP_LANES];
   double  us[CCP_LANES], wt[CCP_LANES]; /* the tangents (above): u = us (e_k x n), w = n x u but w_k = wt */
   double  eta[CCP_LANES];              /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp_kernels.h) */

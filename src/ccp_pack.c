@@ -278,7 +278,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         K->n[k][l]  = (float)c->n[k];
         K->ra[k][l] = (float)c->ra[k];
         K->rb[k][l] = (float)c->rb[k];
-        n[k]        = K->n[k][l]; /* read back, not (double)(float): see ccp_single */
+        n[k]        = K->n[k][l]; /* read back: GCC 12.2's SLP vectorizer at -O3 can drop a (double)(float) round trip */
       }
       if (!c->box) { /* the frame's tangents as the sweeps rebuild them from the rounded n (a joint's are in its row block) */
         double u[3], w[3], us;

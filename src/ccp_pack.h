@@ -39,7 +39,7 @@
  * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
  * apart, and its kernels read no field from `rho` on (ccp_block_at; ccp_sweep.c's ld6):
  * 40% less memory and traffic per sweep for 3-dof piles.
- * Precision: the contact's inputs are single precision (ccp_single): the geometry n, ra, rb, the
+ * Precision: the contact's inputs are single precision: the geometry n, ra, rb, the
  * friction coefficients and the law's parameters (c_lin, cohesion and yield impulses). The
  * stabilization bn stays double: it is phi / h, and phi, a difference of nearly equal lengths,
  * carries the positions' last-bit differences (between rank counts, say) magnified by 10^4 and
@@ -84,15 +84,6 @@ typedef struct {
 } CCPBlock;
 #define CCP_BLOCK3_BYTES offsetof(CCPBlock, rho)
 _Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 640, "blocks of either size start on cache lines, their double fields aligned");
-
-/* x as the packed blocks store a contact's input: rounded to the nearest single. Through a
- * volatile: GCC 12.2 at -O3 lets its SLP vectorizer drop a (double)(float)x round trip of
- * neighbouring fields (seen here: a loop rounding n, ra, rb left most of them unrounded). */
-static inline double ccp_single(double x)
-{
-  volatile float f = (float)x;
-  return f;
-}
 
 /* The rows of a block of joint blocks (RowBox of contacts.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn; the

@@ -287,6 +287,48 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Inputs that are not single-precision numbers: the blocks hold them rounded, and the tangents'
+ * us and wt are those of the rounded normal (ccp_pack.h: the sweeps rebuild the frame from it).
+ * Computed from the unrounded normal, us would be off by about 1e-8 relative; so would it if
+ * the packing's rounding were dropped (GCC 12's SLP vectorizer dropped such round trips). */
+static PetscErrorCode check_rounded_frames(void)
+{
+  Problem    P;
+  CCPPacked  pk = {0};
+  CCPProblem view;
+  int        lanes = 0, bad = 0, unrounded = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(random_problem(&P, 40, 61, 0));
+  for (PetscInt i = 0; i < P.nc; i++) {
+    double n[3];
+    v3_copy(n, P.contact[i].n);
+    v3_scale(P.contact[i].n, 1 / v3_norm(n), n); /* unit in double: generally not single any more */
+    for (int k = 0; k < 3; k++) unrounded += (double)(float)P.contact[i].n[k] != P.contact[i].n[k];
+  }
+  view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma, .terms = P.terms};
+  PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP));
+  for (PetscInt slot = 0; slot < pk.nblk * CCP_LANES; slot++) {
+    const PetscInt  i = pk.perm[slot];
+    const CCPBlock *K = ccp_block_at(&pk, slot / CCP_LANES);
+    const int       l = (int)(slot % CCP_LANES);
+    if (i < 0) continue;
+    double nf[3], u[3], w[3], us;
+    for (int k = 0; k < 3; k++) {
+      nf[k] = K->n[k][l];
+      bad += nf[k] != ccp_single(P.contact[i].n[k]);
+    }
+    v3_tangents_scaled(nf, u, w, &us);
+    bad += K->us[l] != us || K->wt[l] != w[v3_tangent_axis(nf)];
+    lanes++;
+  }
+  printf("  rounded inputs: %d of %d normal entries not single; %d contacts, %d with a stored n or frame not that of the rounded n\n", unrounded, 3 * (int)P.nc, lanes, bad);
+  CHECK(unrounded > 0 && lanes == P.nc && bad == 0, "the packed frames are not those of the rounded normals (%d of %d)", bad, lanes);
+  PetscCall(CCPPackedDestroy(&pk));
+  PetscCall(free_problem(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   rng_state = 0x243F6A8885A308D3ull; /* this test's seed */
@@ -306,6 +348,7 @@ int main(int argc, char **argv)
   PetscCall(check_layout(40, 62, 3, CCP_BLOCK3_BYTES, "3-dof layout"));
   PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout"));
   PetscCall(check_layout(40, 63, 6, sizeof(CCPBlock), "6-dof layout"));
+  PetscCall(check_rounded_frames());
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);
   PetscCall(PetscFinalize());

@@ -82,11 +82,17 @@ static PetscErrorCode free_problem(Problem *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The solvers' view of P */
+static CCPProblem problem_view(Problem *P)
+{
+  return (CCPProblem){.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
+}
+
 /* Solve from the warm start gamma0 with the packed path or the reference; impulses and velocities out. */
 static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa, double *gamma, double *vel, CCPSolveStats *st)
 {
   CCPSolver  s;
-  CCPProblem view = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
+  CCPProblem view = problem_view(P);
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
@@ -274,7 +280,7 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
 
   PetscFunctionBeginUser;
   PetscCall(random_problem(&P, nmoving, nc, dof_mode));
-  view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma, .terms = P.terms};
+  view = problem_view(&P);
   PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
   PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP));
   CHECK(pk.blk_bytes == expect_bytes, "%s: blocks of %zu bytes, expected %zu", name, pk.blk_bytes, expect_bytes);
@@ -306,7 +312,7 @@ static PetscErrorCode check_rounded_frames(void)
     v3_scale(P.contact[i].n, 1 / v3_norm(n), n); /* unit in double: generally not single any more */
     for (int k = 0; k < 3; k++) unrounded += (double)(float)P.contact[i].n[k] != P.contact[i].n[k];
   }
-  view = (CCPProblem){.nbodies = P.nbodies, .inv_mass = P.inv_mass, .inv_inertia = P.inv_inertia, .vel_free = P.vel_free, .vel = P.vel, .ncontacts = P.nc, .contact = P.contact, .gamma = P.gamma, .terms = P.terms};
+  view = problem_view(&P);
   PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP));
   for (PetscInt slot = 0; slot < pk.nblk * CCP_LANES; slot++) {
     const PetscInt  i = pk.perm[slot];

@@ -81,14 +81,38 @@ ALWAYS_INLINE v2d ld2(const double *p)
   return r;
 }
 
+/* x[k] = entry k (0..5) of 4 records given as their quads q[l] (entries 0-3) and pairs u[l] (4, 5) */
+ALWAYS_INLINE void records_to_lanes(const v4d q[L], const v2d u[L], v4d x[6])
+{
+  transpose4(q, x);
+  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
+  const v4d u02 = __builtin_shufflevector(u[0], u[2], 0, 1, 2, 3), u13 = __builtin_shufflevector(u[1], u[3], 0, 1, 2, 3);
+  x[4] = __builtin_shuffle(u02, u13, lo);
+  x[5] = __builtin_shuffle(u02, u13, hi);
+}
+
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
 ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
 {
-  gather4(p, 0, x);
-  const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
-  const v4d u02 = __builtin_shufflevector(ld2(p[0] + 4), ld2(p[2] + 4), 0, 1, 2, 3), u13 = __builtin_shufflevector(ld2(p[1] + 4), ld2(p[3] + 4), 0, 1, 2, 3);
-  x[4] = __builtin_shuffle(u02, u13, lo);
-  x[5] = __builtin_shuffle(u02, u13, hi);
+  const v4d q[L] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
+  const v2d u[L] = {ld2(p[0] + 4), ld2(p[1] + 4), ld2(p[2] + 4), ld2(p[3] + 4)};
+  records_to_lanes(q, u, x);
+}
+
+/* x[k] = entry k of p[l] + beta (p[l] - pm[l]) (APGD's extrapolated velocity): made record by
+ * record before the one transpose (the same arithmetic per entry as on the lanes, half the shuffles) */
+ALWAYS_INLINE void load6_extrapolated(const double *const p[L], const double *const pm[L], double beta, v4d x[6])
+{
+  const v2d b2 = {beta, beta};
+  v4d       q[L];
+  v2d       u[L];
+  for (int l = 0; l < L; l++) {
+    const v4d q0 = ld(p[l]);
+    const v2d u0 = ld2(p[l] + 4);
+    q[l]         = q0 + beta * (q0 - ld(pm[l]));
+    u[l]         = u0 + b2 * (u0 - ld2(pm[l] + 4));
+  }
+  records_to_lanes(q, u, x);
 }
 
 /* p[l][k] += x[k][l], lane after lane (lanes may share a record: each add sees the previous) */
@@ -190,6 +214,21 @@ ALWAYS_INLINE void block_velocities(const BlockBodies *AB, int slot, v4d va[6], 
   }
   load6(pa, va);
   load6(pb, vb);
+}
+
+/* The velocities V(y) = V_k + beta (V_k - V_k-1) of the block's bodies, from the slots vk, vkm1
+ * (APGD), lane-wise: va of the A ends, vb of the B ends. */
+ALWAYS_INLINE void block_velocities_extrapolated(const BlockBodies *AB, int vk, int vkm1, double beta, v4d va[6], v4d vb[6])
+{
+  const double *pa[L], *pb[L], *qa[L], *qb[L];
+  for (int l = 0; l < L; l++) {
+    pa[l] = slot_of(AB->a[l], vk);
+    pb[l] = slot_of(AB->b[l], vk);
+    qa[l] = slot_of(AB->a[l], vkm1);
+    qb[l] = slot_of(AB->b[l], vkm1);
+  }
+  load6_extrapolated(pa, qa, beta, va);
+  load6_extrapolated(pb, qb, beta, vb);
 }
 
 /* x's rows of a block, lane-wise (0 for the rows a 3-dof layout does not store) */
@@ -445,11 +484,20 @@ ALWAYS_INLINE double hmax(const v4d *m)
 
 /* ---- the kernels ---- */
 
+/* The kernels read the layout (and APGD's step) through a local copy: their stores to the
+ * multipliers and records are memcpy's, which may alias anything, so through the caller's pointer
+ * GCC reloaded the body array, the block count and stride and the velocity slots after every
+ * store (cachegrind, APGD's pass over the contacts: 8% of its instructions were those reloads and
+ * the slot offsets made again from them). */
+#define LOCAL_LAYOUT(name, from) const CCPPacked name##_copy = *(from), *name = &name##_copy
+
+
 /* Jacobi (gs = 0): changes into dv, added to v after the sweep. Gauss-Seidel (gs = 1, lambda = 1,
  * conflict-free blocks): changes into v at once. A constant lambda of 1 folds its multiply away
  * (x 1 is exact: the same numbers). */
-ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, double lambda, const int six, const int gs)
+ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double omega, double lambda, const int six, const int gs)
 {
+  LOCAL_LAYOUT(pk, pk_in);
   char *body    = pk->body;
   v4d   change2 = splat(0);
 
@@ -491,8 +539,9 @@ ALWAYS_INLINE double sweep_impl(CCPPacked *pk, double *gamma, double omega, doub
   return hmax(&change2);
 }
 
-ALWAYS_INLINE void residual_impl(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum, const int six)
+ALWAYS_INLINE void residual_impl(const CCPPacked *pk_in, const double *x, int slot, double *res2_max, double *res2_sum, const int six)
 {
+  LOCAL_LAYOUT(pk, pk_in);
   v4d mx = splat(0), sum = splat(0);
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
@@ -518,8 +567,10 @@ typedef struct {
  * those of xk and xkm1, the gradient at y, the projected step into x, the impulses D (x - y) into
  * the accumulators, the sums; with `residual` the GUIDE residual of xk from the velocities of xk
  * (already loaded). */
-ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, CCPApgdSums *sums, const int residual, const int six)
+ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, double *xout, CCPApgdSums *sums, const int residual, const int six)
 {
+  LOCAL_LAYOUT(pk, pk_in);
+  const CCPApgdStep step_copy = *p_in, *p = &step_copy;
   ApgdLanes    acc  = {splat(0), splat(0), splat(0), splat(0), splat(0)};
   const double beta = p->beta, step = p->step;
 
@@ -528,24 +579,20 @@ ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, 
     const CCPRowBlock *R       = row_block(pk, q);
     const double      *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six);
     double            *Out = blk(xout, q, six);
-    v4d                va[6] = {0}, vb[6] = {0}, pa[6] = {0}, pb[6] = {0}, x0[6], y[6], g[6], z[6], d[6];
+    v4d                va[6] = {0}, vb[6] = {0}, x0[6], y[6], g[6], z[6], d[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
     const BlockBodies AB = block_bodies(K, pk->body);
     const BlockFrame  F  = block_frame(K, R);
-    block_velocities(&AB, p->vk, va, vb);
-    block_velocities(&AB, p->vkm1, pa, pb);
     block_rows(X, x0, six);
     if (residual) {
+      block_velocities(&AB, p->vk, va, vb);
       block_gradient_at(K, R, &F, va, vb, x0, g, six);
       const v4d r2 = block_residual2(K, R, X, g, six);
       lane_max(&acc.res2, &r2);
     }
-    for (int k = 0; k < 6; k++) {
-      va[k] += beta * (va[k] - pa[k]);
-      vb[k] += beta * (vb[k] - pb[k]);
-      y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
-    }
+    block_velocities_extrapolated(&AB, p->vk, p->vkm1, beta, va, vb);
+    for (int k = 0; k < 6; k++) y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
     block_gradient_at(K, R, &F, va, vb, y, g, six);
     const v4d sf = step * block_f(K, six), st = step * ld6(K->t, six);
     for (int k = 0; k < 6; k++) z[k] = y[k] - (k < 3 ? sf : st) * g[k];
@@ -587,45 +634,53 @@ ALWAYS_INLINE void apgd_impl(CCPPacked *pk, const CCPApgdStep *p, double *xout, 
 }
 
 /* One body of APGD's pass over the bodies: slot vnew <- V(y) + M^-1 p, p (the accumulator) <- 0;
- * p^T M^-1 p added to *pMp when `owned`. */
-ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, double *pMp, const int owned)
+ * p^T M^-1 p added to the lanes of *pMp when `owned`. Each slot as a quad (entries 0-3) and a pair
+ * (4, 5): a third of the scalar code's instructions, the same V bits (each entry's arithmetic is
+ * the scalar one). */
+ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, v4d *pMp, v2d *pMp45, const int owned)
 {
   const CCPBodyMass *M  = (const CCPBodyMass *)(rec + mass_at);
   const double      *vk = slot_of(rec, p->vk), *vkm1 = slot_of(rec, p->vkm1), *I = M->I, beta = p->beta;
-  double            *acc = slot_of(rec, CCP_SLOT_DV), *out = slot_of(rec, vnew), dv[6];
-  dv[0] = M->im * acc[0];
-  dv[1] = M->im * acc[1];
-  dv[2] = M->im * acc[2];
-  dv[3] = I[0] * acc[3] + I[3] * acc[4] + I[4] * acc[5];
-  dv[4] = I[3] * acc[3] + I[1] * acc[4] + I[5] * acc[5];
-  dv[5] = I[4] * acc[3] + I[5] * acc[4] + I[2] * acc[5];
-  if (owned) *pMp += acc[0] * dv[0] + acc[1] * dv[1] + acc[2] * dv[2] + acc[3] * dv[3] + acc[4] * dv[4] + acc[5] * dv[5];
-  for (int k = 0; k < 6; k++) {
-    out[k] = vk[k] + beta * (vk[k] - vkm1[k]) + dv[k];
-    acc[k] = 0;
+  double            *acc = slot_of(rec, CCP_SLOT_DV), *out = slot_of(rec, vnew);
+  const v4d          a03 = ld(acc);
+  const v2d          a45 = ld2(acc + 4);
+  const double       a3 = a03[3], a4 = a45[0], a5 = a45[1];
+  v4d                dv03 = splat(M->im) * a03; /* entries 0-2: M^-1's mass part; 3: the inertia's row */
+  dv03[3]               = I[0] * a3 + I[3] * a4 + I[4] * a5;
+  const v2d dv45        = {I[3] * a3 + I[1] * a4 + I[5] * a5, I[4] * a3 + I[5] * a4 + I[2] * a5};
+  if (owned) {
+    *pMp += a03 * dv03;
+    *pMp45 += a45 * dv45;
   }
+  const v4d k03 = ld(vk);
+  const v2d k45 = ld2(vk + 4), b2 = {beta, beta};
+  vst(out, k03 + beta * (k03 - ld(vkm1)) + dv03);
+  const v2d o45 = k45 + b2 * (k45 - ld2(vkm1 + 4)) + dv45, zero2 = {0, 0};
+  memcpy(out + 4, &o45, sizeof(o45));
+  vst(acc, splat(0));
+  memcpy(acc + 4, &zero2, sizeof(zero2));
 }
 
 /* APGD's pass over the bodies (ccp_sweep_apgd_bodies), record after record: the owned ones, then
  * the ghosts, walls and the dummy. */
-ALWAYS_INLINE double apgd_bodies_impl(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned)
+ALWAYS_INLINE double apgd_bodies_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, int vnew, PetscInt nowned)
 {
+  LOCAL_LAYOUT(pk, pk_in);
+  const CCPApgdStep step_copy = *p_in, *p = &step_copy;
   const size_t mass_at = ccp_body_mass_at(pk);
-  double       pMp     = 0;
+  v4d          pMp     = splat(0);
+  v2d          pMp45   = {0, 0};
   PetscInt     i       = 0;
 
-  for (; i < nowned; i++) {
-    apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 1);
-  }
-  for (; i <= pk->nbodies; i++) {
-    apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, 0);
-  }
-  return pMp;
+  for (; i < nowned; i++) apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, &pMp45, 1);
+  for (; i <= pk->nbodies; i++) apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, &pMp45, 0);
+  return (pMp[0] + pMp[1]) + (pMp[2] + pMp[3]) + (pMp45[0] + pMp45[1]);
 }
 
 /* v += M^-1 D x over all blocks (the warm start's and the final velocity; records of any kind) */
-ALWAYS_INLINE void velocity_impl(CCPPacked *pk, const double *x, const int six)
+ALWAYS_INLINE void velocity_impl(const CCPPacked *pk_in, const double *x, const int six)
 {
+  LOCAL_LAYOUT(pk, pk_in);
   const size_t mass_at = ccp_body_mass_at(pk);
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const double *X = cblk(x, q, six);

@@ -380,7 +380,7 @@ static inline void ccp_finish(CCPProblem *P, const double *gamma, PetscInt itera
   if (gamma != P->gamma) memcpy(P->gamma, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
   ccp_velocity_from_impulses(P, P->gamma, P->vel);
   ccp_residual(P, P->gamma, P->vel, &stats->res_max, &stats->res_rms);
-  stats->iterations = iterations;
+  stats->iterations = stats->passes = iterations; /* (APGD counts its passes after) */
   stats->converged  = (PetscBool)(stats->res_max <= tol);
 }
 #endif

@@ -388,7 +388,7 @@ PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, Pets
   PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
   for (PetscInt i = 0; i < pk->nbodies; i++)
     for (int k = 0; k < 6; k++) P->vel[6 * i + k] = ccp_body_velocity(pk, i, CCP_SLOT_V)[k];
-  stats->iterations = iterations;
+  stats->iterations = stats->passes = iterations; /* (APGD counts its passes after) */
   stats->converged  = (PetscBool)(stats->res_max <= s->tol);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -246,7 +246,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   }
   if (P->ncontacts == 0 && !CCPCoupled(s)) { /* coupled: the other ranks' contacts need this rank */
     for (PetscInt i = 0; i < P->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, P->vel + 6 * (size_t)i);
-    stats->iterations = 0;
+    stats->iterations = stats->passes = 0;
     stats->res_max = stats->res_rms = 0;
     stats->converged                = PETSC_TRUE;
     stats->improved                 = PETSC_FALSE;

@@ -20,6 +20,7 @@ typedef struct {
   PetscInt  bodies, contacts;
   PetscInt  warm_started;     /* contacts that found last step's impulse in the memory */
   PetscInt  iterations;
+  PetscInt  passes;           /* the solve's passes over the contacts (CCPSolveStats) */
   double    residual_max, residual_rms;
   PetscBool converged;
   PetscBool keep_impulses;     /* the next warm start takes this step's impulses whole: it converged, or its

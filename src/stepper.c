@@ -718,7 +718,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   PetscCall(PetscLogEventBegin(EV_SOLVE, 0, 0, 0, 0));
   if (penalty) {
     PetscCall(PenaltyLoads(sim, nb, h, &matched, &bytes));
-    ss.iterations = 0; /* no solve: loads are explicit */
+    ss.iterations = ss.passes = 0; /* no solve: loads are explicit */
     ss.res_max = ss.res_rms = 0;
     ss.converged = PETSC_TRUE;
     ss.improved  = PETSC_FALSE;
@@ -763,6 +763,7 @@ PetscErrorCode SimulationStep(Simulation *sim)
   st->step           = sim->step;
   st->time           = sim->time;
   st->iterations     = ss.iterations;
+  st->passes         = ss.passes;
   st->residual_max   = ss.res_max;
   st->residual_rms   = ss.res_rms;
   st->converged      = ss.converged;

@@ -267,6 +267,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   for (int t = 0; t < 3; t++) {
     double   solve[2][SWEEP_REPEATS], busy[SWEEP_REPEATS];
     PetscInt ran[2] = {PETSC_MAX_INT, PETSC_MAX_INT}; /* the fewest iterations a timed solve ran */
+    PetscInt passes[2] = {0, 0};                     /* the timed solves' passes over the contacts (APGD's rejected steps too) */
     PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, conv_cap, 1e-4));
     PetscCall(SimulationStep(sim));
     const PetscInt  it_conv = sim->last.iterations;
@@ -278,16 +279,19 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
         PetscCall(SimulationStep(sim));
         solve[k][r] = sim->last.wall_solve / PetscMax(sim->contacts.n, 1);
         ran[k]      = PetscMin(ran[k], sim->last.iterations);
+        passes[k] += sim->last.passes;
         if (!k) busy[r] = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0);
       }
     /* on a shared machine the wall time includes time the process waited for a core: scaled by
      * the step's CPU/wall ratio it estimates the solve's own time (the waits spread evenly) */
     const double whole = 1e9 * median(solve[0], SWEEP_REPEATS) / sweep_its[0];
     const double sweep = 1e9 * (median(solve[1], SWEEP_REPEATS) - median(solve[0], SWEEP_REPEATS)) / (sweep_its[1] - sweep_its[0]);
+    /* the same per pass over the contacts: APGD's iterations include its rejected steps' passes */
+    const double extra_passes = (double)(passes[1] - passes[0]) / SWEEP_REPEATS, per_pass = extra_passes > 0 ? sweep * (sweep_its[1] - sweep_its[0]) / extra_passes : 0;
     if (ran[0] < sweep_its[0] || ran[1] < sweep_its[1]) /* a diverged or contact-less solve: the figures would mislead */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s a timed solve stopped early (%" PetscInt_FMT " of %" PetscInt_FMT ", %" PetscInt_FMT " of %" PetscInt_FMT " iterations): the figures below are not per iteration\n", names[t], ran[0], sweep_its[0], ran[1], sweep_its[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s %6.1f ns per contact-iteration, %.1f per sweep (the first scaled by the step's CPU/wall %.2f: %.1f); %5" PetscInt_FMT " iterations to 1e-4 m/s%s\n", names[t], whole, sweep,
-                          median(busy, SWEEP_REPEATS), whole * median(busy, SWEEP_REPEATS), it_conv, conv ? "" : " (cap reached)"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s %6.1f ns per contact-iteration, %.1f per sweep (the first scaled by the step's CPU/wall %.2f: %.1f); %5" PetscInt_FMT " iterations to 1e-4 m/s%s; %.2f passes per iteration, %.1f ns per pass\n", names[t], whole, sweep,
+                          median(busy, SWEEP_REPEATS), whole * median(busy, SWEEP_REPEATS), it_conv, conv ? "" : " (cap reached)", extra_passes / (sweep_its[1] - sweep_its[0]), per_pass));
   }
   getrusage(RUSAGE_SELF, &ru);
   const long peak_kb = own_peak && proc_status_kb("VmHWM") > 0 ? proc_status_kb("VmHWM") : ru.ru_maxrss;

@@ -650,6 +650,36 @@ static PetscErrorCode test_apgd_checks(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The passes over the contacts each solve reports (CCPSolveStats.passes): one per iteration for the
+ * sweeps; for APGD its iterations plus its rejected steps. From L0 = 2^-20 (-ccp_apgd_lipschitz_initial)
+ * the first step is rejected until L reaches the curvature dNd / dBd of the step tried, which is at
+ * least the smallest eigenvalue of B N on the cone's directions; on this stack that is far above
+ * 2^-10, so at least 10 doublings (rejected passes) come before the first iteration. */
+static PetscErrorCode test_passes(void)
+{
+  PetscFunctionBeginUser;
+  printf("(8b) passes over the contacts: the sweeps' iterations; APGD's iterations and rejected steps\n");
+  for (int t = 0; t < 3; t++) {
+    Sys           S;
+    CCPSolveStats st, low;
+    PetscCall(build_stack(&S, 10, 6));
+    PetscCall(run(&S, (SolverType)t, 1e-6, 2000, &st));
+    printf("  %-12s %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", NAMES[t], st.iterations, st.passes);
+    if (t != SOLVER_APGD) CHECK(st.passes == st.iterations, "%s: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (one each)", NAMES[t], st.passes, st.iterations);
+    else {
+      CHECK(st.passes >= st.iterations, "APGD: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (at least one each)", st.passes, st.iterations);
+      for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
+      PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.5367431640625e-07"));
+      PetscCall(run(&S, SOLVER_APGD, 1e-6, 2000, &low));
+      PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
+      printf("  apgd from L0 = 2^-20: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
+      CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-20: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
+    }
+    PetscCall(SysDestroy(&S));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Zero contacts; warm start at the exact solution; max_it = 0; options. */
 static PetscErrorCode test_edges(void)
 {
@@ -743,6 +773,7 @@ int main(int argc, char **argv)
   PetscCall(test_jammed());
   PetscCall(test_jacobi_divergence());
   PetscCall(test_apgd_checks());
+  PetscCall(test_passes());
   PetscCall(test_edges());
   PetscCall(bench());
   printf("%s (%d failure%s)\n", failures ? "FAILED" : "PASSED", failures, failures == 1 ? "" : "s");

@@ -323,7 +323,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 /* The program's fixed footprint: the resident memory after tiny piles (64 spheres, 3- and 6-dof)
  * stepped with each solver and destroyed, the heap's free pages returned. It holds what does not
  * grow with N: the code pages of ccpdem, PETSc, MPI and libm that stepping touches, the libraries'
- * lazily made state. Above the MPI/PETSc baseline alone, these (about 1.8 MB) were 180 bytes per
+ * lazily made state. Above the MPI/PETSc baseline alone, these (about 2.3 MB) were 220 bytes per
  * body of a 10^4 pile (session 17). */
 static PetscErrorCode FixedFootprint(long *kb)
 {

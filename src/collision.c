@@ -198,6 +198,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       __builtin_prefetch(s->size + 3 * (size_t)ahead->b);
       __builtin_prefetch(s->id + ahead->b);
     }
+    contact_set_prefetch_appends(cs);
     append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
   }
   PetscCall(ContactSetSortByKey(cs)); /* already in order: the appends' flag says so, nothing to do */

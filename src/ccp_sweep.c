@@ -491,7 +491,6 @@ ALWAYS_INLINE double hmax(const v4d *m)
  * the slot offsets made again from them). */
 #define LOCAL_LAYOUT(name, from) const CCPPacked name##_copy = *(from), *name = &name##_copy
 
-
 /* Jacobi (gs = 0): changes into dv, added to v after the sweep. Gauss-Seidel (gs = 1, lambda = 1,
  * conflict-free blocks): changes into v at once. A constant lambda of 1 folds its multiply away
  * (x 1 is exact: the same numbers). */
@@ -635,8 +634,8 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
 
 /* One body of APGD's pass over the bodies: slot vnew <- V(y) + M^-1 p, p (the accumulator) <- 0;
  * p^T M^-1 p added to the lanes of *pMp when `owned`. Each slot as a quad (entries 0-3) and a pair
- * (4, 5): a third of the scalar code's instructions, the same V bits (each entry's arithmetic is
- * the scalar one). */
+ * (4, 5): 40% fewer instructions than scalar code (cachegrind), the same V bits (each entry's
+ * arithmetic is the scalar one). */
 ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, v4d *pMp, v2d *pMp45, const int owned)
 {
   const CCPBodyMass *M  = (const CCPBodyMass *)(rec + mass_at);

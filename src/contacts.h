@@ -144,12 +144,9 @@ PetscErrorCode ContactSetAppend(ContactSet *cs, const Contact *c, const ContactK
 /* The next contact's slot (key k, zero impulse) for the caller to fill in place: no copy of a
  * built contact. Needs the room reserved (ContactSetReserve). */
 PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot);
-/* The next contact's slot (zero impulse), whose key the caller has written at cs->key[cs->n] in
- * place: a key built elsewhere and copied in is read back from stores of other widths (its
- * padding's memset, its fields), which stalls the store forwarding. Needs the room reserved. */
 /* Request for writing the lines of the slot CONTACT_APPEND_AHEAD appends on (its record, key and
  * impulses). Out of cache each append's first store to a fresh line waited for that line to be
- * read (a write miss): at 10^6 spheres half of the detection loop's samples sat on the store that
+ * read (a write miss): at 10^6 spheres half of the appends' samples (perf) sat on the store that
  * opens a record's second line. */
 #define CONTACT_APPEND_AHEAD 16
 static inline void contact_set_prefetch_appends(const ContactSet *cs)
@@ -162,6 +159,9 @@ static inline void contact_set_prefetch_appends(const ContactSet *cs)
   if (!cs->no_impulses) __builtin_prefetch(contact_gamma(cs, i), 1);
 }
 
+/* The next contact's slot (zero impulse), whose key the caller has written at cs->key[cs->n] in
+ * place: a key built elsewhere and copied in is read back from stores of other widths (its
+ * padding's memset, its fields), which stalls the store forwarding. Needs the room reserved. */
 static inline Contact *contact_set_append_keyed(ContactSet *cs)
 {
   if (cs->n && contact_key_compare(&cs->key[cs->n - 1], &cs->key[cs->n]) > 0) cs->unsorted = PETSC_TRUE;

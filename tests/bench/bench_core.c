@@ -323,8 +323,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 /* The program's fixed footprint: the resident memory after tiny piles (64 spheres, 3- and 6-dof)
  * stepped with each solver and destroyed, the heap's free pages returned. It holds what does not
  * grow with N: the code pages of ccpdem, PETSc, MPI and libm that stepping touches, the libraries'
- * lazily made state. Above the MPI/PETSc baseline alone, these (about 2.3 MB) were 220 bytes per
- * body of a 10^4 pile (session 17). */
+ * lazily made state. Above the MPI/PETSc baseline alone, these (1.4-2.3 MB between runs) were
+ * 130-220 bytes per body of a 10^4 pile (session 17). */
 static PetscErrorCode FixedFootprint(long *kb)
 {
   PetscFunctionBegin;

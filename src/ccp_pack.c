@@ -316,6 +316,27 @@ PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* How many of a packed vector's doubles P->gamma holds (the rest: pk->stash_tail). */
+static size_t stash_head(const CCPPacked *pk) { return PetscMin(ccp_packed_len(pk), (size_t)6 * pk->nc); }
+
+PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P)
+{
+  const size_t head = stash_head(pk), tail = ccp_packed_len(pk) - head;
+
+  PetscFunctionBegin;
+  PetscCheck(tail <= CCP_STASH_TAIL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "packed vector of %zu doubles for %" PetscInt_FMT " contacts: more padding than CCP_STASH_TAIL allows", ccp_packed_len(pk), pk->nc);
+  PetscCall(PetscArraycpy(P->gamma, x, head));
+  PetscCall(PetscArraycpy(pk->stash_tail, x + head, tail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x)
+{
+  const size_t head = stash_head(pk);
+  memcpy(x, P->gamma, sizeof(double) * head);
+  memcpy(x + head, pk->stash_tail, sizeof(double) * (ccp_packed_len(pk) - head));
+}
+
 void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)
 {
   for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {

@@ -112,6 +112,10 @@ enum { CCP_SLOT_V = 0, CCP_SLOT_DV = 1, CCP_SLOTS_SWEEP = 2, CCP_SLOTS_APGD = 4 
 _Static_assert(sizeof(CCPBodyMass) == 64 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 160 && CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256, "ccp_sweep.c loads the mass as 2 quads, records 3 lines of velocities");
 _Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 32 == 0, "records on a line-aligned array start at 0 or 32 in a line, the mass quads aligned");
 
+/* A packed vector is longer than P->gamma's 6 nc doubles by the padding lanes' entries only: at most
+ * 2 (CCP_LANES - 1) lanes (a contact part and a joint part, each padded) of 6 rows. */
+#define CCP_STASH_TAIL (2 * 6 * CCP_LANES)
+
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
   PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
@@ -130,6 +134,7 @@ typedef struct {
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
   size_t    count_cap, sorted_cap;
   double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
+  double    stash_tail[CCP_STASH_TAIL]; /* CCPPackedStash: what of a packed vector P->gamma's 6 nc doubles do not hold */
   ScratchPool vectors;         /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory borrow them (CCPSolverScratch) */
 } CCPPacked;
 
@@ -162,6 +167,12 @@ PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec);
 void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
 /* Packed multipliers x <- P->gamma (padding lanes 0): the inverse of CCPPackedUnpackGamma. */
 PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x);
+/* Keep the packed vector x in P->gamma's storage while a solve does not need P->gamma (from the
+ * build to its end), in packed order: a copy, where CCPPackedUnpackGamma scatters it contact by
+ * contact (out of cache a scattered pass costs about a third of a sweep). What does not fit goes to
+ * pk->stash_tail. CCPPackedUnstash copies it back, bit for bit; P->gamma holds no impulses meanwhile. */
+PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P);
+void           CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x);
 /* The functions below run on s->pk and take part in s's coupling over ranks (ccp_solver.h), if any. */
 /* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. fresh: the
  * bodies' v are still v_free as CCPPackedBuild wrote them (right after it), so v_free is not

@@ -271,7 +271,7 @@ static PetscErrorCode check_options(void)
 /* The layout's storage: a problem of 3-dof contacts only gets blocks of CCP_BLOCK3_BYTES (its
  * kernels never read the 6-dof part), any 6-dof contact the full CCPBlock; the body records start
  * on a cache line (3 lines per record, the sweeps' prefetch). Unpacking the packed warm start gives
- * it back exactly, so the blocks' lanes do not overlap. */
+ * it back exactly, so the blocks' lanes do not overlap; so does a stash (CCPPackedStash). */
 static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, size_t expect_bytes, const char *name)
 {
   Problem    P;
@@ -288,6 +288,16 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
   PetscCall(PetscArrayzero(P.gamma, 6 * P.nc));
   CCPPackedUnpackGamma(&pk, pk.g[0], &view);
   CHECK(!memcmp(P.gamma, P.gamma0, sizeof(double) * 6 * P.nc), "%s: the packed warm start does not unpack to itself", name);
+  /* APGD's stash of a packed vector in P->gamma's storage comes back bit for bit, padding lanes included */
+  const size_t len = ccp_packed_len(&pk);
+  double      *x, *back;
+  PetscCall(PetscMalloc2(len, &x, len, &back));
+  for (size_t k = 0; k < len; k++) x[k] = srand1();
+  PetscCall(CCPPackedStash(&pk, x, &view));
+  for (size_t k = 0; k < len; k++) pk.g[0][k] = 0; /* (what the solve's passes would overwrite) */
+  CCPPackedUnstash(&pk, &view, back);
+  CHECK(!memcmp(x, back, sizeof(double) * len), "%s: a stashed packed vector (%zu doubles, %d contacts) does not come back", name, len, (int)P.nc);
+  PetscCall(PetscFree2(x, back));
   PetscCall(CCPPackedDestroy(&pk));
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -354,6 +364,8 @@ int main(int argc, char **argv)
   PetscCall(check_layout(40, 62, 3, CCP_BLOCK3_BYTES, "3-dof layout"));
   PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout"));
   PetscCall(check_layout(40, 63, 6, sizeof(CCPBlock), "6-dof layout"));
+  PetscCall(check_layout(3, 1, 3, CCP_BLOCK3_BYTES, "3-dof layout, 1 contact")); /* longer than P->gamma: all in the tail but 6 */
+  PetscCall(check_layout(3, 1, 6, sizeof(CCPBlock), "6-dof layout, 1 contact"));
   PetscCall(check_rounded_frames());
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);

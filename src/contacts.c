@@ -335,6 +335,7 @@ PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define STORE_PLASTIC_AHEAD 16
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
@@ -344,6 +345,9 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
   if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
   for (PetscInt i = 0; i < cs->n; i++) {
     double *rec = m->gamma + (size_t)CCP_RECORD_WIDTH * i;
+    /* plastic is all this reads of a record: one line in two, which out of cache the hardware
+     * prefetcher left to miss (perf at 10^6: 61% of this loop's samples on that load) */
+    if (i + STORE_PLASTIC_AHEAD < cs->n) __builtin_prefetch(&cs->c[i + STORE_PLASTIC_AHEAD].plastic, 0);
     PetscCall(PetscArraycpy(rec, contact_gamma(cs, i), CONTACT_DOF_MAX));
     rec[CCP_RECORD_PLASTIC] = cs->c[i].plastic;
   }

@@ -114,7 +114,7 @@ _Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 32
 
 /* A packed vector is longer than P->gamma's 6 nc doubles by the padding lanes' entries only: at most
  * 2 (CCP_LANES - 1) lanes (a contact part and a joint part, each padded) of 6 rows. */
-#define CCP_STASH_TAIL (2 * 6 * CCP_LANES)
+#define CCP_STASH_TAIL (2 * (CCP_LANES - 1) * 6)
 
 typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
@@ -169,7 +169,7 @@ void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPPro
 PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x);
 /* Keep the packed vector x in P->gamma's storage while a solve does not need P->gamma (from the
  * build to its end), in packed order: a copy, where CCPPackedUnpackGamma scatters it contact by
- * contact (out of cache a scattered pass costs about a third of a sweep). What does not fit goes to
+ * contact (ccp_apgd.c's apgd_free_buffer has what that cost). What does not fit goes to
  * pk->stash_tail. CCPPackedUnstash copies it back, bit for bit; P->gamma holds no impulses meanwhile. */
 PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P);
 void           CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x);

@@ -3,7 +3,7 @@
  * matrix-free and in the metric of the per-contact steps B = diag(B_i) of ccp_kernels.h:
  *
  *   gamma+ = Proj_B(y - B (N y + r) / L)                    (L: Lipschitz estimate)
- *   accept when (gamma+ - y)^T N (gamma+ - y) <= L (gamma+ - y)^T B^-1 (gamma+ - y), else L *= 2
+ *   accept when (gamma+ - y)^T N (gamma+ - y) <= L (gamma+ - y)^T B^-1 (gamma+ - y), else L *= 4
  *   theta+ from theta+^2 = (1 - theta+) theta^2;  beta = theta (1 - theta) / (theta^2 + theta+)
  *   y+ = gamma+ + beta (gamma+ - gamma);  restart (beta = 0, theta = 1) when
  *   (y - gamma+)^T B^-1 (gamma+ - gamma) > 0;  L *= 0.9 after each iteration.
@@ -17,7 +17,7 @@
  *
  * Why that metric: B N has diagonal blocks of trace dof, so the step is dimensionless and blind to
  * mass ratios and to the force/torque scale of 6-dof contacts, and L starts at 1 (the mean
- * eigenvalue of those blocks; a few doublings find the rest). Proj_B is the projection in the
+ * eigenvalue of those blocks; a few backtracks find the rest). Proj_B is the projection in the
  * metric B^-1, which is per contact (ccp_kernel_project_metric).
  *
  * One pass over the contacts and one over the bodies per iteration, in velocities. The bodies

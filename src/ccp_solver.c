@@ -49,10 +49,15 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->simd           = SIMD4_AVX512VL; /* the best this CPU runs */
   n->release_layout = PETSC_FALSE; /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
   n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
-  n->apgd_L_grow    = 2.0;
-  /* About log(1/d)/log(g) of the iterations backtrack (an extra N-product each): 15% at d = 0.9
-   * (Mazhar et al.'s value). 0.95-0.97 backtracked less but left L high for longer after a spike,
-   * and APGD then stalled above 1e-7 m/s on a step of test_distributed_pour (measured). */
+  /* About log(1/d)/log(g) of the iterations backtrack (an extra pass each): 15% at g = 2 (Mazhar
+   * et al.'s value), 7.6% at g = 4. On the bench's settled 10^4 piles (6 solves to 1e-4 m/s on
+   * each of 4 piles) g = 4 took 8.8% fewer passes than 2 (10234 against 11219) and 2.2% fewer
+   * iterations; on the two piles tried, 3 and 6 took fewer passes than 2 as well, 8 more on one
+   * (docs/performance-history.md, session 19). */
+  n->apgd_L_grow    = 4.0;
+  /* 0.95-0.97 backtracked less but left L high for longer after a spike, and APGD then stalled
+   * above 1e-7 m/s on a step of test_distributed_pour (measured); 0.93 with g = 4 failed
+   * test_pile_rest and test_repose_sweep (session 19). */
   n->apgd_L_decay   = 0.9;
   *s               = n;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -98,7 +103,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCheck(s->apgd_check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_check_interval %" PetscInt_FMT " must be >= 1 (typical 4)", s->apgd_check_interval);
   PetscCheck(s->check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_check_interval %" PetscInt_FMT " must be >= 1 (typical 10)", s->check_interval);
   PetscCheck(L0 > 0 && isfinite(L0), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_initial %g must be a positive number (typical 1)", (double)L0);
-  PetscCheck(grow > 1 && isfinite(grow), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_grow %g must be > 1 (typical 2)", (double)grow);
+  PetscCheck(grow > 1 && isfinite(grow), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_grow %g must be > 1 (typical 2-4)", (double)grow);
   PetscCheck(decay > 0 && decay <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_apgd_lipschitz_decay %g must be in (0, 1] (typical 0.9)", (double)decay);
   PetscCheck(s->max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_max_it %" PetscInt_FMT " is negative: give a count >= 0", s->max_it);
   PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_tol %g is negative: give a residual (m/s) >= 0", (double)tol);

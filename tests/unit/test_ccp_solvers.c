@@ -651,10 +651,11 @@ static PetscErrorCode test_apgd_checks(void)
 }
 
 /* The passes over the contacts each solve reports (CCPSolveStats.passes): one per iteration for the
- * sweeps; for APGD its iterations plus its rejected steps. From L0 = 2^-20 (-ccp_apgd_lipschitz_initial)
+ * sweeps; for APGD its iterations plus its rejected steps. From L0 = 2^-40 (-ccp_apgd_lipschitz_initial)
  * the first step is rejected until L reaches the curvature dNd / dBd of the step tried, which is at
  * least the smallest eigenvalue of B N on the cone's directions; on this stack that is far above
- * 2^-10, so at least 10 doublings (rejected passes) come before the first iteration. */
+ * 2^-20, so at least 10 growths of L by the default 4 (rejected passes) come before the first
+ * iteration. */
 static PetscErrorCode test_passes(void)
 {
   PetscFunctionBeginUser;
@@ -669,11 +670,11 @@ static PetscErrorCode test_passes(void)
     else {
       CHECK(st.passes >= st.iterations, "APGD: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (at least one each)", st.passes, st.iterations);
       for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
-      PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.5367431640625e-07"));
+      PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.094947017729282e-13"));
       PetscCall(run(&S, SOLVER_APGD, 1e-6, 2000, &low));
       PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
-      printf("  apgd from L0 = 2^-20: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
-      CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-20: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
+      printf("  apgd from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
+      CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-40: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
     }
     PetscCall(SysDestroy(&S));
   }

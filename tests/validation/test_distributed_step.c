@@ -2,7 +2,7 @@
  * alone, on one rank: the velocities must agree within 1e-6 m/s (GUIDE "Distributed run": the CCP
  * velocities are unique, forces need not be; two solves each within 1e-8 m/s of the solution set
  * differ by a small multiple of that, far below 1e-6). Fixed iteration counts give the 1-rank
- * iterate to rounding: APGD's 200 iterations to 1e-9 m/s, the coupled Jacobi's 50 sweeps to 1e-12 m/s.
+ * iterate to rounding: APGD's 200 iterations to 1e-8 m/s, the coupled Jacobi's 50 sweeps to 1e-12 m/s.
  * The lattice is centred on the origin and touches itself and the walls (gaps 0), so the cuts of
  * every process grid pass through contact points, along faces, edges and corners. */
 // ctest: labels=mpi timeout=300 ranks=2;3;4;8
@@ -65,14 +65,16 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(CompareWithOneRank("APGD to 1e-8 m/s", 1e-6));
   /* APGD too: its decisions (step test, restart) come from sums over ranks, which the coupling
-   * must count once per body; after a fixed 200 iterations the iterates agree to rounding
-   * (measured 3e-11 m/s on 2 ranks). With ghosts counted twice in the step test's p^T M^-1 p
+   * must count once per body; after a fixed 200 iterations the iterates agree to rounding, which
+   * the momentum amplifies: 2.4e-12 to 8.8e-12 m/s on 2 to 8 ranks with a backtracking growth of
+   * 2, 1.3e-10 to 1.4e-9 with the default 4 (the same 16 backtracks on 1 and 3 ranks, session
+   * 19), hence the bound 1e-8. With ghosts counted twice in the step test's p^T M^-1 p
    * (measured by injecting that bug) they differ by 1.3e-3 to 2.3e-3 m/s on 2 to 8 ranks. 200, not
    * fewer: the solve returns its best checked iterate, and after 40 that was still the warm start,
    * the same on every rank count. */
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_max_it", "200"));
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_tol", "0"));
-  PetscCall(CompareWithOneRank("APGD, 200 iterations", 1e-9));
+  PetscCall(CompareWithOneRank("APGD, 200 iterations", 1e-8));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_max_it"));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_tol"));
   /* Jacobi is the same iteration on any rank count: after a fixed 50 sweeps (tolerance 0) the

@@ -75,11 +75,14 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 /* The lines of block q's multipliers in x, when the layout outgrows the cache (as its blocks'):
  * beside the blocks and the body records, the vectors are streams of their own that the hardware
  * prefetcher was left to find. */
-ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, PetscInt q, const int six)
+ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, PetscInt q, const int six, const int write)
 {
   if (pk->prefetch_blocks && q < pk->nblk) {
     const char *p = (const char *)cblk(x, q, six);
-    for (size_t o = 0; o < ROWS(six) * L * sizeof(double); o += 64) __builtin_prefetch(p + o, 0);
+    for (size_t o = 0; o < ROWS(six) * L * sizeof(double); o += 64) {
+      if (write) __builtin_prefetch(p + o, 1);
+      else __builtin_prefetch(p + o, 0);
+    }
   }
 }
 
@@ -518,7 +521,7 @@ ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double om
 
     const CCPRowBlock *R = row_block(pk, q);
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    prefetch_multipliers(pk, gamma, q + PREFETCH_AHEAD, six);
+    prefetch_multipliers(pk, gamma, q + PREFETCH_AHEAD, six, 1);
     const BlockBodies AB = block_bodies(K, body);
     const BlockFrame  F  = block_frame(K, R);
     block_gradient_of(K, R, &F, &AB, CCP_SLOT_V, x, g, six);
@@ -593,8 +596,9 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
     v4d                va[6] = {0}, vb[6] = {0}, x0[6], y[6], g[6], z[6], d[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
-    prefetch_multipliers(pk, p->xk, q + PREFETCH_AHEAD, six);
-    prefetch_multipliers(pk, p->xkm1, q + PREFETCH_AHEAD, six);
+    prefetch_multipliers(pk, p->xk, q + PREFETCH_AHEAD, six, 0);
+    prefetch_multipliers(pk, p->xkm1, q + PREFETCH_AHEAD, six, 0);
+    prefetch_multipliers(pk, xout, q + PREFETCH_AHEAD, six, 1);
     const BlockBodies AB = block_bodies(K, pk->body);
     const BlockFrame  F  = block_frame(K, R);
     block_rows(X, x0, six);

@@ -195,8 +195,8 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
  * and the warm start (from a warm start that 40 iterations made, which often stays the best).
  * The same iteration, so at the caps the same iteration counts and, as in compare, impulses and
  * velocities within 1e-9 relative; converged solves (whose counts rounding may shift by a few
- * percent over hundreds of iterations), both converged (or both within 1% of the tolerance) and
- * velocities within 1e-7 m/s. */
+ * percent over hundreds of iterations), both converged (or the one that did not within 1% above
+ * the tolerance) and velocities within 1e-7 m/s. */
 static PetscErrorCode compare_apgd_paths(PetscInt nmoving, PetscInt nc, int dof_mode, const char *name)
 {
   static const PetscInt caps[] = {0, 1, 2, 3, 7, 40, 20000};

@@ -675,6 +675,21 @@ static PetscErrorCode test_passes(void)
       PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
       printf("  apgd from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
       CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-40: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
+      /* the default backtracking growth is 4 (ccp_solver.c: fewer passes than 2 on settled piles):
+       * the same solve with -ccp_apgd_lipschitz_grow 4 is the same, with 2 it backtracks more */
+      CCPSolveStats grown[2];
+      const char   *grow[2] = {"4", "2"};
+      for (int g = 0; g < 2; g++) {
+        for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
+        PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.094947017729282e-13"));
+        PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_grow", grow[g]));
+        PetscCall(run(&S, SOLVER_APGD, 1e-6, 2000, &grown[g]));
+        PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_grow"));
+        PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
+        printf("  apgd from L0 = 2^-40, growth %s: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", grow[g], grown[g].iterations, grown[g].passes);
+      }
+      CHECK(grown[0].passes == low.passes && grown[0].iterations == low.iterations, "APGD: the default run (%" PetscInt_FMT " passes) is not the run with growth 4 (%" PetscInt_FMT ")", low.passes, grown[0].passes);
+      CHECK(grown[1].passes - grown[1].iterations > low.passes - low.iterations, "APGD: growth 2 backtracked %" PetscInt_FMT " times, not more than the default's %" PetscInt_FMT, grown[1].passes - grown[1].iterations, low.passes - low.iterations);
     }
     PetscCall(SysDestroy(&S));
   }

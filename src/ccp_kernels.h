@@ -12,6 +12,7 @@
  * ignored on input and written as zero. */
 #ifndef CCPDEM_CCP_KERNELS_H
 #define CCPDEM_CCP_KERNELS_H
+#include <float.h>
 #include <string.h>
 #include "ccp_solver_impl.h"
 #include "cone.h"
@@ -182,8 +183,31 @@ typedef struct {
   double ell, il;      /* sqrt(t / f) and its inverse */
 } CCPMetric;
 
+/* The traces of a 6-row contact as the metric takes them: a row group without mobility or
+ * compliance (trace 0) takes the other's (any step will do), and both are rounded to single
+ * precision, kept inside its normal range. The packed blocks store the traces so (ccp_pack.h:
+ * 8 bytes per contact instead of the metric's 48), and the reference loops use the same rounded
+ * traces, so both paths run the same iteration. A trace outside that range (spheres of radius
+ * below about 1e-8 m, inertia above about 1e37 kg m^2) only gets a step farther from the ideal one:
+ * the metric stays consistent, so the fixed points are unchanged. */
+static inline float ccp_kernel_trace_single(double t)
+{
+  /* comparisons, not fmin/fmax: GCC 12.2 (-O2 and -O3) dropped the (double)(float) round trip of
+   * (float)fmin(fmax(t, FLT_MIN), FLT_MAX) in ccp_kernel_traces_single, leaving t unrounded */
+  return (float)(t < (double)FLT_MIN ? (double)FLT_MIN : t > (double)FLT_MAX ? (double)FLT_MAX : t);
+}
+static inline void  ccp_kernel_traces_single(double *tf, double *tt)
+{
+  if (!(*tt > 0)) *tt = *tf;
+  if (!(*tf > 0)) *tf = *tt;
+  *tf = ccp_kernel_trace_single(*tf);
+  *tt = ccp_kernel_trace_single(*tt);
+}
+
 /* The metric of a contact of `dof` rows from its eta and, for 6 rows, its traces (ccp_kernel_traces):
- * for a caller that has computed them anyway (the packing). */
+ * for a caller that has computed them anyway (the packing). For 6 rows it only has to be
+ * consistent (ell^2 = t / f, il = 1 / ell, inv_f = 1 / f, to rounding) for the fixed points to be
+ * the CCP's solutions; ccp_sweep.c's block_metric computes the same bits from the stored traces. */
 static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double tt, CCPMetric *restrict m)
 {
   if (dof == 3) {
@@ -193,13 +217,12 @@ static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double t
     m->ell = m->il = 1;
     return;
   }
-  if (!(tt > 0)) tt = tf; /* a row group without mobility or compliance: any step will do */
-  if (!(tf > 0)) tf = tt;
-  const double s = 1 / sqrt(tf * tt); /* one division and one root for all six */
-  m->f     = 3 * tt * s * s;
-  m->t     = 3 * tf * s * s;
-  m->inv_f = tf / 3;
-  m->inv_t = tt / 3;
+  ccp_kernel_traces_single(&tf, &tt);
+  const double s2 = 1 / (tf * tt), s = sqrt(s2); /* one division and one root for all six; tf tt is exact */
+  m->f     = 3 * tt * s2;
+  m->t     = 3 * tf * s2;
+  m->inv_f = tf * (1.0 / 3);
+  m->inv_t = tt * (1.0 / 3);
   m->ell   = tf * s;
   m->il    = tt * s;
 }

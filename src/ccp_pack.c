@@ -255,7 +255,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta and f 1 (any positive: the sweeps divide by f) */
         K->a[l] = K->b[l] = (uint32_t)(nb * pk->body_bytes);
         K->eta[l] = 1;
-        if (!pk->all3) K->f[l] = K->inv_f[l] = K->ell[l] = K->il[l] = 1;
+        if (!pk->all3) K->tf[l] = K->tt[l] = 3; /* f = t = 1 */
         K->yield[l] = INFINITY;
         continue;
       }
@@ -264,7 +264,6 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       const size_t    a = (size_t)c->a, b = (size_t)c->b;
       const CCPBodyMass *A = ccp_body_mass(pk, (PetscInt)a), *B = ccp_body_mass(pk, (PetscInt)b);
       const int       dof = contact_dof(c), six = dof == 6;
-      CCPMetric       m;
       CCPContactTerms t;
       double          tf, tt;
 
@@ -272,7 +271,6 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       ccp_kernel_traces(c, t.c_lin, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
       t.eta = ccp_kernel_eta(dof, tf, tt);
       PetscCall(CCPCheckEta(i, t.eta));
-      ccp_kernel_metric_of(dof, t.eta, tf, tt, &m);
       double n[3];
       for (int k = 0; k < 3; k++) {
         K->n[k][l]  = (float)c->n[k];
@@ -295,15 +293,12 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->mu[l]    = (float)c->mu;
       K->eta[l]   = t.eta;
       if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES); f = eta */
-      K->f[l]     = m.f;
-      K->inv_f[l] = m.inv_f;
       K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
       K->rho[l]   = six ? (float)c->rho : 0;
       K->sigma[l] = six ? (float)c->sigma : 0;
-      K->t[l]     = m.t;
-      K->inv_t[l] = m.inv_t;
-      K->ell[l]   = m.ell;
-      K->il[l]    = m.il;
+      ccp_kernel_traces_single(&tf, &tt); /* (a 3-dof lane's are unused: block_metric gives it f = eta) */
+      K->tf[l]    = (float)tf;
+      K->tt[l]    = (float)tt;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

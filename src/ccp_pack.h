@@ -37,8 +37,8 @@
 
 /* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (384 bytes, 6 cache
  * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
- * apart, and its kernels read no field from `rho` on (ccp_block_at; ccp_sweep.c's ld6):
- * 40% less memory and traffic per sweep for 3-dof piles.
+ * apart, and its kernels read no field from `rho` on (ccp_block_at; ccp_sweep.c's ldf6 and block_metric):
+ * a quarter less memory and traffic per sweep for 3-dof piles (40% when 6-dof blocks were 640 bytes).
  * Precision: the contact's inputs are single precision: the geometry n, ra, rb, the
  * friction coefficients and the law's parameters (c_lin, cohesion and yield impulses). The
  * stabilization bn stays double: it is phi / h, and phi, a difference of nearly equal lengths,
@@ -51,7 +51,7 @@
  * velocities all read the same rounded numbers, so a solve is exact (to its tolerance) for a
  * problem whose contact normals and lever arms moved by at most 2^-24 relative (6 nm on a 0.1 m
  * lever), far below the time stepping's own error. It takes 64 bytes off every contact (224 ->
- * 160 for 6-dof, 160 -> 96 for 3-dof): what brought stepping under 1.5 KB per body at 10^5 and
+ * 160 for 6-dof then, 160 -> 96 for 3-dof): what brought stepping under 1.5 KB per body at 10^5 and
  * more; the sweeps run as fast as on double blocks (README, Performance > Core, and design
  * decision "Precision of the packed contacts"). The packing's tangents come from the rounded n, so the frame is
  * v3_tangents of the n the sweeps see. -ccp_packed false runs the reference loops on the
@@ -63,8 +63,14 @@
  * bytes less per contact in memory and in every sweep's traffic, for about 20 vector operations
  * per block visit. A joint block's frame is its own: in CCPRowBlock.
  * Not stored, as the sweeps derive them per block visit: the cap of gn (yield + coh), rot (1
- * unless a lane of a mixed block is 3-dof: rho = sigma = 0) and, in a 3-dof layout, f (eta) and
- * 1/f (one division). */
+ * unless a lane of a mixed block is 3-dof: rho = sigma = 0), in a 3-dof layout f (eta) and
+ * 1/f (one division), and in a 6-dof one the whole metric (CCPMetric of ccp_kernels.h: f, t,
+ * their inverses, ell, il) from the two traces tf, tt (one division and one root per block,
+ * ccp_sweep.c's block_metric). Its 6 doubles took 192 of a block's 640 bytes; the traces in
+ * single precision take 32, so a 6-dof contact is 128 bytes instead of 160. The metric is the
+ * step of the sweeps, not part of the problem: it only has to be consistent (ell^2 = t / f,
+ * il = 1 / ell, inv_f = 1 / f to rounding) for the fixed points to be the CCP's solutions, and
+ * every entry derived from the same rounded traces is. */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
   float   n[3][CCP_LANES];
@@ -78,12 +84,12 @@ typedef struct {
   double  eta[CCP_LANES];              /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp_kernels.h) */
   /* 6-dof contacts only: */
   float   rho[CCP_LANES], sigma[CCP_LANES];
-  double  f[CCP_LANES], inv_f[CCP_LANES]; /* the force rows' step of B_i (eta for a 3-dof lane) and its inverse */
-  double  crot[CCP_LANES];
-  double  t[CCP_LANES], inv_t[CCP_LANES], ell[CCP_LANES], il[CCP_LANES]; /* the torque rows' step, its inverse, the metric's scale */
+  float   tf[CCP_LANES], tt[CCP_LANES]; /* the traces of N_ii's force and torque rows, single (ccp_kernel_trace_single): the sweeps' metric (ccp_kernel_metric_of) */
+  double  crot[CCP_LANES];             /* the torque rows' compliance */
+  double  pad6[CCP_LANES];             /* unused: the block ends on a line */
 } CCPBlock;
 #define CCP_BLOCK3_BYTES offsetof(CCPBlock, rho)
-_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 640, "blocks of either size start on cache lines, their double fields aligned");
+_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 512, "blocks of either size start on cache lines, their double fields aligned");
 
 /* The rows of a block of joint blocks (RowBox of contacts.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn; the

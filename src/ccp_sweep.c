@@ -46,7 +46,6 @@ ALWAYS_INLINE v4d ldf(const float *p) { return (v4d){p[0], p[1], p[2], p[3]}; }
 
 /* A field of a block's 6-dof part (from CCPBlock's rho on): 0 in a 3-dof layout, whose blocks end
  * before it (ccp_pack.h), where the pack would have stored 0 or a factor that multiplies 0. */
-ALWAYS_INLINE v4d ld6(const double *p, const int six) { return six ? ld(p) : splat(0); }
 ALWAYS_INLINE v4d ldf6(const float *p, const int six) { return six ? ldf(p) : splat(0); }
 
 /* the record at byte offset off (CCPBlock's a, b) */
@@ -251,10 +250,6 @@ ALWAYS_INLINE void block_rows(const double *restrict x, v4d xr[6], const int six
   for (int k = 0; k < 6; k++) xr[k] = ldrow(x, k, six);
 }
 
-/* the force rows' step f of the block's lanes: eta in a 3-dof layout (ccp_pack.h) */
-ALWAYS_INLINE v4d block_f(const CCPBlock *restrict K, const int six) { return six ? ld(K->f) : ld(K->eta); }
-ALWAYS_INLINE v4d block_inv_f(const CCPBlock *restrict K, const int six) { return six ? ld(K->inv_f) : 1 / ld(K->eta); }
-
 /* rot of a mixed block's contact lanes (ccp_pack.h): 1 for 6-dof (rho or sigma nonzero), 0 for
  * 3-dof, whose torque rows then read no velocity */
 ALWAYS_INLINE v4d block_rot(const CCPBlock *restrict K)
@@ -262,6 +257,45 @@ ALWAYS_INLINE v4d block_rot(const CCPBlock *restrict K)
   const v4d rho = ldf(K->rho), sg = ldf(K->sigma);
   return (v4d)(((rho != 0) | (sg != 0)) & (v4l)splat(1));
 }
+
+/* The sweeps' metric of the block's lanes (CCPMetric of ccp_kernels.h), as ccp_kernel_metric_of
+ * makes it, bit for bit: in a 6-dof layout from the stored traces (ccp_pack.h), with f = eta for
+ * the 3-dof lanes of a mixed block (joint rows are 6-dof); in a 3-dof layout f = eta. */
+typedef struct {
+  v4d f, t, inv_f, inv_t, ell, il;
+} BlockMetric;
+
+ALWAYS_INLINE BlockMetric block_metric(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const int six)
+{
+  BlockMetric m;
+  const v4d   eta = ld(K->eta), zero = splat(0), one = splat(1);
+  if (!six) {
+    m.f     = eta;
+    m.inv_f = 1 / eta;
+    m.t = m.inv_t = zero;
+    m.ell = m.il = one;
+    return m;
+  }
+  const v4d tf = ldf(K->tf), tt = ldf(K->tt);
+  const v4d s2 = 1 / (tf * tt), s = vsqrt(s2); /* tf tt is exact: two floats' product */
+  m.f     = 3 * tt * s2;
+  m.t     = 3 * tf * s2;
+  m.inv_f = tf * (1.0 / 3);
+  m.inv_t = tt * (1.0 / 3);
+  m.ell   = tf * s;
+  m.il    = tt * s;
+  if (six == DOF_MIXED && !R) {
+    const v4l three = block_rot(K) == zero;
+    m.f     = sel(three, eta, m.f);
+    m.inv_f = sel(three, 1 / eta, m.inv_f);
+    m.t     = sel(three, zero, m.t);
+    m.inv_t = sel(three, zero, m.inv_t);
+    m.ell   = sel(three, one, m.ell);
+    m.il    = sel(three, one, m.il);
+  }
+  return m;
+}
+
 
 /* g = D^T v + b + C x for the block's lanes at the velocities va, vb and the multipliers xr (torque
  * rows only when six); R: joint rows' b[1..5] */
@@ -381,10 +415,10 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *re
   block_apply_of(&F, &AB, dg, six, slot, mass_at);
 }
 
-/* Project z (lanes) onto the reaction sets. metric: in the metric of the per-contact step (the
- * torque entries scaled by il before and ell after, torque coefficients times il); else
+/* Project z (lanes) onto the reaction sets. M: in that metric of the per-contact step (the
+ * torque entries scaled by il before and ell after, torque coefficients times il); NULL:
  * Euclidean. Lanes already inside take the vector test only. */
-ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *restrict R, v4d z[6], const int six, const int metric)
+ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *restrict R, v4d z[6], const int six, const BlockMetric *M)
 {
   if (R) {
     block_clamp(R, z);
@@ -392,8 +426,8 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   }
   const v4d mu = ldf(K->mu), coh = ldf(K->coh);
   v4d       rho = ldf6(K->rho, six), sg = ldf6(K->sigma, six);
-  if (six && metric) {
-    const v4d il = ld(K->il);
+  if (six && M) {
+    const v4d il = M->il;
     z[3] *= il;
     z[4] *= il;
     z[5] *= il;
@@ -463,8 +497,8 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
       for (int k = 0; k < 6; k++) z[k][l] = g[k];
     }
   z[0] -= coh;
-  if (six && metric) {
-    const v4d ell = ld(K->ell);
+  if (six && M) {
+    const v4d ell = M->ell;
     z[3] *= ell;
     z[4] *= ell;
     z[5] *= ell;
@@ -477,7 +511,7 @@ ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock 
   const v4d eta = ld(K->eta);
   v4d       y[6], s = splat(0);
   for (int k = 0; k < 6; k++) y[k] = ldrow(x, k, six) - eta * g[k];
-  block_project(K, R, y, six, 0);
+  block_project(K, R, y, six, NULL);
   for (int k = 0; k < (six ? 6 : 3); k++) {
     const v4d e = ld(x + k * L) - y[k];
     s += e * e;
@@ -525,12 +559,13 @@ ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double om
     const BlockBodies AB = block_bodies(K, body);
     const BlockFrame  F  = block_frame(K, R);
     block_gradient_of(K, R, &F, &AB, CCP_SLOT_V, x, g, six);
-    const v4d sf = omega * block_f(K, six), st = omega * ld6(K->t, six);
+    const BlockMetric M  = block_metric(K, R, six);
+    const v4d         sf = omega * M.f, st = omega * M.t;
     for (int k = 0; k < 3; k++) {
       z[k]     = ld(x + k * L) - sf * g[k];
       z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
     }
-    block_project(K, R, z, six, 1);
+    block_project(K, R, z, six, &M);
     for (int k = 0; k < 6; k++) d[k] = splat(0);
     for (int k = 0; k < ROWS(six); k++) {
       const v4d xk = ld(x + k * L);
@@ -538,7 +573,7 @@ ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double om
       vst(x + k * L, xk + d[k]);
     }
     const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
-    const v4d fi = block_inv_f(K, six), ti = ld6(K->inv_t, six);
+    const v4d fi = M.inv_f, ti = M.inv_t;
     const v4d r2 = f2 * fi * fi + t2 * ti * ti;
     lane_max(&change2, &r2);
     block_apply_of(&F, &AB, d, six, gs ? CCP_SLOT_V : CCP_SLOT_DV, SWEEP_MASS_AT);
@@ -611,9 +646,10 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
     block_velocities_extrapolated(&AB, p->vk, p->vkm1, beta, va, vb);
     for (int k = 0; k < 6; k++) y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
     block_gradient_at(K, R, &F, va, vb, y, g, six);
-    const v4d sf = step * block_f(K, six), st = step * ld6(K->t, six);
+    const BlockMetric M  = block_metric(K, R, six);
+    const v4d         sf = step * M.f, st = step * M.t;
     for (int k = 0; k < 6; k++) z[k] = y[k] - (k < 3 ? sf : st) * g[k];
-    block_project(K, R, z, six, 1);
+    block_project(K, R, z, six, &M);
     v4d ff = splat(0), ft = splat(0), ef = splat(0), et = splat(0);
     for (int k = 0; k < 6; k++) {
       const v4d e = z[k] - x0[k];
@@ -627,7 +663,7 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
       }
     }
     for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
-    const v4d fi = block_inv_f(K, six), ti = ld6(K->inv_t, six), crot = ld6(K->crot, six);
+    const v4d fi = M.inv_f, ti = M.inv_t, crot = six ? ld(K->crot) : splat(0);
     acc.dd += ff * fi + ft * ti;
     acc.de += ef * fi + et * ti;
     acc.dcd += ldf(K->clin) * ff + crot * ft; /* C's rows as in block_gradient_at */

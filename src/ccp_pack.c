@@ -23,8 +23,8 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* grow for the body records, on a cache line (release with MemoryFreeAligned): a 160-byte record
- * then spans 3 lines, not 4, and its velocity quad lies within 32 bytes (ccp_pack.h). */
+/* grow for the body records, on a cache line (release with MemoryFreeAligned): records of whole
+ * lines then start on lines (ccp_pack.h), so a Jacobi record is 2 lines and APGD's slots 3. */
 static PetscErrorCode grow_aligned(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
@@ -171,18 +171,51 @@ static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
 
 /* The bodies' records of `slots` velocity slots from P's body source (before the layout: its
  * conflict test reads them). */
+/* Whether the symmetric matrix (xx, yy, zz, xy, xz, yz) is positive semidefinite: all its
+ * principal minors >= 0 (in double: the minors of single-precision entries round only a little). */
+static PetscBool sym_semidefinite(const double S[6])
+{
+  const double xx = S[0], yy = S[1], zz = S[2], xy = S[3], xz = S[4], yz = S[5];
+  const double det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
+  return (PetscBool)(xx >= 0 && yy >= 0 && zz >= 0 && xx * yy - xy * xy >= 0 && xx * zz - xz * xz >= 0 && yy * zz - yz * yz >= 0 && det >= 0);
+}
+
+/* Body i's inverse mass and world inverse inertia into its record, in single precision
+ * (ccp_pack.h), unless rounding would make the inertia indefinite: then the packed solvers cannot
+ * take the body, and the error says what can. */
+static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double im, const double I[6], CCPBodyMass *B)
+{
+  double rounded[6];
+
+  PetscFunctionBegin;
+  B->im = (float)im;
+  for (int k = 0; k < 6; k++) {
+    B->I[k]    = (float)I[k];
+    rounded[k] = B->I[k];
+  }
+  PetscCheck(!sym_semidefinite(I) || sym_semidefinite(rounded), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "solver body %" PetscInt_FMT " of %" PetscInt_FMT ": its world inverse inertia (%g %g %g; %g %g %g) is too ill-conditioned for the packed solvers' single-precision body records (its principal moments are about 10^7 or more apart). Make the body less elongated, or run with -ccp_packed false",
+             i, P->nbodies, I[0], I[1], I[2], I[3], I[4], I[5]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P, int slots)
 {
   const PetscInt nb = P->nbodies;
 
   PetscFunctionBegin;
   pk->body_bytes = CCP_BODY_BYTES(slots);
+  pk->mass_at    = CCP_BODY_MASS_AT(slots);
   PetscCheck((size_t)nb + 1 <= UINT32_MAX / pk->body_bytes, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / pk->body_bytes) - 1);
   PetscCall(grow_aligned((void **)&pk->body, &pk->body_cap, ((size_t)nb + 1) * pk->body_bytes, 1));
   for (PetscInt i = 0; i <= nb; i++) {
     CCPBodyMass *B = ccp_body_mass(pk, i);
     PetscCall(PetscMemzero(ccp_body_record(pk, i), pk->body_bytes));
-    if (i < nb) ccp_problem_body(P, i, &B->im, B->I, ccp_body_velocity(pk, i, CCP_SLOT_V)); /* nb: the padding lanes' dummy, immovable, at rest */
+    if (i < nb) { /* nb: the padding lanes' dummy, immovable, at rest */
+      double im, I[6];
+      ccp_problem_body(P, i, &im, I, ccp_body_velocity(pk, i, CCP_SLOT_V));
+      PetscCall(StoreInverseMass(P, i, im, I, B));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -268,7 +301,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       double          tf, tt;
 
       ccp_problem_terms(P, i, &t);
-      ccp_kernel_traces(c, t.c_lin, A->im, A->I, B->im, B->I, &tf, &tt); /* once for eta and the metric */
+      const double    Ia[6] = {A->I[0], A->I[1], A->I[2], A->I[3], A->I[4], A->I[5]}, Ib[6] = {B->I[0], B->I[1], B->I[2], B->I[3], B->I[4], B->I[5]};
+      ccp_kernel_traces(c, t.c_lin, A->im, Ia, B->im, Ib, &tf, &tt); /* once for eta and the metric, from the rounded masses the sweeps use */
       t.eta = ccp_kernel_eta(dof, tf, tt);
       PetscCall(CCPCheckEta(i, t.eta));
       double n[3];

@@ -100,23 +100,30 @@ typedef struct {
 } CCPRowBlock;
 
 /* One solver body's record: `slots` velocity buffers of 6 (world linear, angular), then its
- * inverse mass and inertia as two aligned quads (im, I[0..2]), (I[3..5], pad), which the sweeps
- * load for 4 bodies by 2 transposes. Slot CCP_SLOT_V holds the velocity, CCP_SLOT_DV the
+ * inverse mass and inertia in single precision (CCPBodyMass), which the sweeps load for 4 bodies
+ * by 2 conversions and 2 transposes. Slot CCP_SLOT_V holds the velocity, CCP_SLOT_DV the
  * accumulator of a pass's changes (zero between passes); APGD's records have two more slots
  * (ccp_apgd.c: the velocities of its last two iterates and of the next rotate among V and
- * these). 160 bytes with 2 slots (Jacobi, Gauss-Seidel), 256 with 4 (APGD); records of an array
- * on a cache line start at 0 or 32 in a line, and the velocity slots of either kind span 3 lines
- * (the sweeps' prefetch). */
+ * these). 128 bytes with 2 slots (Jacobi, Gauss-Seidel): 2 cache lines, where the 160 bytes of a
+ * double mass touched 3 (records at 0 or 32 in a line); 256 with 4 (APGD; 32 bytes unused, so
+ * that its records stay on 4 lines, the velocity slots on 3: the sweeps' prefetch).
+ * Precision: as the contacts' inputs (CCPBlock), the inverse mass and inertia are the problem's
+ * data, rounded once by the packing; the sweeps, the metric's traces, the residual and the final
+ * velocities all read the rounded numbers, so a solve is exact, to its tolerance, for bodies
+ * whose inverse mass and inertia moved by at most 2^-24 relative. A world inverse inertia that
+ * rounding would make indefinite (principal moments 10^7 and more apart) is rejected by the
+ * build. */
 typedef struct {
-  double im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
-  double pad;
+  float im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
+  float pad;
 } CCPBodyMass;
 enum { CCP_SLOT_V = 0, CCP_SLOT_DV = 1, CCP_SLOTS_SWEEP = 2, CCP_SLOTS_APGD = 4 };
 #define CCP_SLOT_BYTES           (6 * sizeof(double))
-#define CCP_BODY_BYTES(slots)    ((slots) * CCP_SLOT_BYTES + sizeof(CCPBodyMass))
-#define CCP_BODY_MASS_AT(slots)  ((slots) * CCP_SLOT_BYTES) /* the mass quads' byte offset in a record */
-_Static_assert(sizeof(CCPBodyMass) == 64 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 160 && CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256, "ccp_sweep.c loads the mass as 2 quads, records 3 lines of velocities");
-_Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 32 == 0, "records on a line-aligned array start at 0 or 32 in a line, the mass quads aligned");
+#define CCP_BODY_MASS_AT(slots)  ((slots) * CCP_SLOT_BYTES) /* the mass's byte offset in a record */
+/* the slots and the mass, rounded up to whole cache lines */
+#define CCP_BODY_BYTES(slots)    ((CCP_BODY_MASS_AT(slots) + sizeof(CCPBodyMass) + 63) / 64 * 64)
+_Static_assert(sizeof(CCPBodyMass) == 32 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 128 && CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256, "ccp_sweep.c loads the mass as 2 float quads; records on whole lines, APGD's velocity slots on 3");
+_Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 16 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_APGD) % 16 == 0, "records on a line-aligned array start on lines, the mass quads aligned");
 
 /* A packed vector is longer than P->gamma's 6 nc doubles by the padding lanes' entries only: at most
  * 2 (CCP_LANES - 1) lanes (a contact part and a joint part, each padded) of 6 rows. */
@@ -135,6 +142,7 @@ typedef struct {
   size_t    rows_cap;
   char     *body;              /* nbodies + 1 records of body_bytes, on a cache line (MemoryAllocAligned) */
   size_t    body_bytes;        /* CCP_BODY_BYTES(slots) of the build */
+  size_t    mass_at;           /* CCP_BODY_MASS_AT(slots) of the build */
   PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
   size_t    body_cap, perm_cap;  /* body_cap in bytes */
   PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
@@ -147,8 +155,8 @@ typedef struct {
 /* Body i's record, its velocity slot `slot`, its inverse mass and inertia. */
 static inline char   *ccp_body_record(const CCPPacked *pk, PetscInt i) { return pk->body + (size_t)i * pk->body_bytes; }
 static inline double *ccp_body_velocity(const CCPPacked *pk, PetscInt i, int slot) { return (double *)(ccp_body_record(pk, i) + (size_t)slot * CCP_SLOT_BYTES); }
-/* where a record's mass quads start: after its velocity slots, whichever kind of record */
-static inline size_t ccp_body_mass_at(const CCPPacked *pk) { return pk->body_bytes - sizeof(CCPBodyMass); }
+/* where a record's mass starts: after its velocity slots, whichever kind of record */
+static inline size_t ccp_body_mass_at(const CCPPacked *pk) { return pk->mass_at; }
 static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i) { return (CCPBodyMass *)(ccp_body_record(pk, i) + ccp_body_mass_at(pk)); }
 
 /* Block q of the layout (its 6-dof fields exist only when !all3). */

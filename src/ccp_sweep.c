@@ -11,8 +11,9 @@
  * inside" test.
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
- * records of the block PREFETCH_AHEAD blocks ahead are requested early, all 3 lines a 160-byte
- * record spans, and that block's own lines too when the layout outgrows the cache
+ * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line of them a
+ * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots;
+ * before session 20 all 3 lines a 160-byte record spanned), and that block's own lines too when the layout outgrows the cache
  * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
  * start and of its inverse inertia (until session 10) left the one between, which holds the
  * velocity's end or the inverse mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps
@@ -61,9 +62,10 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     const CCPBlock *K = ccp_block_at(pk, q);
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
+    const int lines = pk->body_bytes > 128 ? 3 : 2; /* APGD's: its 3 lines of velocity slots (the contact pass reads no mass); the others' whole records */
     for (int l = 0; l < L; l++) {
       const char *A = pk->body + K->a[l], *B = pk->body + K->b[l];
-      for (int o = 0; o < 3; o++) { /* +0, +64, +128: a record starts at 0 or 32 in a line (ccp_pack.c's grow_aligned); the 3 lines of its velocity slots (ccp_pack.h) */
+      for (int o = 0; o < lines; o++) { /* the lines the contact sweeps touch (ccp_pack.h: records on lines) */
         __builtin_prefetch((const char *)A + 64 * o, 1);
         __builtin_prefetch((const char *)B + 64 * o, 1);
       }
@@ -142,14 +144,15 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
   }
 }
 
-/* A body's inverse mass and inertia as 2 aligned quads (im, I[0..2]), (I[3..5], pad) of its record
- * (CCPBodyMass at byte mass_at): 2 loads and a transpose each for 4 records. */
+/* A body's inverse mass and inertia as 2 single-precision quads (im, I[0..2]), (I[3..5], pad) of
+ * its record (CCPBodyMass at byte mass_at): 2 widening loads and a transpose each for 4 records. */
 ALWAYS_INLINE void load_inverse_mass(char *const B[L], size_t mass_at, v4d *im, v4d I[6])
 {
-  const double *p[L] = {(double *)(B[0] + mass_at), (double *)(B[1] + mass_at), (double *)(B[2] + mass_at), (double *)(B[3] + mass_at)};
-  v4d           lo[4], hi[4];
-  gather4(p, 0, lo);
-  gather4(p, 4, hi);
+  const float *p[L] = {(const float *)(B[0] + mass_at), (const float *)(B[1] + mass_at), (const float *)(B[2] + mass_at), (const float *)(B[3] + mass_at)};
+  const v4d    rlo[L] = {ldf(p[0]), ldf(p[1]), ldf(p[2]), ldf(p[3])}, rhi[L] = {ldf(p[0] + 4), ldf(p[1] + 4), ldf(p[2] + 4), ldf(p[3] + 4)};
+  v4d          lo[4], hi[4];
+  transpose4(rlo, lo);
+  transpose4(rhi, hi);
   *im = lo[0];
   for (int k = 0; k < 3; k++) {
     I[k]     = lo[k + 1];
@@ -693,7 +696,8 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
 ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, v4d *pMp, v2d *pMp45, const int owned)
 {
   const CCPBodyMass *M  = (const CCPBodyMass *)(rec + mass_at);
-  const double      *vk = slot_of(rec, p->vk), *vkm1 = slot_of(rec, p->vkm1), *I = M->I, beta = p->beta;
+  const double      *vk = slot_of(rec, p->vk), *vkm1 = slot_of(rec, p->vkm1), beta = p->beta;
+  const double       I[6] = {M->I[0], M->I[1], M->I[2], M->I[3], M->I[4], M->I[5]};
   double            *acc = slot_of(rec, CCP_SLOT_DV), *out = slot_of(rec, vnew);
   const v4d          a03 = ld(acc);
   const v2d          a45 = ld2(acc + 4);

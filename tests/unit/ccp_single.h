@@ -1,5 +1,6 @@
-/* A contact's inputs rounded as the packed layout stores them (ccp_pack.h: geometry, friction
- * coefficients and the law's terms in single precision). Tests that hold the solvers to an
+/* A contact's inputs and a body's inverse mass and inertia rounded as the packed layout stores
+ * them (ccp_pack.h: geometry, friction coefficients, the law's terms and the body records' masses
+ * in single precision). Tests that hold the solvers to an
  * independent reference (the reference loops, a dense solve) draw their problems this way, so
  * that both solve the same problem and the tolerances measure the solvers, not that rounding. */
 #ifndef CCPDEM_TEST_CCP_SINGLE_H
@@ -29,5 +30,12 @@ static inline void ccp_single_inputs(Contact *c, CCPContactTerms *t)
   t->c_lin            = ccp_single(t->c_lin);
   t->cohesion_impulse = ccp_single(t->cohesion_impulse);
   t->yield_impulse    = ccp_single(t->yield_impulse);
+}
+
+/* a body's inverse mass and world inverse inertia (xx, yy, zz, xy, xz, yz) as its packed record holds them */
+static inline void ccp_single_body(double *inv_mass, double inv_inertia[6])
+{
+  *inv_mass = ccp_single(*inv_mass);
+  for (int k = 0; k < 6; k++) inv_inertia[k] = ccp_single(inv_inertia[k]);
 }
 #endif

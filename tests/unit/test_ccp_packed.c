@@ -46,6 +46,7 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
   for (PetscInt j = 0; j < nmoving; j++) {
     P->inv_mass[j] = 0.5 + urand();
     random_spd(P->inv_inertia + 6 * j, 3.0);
+    ccp_single_body(&P->inv_mass[j], P->inv_inertia + 6 * j);
   }
   for (PetscInt k = 0; k < 6 * P->nbodies; k++) P->vel_free[k] = srand1();
   for (PetscInt i = 0; i < nc; i++) {
@@ -278,7 +279,7 @@ static PetscErrorCode check_options(void)
 
 /* The layout's storage: a problem of 3-dof contacts only gets blocks of CCP_BLOCK3_BYTES (its
  * kernels never read the 6-dof part), any 6-dof contact the full CCPBlock; the body records start
- * on a cache line (3 lines per record, the sweeps' prefetch). Unpacking the packed warm start gives
+ * on a cache line (whole lines per record, the sweeps' prefetch). Unpacking the packed warm start gives
  * it back exactly, so the blocks' lanes do not overlap; so does a stash (CCPPackedStash). */
 static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, size_t expect_bytes, const char *name)
 {
@@ -353,6 +354,35 @@ static PetscErrorCode check_rounded_frames(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A body whose world inverse inertia single-precision rounding would make indefinite (principal
+ * values 1 and 1e-12, rotated: each entry's rounding, 6e-8 relative, outweighs the small ones) is
+ * rejected by the build with an error, not solved with a wrong inertia; one 10^4 apart is taken. */
+static PetscErrorCode check_inertia_rounding(void)
+{
+  static const double ratios[] = {1e-12, 1e-4};
+  Problem             P;
+
+  PetscFunctionBeginUser;
+  PetscCall(random_problem(&P, 40, 61, 6));
+  for (int r = 0; r < 2; r++) {
+    double     q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, ratios[r], ratios[r]};
+    CCPPacked  pk   = {0};
+    CCPProblem view = problem_view(&P);
+    quat_normalize(q);
+    quat_to_matrix(q, R);
+    sym_rotate_diag(P.inv_inertia, R, d); /* body 0 */
+    PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    const PetscErrorCode err = CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP);
+    PetscCall(PetscPopErrorHandler());
+    printf("  inverse inertia with principal values 1, %g: build %s\n", ratios[r], err ? "rejected it" : "took it");
+    CHECK(r == 0 ? err == PETSC_ERR_SUP : err == 0, "principal values 1, %g: the build returned %d", ratios[r], (int)err);
+    PetscCall(CCPPackedDestroy(&pk));
+  }
+  PetscCall(free_problem(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The sweeps' metric from single-precision traces (ccp_kernels.h): the traces are rounded to
  * single (a compiler that drops the round trip makes the reference loops' metric differ from the
  * packed one's by 1e-8 relative: compare above then fails at 1e-9), kept finite and positive
@@ -410,6 +440,7 @@ int main(int argc, char **argv)
   PetscCall(check_layout(3, 1, 6, sizeof(CCPBlock), "6-dof layout, 1 contact"));
   PetscCall(check_rounded_frames());
   PetscCall(check_metric_traces());
+  PetscCall(check_inertia_rounding());
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);
   PetscCall(PetscFinalize());

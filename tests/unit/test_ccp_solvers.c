@@ -26,10 +26,10 @@
 #include "test_random.h"
 
 static const double H = 0.01, GRAV = 9.81, V_RECOVER = 0.1;
-/* m != 1 so that a missing factor m shows. The radius and the friction coefficients below are
- * dyadic, hence exactly the single-precision inputs the packed layout holds (ccp_single.h): the
- * analytic answers are those of the problem solved. */
-static const double MASS = 1.3, RADIUS = 0.125;
+/* m != 1 so that a missing factor m shows. The radius, the friction coefficients below, 1/m (0.5)
+ * and 1/I (80, to 1e-16) are dyadic, hence exactly the single-precision inputs and inverse masses
+ * the packed layout holds (ccp_single.h): the analytic answers are those of the problem solved. */
+static const double MASS = 2, RADIUS = 0.125;
 #define INERTIA (0.4 * MASS * RADIUS * RADIUS)
 static const char *const NAMES[3] = {"jacobi", "gauss-seidel", "apgd"};
 
@@ -66,6 +66,7 @@ static void sys_sphere(Sys *S, PetscInt j, const double v[6])
 {
   S->inv_mass[j] = 1 / MASS;
   for (int k = 0; k < 3; k++) S->inv_inertia[6 * j + k] = 1 / INERTIA;
+  ccp_single_body(&S->inv_mass[j], S->inv_inertia + 6 * j);
   for (int k = 0; k < 6; k++) S->vel_free[6 * j + k] = v ? v[k] : 0;
   S->vel_free[6 * j + 2] -= GRAV * H;
 }

@@ -183,31 +183,45 @@ typedef struct {
   double ell, il;      /* sqrt(t / f) and its inverse */
 } CCPMetric;
 
-/* The traces of a 6-row contact as the metric takes them: a row group without mobility or
- * compliance (trace 0) takes the other's (any step will do), and both are rounded to single
- * precision, kept inside its normal range. The packed blocks store the traces so (ccp_pack.h:
- * 8 bytes per contact instead of the metric's 48), and the reference loops use the same rounded
- * traces, so both paths run the same iteration. A trace outside that range (spheres of radius
- * below about 1e-8 m, inertia above about 1e37 kg m^2) only gets a step farther from the ideal one:
- * the metric stays consistent, so the fixed points are unchanged. */
-static inline float ccp_kernel_trace_single(double t)
+/* x rounded to single precision, kept inside its normal range */
+static inline float ccp_kernel_single_normal(double x)
 {
   /* comparisons, not fmin/fmax: GCC 12.2 (-O2 and -O3) dropped the (double)(float) round trip of
-   * (float)fmin(fmax(t, FLT_MIN), FLT_MAX) in ccp_kernel_traces_single, leaving t unrounded */
-  return (float)(t < (double)FLT_MIN ? (double)FLT_MIN : t > (double)FLT_MAX ? (double)FLT_MAX : t);
+   * (float)fmin(fmax(x, FLT_MIN), FLT_MAX) inlined into a caller, leaving x unrounded */
+  return (float)(x < (double)FLT_MIN ? (double)FLT_MIN : x > (double)FLT_MAX ? (double)FLT_MAX : x);
 }
-static inline void  ccp_kernel_traces_single(double *tf, double *tt)
+
+/* The seed of a 6-row contact's metric: its force rows' step f = 3 / tf and the scale
+ * ell = sqrt(tf / tt) (a row group without mobility or compliance, trace 0, takes the other's
+ * trace: any step will do), each rounded to single precision inside its normal range. The packed
+ * blocks store the seed (ccp_pack.h: 8 bytes per contact instead of the metric's 48) and the
+ * reference loops round it the same, so both paths run the same iteration. A seed that had to be
+ * clamped (spheres of radius below about 1e-8 m, say) only gets a step farther from the ideal one. */
+static inline void ccp_kernel_metric_seed(double tf, double tt, float *f, float *ell)
 {
-  if (!(*tt > 0)) *tt = *tf;
-  if (!(*tf > 0)) *tf = *tt;
-  *tf = ccp_kernel_trace_single(*tf);
-  *tt = ccp_kernel_trace_single(*tt);
+  if (!(tt > 0)) tt = tf;
+  if (!(tf > 0)) tf = tt;
+  *f   = ccp_kernel_single_normal(3 / tf);
+  *ell = ccp_kernel_single_normal(sqrt(tf / tt));
+}
+
+/* The metric from its seed: t = f ell^2, and the inverses from one division (f ell is exact, a
+ * product of two singles). It only has to be consistent (ell^2 = t / f, il = 1 / ell, inv_f =
+ * 1 / f, to rounding) for the fixed points to be the CCP's solutions; ccp_sweep.c's block_metric
+ * computes the same bits, 4 lanes at a time, from the stored seed. */
+static inline void ccp_kernel_metric_from_seed(double f, double ell, CCPMetric *restrict m)
+{
+  const double p = 1 / (f * ell);
+  m->f     = f;
+  m->ell   = ell;
+  m->t     = f * ell * ell;
+  m->inv_f = p * ell;
+  m->il    = p * f;
+  m->inv_t = m->inv_f * m->il * m->il;
 }
 
 /* The metric of a contact of `dof` rows from its eta and, for 6 rows, its traces (ccp_kernel_traces):
- * for a caller that has computed them anyway (the packing). For 6 rows it only has to be
- * consistent (ell^2 = t / f, il = 1 / ell, inv_f = 1 / f, to rounding) for the fixed points to be
- * the CCP's solutions; ccp_sweep.c's block_metric computes the same bits from the stored traces. */
+ * for a caller that has computed them anyway (the packing). */
 static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double tt, CCPMetric *restrict m)
 {
   if (dof == 3) {
@@ -217,14 +231,9 @@ static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double t
     m->ell = m->il = 1;
     return;
   }
-  ccp_kernel_traces_single(&tf, &tt);
-  const double s2 = 1 / (tf * tt), s = sqrt(s2); /* one division and one root for all six; tf tt is exact */
-  m->f     = 3 * tt * s2;
-  m->t     = 3 * tf * s2;
-  m->inv_f = tf * (1.0 / 3);
-  m->inv_t = tt * (1.0 / 3);
-  m->ell   = tf * s;
-  m->il    = tt * s;
+  float f, ell;
+  ccp_kernel_metric_seed(tf, tt, &f, &ell);
+  ccp_kernel_metric_from_seed(f, ell, m);
 }
 
 static inline void ccp_kernel_metric(const Contact *restrict c, const CCPContactTerms *restrict t, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)

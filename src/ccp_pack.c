@@ -288,7 +288,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta and f 1 (any positive: the sweeps divide by f) */
         K->a[l] = K->b[l] = (uint32_t)(nb * pk->body_bytes);
         K->eta[l] = 1;
-        if (!pk->all3) K->tf[l] = K->tt[l] = 3; /* f = t = 1 */
+        if (!pk->all3) K->f[l] = K->ell[l] = 1;
         K->yield[l] = INFINITY;
         continue;
       }
@@ -330,9 +330,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
       K->rho[l]   = six ? (float)c->rho : 0;
       K->sigma[l] = six ? (float)c->sigma : 0;
-      ccp_kernel_traces_single(&tf, &tt); /* (a 3-dof lane's are unused: block_metric gives it f = eta) */
-      K->tf[l]    = (float)tf;
-      K->tt[l]    = (float)tt;
+      ccp_kernel_metric_seed(tf, tt, &K->f[l], &K->ell[l]); /* (a 3-dof lane's is unused: block_metric gives it f = eta) */
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -65,12 +65,12 @@
  * Not stored, as the sweeps derive them per block visit: the cap of gn (yield + coh), rot (1
  * unless a lane of a mixed block is 3-dof: rho = sigma = 0), in a 3-dof layout f (eta) and
  * 1/f (one division), and in a 6-dof one the whole metric (CCPMetric of ccp_kernels.h: f, t,
- * their inverses, ell, il) from the two traces tf, tt (one division and one root per block,
- * ccp_sweep.c's block_metric). Its 6 doubles took 192 of a block's 640 bytes; the traces in
- * single precision take 32, so a 6-dof contact is 128 bytes instead of 160. The metric is the
- * step of the sweeps, not part of the problem: it only has to be consistent (ell^2 = t / f,
- * il = 1 / ell, inv_f = 1 / f to rounding) for the fixed points to be the CCP's solutions, and
- * every entry derived from the same rounded traces is. */
+ * their inverses, ell, il) from its seed f, ell in single precision (one division per block,
+ * ccp_sweep.c's block_metric). Its 6 doubles took 192 of a block's 640 bytes; the seed takes
+ * 32, so a 6-dof contact is 128 bytes instead of 160. The metric is the step of the sweeps, not
+ * part of the problem: it only has to be consistent (ell^2 = t / f, il = 1 / ell, inv_f = 1 / f
+ * to rounding) for the fixed points to be the CCP's solutions, and every entry derived from the
+ * same rounded seed is. */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
   float   n[3][CCP_LANES];
@@ -84,7 +84,7 @@ typedef struct {
   double  eta[CCP_LANES];              /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp_kernels.h) */
   /* 6-dof contacts only: */
   float   rho[CCP_LANES], sigma[CCP_LANES];
-  float   tf[CCP_LANES], tt[CCP_LANES]; /* the traces of N_ii's force and torque rows, single (ccp_kernel_trace_single): the sweeps' metric (ccp_kernel_metric_of) */
+  float   f[CCP_LANES], ell[CCP_LANES]; /* the seed of the sweeps' metric (ccp_kernel_metric_seed): the force rows' step and the torque rows' scale */
   double  crot[CCP_LANES];             /* the torque rows' compliance */
   double  pad6[CCP_LANES];             /* unused: the block ends on a line */
 } CCPBlock;

@@ -262,7 +262,7 @@ ALWAYS_INLINE v4d block_rot(const CCPBlock *restrict K)
 }
 
 /* The sweeps' metric of the block's lanes (CCPMetric of ccp_kernels.h), as ccp_kernel_metric_of
- * makes it, bit for bit: in a 6-dof layout from the stored traces (ccp_pack.h), with f = eta for
+ * makes it, bit for bit: in a 6-dof layout from the stored seed (ccp_pack.h), with f = eta for
  * the 3-dof lanes of a mixed block (joint rows are 6-dof); in a 3-dof layout f = eta. */
 typedef struct {
   v4d f, t, inv_f, inv_t, ell, il;
@@ -279,14 +279,13 @@ ALWAYS_INLINE BlockMetric block_metric(const CCPBlock *restrict K, const CCPRowB
     m.ell = m.il = one;
     return m;
   }
-  const v4d tf = ldf(K->tf), tt = ldf(K->tt);
-  const v4d s2 = 1 / (tf * tt), s = vsqrt(s2); /* tf tt is exact: two floats' product */
-  m.f     = 3 * tt * s2;
-  m.t     = 3 * tf * s2;
-  m.inv_f = tf * (1.0 / 3);
-  m.inv_t = tt * (1.0 / 3);
-  m.ell   = tf * s;
-  m.il    = tt * s;
+  const v4d f = ldf(K->f), ell = ldf(K->ell), p = 1 / (f * ell); /* ccp_kernel_metric_from_seed */
+  m.f     = f;
+  m.ell   = ell;
+  m.t     = f * ell * ell;
+  m.inv_f = p * ell;
+  m.il    = p * f;
+  m.inv_t = m.inv_f * m.il * m.il;
   if (six == DOF_MIXED && !R) {
     const v4l three = block_rot(K) == zero;
     m.f     = sel(three, eta, m.f);

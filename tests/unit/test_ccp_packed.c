@@ -383,12 +383,12 @@ static PetscErrorCode check_inertia_rounding(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The sweeps' metric from single-precision traces (ccp_kernels.h): the traces are rounded to
+/* The sweeps' metric from its single-precision seed (ccp_kernels.h): the seed is rounded to
  * single (a compiler that drops the round trip makes the reference loops' metric differ from the
  * packed one's by 1e-8 relative: compare above then fails at 1e-9), kept finite and positive
- * even for traces outside single's range or 0, and the metric built from them is consistent:
+ * even for traces outside single's range or 0, and the metric built from it is consistent:
  * f inv_f = t inv_t = ell il = 1 and ell^2 f = t, each to 4 ulps (a few roundings). */
-static PetscErrorCode check_metric_traces(void)
+static PetscErrorCode check_metric_seed(void)
 {
   static const double traces[] = {4.827612799154372, 0.1, 3, 1e-300, 1e300, 1e-45, 1e45, 0};
   const int           n = (int)(sizeof(traces) / sizeof(traces[0]));
@@ -398,22 +398,23 @@ static PetscErrorCode check_metric_traces(void)
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
       if (traces[i] == 0 && traces[j] == 0) continue; /* eta would be infinite: CCPCheckEta stops the solve first */
-      double tf = traces[i], tt = traces[j];
-      ccp_kernel_traces_single(&tf, &tt);
-      const PetscBool single = (PetscBool)(tf == ccp_single(tf) && tt == ccp_single(tt));
-      const PetscBool normal = (PetscBool)(tf >= FLT_MIN && tf <= FLT_MAX && tt >= FLT_MIN && tt <= FLT_MAX);
-      const PetscBool other  = (PetscBool)((traces[j] > 0 || tt == tf) && (traces[i] > 0 || tf == tt)); /* a zero trace takes the other's */
-      CHECK(single && normal && other, "traces %g, %g became %.17g, %.17g: not single, not in its normal range, or a zero trace not the other's", traces[i], traces[j], tf, tt);
+      float f, ell;
+      ccp_kernel_metric_seed(traces[i], traces[j], &f, &ell);
+      const PetscBool normal = (PetscBool)(f >= FLT_MIN && f <= FLT_MAX && ell >= FLT_MIN && ell <= FLT_MAX);
+      const PetscBool zero   = (PetscBool)((traces[i] > 0 && traces[j] > 0) || ell == 1); /* a zero trace takes the other's */
+      CHECK(normal && zero, "traces %g, %g gave the seed f %.9g, ell %.9g: not in single's normal range, or a zero trace not the other's", traces[i], traces[j], (double)f, (double)ell);
       CCPMetric m;
       ccp_kernel_metric_of(6, 1, traces[i], traces[j], &m);
       const double eps = 4 * DBL_EPSILON;
       const double e1 = fabs(m.f * m.inv_f - 1), e2 = fabs(m.t * m.inv_t - 1), e3 = fabs(m.ell * m.il - 1), e4 = fabs(m.ell * m.ell * m.f / m.t - 1);
+      CHECK(m.f == f && m.ell == ell, "traces %g, %g: the metric (f %.17g, ell %.17g) is not its seed's", traces[i], traces[j], m.f, m.ell);
       CHECK(e1 <= eps && e2 <= eps && e3 <= eps && e4 <= eps, "traces %g, %g: inconsistent metric (f inv_f - 1 = %.1e, t inv_t - 1 = %.1e, ell il - 1 = %.1e, ell^2 f / t - 1 = %.1e)", traces[i], traces[j], e1, e2, e3, e4);
       cases++;
     }
-  double tf = traces[0], tt = traces[0];
-  ccp_kernel_traces_single(&tf, &tt);
-  printf("  metric traces: %d pairs checked; %.17g rounded to %.17g\n", cases, traces[0], tf);
+  float f, ell;
+  ccp_kernel_metric_seed(traces[0], traces[1], &f, &ell);
+  printf("  metric seed: %d pairs of traces checked; f = 3 / %.17g = %.17g in single\n", cases, traces[0], (double)f);
+  CHECK(f == ccp_single(3 / traces[0]) && ell == ccp_single(sqrt(traces[0] / traces[1])), "the seed of traces %g, %g is not their f and ell rounded to single", traces[0], traces[1]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -439,7 +440,7 @@ int main(int argc, char **argv)
   PetscCall(check_layout(3, 1, 3, CCP_BLOCK3_BYTES, "3-dof layout, 1 contact")); /* longer than P->gamma: all in the tail but 6 */
   PetscCall(check_layout(3, 1, 6, sizeof(CCPBlock), "6-dof layout, 1 contact"));
   PetscCall(check_rounded_frames());
-  PetscCall(check_metric_traces());
+  PetscCall(check_metric_seed());
   PetscCall(check_inertia_rounding());
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);

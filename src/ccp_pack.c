@@ -169,8 +169,6 @@ static void PackRows(CCPPacked *pk, const CCPProblem *P, PetscInt q)
   }
 }
 
-/* The bodies' records of `slots` velocity slots from P's body source (before the layout: its
- * conflict test reads them). */
 /* Whether the symmetric matrix (xx, yy, zz, xy, xz, yz) is positive semidefinite: all its
  * principal minors >= 0 (in double: the minors of single-precision entries round only a little). */
 static PetscBool sym_semidefinite(const double S[6])
@@ -199,6 +197,8 @@ static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The bodies' records of `slots` velocity slots from P's body source (before the layout: its
+ * conflict test reads them). */
 static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P, int slots)
 {
   const PetscInt nb = P->nbodies;

@@ -13,8 +13,8 @@
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
  * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line of them a
  * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots;
- * before session 20 all 3 lines a 160-byte record spanned), and that block's own lines too when the layout outgrows the cache
- * (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
+ * before session 20 all 3 lines a 160-byte record spanned), and that block's own lines too when
+ * the layout outgrows the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
  * start and of its inverse inertia (until session 10) left the one between, which holds the
  * velocity's end or the inverse mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps
  * waited on it, Jacobi 25-27 -> 15 and APGD 43-44 -> 25 ns per contact-iteration. */
@@ -297,7 +297,6 @@ ALWAYS_INLINE BlockMetric block_metric(const CCPBlock *restrict K, const CCPRowB
   }
   return m;
 }
-
 
 /* g = D^T v + b + C x for the block's lanes at the velocities va, vb and the multipliers xr (torque
  * rows only when six); R: joint rows' b[1..5] */

@@ -180,7 +180,8 @@ static PetscBool sym_semidefinite(const double S[6])
 
 /* Body i's inverse mass and world inverse inertia into its record, in single precision
  * (ccp_pack.h), unless rounding would make the inertia indefinite: then the packed solvers cannot
- * take the body, and the error says what can. */
+ * take the body, and the error says what can. (The rounded matrix is tested first: in the common
+ * case it passes, and the unrounded one is not tested at all.) */
 static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double im, const double I[6], CCPBodyMass *B)
 {
   double rounded[6];
@@ -191,7 +192,7 @@ static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double i
     B->I[k]    = (float)I[k];
     rounded[k] = B->I[k];
   }
-  PetscCheck(!sym_semidefinite(I) || sym_semidefinite(rounded), PETSC_COMM_SELF, PETSC_ERR_SUP,
+  PetscCheck(sym_semidefinite(rounded) || !sym_semidefinite(I), PETSC_COMM_SELF, PETSC_ERR_SUP,
              "solver body %" PetscInt_FMT " of %" PetscInt_FMT ": its world inverse inertia (%g %g %g; %g %g %g) is too ill-conditioned for the packed solvers' single-precision body records (its principal moments are about 10^7 or more apart). Make the body less elongated, or run with -ccp_packed false",
              i, P->nbodies, I[0], I[1], I[2], I[3], I[4], I[5]);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -110,9 +110,10 @@ typedef struct {
  * Precision: as the contacts' inputs (CCPBlock), the inverse mass and inertia are the problem's
  * data, rounded once by the packing; the sweeps, the metric's traces, the residual and the final
  * velocities all read the rounded numbers, so a solve is exact, to its tolerance, for bodies
- * whose inverse mass and inertia moved by at most 2^-24 relative. A world inverse inertia that
- * rounding would make indefinite (principal moments 10^7 and more apart) is rejected by the
- * build. */
+ * whose inverse mass and inertia moved by at most 2^-24 relative (per entry: packed_inertia.h
+ * has what that is per direction, and the bound the scenario checks apply). A world inverse
+ * inertia that rounding would make indefinite (principal moments 10^7 and more apart) is
+ * rejected by the build. */
 typedef struct {
   float im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
   float pad;

@@ -2,6 +2,8 @@
  * dispatch to one file per method (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c). */
 #include "ccp_kernels.h"
 
+#define CCP_PACKED_DEFAULT PETSC_TRUE /* -ccp_packed */
+
 static const char *const CCPSolverTypes[] = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
 
 static PetscClassId  CCP_CLASSID;
@@ -45,7 +47,7 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->gs_omega      = 1.0;
   n->check_interval = 10;
   n->apgd_check_interval = 4;
-  n->packed         = PETSC_TRUE;
+  n->packed         = CCP_PACKED_DEFAULT;
   n->simd           = SIMD4_AVX512VL; /* the best this CPU runs */
   n->release_layout = PETSC_FALSE; /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
   n->apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp_apgd.c */
@@ -72,6 +74,14 @@ PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt m
   s->type   = type;
   s->max_it = max_it;
   s->tol    = tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolverPackedOption(PetscBool *packed)
+{
+  PetscFunctionBegin;
+  *packed = CCP_PACKED_DEFAULT;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ccp_packed", packed, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

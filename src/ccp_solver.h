@@ -25,6 +25,9 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s);
 /* Defaults from the scenario's solver block, then the options database overrides. */
 PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt max_it, double tol);
 PetscErrorCode CCPSolverSetFromOptions(CCPSolver s);
+/* Whether the solvers will run on the packed layout (-ccp_packed, default true), for the checks of
+ * a scenario (population.h) before or without a solver. */
+PetscErrorCode CCPSolverPackedOption(PetscBool *packed);
 /* Solve P in place: on entry gamma holds the warm start; on exit gamma is the best iterate found
  * and vel = v_free + M^-1 D gamma for it. Local, unless a coupling is set (then collective). */
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);

@@ -24,11 +24,16 @@
  *     start);
  *   - box-box contact is not implemented by the narrowphase, so a box body whose bounding sphere
  *     overlaps another box body's bounding sphere or reaches into a box wall is rejected rather
- *     than left to pass through it. */
+ *     than left to pass through it.
+ *   - for the packed CCP solvers (unless -ccp_packed false; the penalty model keeps the inertia
+ *     in double), no explicit body whose principal moments they would round into an inaccurate
+ *     inverse inertia (packed_inertia.h). */
 #include "population.h"
 #include "random.h"
 #include "broadphase.h"
 #include "narrowphase.h"
+#include "packed_inertia.h"
+#include "ccp_solver.h"
 #include "vec3.h"
 #include <math.h>
 #include <stdarg.h>
@@ -445,6 +450,27 @@ static PetscErrorCode CheckPopulation(const Origins *o, const BodyStore *s, char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* For a CCP scenario run on the packed solvers: its explicit bodies' principal moments at most
+ * PACKED_MAX_MOMENT_RATIO apart (packed_inertia.h; fills and emitters make spheres). */
+static void check_packed_inertia(const Scenario *sc, char *err, size_t errlen)
+{
+  for (int b = 0; b < sc->n_bodies; b++) {
+    const BodySpec *spec = &sc->bodies[b];
+    BodyRecord      rec;
+    char            key[64];
+    population_record_from_spec(sc, spec, (int64_t)b, &rec);
+    const double ratio = packed_moment_ratio(rec.inertia);
+    if (!(ratio > PACKED_MAX_MOMENT_RATIO)) continue;
+    const PetscBool given = (PetscBool)(spec->inertia[0] > 0); /* population_record_from_spec: all three or none */
+    snprintf(key, sizeof key, "bodies[%d].%s", b, given ? "inertia" : "half_extents");
+    report(err, errlen, sc, spec->line, key,
+           "principal moments of inertia %g, %g, %g kg m^2 are %.3g apart, more than the %.3g within which the packed CCP solvers' single-precision inverse inertia stays within %g%% in every orientation; %s, or run with -ccp_packed false (slower)",
+           rec.inertia[0], rec.inertia[1], rec.inertia[2], ratio, PACKED_MAX_MOMENT_RATIO, 100 * PACKED_INERTIA_ACCURACY,
+           given ? "give moments closer together" : "make the box less elongated (at most about 440 times longer than wide)");
+    return;
+  }
+}
+
 PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
 {
   PetscInt *fill_first;
@@ -482,6 +508,11 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
   o.sc         = sc;
   o.fill_first = fill_first;
   if (!err[0]) PetscCall(CheckPopulation(&o, s, err, errlen));
+  if (!err[0] && sc->contact_model == CONTACT_MODEL_CCP) {
+    PetscBool packed;
+    PetscCall(CCPSolverPackedOption(&packed));
+    if (packed) check_packed_inertia(sc, err, errlen);
+  }
   PetscCall(PetscFree(fill_first));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

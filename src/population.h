@@ -10,7 +10,8 @@
 /* Convert one spec to a record (mass and inertia from density unless overridden; angular velocity
  * converted from the file's world frame to the body frame). */
 void population_record_from_spec(const Scenario *sc, const BodySpec *spec, int64_t id, BodyRecord *rec);
-/* Append all initial bodies of sc to s (which must be empty) and check them. On bad input returns
- * PETSC_SUCCESS with err set (err[0] != 0): FILE:LINE: key '...': what is wrong; what to change. */
+/* Append all initial bodies of sc to s (which must be empty) and check them (with the solver's
+ * options: -ccp_packed). On bad input returns PETSC_SUCCESS with err set (err[0] != 0):
+ * FILE:LINE: key '...': what is wrong; what to change. */
 PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen);
 #endif

@@ -18,6 +18,7 @@
 #include "ccp_kernels.h"
 #include "ccp_pack.h"
 #include "ccp_single.h"
+#include "packed_inertia.h"
 #include "ccp_solver.h"
 #include "simd4_isa.h"
 #include "vec3.h"
@@ -354,6 +355,23 @@ static PetscErrorCode check_rounded_frames(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The layout of P with body 0's inverse inertia R diag(d) R^T, R the rotation of the quaternion q
+ * (normalized here): *err is what the build returned (pk destroyed by the caller either way). */
+static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[3], double R[9], CCPPacked *pk, PetscErrorCode *err)
+{
+  CCPProblem view = problem_view(P);
+
+  PetscFunctionBeginUser;
+  quat_normalize(q);
+  quat_to_matrix(q, R);
+  sym_rotate_diag(P->inv_inertia, R, d);
+  PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *err = CCPPackedBuild(pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP);
+  PetscCall(PetscPopErrorHandler());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A body whose world inverse inertia single-precision rounding would make indefinite (principal
  * values 1 and 1e-12, rotated: each entry's rounding, 6e-8 relative, outweighs the small ones) is
  * rejected by the build with an error, not solved with a wrong inertia; one 10^4 apart is taken. */
@@ -365,20 +383,65 @@ static PetscErrorCode check_inertia_rounding(void)
   PetscFunctionBeginUser;
   PetscCall(random_problem(&P, 40, 61, 6));
   for (int r = 0; r < 2; r++) {
-    double     q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, ratios[r], ratios[r]};
-    CCPPacked  pk   = {0};
-    CCPProblem view = problem_view(&P);
-    quat_normalize(q);
-    quat_to_matrix(q, R);
-    sym_rotate_diag(P.inv_inertia, R, d); /* body 0 */
-    PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    const PetscErrorCode err = CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP);
-    PetscCall(PetscPopErrorHandler());
+    double         q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, ratios[r], ratios[r]};
+    CCPPacked      pk   = {0};
+    PetscErrorCode err;
+    PetscCall(build_turned_body(&P, q, d, R, &pk, &err));
     printf("  inverse inertia with principal values 1, %g: build %s\n", ratios[r], err ? "rejected it" : "took it");
     CHECK(r == 0 ? err == PETSC_ERR_SUP : err == 0, "principal values 1, %g: the build returned %d", ratios[r], (int)err);
     PetscCall(CCPPackedDestroy(&pk));
   }
+  PetscCall(free_problem(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The largest |x^T (J' - J) x| / x^T J x over x = the principal axes (the columns of R) and 20
+ * random directions, J' being the packed record's world inverse inertia of body 0 and J = R diag(d) R^T. */
+static double inertia_rounding_error(const CCPPacked *pk, const double R[9], const double d[3])
+{
+  const CCPBodyMass *B = ccp_body_mass(pk, 0);
+  double             J[6], E[6], worst = 0;
+  sym_rotate_diag(J, R, d);
+  for (int k = 0; k < 6; k++) E[k] = (double)B->I[k] - J[k];
+  for (int t = 0; t < 23; t++) {
+    double x[3], Jx[3], Ex[3];
+    for (int k = 0; k < 3; k++) x[k] = t < 3 ? R[3 * k + t] : srand1();
+    sym_vec(Jx, J, x);
+    sym_vec(Ex, E, x);
+    const double e = fabs(v3_dot(x, Ex)) / v3_dot(x, Jx);
+    if (e > worst) worst = e;
+  }
+  return worst;
+}
+
+/* The bound of packed_inertia.h, which the scenario checks apply (population.c): principal
+ * moments PACKED_MAX_MOMENT_RATIO apart, in 2000 random orientations, keep the packed record's
+ * inverse inertia within PACKED_INERTIA_ACCURACY in every direction tried; ten times further
+ * apart they do not in some orientation (the bound is what is needed, within that factor). */
+static PetscErrorCode check_inertia_bound(void)
+{
+  Problem P;
+  double  worst[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(random_problem(&P, 4, 5, 6));
+  for (int beyond = 0; beyond < 2; beyond++)
+    for (int trial = 0; trial < 2000; trial++) {
+      const double ratio = PACKED_MAX_MOMENT_RATIO * (beyond ? 10 : 1);
+      double       q[4] = {srand1(), srand1(), srand1(), srand1()}, R[9], d[3] = {1, 1, 1};
+      d[trial % 3]      = 1 / ratio; /* inverse moments 1, 1, 1 / ratio: one moment large */
+      if (trial % 2) d[(trial + 1) % 3] = 1 / ratio; /* 1, 1 / ratio, 1 / ratio: two large, a rod's */
+      CCPPacked      pk = {0};
+      PetscErrorCode err;
+      PetscCall(build_turned_body(&P, q, d, R, &pk, &err));
+      CHECK(beyond || !err, "principal moments %g apart: the build returned %d", ratio, (int)err);
+      const double e = err ? INFINITY : inertia_rounding_error(&pk, R, d);
+      if (e > worst[beyond]) worst[beyond] = e;
+      PetscCall(CCPPackedDestroy(&pk));
+    }
+  printf("  inverse inertia rounded to single: worst relative error %.3g at moments %.3g apart (bound %g), %.3g at 10 times that\n", worst[0], PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
+  CHECK(worst[0] <= PACKED_INERTIA_ACCURACY, "moments %g apart: the rounded inverse inertia is %.3g off in some direction, more than %g", PACKED_MAX_MOMENT_RATIO, worst[0], PACKED_INERTIA_ACCURACY);
+  CHECK(worst[1] > PACKED_INERTIA_ACCURACY, "moments %g apart: the rounded inverse inertia stayed within %g (%.3g): the bound is looser than 10x", 10 * PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -442,6 +505,7 @@ int main(int argc, char **argv)
   PetscCall(check_rounded_frames());
   PetscCall(check_metric_seed());
   PetscCall(check_inertia_rounding());
+  PetscCall(check_inertia_bound());
   PetscCall(check_options());
   printf(failures ? "FAILED (%d failures)\n" : "PASSED (0 failures)\n", failures);
   PetscCall(PetscFinalize());

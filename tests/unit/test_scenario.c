@@ -374,6 +374,35 @@ static void test_robustness_keys(void)
   scenario_free(&sc);
 }
 
+/* The packed solvers' inertia bound (packed_inertia.h): a box of half extents a, a, c has
+ * principal moments (a^2 + c^2) / (2 a^2) apart (m (b^2 + c^2) / 12 with full lengths), so with
+ * a = 0.001 m: c = 0.43 m is 92450 apart, under the bound 96867; c = 0.45 m 101250, over it. */
+static void test_packed_inertia(void)
+{
+  char     err[SCENARIO_ERR_MAX];
+  PetscInt n;
+#define NEEDLE(c) "bodies: [{shape: box, half_extents: [0.001, 0.001, " c "], position: [0.5, 0.5, 0.5], material: m}]\n"
+
+  printf("population: inertia the packed CCP solvers hold accurately\n");
+  n = build(HEAD NEEDLE("0.43"), err, sizeof err);
+  CHECK(n == 1 && !err[0], "a box with moments 92450 apart rejected: %s", err);
+  n = build(HEAD NEEDLE("0.45"), err, sizeof err);
+  CHECK(strstr(err, "pop.yaml:4: key 'bodies[0].half_extents': principal moments of inertia") && strstr(err, "are 1.01e+05 apart") && strstr(err, "-ccp_packed false"),
+        "a box with moments 101250 apart: %s", err);
+  n = build(HEAD "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], inertia: [1, 1, 1e-5], material: m}]\n", err, sizeof err);
+  CHECK(strstr(err, "key 'bodies[0].inertia': principal moments of inertia 1, 1, 1e-05 kg m^2 are 1e+05 apart") && strstr(err, "give moments closer together"), "an inertia override 1e5 apart: %s", err);
+  /* the reference loops and the penalty model take it */
+  PetscCallAbort(PETSC_COMM_SELF, PetscOptionsSetValue(NULL, "-ccp_packed", "false"));
+  n = build(HEAD NEEDLE("0.45"), err, sizeof err);
+  PetscCallAbort(PETSC_COMM_SELF, PetscOptionsClearValue(NULL, "-ccp_packed"));
+  CHECK(n == 1 && !err[0], "-ccp_packed false: the box with moments 101250 apart rejected: %s", err);
+  n = build("domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.0001, end: 1}\ncontact: {model: penalty, normal: hooke, normal_stiffness: 1.0e5}\n"
+            "materials: [{name: m, density: 1000, friction: 0.5, young_modulus: 1.0e7, poisson_ratio: 0.3, restitution: 0.5}]\n" NEEDLE("0.45"),
+            err, sizeof err);
+  CHECK(n == 1 && !err[0], "the penalty model (inertia in double) rejected the box with moments 101250 apart: %s", err);
+#undef NEEDLE
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -381,6 +410,7 @@ int main(int argc, char **argv)
   test_block_style_and_defaults();
   test_guide_population();
   test_population_cases();
+  test_packed_inertia();
   test_messages();
   test_robustness_keys();
   printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

@@ -44,7 +44,7 @@ static const char help[] = "ccpdem: granular and multibody dynamics with frictio
 static void ReportBadInput(const char *msg)
 {
   PetscMPIInt rank = 0;
-  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (MPI_Comm_rank(PETSC_COMM_WORLD, &rank) != MPI_SUCCESS) rank = 0; /* print it anyway */
   if (!rank) fprintf(stderr, "ccpdem: error: %s\n", msg);
 }
 
@@ -129,18 +129,41 @@ static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The last checks before a run writes anything: no option left that nothing read (a
+ * misspelling), and the output directory made (by rank 0) and writable. On bad input: reported,
+ * *sim destroyed, *ok false. dir_hint: how to choose another directory. */
+static PetscErrorCode ClaimOutput(Simulation **sim, const char *outdir, const char *dir_hint, PetscBool *ok)
+{
+  char        err[SCENARIO_ERR_MAX] = "";
+  int         rc = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
+  if (!err[0]) { /* all checks passed: only now touch the output directory */
+    if (!rank) rc = MakeDirs(outdir);
+    PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+    if (rc) PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); %s", outdir, strerror(rc), dir_hint));
+  }
+  if (err[0]) {
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(sim));
+  } else *ok = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CommandRun(const char *path, int *exit_code)
 {
   Scenario    sc;
   Simulation *sim = NULL;
   char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
-  PetscBool   has_o, requeue;
-  int         bad, rc = 0;
-  PetscMPIInt rank;
+  PetscBool   has_o, requeue, ok;
+  int         bad;
 
   PetscFunctionBegin;
   *exit_code = CCPDEM_EXIT_BAD_INPUT;
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(LoadScenario(path, &sc, err, sizeof(err), &bad));
   if (bad) {
     ReportBadInput(err);
@@ -163,21 +186,8 @@ static PetscErrorCode CommandRun(const char *path, int *exit_code)
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
-  if (err[0]) {
-    ReportBadInput(err);
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  /* All checks passed: only now touch the output directory. */
-  if (!rank) rc = MakeDirs(outdir);
-  PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-  if (rc) {
-    PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); choose another with -o OUT or output.dir", outdir, strerror(rc)));
-    ReportBadInput(err);
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT or output.dir", &ok));
+  if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscInt nbodies;
   PetscCallMPI(MPI_Allreduce(&sim->bodies.n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", nbodies, sim->sc.n_walls, sim->sc.time_step, sim->sc.time_end, outdir));
@@ -223,14 +233,12 @@ static PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   const char *ckpt = Positional(argc, argv);
   Simulation *sim  = NULL;
   char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
-  PetscBool   has_o, requeue;
+  PetscBool   has_o, requeue, ok;
   double      until = 0;
-  int         until_given, rc = 0;
-  PetscMPIInt rank;
+  int         until_given;
 
   PetscFunctionBegin;
   *exit_code = CCPDEM_EXIT_BAD_INPUT;
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   if (!ckpt) {
     ReportBadInput("no checkpoint given; usage: ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -267,20 +275,8 @@ static PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
-  if (err[0]) {
-    ReportBadInput(err);
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (!rank) rc = MakeDirs(outdir);
-  PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-  if (rc) {
-    PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); choose another with -o OUT", outdir, strerror(rc)));
-    ReportBadInput(err);
-    PetscCall(SimulationDestroy(&sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT", &ok));
+  if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT " bodies, to t = %g s, output in %s\n", ckpt, sim->step, sim->time, sim->last.bodies, sim->sc.time_end, outdir));
   PetscCall(RunLoop(sim, outdir, &requeue));
   PetscCall(SimulationDestroy(&sim));

@@ -22,47 +22,11 @@
  * sweeps, in different orders: their iterates differ, not their fixed points. */
 #include "ccp_kernels.h"
 
-static PetscErrorCode GaussSeidel_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
-{
-  const PetscInt nc = P->ncontacts;
-  const double   omega = s->gs_omega, tol = s->tol;
-  double        *gamma = P->gamma, *best, *v = P->vel;
-  CCPMetric     *metric; /* per-contact steps, computed once */
-  double         best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
-  PetscBool      check = PETSC_TRUE;
-  CCPCheckpoint  state = CCP_CONTINUE;
-  PetscInt       it;
-
-  PetscFunctionBegin;
-  PetscCall(CCPSolverEnsureWork(s, P));
-  metric = (CCPMetric *)s->work_g[1];
-  best   = s->work_g[0];
-  ccp_kernel_metrics(P, metric);
-  ccp_velocity_from_impulses(P, gamma, v);
-  for (it = 0;; it++) {
-    if (check || it == s->max_it) {
-      state = ccp_checkpoint(P, gamma, v, tol, (PetscBool)(it == s->max_it), best, &best_res);
-      if (it == 0) res_start = best_res;
-      if (state != CCP_CONTINUE) break;
-    }
-    double change2 = 0;
-    for (PetscInt i = 0; i < nc; i++) {
-      const double r2 = ccp_kernel_relax(P, &metric[i], i, v, omega, 1.0, v);
-      if (!(r2 <= change2)) change2 = r2; /* NaN propagates */
-    }
-    const double change = sqrt(change2) / omega;
-    check = ccp_need_check(s, change, best_res, it, s->check_interval);
-  }
-  stats->improved = (PetscBool)(best_res < res_start);
-  ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
   PetscCheck(!CCPCoupled(s), s->comm, PETSC_ERR_SUP, "Gauss-Seidel is sequential over all contacts and cannot run on several ranks: use solver type apgd (or jacobi)");
   if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_TRUE, stats));
-  else PetscCall(GaussSeidel_Reference(s, P, stats));
+  else PetscCall(CCPReferenceSweepSolve(s, P, PETSC_TRUE, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

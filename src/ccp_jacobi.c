@@ -25,54 +25,11 @@
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums. */
 #include "ccp_kernels.h"
 
-static PetscErrorCode Jacobi_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
-{
-  const PetscInt nc = P->ncontacts;
-  const size_t   nv = 6 * (size_t)P->nbodies;
-  const double   omega = s->jacobi_omega, lambda = s->jacobi_lambda, tol = s->tol;
-  double        *gamma = P->gamma, *best, *v = P->vel, *dv;
-  CCPMetric     *metric; /* per-contact steps, computed once */
-  double         best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
-  PetscBool      check = PETSC_TRUE;
-  CCPCheckpoint  state = CCP_CONTINUE;
-  PetscInt       it;
-
-  PetscFunctionBegin;
-  PetscCall(CCPSolverEnsureWork(s, P));
-  metric = (CCPMetric *)s->work_g[1];
-  best   = s->work_g[0];
-  dv     = s->work_v[0];
-  ccp_kernel_metrics(P, metric);
-  ccp_velocity_from_impulses(P, gamma, v);
-  PetscCall(PetscArrayzero(dv, nv));
-  for (it = 0;; it++) {
-    if (check || it == s->max_it) {
-      state = ccp_checkpoint(P, gamma, v, tol, (PetscBool)(it == s->max_it), best, &best_res);
-      if (it == 0) res_start = best_res;
-      if (state != CCP_CONTINUE) break;
-    }
-    double change2 = 0;
-    for (PetscInt i = 0; i < nc; i++) {
-      const double r2 = ccp_kernel_relax(P, &metric[i], i, v, omega, lambda, dv);
-      if (!(r2 <= change2)) change2 = r2; /* NaN propagates */
-    }
-    for (size_t k = 0; k < nv; k++) {
-      v[k] += dv[k];
-      dv[k] = 0;
-    }
-    const double change = sqrt(change2) / (omega * lambda);
-    check = ccp_need_check(s, change, best_res, it, s->check_interval);
-  }
-  stats->improved = (PetscBool)(best_res < res_start);
-  ccp_finish(P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, tol, stats);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
   PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference Jacobi loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
   if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_FALSE, stats));
-  else PetscCall(Jacobi_Reference(s, P, stats));
+  else PetscCall(CCPReferenceSweepSolve(s, P, PETSC_FALSE, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

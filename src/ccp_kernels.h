@@ -1,5 +1,5 @@
 /* Private: the per-contact kernels behind ccp_problem.h, as static inline functions so that the
- * reference solver sweeps (ccp_jacobi.c, ccp_gs.c, ccp_apgd.c with -ccp_packed false) inline them:
+ * reference solver sweeps (ccp_sweep_reference.c, ccp_apgd.c with -ccp_packed false) inline them:
  * no call and no branch on the method per contact. ccp_problem.c wraps them for everyone else;
  * the packed layout (ccp_pack.c) takes its per-contact steps from here. The fast sweeps are the
  * vectorized ones of ccp_sweep.c, which follow the same formulas. Also the sweeps' per-contact

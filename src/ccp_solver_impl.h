@@ -67,4 +67,8 @@ static inline PetscErrorCode CCPCheckEta(PetscInt i, double eta)
 PetscErrorCode CCPSolverOutputVelocity(CCPSolver s, CCPProblem *P);
 /* Ensure workspace for P. */
 PetscErrorCode CCPSolverEnsureWork(CCPSolver s, const CCPProblem *P);
+/* The checkpointed sweeps of ccp_jacobi.c (gauss_seidel false) and ccp_gs.c (true) on the
+ * reference loops (-ccp_packed false; ccp_sweep_reference.c): exact residual checks as
+ * ccp_need_check says, best iterate kept, ccp_finish. */
+PetscErrorCode CCPReferenceSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats);
 #endif

@@ -101,7 +101,12 @@ static PetscErrorCode CommandCheck(const char *path, int *exit_code)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(BodyStoreCreate(&bodies));
-  PetscCall(PopulationBuild(&sc, &bodies, err, sizeof(err)));
+  {
+    OptionErrors oe; /* the checks read options (-ccp_packed): a bad value is bad input too */
+    PetscCall(OptionErrorsCatch(&oe));
+    const PetscErrorCode ierr = PopulationBuild(&sc, &bodies, err, sizeof(err));
+    PetscCall(OptionErrorsRelease(&oe, ierr, err, sizeof(err)));
+  }
   if (err[0]) ReportBadInput(err);
   else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: ok: %" PetscInt_FMT " bodies, %d emitters, %d walls, %d materials, %g s in steps of %g s\n", path, bodies.n_owned, sc.n_emitters, sc.n_walls, sc.n_materials, sc.time_end, sc.time_step));

@@ -8,7 +8,8 @@
 #  3. Bad option values (out of range, not a number, not one of the choices) of the stepper, the
 #     solver, the run loop and the checkpoints are bad input too: exit 2 and one "ccpdem: error:
 #     command line: ..." line (also on 2 ranks), before the output directory is created; among
-#     them -checkpoint_keep, which was read only at the first checkpoint.
+#     them -checkpoint_keep, which was read only at the first checkpoint, and -ccp_packed, which
+#     check reads too.
 #  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in option_check.c's
 #     list, so that none is refused as unknown in a run that does not read it.
 . "$(dirname "$0")/../script_common.sh" "$@"
@@ -36,6 +37,7 @@ out=$(mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" run "$pile" -cc
 echo "$out" | grep -q "PETSC ERROR" && fail "2 ranks: a PETSc trace for a bad option value: $out"
 [ -e "$W/new2" ] && fail "a refused 2-rank run created its output directory"
 refused check "unknown option -ccp_warmstart_decay .*did you mean -ccp_warm_start_decay?" "$pile" -ccp_warmstart_decay 0.5
+refused check "Unknown logical value: abc" "$pile" -ccp_packed abc # read by check's inertia bound (population.c)
 
 # a finished short run: a refused rerun or restart into it changes none of its files
 "$CCPDEM" run "$pile" -o "$W/done" -checkpoint_every_steps 100 > "$W/done.log" 2>&1 || fail "the reference run failed: $(tail -3 "$W/done.log")"

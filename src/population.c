@@ -450,22 +450,21 @@ static PetscErrorCode CheckPopulation(const Origins *o, const BodyStore *s, char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* For a CCP scenario run on the packed solvers: its explicit bodies' principal moments at most
- * PACKED_MAX_MOMENT_RATIO apart (packed_inertia.h; fills and emitters make spheres). */
-static void check_packed_inertia(const Scenario *sc, char *err, size_t errlen)
+/* For a CCP scenario run on the packed solvers: its explicit bodies (the first sc->n_bodies of s)
+ * with principal moments at most PACKED_MAX_MOMENT_RATIO apart (packed_inertia.h; fills and
+ * emitters make spheres). */
+static void check_packed_inertia(const Scenario *sc, const BodyStore *s, char *err, size_t errlen)
 {
   for (int b = 0; b < sc->n_bodies; b++) {
-    const BodySpec *spec = &sc->bodies[b];
-    BodyRecord      rec;
-    char            key[64];
-    population_record_from_spec(sc, spec, (int64_t)b, &rec);
-    const double ratio = packed_moment_ratio(rec.inertia);
+    const double *I     = s->inertia + 3 * (size_t)b;
+    const double  ratio = packed_moment_ratio(I);
+    char          key[64];
     if (!(ratio > PACKED_MAX_MOMENT_RATIO)) continue;
-    const PetscBool given = (PetscBool)(spec->inertia[0] > 0); /* population_record_from_spec: all three or none */
+    const PetscBool given = (PetscBool)(sc->bodies[b].inertia[0] > 0); /* population_record_from_spec: all three or none */
     snprintf(key, sizeof key, "bodies[%d].%s", b, given ? "inertia" : "half_extents");
-    report(err, errlen, sc, spec->line, key,
+    report(err, errlen, sc, sc->bodies[b].line, key,
            "principal moments of inertia %g, %g, %g kg m^2 are %.3g apart, more than the %.3g within which the packed CCP solvers' single-precision inverse inertia stays within %g%% in every orientation; %s, or run with -ccp_packed false (slower)",
-           rec.inertia[0], rec.inertia[1], rec.inertia[2], ratio, PACKED_MAX_MOMENT_RATIO, 100 * PACKED_INERTIA_ACCURACY,
+           I[0], I[1], I[2], ratio, PACKED_MAX_MOMENT_RATIO, 100 * PACKED_INERTIA_ACCURACY,
            given ? "give moments closer together" : "make the box less elongated (at most about 440 times longer than wide)");
     return;
   }
@@ -511,7 +510,7 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
   if (!err[0] && sc->contact_model == CONTACT_MODEL_CCP) {
     PetscBool packed;
     PetscCall(CCPSolverPackedOption(&packed));
-    if (packed) check_packed_inertia(sc, err, errlen);
+    if (packed) check_packed_inertia(sc, s, err, errlen);
   }
   PetscCall(PetscFree(fill_first));
   PetscFunctionReturn(PETSC_SUCCESS);

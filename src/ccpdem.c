@@ -29,7 +29,7 @@ static const char help[] = "ccpdem: granular and multibody dynamics with frictio
                            "                                                  continue a run from a checkpoint, into OUT (default:\n"
                            "                                                  the checkpoint's run directory), to the end time T\n"
                            "                                                  (default: the scenario's time.end)\n"
-                           "  ccpdem check SCENARIO.yaml                      validate a scenario and exit\n"
+                           "  ccpdem check SCENARIO.yaml [options]            validate a scenario (for the solver the options name) and exit\n"
                            "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
                            "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
                            "                                                  angle of repose of the pile (of bodies with A <= x <= B)\n"

@@ -1,5 +1,5 @@
 /* See balance.h. */
-#include "balance.h"
+#include "decomp/balance.h"
 
 /* Cuts of one axis from its global histogram: interior cut j at the j/p quantile, then at least
  * halo apart (and from the ends), which is feasible because DomainSetHalo accepted the uniform grid. */

@@ -18,8 +18,8 @@
  * steps); ExchangeMigrate then moves the bodies to their new owners. Collective. */
 #ifndef CCPDEM_BALANCE_H
 #define CCPDEM_BALANCE_H
-#include "bodies.h"
-#include "domain.h"
+#include "bodies/body_store.h"
+#include "decomp/domain.h"
 
 #define BALANCE_BINS 4096
 

@@ -1,5 +1,5 @@
 /* The process grid and its geometric queries. See domain.h. */
-#include "domain.h"
+#include "decomp/domain.h"
 #include <math.h>
 #include <stdio.h>
 

@@ -7,7 +7,7 @@
  * travel between neighbours (subdomains at box distance < halo, at most 26 when every subdomain is
  * at least halo wide); every neighbour pair exchanges one message per build even when empty, so a
  * receiver can probe each neighbour in turn. Updates and reduces reuse the plan of the build. */
-#include "exchange.h"
+#include "decomp/exchange.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * and sum ghost -> owner.
  *
  * Messages carry whole BodyStore fields, packed field by field through the BODY_FIELDS X-macro
- * (src/bodies.h), so a field added there migrates and is ghosted without touching this code.
+ * (src/bodies/body_store.h), so a field added there migrates and is ghosted without touching this code.
  *
  * Determinism: after ExchangeMigrate the owned bodies are sorted by id (or, with keep_order, as
  * they were where none left or arrived); after ExchangeBuildGhosts
@@ -26,9 +26,9 @@
  * All functions are collective on the domain's communicator. */
 #ifndef CCPDEM_EXCHANGE_H
 #define CCPDEM_EXCHANGE_H
-#include "bodies.h"
-#include "domain.h"
-#include "ghost_bonds.h"
+#include "bodies/body_store.h"
+#include "decomp/domain.h"
+#include "decomp/ghost_bonds.h"
 
 /* A set of BodyStore fields, one bit per field of the X-macro: EXCHANGE_FIELD(pos) | ... */
 enum {
@@ -102,7 +102,7 @@ PetscErrorCode ExchangeDestroy(Exchange *ex);
 /* The halo width w = 2 r_max + envelope, r_max the largest bounding radius of any owned body on
  * any rank (MPI_Allreduce): every pair that can be in contact (centre distance < r_i + r_j +
  * envelope) is then within w. Enough for ghosts rebuilt from current positions every step; a caller
- * that keeps ghosts while bodies move adds its motion allowance (src/stepper.c: the skin). */
+ * that keeps ghosts while bodies move adds its motion allowance (src/step/step.c: the skin). */
 PetscErrorCode ExchangeHaloWidth(Domain d, const BodyStore *s, double envelope, double *w);
 
 /* Send every owned body whose centre lies in another rank's subdomain to that rank (directly,
@@ -139,7 +139,7 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
 /* ExchangeDecideMoves in two parts, for a caller that sums the counts along with its own values
  * (one reduction, not two) and may also ask whether some owned body is farther than limit from x0
  * (3 doubles per owned body, in storage order, e.g. the positions at the last ghost build; NULL: no
- * body drifted), to keep its ghosts and defer migration while none did (src/stepper.c, ghost
+ * body drifted), to keep its ghosts and defer migration while none did (src/step/step.c, ghost
  * update): this rank's counts (bodies leaving the domain, whether one goes beyond the nearby ranks,
  * bodies changing rank, whether one drifted), not collective; then the decision from their sums
  * over all ranks. */

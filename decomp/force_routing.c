@@ -1,6 +1,6 @@
 /* See force_routing.h. */
-#include "force_routing.h"
-#include "penalty_step.h"
+#include "decomp/force_routing.h"
+#include "penalty/loads.h"
 #include <string.h>
 
 /* One load on one body: its storage index on the owner, the contact key, force and torque. */

@@ -1,5 +1,5 @@
 /* Bonded ghosts: owners of bonded bodies and the extra copies. See ghost_bonds.h. */
-#include "ghost_bonds.h"
+#include "decomp/ghost_bonds.h"
 #include <stdlib.h>
 
 static int CompareId(const void *pa, const void *pb)

@@ -11,7 +11,7 @@
  * whose bodies live on different ranks add each other), as the ghost messages require. */
 #ifndef CCPDEM_GHOST_BONDS_H
 #define CCPDEM_GHOST_BONDS_H
-#include "bodies.h"
+#include "bodies/body_store.h"
 
 typedef struct {
   int64_t guest, host; /* body ids: host's owner holds guest */

@@ -1,6 +1,6 @@
 /* See impulse_routing.h. */
-#include "impulse_routing.h"
-#include "exchange.h"
+#include "decomp/impulse_routing.h"
+#include "decomp/exchange.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* Warm-start impulses (CCP) and friction history (penalty model) follow their contacts when
- * ownership changes: both are ImpulseMemory records (src/contacts.h), routed the same way whatever
+ * ownership changes: both are ImpulseMemory records (src/contact/contact_set.h), routed the same way whatever
  * their width.
  *
- * A contact is owned by the rank that owns its lower-id body (collision.h; a wall is not a body, so
+ * A contact is owned by the rank that owns its lower-id body (collision/detect.h; a wall is not a body, so
  * a wall contact goes with its body). When that body migrates, so must the impulse remembered for
  * the contact, or the new owner starts it cold and the run on several ranks drifts from the 1-rank
  * run (within the solver tolerance, but needlessly: a cold start costs iterations).
@@ -15,10 +15,10 @@
  * depend on message arrival order. Collective on the domain's communicator. */
 #ifndef CCPDEM_IMPULSE_ROUTING_H
 #define CCPDEM_IMPULSE_ROUTING_H
-#include "bodies.h"
-#include "contacts.h"
-#include "domain.h"
-#include "exchange.h"
+#include "bodies/body_store.h"
+#include "contact/contact_set.h"
+#include "decomp/domain.h"
+#include "decomp/exchange.h"
 
 /* mv: the decision of the migration that follows (ExchangeDecideMoves), which covers the entries:
  * they go where their bodies go. */

@@ -1,6 +1,6 @@
-/* The ccp_solver.h coupling over a PetscSF of owned bodies (roots) and ghosts (leaves). See
+/* The ccp/solver.h coupling over a PetscSF of owned bodies (roots) and ghosts (leaves). See
  * velocity_coupling.h. */
-#include "velocity_coupling.h"
+#include "decomp/velocity_coupling.h"
 #include <petscsf.h>
 
 struct _p_VelocityCoupling {

@@ -1,7 +1,7 @@
-/* The distributed CCP solve: one global iteration over all ranks' contacts (the ccp_solver.h
+/* The distributed CCP solve: one global iteration over all ranks' contacts (the ccp/solver.h
  * coupling), rather than local solves glued by an outer block-Jacobi loop.
  *
- * Each rank holds the contacts it owns (collision.h: the owner of the lower-id body keeps them),
+ * Each rank holds the contacts it owns (collision/detect.h: the owner of the lower-id body keeps them),
  * its owned bodies and the ghosts those contacts touch. Every iteration of the method (APGD or
  * Jacobi) is one pass over the rank's own contacts (the block-Jacobi sweep of the issue, one
  * sweep per block), then
@@ -29,8 +29,8 @@
  * identical. */
 #ifndef CCPDEM_VELOCITY_COUPLING_H
 #define CCPDEM_VELOCITY_COUPLING_H
-#include "ccp_solver.h"
-#include "exchange.h"
+#include "ccp/solver.h"
+#include "decomp/exchange.h"
 
 typedef struct _p_VelocityCoupling *VelocityCoupling;
 

@@ -1,7 +1,7 @@
 /* Checkpoint writer and reader; the format is documented in checkpoint.h. */
-#include "checkpoint.h"
-#include "h5.h"
-#include "penalty_history.h"
+#include "io/checkpoint.h"
+#include "io/h5.h"
+#include "penalty/history.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>

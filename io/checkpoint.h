@@ -10,15 +10,15 @@
  *   last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
  * Datasets (n = bodies, c = contacts, w = walls; width-1 fields are 1-D):
- *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies.h), named as the field, n x width,
+ *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies/body_store.h), named as the field, n x width,
  *                         its C type (id int64, pos n x 3, quat n x 4, vel n x 6 with the angular
  *                         part in the BODY frame, mass, inertia, shape int32, size, radius, material int32)
- *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contacts.h ImpulseMemory)
+ *   /contacts/ida, idb    int64 (c): warm-start memory keys (src/contact/contact_set.h ImpulseMemory)
  *   /contacts/sub         int32 (c)
  *   /contacts/impulse     double (c x 7): the remembered impulses, then the plastic displacement
- *                         (src/plasticity.h; 0 elsewhere) (contact.model ccp), or
+ *                         (src/ccp/plasticity.h; 0 elsewhere) (contact.model ccp), or
  *   /contacts/history     double (c x PENALTY_HISTORY_WIDTH): the friction history of each contact
- *                         (contact.model penalty; layout in src/penalty_history.h)
+ *                         (contact.model penalty; layout in src/penalty/history.h)
  *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
  *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
  *   /scenario/path        uint8: the path it was read from
@@ -45,7 +45,7 @@
  * byte of any row, and with the order of rows. */
 #ifndef CCPDEM_CHECKPOINT_H
 #define CCPDEM_CHECKPOINT_H
-#include "stepper.h"
+#include "step/simulation.h"
 
 #define CHECKPOINT_FORMAT_VERSION 5
 

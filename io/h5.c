@@ -1,6 +1,6 @@
 /* Checked HDF5 helpers for distributed rows and scalar attributes, and the small file-system steps
  * (directories, atomic rename) every output writer needs. */
-#include "h5.h"
+#include "io/h5.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

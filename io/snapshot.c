@@ -7,10 +7,10 @@
  * draw boxes, and /boxes/ holds the box bodies alone (id, position, quaternion, half_extents,
  * velocity, angular_velocity (world), rank, material; b rows, possibly 0) for their own grid in the
  * XDMF index. */
-#include "snapshot.h"
-#include "h5.h"
-#include "vec3.h"
-#include "xdmf.h"
+#include "io/snapshot.h"
+#include "io/h5.h"
+#include "base/vec3.h"
+#include "io/xdmf.h"
 #include <inttypes.h>
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * rows (hyperslab), plus OUT/snapshots.xmf, the XDMF temporal collection ParaView opens. */
 #ifndef CCPDEM_SNAPSHOT_H
 #define CCPDEM_SNAPSHOT_H
-#include "bodies.h"
+#include "bodies/body_store.h"
 
 /* Collective. Writes the owned bodies [0, s->n_owned) of every rank; angular velocity is written in
  * the world frame. Creates OUT/snapshots/ if needed and rewrites OUT/snapshots.xmf to list all

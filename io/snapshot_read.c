@@ -1,6 +1,6 @@
 /* See snapshot_read.h. */
-#include "snapshot_read.h"
-#include "h5.h"
+#include "io/snapshot_read.h"
+#include "io/h5.h"
 #include <math.h>
 #include <string.h>
 #include <unistd.h>

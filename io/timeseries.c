@@ -2,8 +2,8 @@
  * keeps every finished step. Doubles are printed with 17 significant digits (they read back
  * bitwise), wall times with 6. Opening for append rewrites the file without the rows at or after
  * the restart step (temporary file, then rename), so a restart never duplicates a step. */
-#include "timeseries.h"
-#include "h5.h"
+#include "io/timeseries.h"
+#include "io/h5.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

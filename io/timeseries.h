@@ -2,7 +2,7 @@
 #ifndef CCPDEM_TIMESERIES_H
 #define CCPDEM_TIMESERIES_H
 #include <stdio.h>
-#include "step_stats.h"
+#include "step/step_stats.h"
 
 typedef struct {
   FILE    *fp;                /* rank 0 only */

@@ -1,7 +1,7 @@
 /* The XDMF index of the snapshots: rebuilt from the directory each time, so it stays right across
  * restarts, deleted files and runs killed between a snapshot and its index update. */
-#include "xdmf.h"
-#include "h5.h"
+#include "io/xdmf.h"
+#include "io/h5.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>

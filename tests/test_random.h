@@ -2,7 +2,7 @@
 #ifndef CCPDEM_TEST_RANDOM_H
 #define CCPDEM_TEST_RANDOM_H
 #include <stdint.h>
-#include "vec3.h"
+#include "base/vec3.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull; /* assign to reseed */
 

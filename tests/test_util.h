@@ -1,8 +1,8 @@
 /* Shared helpers of the test programs: build a simulation from YAML text, check with a message. */
 #ifndef CCPDEM_TEST_UTIL_H
 #define CCPDEM_TEST_UTIL_H
-#include "stepper.h"
-#include "vec3.h"
+#include "step/simulation.h"
+#include "base/vec3.h"
 #include <stdio.h>
 #include <stdlib.h>
 

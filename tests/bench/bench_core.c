@@ -16,10 +16,10 @@
  * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
  * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] [-conv_cap C (iteration cap of
  * the iterations-to-1e-4 runs, default 20000)] [-step_cap S (APGD cap of the timed steps, default 500)] */
-#include "stepper.h"
-#include "vec3.h"
-#include "memory_policy.h"
-#include "spatial_order.h"
+#include "step/simulation.h"
+#include "base/vec3.h"
+#include "base/memory_policy.h"
+#include "bodies/spatial_order.h"
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>

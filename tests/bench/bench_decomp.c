@@ -10,8 +10,8 @@
  *        [-ccp_tol T (default: the scenario's)] [-ccp_max_it M (default 20000)]
  * The first step after the restart places the bodies and balances (not measured); the next K steps
  * are measured with the cuts fixed. jobs/bench_decomp.sh prepares the piles and runs it. */
-#include "checkpoint.h"
-#include "balance.h"
+#include "io/checkpoint.h"
+#include "decomp/balance.h"
 #include <stdio.h>
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
  * remembered contact, and the restart time (CheckpointRead: read, verify the checksum, rebuild the
  * simulation ready to step).
  * Usage: mpiexec -n P bench_io [-n N] [-dir DIR (default /tmp)] [-drop_caches (root: read cold)] */
-#include "checkpoint.h"
+#include "io/checkpoint.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -27,7 +27,7 @@ refused() { # expected text, arguments...
   echo "  refused: $out"
 }
 # a LAMMPS text dump (x y z radius) is read too: a layer of 20 spheres (a pile less than 3 grains
-# high is measured as atan(height / extent), src/repose.h)
+# high is measured as atan(height / extent), src/analysis/repose.h)
 { printf 'ITEM: TIMESTEP\n7\nITEM: NUMBER OF ATOMS\n20\nITEM: BOX BOUNDS ff ff ff\n-1 1\n-1 1\n0 1\nITEM: ATOMS x y z radius\n'
   for k in $(seq 0 19); do echo "0.$k 0 0.01 0.01"; done; } > "$W/peer.xyzr"
 out=$("$CCPDEM" analyze repose "$W/peer.xyzr" 2>&1) || fail "analyze repose of a LAMMPS dump: $out"

@@ -10,7 +10,7 @@
 #     command line: ..." line (also on 2 ranks), before the output directory is created; among
 #     them -checkpoint_keep, which was read only at the first checkpoint, and -ccp_packed, which
 #     check reads too.
-#  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in option_check.c's
+#  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in src/app/option_check.c's
 #     list, so that none is refused as unknown in a run that does not read it.
 . "$(dirname "$0")/../script_common.sh" "$@"
 pile=$REPO/tests/restart/pile.yaml
@@ -37,7 +37,7 @@ out=$(mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" run "$pile" -cc
 echo "$out" | grep -q "PETSC ERROR" && fail "2 ranks: a PETSc trace for a bad option value: $out"
 [ -e "$W/new2" ] && fail "a refused 2-rank run created its output directory"
 refused check "unknown option -ccp_warmstart_decay .*did you mean -ccp_warm_start_decay?" "$pile" -ccp_warmstart_decay 0.5
-refused check "Unknown logical value: abc" "$pile" -ccp_packed abc # read by check's inertia bound (population.c)
+refused check "Unknown logical value: abc" "$pile" -ccp_packed abc # read by check's inertia bound (src/step/population.c)
 
 # a finished short run: a refused rerun or restart into it changes none of its files
 "$CCPDEM" run "$pile" -o "$W/done" -checkpoint_every_steps 100 > "$W/done.log" 2>&1 || fail "the reference run failed: $(tail -3 "$W/done.log")"
@@ -56,9 +56,9 @@ out=$("$CCPDEM" run "$pile" -o "$W/pass" -ccp_tol 1e-3 -options_left 2>&1) || fa
 echo "$out" | grep -q "There are no unused options" || fail "-options_left did not report all options used: $(echo "$out" | tail -5)"
 
 # every option the sources read is listed
-list=$REPO/src/option_check.c
+list=$REPO/src/app/option_check.c
 for opt in $(grep -rhoE 'PetscOptions[A-Za-z]+\([^;]*"-[a-z0-9_]+"' "$REPO"/src "$REPO"/decomp "$REPO"/io | grep -oE '"-[a-z0-9_]+"' | tr -d '"-' | sort -u); do
-  grep -q "\"$opt\"" "$list" || fail "option -$opt is read by the sources but not listed in src/option_check.c"
+  grep -q "\"$opt\"" "$list" || fail "option -$opt is read by the sources but not listed in src/app/option_check.c"
   n=$((${n:-0} + 1))
 done
 [ "${n:-0}" -ge 30 ] || fail "only ${n:-0} options found in the sources: the grep is broken"

@@ -1,5 +1,5 @@
 /* Test helper: the CCP of a CCPProblem as dense matrices, assembled independently of the
- * matrix-free kernels from the convention in contacts.h / ccp_problem.h:
+ * matrix-free kernels from the convention in contact/contact_set.h / ccp/problem.h:
  *   column (i, k<3) of D: +e_k on B's linear rows, +(rb x e_k) on B's angular rows,
  *                         -e_k on A's linear rows, -(ra x e_k) on A's angular rows;
  *   column (i, k>=3), 6-dof only: +e_{k-3} on B's angular rows, -e_{k-3} on A's;
@@ -10,8 +10,8 @@
 #ifndef CCPDEM_TEST_CCP_DENSE_H
 #define CCPDEM_TEST_CCP_DENSE_H
 #include <petscsys.h>
-#include "ccp_problem.h"
-#include "vec3.h"
+#include "ccp/problem.h"
+#include "base/vec3.h"
 
 typedef struct {
   PetscInt nr, nx; /* 6 per solver body; sum of the contacts' dof */

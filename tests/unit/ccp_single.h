@@ -1,11 +1,11 @@
 /* A contact's inputs and a body's inverse mass and inertia rounded as the packed layout stores
- * them (ccp_pack.h: geometry, friction coefficients, the law's terms and the body records' masses
+ * them (ccp/pack.h: geometry, friction coefficients, the law's terms and the body records' masses
  * in single precision). Tests that hold the solvers to an
  * independent reference (the reference loops, a dense solve) draw their problems this way, so
  * that both solve the same problem and the tolerances measure the solvers, not that rounding. */
 #ifndef CCPDEM_TEST_CCP_SINGLE_H
 #define CCPDEM_TEST_CCP_SINGLE_H
-#include "ccp_pack.h"
+#include "ccp/pack.h"
 
 /* x as the packed blocks store a contact's input: rounded to the nearest single. Through a
  * volatile: GCC 12.2 at -O3 lets its SLP vectorizer drop a (double)(float)x round trip of

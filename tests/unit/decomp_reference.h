@@ -4,7 +4,7 @@
  * distances by the textbook case analysis. Plus a CHECK macro that reports the rank. */
 #ifndef CCPDEM_TEST_DECOMP_REFERENCE_H
 #define CCPDEM_TEST_DECOMP_REFERENCE_H
-#include "domain.h"
+#include "decomp/domain.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

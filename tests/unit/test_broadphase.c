@@ -1,4 +1,4 @@
-/* Unit test of the cell-grid broadphase (src/broadphase.c) against an O(n^2) brute-force pair
+/* Unit test of the cell-grid broadphase (src/collision/broadphase.c) against an O(n^2) brute-force pair
  * list: the pairs (i < j) with |ci - cj| < ri + rj + envelope, enumerated in (i, j) order. The
  * broadphase must return exactly that list, in that order (it promises the (i, j) order), and
  * BroadphaseFindCandidates the same pairs in any order, for:
@@ -9,13 +9,13 @@
  *   - bodies stacked at one point (all pairs);
  *   - repeated calls on one Broadphase with growing and shrinking n (buffer reuse), and n = 0, 1;
  *   - a Broadphase whose arrays live in a borrowed pool (as the stepper lends it the solver's
- *     vectors, scratch_pool.h) that another user fills with garbage between calls; and the pool's
+ *     vectors, base/scratch_pool.h) that another user fills with garbage between calls; and the pool's
  *     growth keeps the bytes asked for.
  * Pair membership is a strict inequality on doubles; random coordinates make a pair within
  * rounding (1e-16 relative) of the threshold practically impossible, so the comparison is exact. */
 // ctest: labels=unit timeout=60
-#include "broadphase.h"
-#include "memory_policy.h"
+#include "collision/broadphase.h"
+#include "base/memory_policy.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 // ctest: labels=unit timeout=60
-/* The matrix-free CCP operators of ccp_problem.h against a dense D assembled in the test
- * (ccp_dense.h, from the convention written in contacts.h / ccp_problem.h), on random contacts
+/* The matrix-free CCP operators of ccp/problem.h against a dense D assembled in the test
+ * (ccp_dense.h, from the convention written in contact/contact_set.h / ccp/problem.h), on random contacts
  * (3-dof, 6-dof, mixed; two walls of zero inverse mass with nonzero velocities). Checks: D^T v + b, M^-1 D g, adjointness, velocity from impulses, gradient N g + r, diagonal
  * block traces, and the GUIDE residual at known solutions. */
 #include <petscsys.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "ccp_problem.h"
-#include "vec3.h"
+#include "ccp/problem.h"
+#include "base/vec3.h"
 #include "ccp_dense.h"
 
 #include "test_check.h"

@@ -1,5 +1,5 @@
 // ctest: labels=unit timeout=60
-/* The packed, vectorized solver path (ccp_pack.h, ccp_sweep.c; the default) against the reference
+/* The packed, vectorized solver path (ccp/pack.h, ccp/sweep.c; the default) against the reference
  * per-contact loops (-ccp_packed false, validated against dense solutions in test_ccp_solvers) on
  * random problems: mixed 3/6-dof, all 3-dof and all 6-dof contacts, contact counts that leave
  * padding lanes, cohesion, compliance, two walls with prescribed velocities, shared bodies
@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <float.h>
-#include "ccp_kernels.h"
-#include "ccp_pack.h"
+#include "ccp/kernels.h"
+#include "ccp/pack.h"
 #include "ccp_single.h"
-#include "packed_inertia.h"
-#include "ccp_solver.h"
-#include "simd4_isa.h"
-#include "vec3.h"
+#include "ccp/packed_inertia.h"
+#include "ccp/solver.h"
+#include "base/simd4_isa.h"
+#include "base/vec3.h"
 
 #include "test_check.h"
 
@@ -234,7 +234,7 @@ static PetscErrorCode compare_apgd_paths(PetscInt nmoving, PetscInt nc, int dof_
           const double vs = tol > 0 ? 1 : PetscMax(max_abs(v2, 6 * P.nbodies), 1), lim = tol > 0 ? 1e-7 : 1e-9;
           /* at the tolerance's edge the two may part: a solve stops on the residual of its
            * updated velocities, then reports that of velocities made anew, which differ by the
-           * drift of ccp_apgd.c's V(gamma+) (measured 0.4% of the residual, 1.0033e-10 against the
+           * drift of ccp/apgd.c's V(gamma+) (measured 0.4% of the residual, 1.0033e-10 against the
            * tolerance 1e-10, after 491 iterations on this problem) */
           const PetscBool edge = (PetscBool)(tol > 0 && PetscMax(s1.res_max, s2.res_max) < 1.01 * tol);
           const PetscBool ok   = (PetscBool)((tol > 0 || (s1.iterations == s2.iterations && dg < lim)) && (s1.converged == s2.converged || edge) && dv / vs < lim);
@@ -314,7 +314,7 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
 }
 
 /* Inputs that are not single-precision numbers: the blocks hold them rounded, and the tangents'
- * us and wt are those of the rounded normal (ccp_pack.h: the sweeps rebuild the frame from it).
+ * us and wt are those of the rounded normal (ccp/pack.h: the sweeps rebuild the frame from it).
  * Computed from the unrounded normal, us would be off by about 1e-8 relative; so would it if
  * the packing's rounding were dropped (GCC 12's SLP vectorizer dropped such round trips). */
 static PetscErrorCode check_rounded_frames(void)
@@ -414,7 +414,7 @@ static double inertia_rounding_error(const CCPPacked *pk, const double R[9], con
   return worst;
 }
 
-/* The bound of packed_inertia.h, which the scenario checks apply (population.c): principal
+/* The bound of ccp/packed_inertia.h, which the scenario checks apply (step/population.c): principal
  * moments PACKED_MAX_MOMENT_RATIO apart, in 2000 random orientations, keep the packed record's
  * inverse inertia within PACKED_INERTIA_ACCURACY in every direction tried; ten times further
  * apart they do not in some orientation (the bound is what is needed, within that factor). */
@@ -446,7 +446,7 @@ static PetscErrorCode check_inertia_bound(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The sweeps' metric from its single-precision seed (ccp_kernels.h): the seed is rounded to
+/* The sweeps' metric from its single-precision seed (ccp/kernels.h): the seed is rounded to
  * single (a compiler that drops the round trip makes the reference loops' metric differ from the
  * packed one's by 1e-8 relative: compare above then fails at 1e-9), kept finite and positive
  * even for traces outside single's range or 0, and the metric built from it is consistent:

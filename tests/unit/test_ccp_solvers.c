@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "ccp_solver.h"
+#include "ccp/solver.h"
 #include "ccp_dense.h"
 #include "ccp_single.h"
 
@@ -620,7 +620,7 @@ static PetscErrorCode test_jacobi_divergence(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* APGD's sparse residual checks (ccp_apgd.c, apgd_check): its iterates do not depend on which
+/* APGD's sparse residual checks (ccp/apgd.c, apgd_check): its iterates do not depend on which
  * iterations are checked, so the first checked iterate below the tolerance may come later than
  * the first iterate below it: with the default schedule, and with the indicator near the tolerance
  * alone (the near_tol checks pushed out to 1000), within 3 iterations here. */
@@ -676,7 +676,7 @@ static PetscErrorCode test_passes(void)
       PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
       printf("  apgd from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
       CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-40: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
-      /* the default backtracking growth is 4 (ccp_solver.c: fewer passes than 2 on settled piles):
+      /* the default backtracking growth is 4 (ccp/solver.c: fewer passes than 2 on settled piles):
        * the same solve with -ccp_apgd_lipschitz_grow 4 is the same, with 2 it backtracks more */
       CCPSolveStats grown[2];
       const char   *grow[2] = {"4", "2"};

@@ -17,9 +17,9 @@
  * Prints the bytes per sphere of a checkpoint. */
 #define _GNU_SOURCE
 #include "test_util.h"
-#include "checkpoint.h"
-#include "snapshot.h"
-#include "h5.h"
+#include "io/checkpoint.h"
+#include "io/snapshot.h"
+#include "io/h5.h"
 #include "test_penalty_pour.h"
 #include <dirent.h>
 #include <ftw.h>

@@ -1,4 +1,4 @@
-/* Unit test of collision detection (src/collision.c): broadphase + narrowphase over bodies and
+/* Unit test of collision detection (src/collision/detect.c): broadphase + narrowphase over bodies and
  * walls into a key-sorted contact set.
  *   1. A hand-built scene whose every contact is known analytically: sphere-sphere with A (the
  *      smaller id) stored second; sphere-box with the sphere as A (normal and points turned
@@ -13,9 +13,9 @@
  *   3. Timing (printed, not asserted): BroadphaseFindPairs and CollisionDetect for ~2e5 spheres
  *      in a loose random packing: storage and ids in spatial order; ids shuffled; storage shuffled. */
 // ctest: labels=unit timeout=120
-#include "collision.h"
-#include "contact_pairs.h"
-#include "vec3.h"
+#include "collision/detect.h"
+#include "ccp/pairs.h"
+#include "base/vec3.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -53,7 +53,7 @@ typedef struct {
   double  n[3], ra[3], rb[3], phi, mu, rho, sigma, compliance, cohesion, damping;
 } Expected;
 
-/* cp: the pair lookup of the solve's terms (contact_pairs.h) for these contacts' bodies and walls */
+/* cp: the pair lookup of the solve's terms (ccp/pairs.h) for these contacts' bodies and walls */
 static void check_contact(const ContactSet *cs, const ContactPairs *cp, PetscInt i, const Expected *e)
 {
   const Contact    *c = &cs->c[i];
@@ -192,7 +192,7 @@ static PetscErrorCode test_hand_built(void)
   /* detection is repeatable on reused buffers */
   PetscCall(CollisionDetect(&set, &s, nb, &bp, &cs));
   CHECK(cs.n == ne, "second detection: %d contacts, expected %d", (int)cs.n, ne);
-  /* detection's arrays in the grid's and the pairs' slots only (scratch_pool.h): the solver's
+  /* detection's arrays in the grid's and the pairs' slots only (base/scratch_pool.h): the solver's
    * other vectors' slots, all a Jacobi or Gauss-Seidel solve leaves empty, stay so */
   for (int k = SCRATCH_BP_PAIRS + 1; k < SCRATCH_SLOTS; k++)
     CHECK(ScratchPoolBytes(BroadphaseScratch(&bp), k) == 0, "detection took scratch slot %d (%zu bytes): only slots 0-2 are its", k, ScratchPoolBytes(BroadphaseScratch(&bp), k));

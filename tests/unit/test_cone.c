@@ -1,11 +1,11 @@
-/* Unit test of the exact friction-cone projections (src/cone.c, GUIDE "Contacts").
+/* Unit test of the exact friction-cone projections (src/ccp/cone.c, GUIDE "Contacts").
  *
  * Every projection P(x) is checked against
  *   - an independent reference computed in long double:
  *       3-dof: nearest of the candidate points {x itself if inside, apex, projections onto the two
  *              boundary rays} of the 2-D wedge spanned by the normal and x's tangential direction;
  *       6-dof: bisection, to the last bit of long double, on the derivative of the exact squared
- *              distance from x to K as a function of gn (cone.c instead runs a finite active-set
+ *              distance from x to K as a function of gn (ccp/cone.c instead runs a finite active-set
  *              iteration); and, when at most one coefficient is nonzero, also the 3-dof wedge
  *              reference on that block;
  *   - the exact optimality conditions (Moreau): p in K, z = x - p in the polar cone
@@ -19,7 +19,7 @@
  * 1e-8..1e8 (also mixed within one point) and 1e-290..1e290. Ends with a timing print (ns per
  * projection), not asserted. Runs in about 1 s. */
 // ctest: timeout=60
-#include "cone.h"
+#include "ccp/cone.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* Unit test of the capped reaction set of a yielding contact (src/cone.h cone_cap after
+/* Unit test of the capped reaction set of a yielding contact (src/ccp/cone.h cone_cap after
  * cone_project3/6): the projection onto K and {gn <= Y}.
  *
- * Reference, independent of cone.c: for a point x, the nearest point of the set with normal entry
+ * Reference, independent of ccp/cone.c: for a point x, the nearest point of the set with normal entry
  * y0 keeps each block's direction and clamps its norm to m_b y0, so the squared distance is
  *   D(y0) = (y0 - x0)^2 + sum_b max(0, |x_b| - m_b y0)^2,
  * convex in y0; the projection is at the minimizer over [0, Y], found by bisection on the sign of D'
@@ -11,7 +11,7 @@
  * 1e-12 of |x| (double rounding is ~1e-15; a wrong case would be O(1)). Also the optimality
  * condition (x - p) . (y - p) <= 0 for random points y of the set, with the same relative bound. */
 // ctest: timeout=60
-#include "cone.h"
+#include "ccp/cone.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

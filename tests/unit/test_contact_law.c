@@ -1,4 +1,4 @@
-/* Unit test of the normal law the CCP sees (src/contact_law.h): the stabilization b_n and the
+/* Unit test of the normal law the CCP sees (src/ccp/law.h): the stabilization b_n and the
  * Tikhonov diagonal c of a contact, against the law written out by hand for each regime:
  *   rigid, gap phi >= 0:              b_n = phi / h
  *   rigid, overlap held (|phi| <= d): b_n = 0             (d: the overlap tolerance)
@@ -6,7 +6,7 @@
  *   compliant, overlap:               b_n = phi / (h + alpha), c = C / (h (h + alpha)), d ignored
  * The expected values are single arithmetic expressions (exact to rounding): 1e-15 relative. */
 // ctest: timeout=30
-#include "contact_law.h"
+#include "ccp/law.h"
 #include "test_check.h"
 #include <math.h>
 

@@ -1,4 +1,4 @@
-/* Unit test of the contact set (src/contacts.c) on hand-built sets:
+/* Unit test of the contact set (src/contact/contact_set.c) on hand-built sets:
  *   - append with growth keeps every contact, key and zeroed impulse;
  *   - sort by key: the hand-written expected order, with each contact's data and impulses moving
  *     with its key, equal keys keeping their append order, and an already sorted set unchanged;
@@ -7,7 +7,7 @@
  *   - copy and clear.
  * All values are exact binary fractions copied or scaled by 0.5, so comparisons are exact. */
 // ctest: labels=unit timeout=30
-#include "contacts.h"
+#include "contact/contact_set.h"
 #include <stdio.h>
 
 #include "test_check.h"

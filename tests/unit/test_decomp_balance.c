@@ -10,8 +10,8 @@
  *     every slab at least 0.2 wide, and the cuts the same on every rank (DomainSetCuts checks);
  *   - a second DomainBalance on the balanced bodies moves nothing by more than a bin. */
 // ctest: labels=decomp timeout=60 ranks=2;3;4;8
-#include "balance.h"
-#include "exchange.h"
+#include "decomp/balance.h"
+#include "decomp/exchange.h"
 #include "test_check.h"
 #include <math.h>
 

@@ -24,9 +24,9 @@
  * All comparisons are exact: the code moves bytes, and the reference evaluates the same
  * closed-form distance (random positions make a tie with w practically impossible). */
 // ctest: labels=decomp timeout=60 ranks=2;3;4;8
-#include "exchange.h"
+#include "decomp/exchange.h"
 #include "decomp_reference.h"
-#include "vec3.h"
+#include "base/vec3.h"
 #include <stdlib.h>
 
 #define N_BODIES 3000

@@ -1,4 +1,4 @@
-/* Unit test of the narrowphase kernels (src/narrowphase.c) against analytic geometry:
+/* Unit test of the narrowphase kernels (src/collision/narrowphase.c) against analytic geometry:
  *   - sphere-sphere along an oblique direction for gaps below, at and above zero and beyond the
  *     envelope;
  *   - tilted plane against sphere (point offset along the plane, gaps of both signs);
@@ -11,7 +11,7 @@
  * the quaternion code the kernels use. Every returned point is also checked for |n| = 1 and
  * phi = (p2 - p1) . n. */
 // ctest: labels=unit timeout=30
-#include "narrowphase.h"
+#include "collision/narrowphase.h"
 #include <math.h>
 #include <stdio.h>
 

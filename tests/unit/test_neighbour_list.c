@@ -1,5 +1,5 @@
-/* Unit test of the Verlet neighbour list (src/neighbour_list.c) against full collision detection
- * (src/collision.c), the independent reference: the list must give the same contacts, bit for bit
+/* Unit test of the Verlet neighbour list (src/collision/neighbour_list.c) against full collision detection
+ * (src/collision/detect.c), the independent reference: the list must give the same contacts, bit for bit
  * and in the same order, every step, while it is reused.
  *   A random scene of spheres and boxes (ids shuffled, the last 150 ghosts) with two planes and a
  *   moving box wall; 150 steps of a random walk (each body up to 0.06 skin per step, boxes turning)
@@ -14,8 +14,8 @@
  *   layout changes), and that contacts came and went while it was reused (so the superset mattered);
  *   with skin 0 it is rebuilt every step and still agrees. */
 // ctest: labels=unit timeout=120
-#include "neighbour_list.h"
-#include "vec3.h"
+#include "collision/neighbour_list.h"
+#include "base/vec3.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* The penalty model's block kernel (src/penalty_kernel.c, 4 contacts in SIMD lanes) against the
- * per-contact code (penalty_step.c with penalty_tracking.c, penalty_slide.c, ...), the reference
+/* The penalty model's block kernel (src/penalty/kernel.c, 4 contacts in SIMD lanes) against the
+ * per-contact code (penalty/loads.c with penalty/tracking.c, penalty/slide.c, ...), the reference
  * that the validation tests check against the paper's analytic cases.
  *   A heap of 300 spheres of two materials (different friction, rolling and spinning resistance)
  *   poured onto a floor and a tilted plane, 0.15 s at h = 5e-5 s, so that contacts stick and slip
@@ -7,7 +7,7 @@
  *   them, PenaltyContactLoads once with the block kernel and once per contact (ctx.per_contact),
  *   every double of the new histories, of the loads per contact (several ranks) and of the sums
  *   per body (one rank) compared, and the time-step check's shortest period and its spring.
- * Every instantiation of the kernel this CPU runs is compared (simd4_isa.h): AVX2+FMA with AVX-512VL's
+ * Every instantiation of the kernel this CPU runs is compared (base/simd4_isa.h): AVX2+FMA with AVX-512VL's
  * registers, AVX2+FMA, and portable (which, without fused multiply-adds, gives the per-contact code's
  * bits: measured difference 0).
  * Tolerance: |block - reference| <= 1e-8 (|reference| + scale of that double over all contacts).
@@ -21,9 +21,9 @@
  * include sticking and slipping slide, roll and spin deflections, wall and sphere pairs, and both
  * material pairs (so none of those cases is compared vacuously). */
 // ctest: labels=unit timeout=120
-#include "neighbour_list.h"
-#include "penalty_kernel.h"
-#include "stepper.h"
+#include "collision/neighbour_list.h"
+#include "penalty/kernel.h"
+#include "step/simulation.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,25 +1,25 @@
 /* The penalty model's small kernels against hand-worked answers.
- * 1. Stick/slip update (penalty_deflection.h): loading below the static threshold sticks and
+ * 1. Stick/slip update (penalty/deflection.h): loading below the static threshold sticks and
  *    reports the whole change; crossing it scales back onto it and slips (no change reported);
  *    slipping on caps at the kinetic threshold; reversing below it sticks again.
- * 2. Contact-point tracking (penalty_tracking.h), plane A (world frame) and sphere B of radius R
+ * 2. Contact-point tracking (penalty/tracking.h), plane A (world frame) and sphere B of radius R
  *    resting on it: turning B by d about the normal gives the spin angle -d (B's frame ahead of A's
  *    by d) and no surface motion; sliding B by dx without turning moves the point over A only;
  *    rolling B by angle t (centre moved by R t) moves it over both by R t (chord 2R sin(t/2), the
  *    arc to first order: 1e-12 relative at t = 1e-6). Exact to rounding (1e-15) otherwise.
- * 3. Normal force (penalty_normal.h), Hooke: a 1-D impact of m = 1 kg on k = 1e4 N/m at 1 m/s,
+ * 3. Normal force (penalty/normal.h), Hooke: a 1-D impact of m = 1 kg on k = 1e4 N/m at 1 m/s,
  *    integrated with symplectic Euler at 1/2000 of the contact period, leaves at e times the impact
  *    speed within 0.5% for e = 0.2, 0.5, 0.9 (the model's damping ratio is chosen so that a linear
  *    spring-dashpot that may not pull rebounds at e; the discretization error is O(h / period)).
- * 4. The turn of a body over a step that the tracking applies (rotation_of_vector of h omega, vec3.h)
+ * 4. The turn of a body over a step that the tracking applies (rotation_of_vector of h omega, base/vec3.h)
  *    equals the one the integrator gives it (R(q1) R(q0)^T after quat_integrate_world) within 1e-15,
  *    for angles from 1e-8 to 3 rad on both sides of the series' limit 0.01 rad (rounding: a few ulps). */
 #include "test_check.h"
-#include "penalty_deflection.h"
-#include "penalty_history.h"
-#include "penalty_normal.h"
-#include "penalty_tracking.h"
-#include "vec3.h"
+#include "penalty/deflection.h"
+#include "penalty/history.h"
+#include "penalty/normal.h"
+#include "penalty/tracking.h"
+#include "base/vec3.h"
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Angle of repose analysis (src/repose.c) on synthetic cones of known angle: one layer of spheres
+/* Angle of repose analysis (src/analysis/repose.c) on synthetic cones of known angle: one layer of spheres
  * (d = 20 mm) on the surface z = H - r tan(a) of a cone 50 grains in radius, plus a few grains that
  * rolled far away (they must not count as the toe). The surface is quantized by the grain
  * columns (spacing d) and the ring binning (width d), which shifts ring heights by a near-constant
@@ -6,7 +6,7 @@
  * tolerance. A layer 2 grains high must come out nearly flat (< 3 degrees). */
 #include <petscsys.h>
 #include <math.h>
-#include "repose.h"
+#include "analysis/repose.h"
 #include "test_check.h"
 
 static double Measure(double angle_deg, double height_max, ReposeResult *res)

@@ -1,8 +1,8 @@
 /* Scenario reader and initial population: the GUIDE example is read value by value; fills make the
  * counts and positions computed by hand here; random fills are deterministic and overlap-free;
  * bad input gives one message naming file, line and key. */
-#include "scenario.h"
-#include "population.h"
+#include "scenario/scenario.h"
+#include "step/population.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,7 +374,7 @@ static void test_robustness_keys(void)
   scenario_free(&sc);
 }
 
-/* The packed solvers' inertia bound (packed_inertia.h): a box of half extents a, a, c has
+/* The packed solvers' inertia bound (ccp/packed_inertia.h): a box of half extents a, a, c has
  * principal moments (a^2 + c^2) / (2 a^2) apart (m (b^2 + c^2) / 12 with full lengths), so with
  * a = 0.001 m: c = 0.43 m is 92450 apart, under the bound 96867; c = 0.45 m 101250, over it. */
 static void test_packed_inertia(void)

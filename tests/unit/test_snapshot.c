@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
-#include "bodies.h"
-#include "snapshot.h"
+#include "bodies/body_store.h"
+#include "io/snapshot.h"
 
 #define NB 9 /* bodies in the test system */
 #include "test_check.h"

@@ -1,8 +1,8 @@
-/* Morton ordering of the owned bodies (src/spatial_order.c): a permutation that moves every field
+/* Morton ordering of the owned bodies (src/bodies/spatial_order.c): a permutation that moves every field
  * of a body together, orders the bodies by Z-order code (recomputed here by a plain bit loop, not
  * the library's bit tricks), and gives the same order whatever order the bodies start in. */
 #include <petscsys.h>
-#include "spatial_order.h"
+#include "bodies/spatial_order.h"
 #include "test_check.h"
 #include "test_random.h"
 

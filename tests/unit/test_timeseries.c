@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "timeseries.h"
+#include "io/timeseries.h"
 
 #define NCOL 19
 static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"

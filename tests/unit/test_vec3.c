@@ -1,11 +1,11 @@
-/* The small-angle series of vec3.h against long double references, over the range they are used
+/* The small-angle series of base/vec3.h against long double references, over the range they are used
  * in (t^2 < 1e-4), from 1e-9 rad up, on 4000 angles:
  * 1. sinc_series(t^2) = sin(t) / t and 1 - t^2 cosc_series(t^2) = cos t within 1 ulp;
  *    cosc_series(t^2) = (1 - cos t) / t^2 (= 2 sin^2(t/2) / t^2, no cancellation) within 1 ulp.
  * 2. quat_integrate_world_series (turns below 0.01 rad) gives the quaternion of quat_integrate_world
  *    (sin(a / 2) / (a / h) and cos(a / 2) by sincos) within 2 ulps per component. */
 #include "test_check.h"
-#include "vec3.h"
+#include "base/vec3.h"
 #include <float.h>
 #include <math.h>
 

@@ -1,5 +1,5 @@
-/* Cohesion: the reaction cone shifted to gn >= -cohesion h (contact_law.h's neighbour in
- * ccp_kernels.h), checked against statics and against a pile.
+/* Cohesion: the reaction cone shifted to gn >= -cohesion h (ccp/law.h's neighbour in
+ * ccp/kernels.h), checked against statics and against a pile.
  *
  * 1. Hanging sphere. A sphere of mass m touches a ceiling plane from below; gravity pulls it off
  *    with m g. The contact may pull with up to c (the pair's cohesion). With c = m g / 0.99 it holds

@@ -1,4 +1,4 @@
-/* Compliant contacts (src/contact_law.h) against the linear spring-dashpot they stand for.
+/* Compliant contacts (src/ccp/law.h) against the linear spring-dashpot they stand for.
  *
  * 1. Static deflection. A sphere of mass m rests on a plane through a contact of compliance
  *    C = C_sphere + C_wall (springs in series). The row of an overlapping compliant contact is

@@ -1,4 +1,4 @@
-/* Emitters (src/emitter.h) on this run's ranks against one rank (rank 0 alone):
+/* Emitters (src/step/emitter.h) on this run's ranks against one rank (rank 0 alone):
  *  - the same bodies: after 60 steps the ids, positions, velocities and radii of all bodies are
  *    bitwise equal (all bodies fly at the same velocity without gravity, so none ever touches
  *    another and integration is exact per body: any difference is the emitter's; pairs closer than
@@ -16,7 +16,7 @@
  * ranks. */
 // ctest: labels=mpi ranks=2;4
 #include "test_util.h"
-#include "emitter.h"
+#include "step/emitter.h"
 
 static const char *scenario =
   "domain: {min: [-0.2, -0.2, -2.0], max: [0.2, 0.2, 0.2]}\n"

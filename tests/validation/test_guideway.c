@@ -64,7 +64,7 @@
  * computed twice across ranks changes the force by its share, >= 1e-2. */
 // ctest: labels=mpi timeout=300 ranks=4
 #include "test_util.h"
-#include "joints.h"
+#include "joints/joints.h"
 
 #define RB    0.0032
 #define ZETA  0.005

@@ -12,10 +12,10 @@
  *  - alpha > atan mu_s (0.25 rad as in the paper, and 0.35): it slides with acceleration
  *    g sin a - mu_k g cos a, measured from the speeds at 0.5 s and 1 s. Tolerance 1% (the issue's):
  *    every corner slips at its kinetic cap mu_k N_k (no damping on a capped deflection, see
- *    penalty_deflection.h), the N_k summing to m g cos a once the normal oscillation has died
+ *    penalty/deflection.h), the N_k summing to m g cos a once the normal oscillation has died
  *    out (restitution 0.2, period 3 ms); symplectic Euler is exact for a constant acceleration. */
 #include "test_penalty.h"
-#include "penalty_history.h"
+#include "penalty/history.h"
 
 static PetscErrorCode MakeBrick(double alpha, Simulation **sim)
 {

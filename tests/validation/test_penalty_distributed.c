@@ -14,7 +14,7 @@
  * micro-deflections, modes and frame), which shows as a difference of order the deflection itself. */
 // ctest: labels=mpi timeout=600 ranks=2;4
 #include "test_util.h"
-#include "penalty_history.h"
+#include "penalty/history.h"
 #include "test_penalty_pour.h"
 
 #define STEPS 200

@@ -22,7 +22,7 @@
  * ghost, so both runs agree only if the halo covers the drift. */
 // ctest: labels=mpi timeout=600 ranks=2;4
 #include "test_util.h"
-#include "penalty_history.h"
+#include "penalty/history.h"
 #include "test_penalty_pour.h"
 
 #define STEPS  300

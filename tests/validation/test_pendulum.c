@@ -1,5 +1,5 @@
 // ctest: timeout=600
-/* Pendulum and double pendulum on revolute joints (src/joints.h), h = 1 ms, 10 s.
+/* Pendulum and double pendulum on revolute joints (src/joints/joints.h), h = 1 ms, 10 s.
  *
  * Each link is a sphere (r = 5 cm, m = 1 kg, its own inertia) whose centre hangs 0.5 m below its
  * hinge, the next hinge 0.5 m below the centre (hinges at 0 and 1 m, centres at 0.5 and 1.5 m

@@ -2,11 +2,11 @@
  * Two runs of the same squat column collapse (0.3 x 0.3 x 0.32 m) (about 2,000 spheres of d = 20 mm, mu = 0.6) onto a floor of
  * the same material: one with rho = sigma = 0, one with rho = sigma = 0.1 d. Without rolling
  * resistance spheres roll out and the heap flattens; with it they lock and the heap stands.
- * The angle of repose comes from src/repose.c (flank fit, +- standard error over 8 sectors).
+ * The angle of repose comes from src/analysis/repose.c (flank fit, +- standard error over 8 sectors).
  * The issue asks for a difference of at least 10 degrees; both angles are printed. */
 // ctest: timeout=400
 #include "test_util.h"
-#include "repose.h"
+#include "analysis/repose.h"
 
 static PetscErrorCode RunPile(double rho, ReposeResult *res, double *max_speed)
 {

@@ -1,5 +1,5 @@
 /* A poured pile must come to rest and its steps converge (contact.overlap_tolerance,
- * src/contact_law.h).
+ * src/ccp/law.h).
  *
  * The paper's pile (jobs/pile/paper.yaml) reduced to 1500 spheres of 45 mm (2028 kg/m^3, mu = 0.6,
  * rho = sigma = 0.01 m: 6-dof contacts), poured at 800 per second onto a floor, h = 5 ms, 50 APGD

@@ -1,4 +1,4 @@
-/* Elasto-plastic contact (src/plasticity.h) against its analytic answer: a permanent indentation.
+/* Elasto-plastic contact (src/ccp/plasticity.h) against its analytic answer: a permanent indentation.
  *
  * A sphere (R = 1 cm, m = 0.1 kg, rigid) on a plane of compliance C = 1/K = 1e-5 m/N and yield
  * force F_y = 20 N (F_y / K = 0.2 mm), under gravity, starts touching (overlap 0) and is driven
@@ -23,7 +23,7 @@
  * the test can tell plastic from elastic. Each with the three solvers, on the packed layout and on
  * the reference loops (-ccp_packed false), which cap the normal impulse in separate code. */
 #include "test_util.h"
-#include "joints.h"
+#include "joints/joints.h"
 
 static const double R = 0.01, m = 0.1, g = 9.81, C = 1e-5, Fy = 20, d = 1e-3, f = 0.5;
 

@@ -11,7 +11,7 @@
  * differ only in rounding, session 16), while successive steps of the sweep are 2-5 deg. */
 // ctest: labels=validation timeout=600 ranks=2
 #include "test_util.h"
-#include "pile_analysis.h"
+#include "step/pile_analysis.h"
 
 /* the largest difference of one pile's angle between runs measured (header): 2.7 deg */
 #define SCATTER_DEG 3.0

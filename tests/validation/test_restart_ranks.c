@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 #include "test_block.h"
-#include "checkpoint.h"
+#include "io/checkpoint.h"
 #include <stdlib.h>
 #include <unistd.h>
 

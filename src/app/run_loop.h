@@ -1,0 +1,24 @@
+/* The run: steps from the current state to the end time, writing the time series every step,
+ * snapshots at the scenario's interval and checkpoints (io/checkpoint.h) every
+ * -checkpoint_every_steps N steps, every -checkpoint_interval T simulated seconds (default: the
+ * scenario's output.checkpoint_interval), every -checkpoint_wall_interval W wall seconds, and at the
+ * end when any of those is set; with a progress line and a closing summary.
+ * SIGUSR1 or SIGTERM: the current step is finished, a checkpoint written, and RunLoop returns with
+ * *requeue set (ccpdem then exits with CCPDEM_EXIT_REQUEUE). Ranks agree on stopping every step.
+ * Like the stepper, a composing layer: it calls io/. */
+#ifndef CCPDEM_APP_RUN_LOOP_H
+#define CCPDEM_APP_RUN_LOOP_H
+#include "step/simulation.h"
+
+/* Collective. outdir must exist. A simulation at step > 0 (a restart) appends to the time series
+ * (dropping rows at or after its next step) and writes no initial snapshot. */
+PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue);
+/* Read and check the options RunLoop and its checkpoints read (-checkpoint_*, -progress_interval),
+ * so that the caller can refuse bad values before it creates the output directory. Collective. */
+PetscErrorCode RunLoopCheckOptions(const Simulation *sim);
+/* Catch SIGUSR1/SIGTERM from now on (ccpdem calls it before and again after PetscInitialize, which
+ * may install handlers of its own): a signal that arrives while the run starts up is remembered,
+ * and RunLoop checkpoints after its first step and returns with *requeue set, instead of the
+ * process being killed. Plain C, no PETSc; 0 on success, -1 if sigaction fails. */
+int RunLoopCatchStopSignals(void);
+#endif

@@ -1,0 +1,28 @@
+/* Body shapes and their mass properties. */
+#ifndef CCPDEM_BODIES_SHAPES_H
+#define CCPDEM_BODIES_SHAPES_H
+
+typedef enum { SHAPE_SPHERE = 0, SHAPE_BOX = 1 } ShapeKind;
+
+/* size[3]: sphere radius in size[0] (size[1] = size[2] = size[0]); box half extents. */
+static inline double shape_bounding_radius(ShapeKind k, const double size[3])
+{
+  if (k == SHAPE_SPHERE) return size[0];
+  return __builtin_sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+}
+static inline double shape_volume(ShapeKind k, const double size[3])
+{
+  if (k == SHAPE_SPHERE) return 4.0 / 3.0 * 3.14159265358979323846 * size[0] * size[0] * size[0];
+  return 8.0 * size[0] * size[1] * size[2];
+}
+/* Principal moments of inertia (body frame) of a solid of mass m. */
+static inline void shape_inertia(ShapeKind k, const double size[3], double m, double moments[3])
+{
+  if (k == SHAPE_SPHERE) {
+    moments[0] = moments[1] = moments[2] = 0.4 * m * size[0] * size[0];
+  } else {
+    const double a = 2 * size[0], b = 2 * size[1], c = 2 * size[2];
+    moments[0] = m * (b * b + c * c) / 12.0; moments[1] = m * (a * a + c * c) / 12.0; moments[2] = m * (a * a + b * b) / 12.0;
+  }
+}
+#endif

@@ -1,0 +1,419 @@
+/* APGD: Nesterov's accelerated projected gradient with adaptive step and restart, after Mazhar,
+ * Heyn, Negrut and Tasora (ACM TOG 2015) and the idea of Chrono's multicore APGD, applied
+ * matrix-free and in the metric of the per-contact steps B = diag(B_i) of ccp/kernels.h:
+ *
+ *   gamma+ = Proj_B(y - B (N y + r) / L)                    (L: Lipschitz estimate)
+ *   accept when (gamma+ - y)^T N (gamma+ - y) <= L (gamma+ - y)^T B^-1 (gamma+ - y), else L *= 4
+ *   theta+ from theta+^2 = (1 - theta+) theta^2;  beta = theta (1 - theta) / (theta^2 + theta+)
+ *   y+ = gamma+ + beta (gamma+ - gamma);  restart (beta = 0, theta = 1) when
+ *   (y - gamma+)^T B^-1 (gamma+ - gamma) > 0;  L *= 0.9 after each iteration.
+ *
+ * The restart test is O'Donoghue and Candes' gradient scheme with the gradient mapping
+ * L B^-1 (y - gamma+) in place of the gradient N y + r that Mazhar et al. use: at a solution on the
+ * cones' surfaces the gradient keeps a component normal to the active constraints, which made
+ * that test fire at random late in the solve and APGD crawl as plain projected gradient; the
+ * mapping vanishes at the solution. On settled piles of ~730 contacts at tol 1e-9 this cut the
+ * iterations per step from 7600-10400 to 1900-2400.
+ *
+ * Why that metric: B N has diagonal blocks of trace dof, so the step is dimensionless and blind to
+ * mass ratios and to the force/torque scale of 6-dof contacts, and L starts at 1 (the mean
+ * eigenvalue of those blocks; a few backtracks find the rest). Proj_B is the projection in the
+ * metric B^-1, which is per contact (ccp_kernel_project_metric).
+ *
+ * One pass over the contacts and one over the bodies per iteration, in velocities. The bodies
+ * keep V_k = v(gamma_k) and V_k-1, the velocities of the last two iterates (v(x) = v_free +
+ * M^-1 D x). v is linear, so y's is V(y) = V_k + beta (V_k - V_k-1), and the gradient at y,
+ * N y + r = D^T V(y) + b + C y, is computed per contact from the two: the contact pass makes
+ * gamma+ and adds the impulses p = D (gamma+ - y) to each body's accumulator, without M^-1; the
+ * body pass makes V(gamma+) = V(y) + M^-1 p and the step test's
+ * (gamma+ - y)^T N (gamma+ - y) = sum over bodies of p^T M^-1 p + sum over contacts of
+ * d^T C d, so no gradient vector is stored and no second pass over the contacts is needed. The
+ * contact pass has V_k at hand, so it also yields the exact GUIDE residual of gamma_k, on the
+ * iterations apgd_check picks (one iteration late: a converged gamma_k is returned and the step
+ * made from it dropped). Until session 14 the iteration stored the gradients N gamma + r of its
+ * last two iterates and took the step test from a second, gathering pass (6-dof pile of 10^5
+ * spheres: 58-62 ns per contact-iteration, now 39-47; 7 multiplier-sized vectors, now 3).
+ * V(gamma+) is made from V(y), so its rounding errors e_k follow the momentum,
+ * e_k+1 = (1 + beta) e_k - beta e_k-1 + eps: they grow like k^1.5 eps |v| until a restart,
+ * about 1e-11 |v| after 10^4 iterations without one; the solve's end recomputes the velocity
+ * from scratch and reports the exact residual of what it returns (CCPPackedFinish).
+ *
+ * Buffers: the multipliers gamma_k, gamma_k-1, gamma+ (a best iterate that would need a fourth
+ * moves to P->gamma: apgd_free_buffer), and per body the three velocity slots of V_k, V_k-1,
+ * V(gamma+) and the accumulator (ccp/pack.h's APGD records). Ranks: the accumulators' ghost
+ * contributions are summed to their owners and back (the coupling's mark and sum), each rank's
+ * body pass makes V(gamma+) of its ghosts too (the same numbers as the owner's) but counts
+ * p^T M^-1 p over its owned bodies only, and one reduction per pass carries the sums.
+ *
+ * Two implementations of the same iteration: the packed one (default; ccp/pack.h, vectorized
+ * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
+ * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
+ * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
+ * -ccp_apgd_check_interval. */
+#include "ccp/kernels.h"
+
+#define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
+
+/* A buffer of bufs[0..n) that is none of x, y, z, w; NULL if there is none. */
+static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z, const double *w)
+{
+  for (int k = 0; k < n; k++)
+    if (bufs[k] != x && bufs[k] != y && bufs[k] != z && bufs[k] != w) return bufs[k];
+  return NULL;
+}
+
+/* y = x + beta (x - xp) for one contact's 6 entries */
+static inline void extrapolate(const double *x, const double *xp, double beta, double y[6])
+{
+  for (int k = 0; k < 6; k++) y[k] = x[k] + beta * (x[k] - xp[k]);
+}
+
+/* The momentum update after an accepted iteration (restart when the step went uphill). */
+static inline void momentum(double uphill, double *theta, double *beta)
+{
+  const double theta_next = 0.5 * *theta * (sqrt(*theta * *theta + 4) - *theta);
+  *beta                   = *theta * (1 - *theta) / (*theta * *theta + theta_next);
+  *theta                  = theta_next;
+  if (uphill > 0) { /* restart the momentum */
+    *beta  = 0;
+    *theta = 1;
+  }
+}
+
+/* After an iteration: keep gnew as the best iterate when its residual is the lowest so far; false
+ * when the iteration diverged (the method stops with its best iterate). */
+static inline PetscBool accept(double **best, double *best_res, double *gnew, double res_max)
+{
+  if (ccp_improves(res_max, *best_res)) {
+    *best     = gnew;
+    *best_res = res_max;
+  }
+  return (PetscBool)!ccp_diverged(res_max, *best_res);
+}
+
+/* Whether the pass of iteration k + 1 computes the exact GUIDE residual of iterate k (the
+ * residual's projection costs about a third of an iteration; the last iterate's gets a pass of its
+ * own after the loop). `indicator`: the last exact residual computed, or, since, the last step's
+ * gradient mapping max_i L |B_i^-1 (x_i - y_i)| (a velocity that tends to 0 with the residual;
+ * measured 1-6 times the residual on a jammed pile). The warm start is always checked; then as
+ * the sweeps' (ccp_need_check) with the indicator within APGD_CHECK_FACTOR of the tolerance, and
+ * every -ccp_apgd_check_interval iterates. The residual of APGD's iterates jumps about (it is not
+ * monotone), so a pile at rest, whose steps converge only now and then within the cap, needs the
+ * checks dense near the tolerance: test_pile_rest's last 100 steps all converge with every
+ * iteration checked; with a check every 4 iterations and a factor of 4, 16 missed the tolerance,
+ * with a factor of 10 none (6 with every 6), with 30 none at every 4 or 6 (measured). */
+#define APGD_CHECK_FACTOR 30
+static inline PetscBool apgd_check(const CCPSolver s, double indicator, double best_res, PetscInt k)
+{
+  return (PetscBool)(k == 0 || ccp_need_check(s, indicator / APGD_CHECK_FACTOR, best_res, k - 1, s->apgd_check_interval));
+}
+
+/* *buf <- a buffer of G[0, n) that is none of x, y, z and the best iterate's. When only the best
+ * iterate's is left, the best iterate moves to P->gamma's storage (CCPPackedStash: a copy in
+ * packed order; *best <- NULL) and frees its buffer: one multiplier vector fewer. Until session 18
+ * it was scattered there in problem order (CCPPackedUnpackGamma), up to once per check interval:
+ * 1.4% of all samples of `bench_core -n 100000 -dof 6`, 3% of APGD's. Without blocks the buffers
+ * may all be one empty array (NULL then: nothing is read or written). */
+static PetscErrorCode apgd_free_buffer(CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x, const double *y, const double *z, double **best, double **buf)
+{
+  PetscFunctionBegin;
+  *buf = unused_buffer(G, n, x, y, z, *best);
+  if (!*buf && pk->nblk > 0) {
+    PetscCall(CCPPackedStash(pk, *best, P));
+    *best = NULL;
+    *buf  = unused_buffer(G, n, x, y, z, NULL);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The solve's best iterate: best, or, stashed by apgd_free_buffer, copied back into G0. */
+static void apgd_best(const CCPPacked *pk, const CCPProblem *P, double *G0, double **best)
+{
+  if (!*best) {
+    *best = G0;
+    CCPPackedUnstash(pk, P, *best);
+  }
+}
+
+
+/* One iteration's step in flight: the sums of its passes over all ranks (CCPApgdSums and
+ * the bodies' p^T M^-1 p), and the residual of gamma_k when it was asked for. */
+typedef struct {
+  double dBd, uphill, dNd, res_or_indicator;
+} ApgdStepSums;
+
+/* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd sum; the last entry is the
+ * max of the squared residual of gamma_k (residual) or of the step's gradient mapping. */
+static PetscErrorCode apgd_reduce(CCPSolver s, const CCPApgdSums *c, double pMp, double L, PetscBool residual, ApgdStepSums *r)
+{
+  double x[4] = {c->dBd, c->uphill, c->dCd + pMp, residual ? c->res2 : c->change2 * L * L};
+
+  PetscFunctionBegin;
+  PetscCall(CCPCouplingReduce(s, x, 4));
+  *r = (ApgdStepSums){x[0], x[1], x[2], sqrt(x[3])};
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The velocity slot of an APGD record that is neither a nor b (CCP_SLOT_V and the two past the
+ * accumulator rotate; ccp/pack.h). */
+static int unused_slot(int a, int b)
+{
+  static const int slots[3] = {CCP_SLOT_V, CCP_SLOTS_SWEEP, CCP_SLOTS_SWEEP + 1};
+  for (int k = 0; k < 3; k++)
+    if (slots[k] != a && slots[k] != b) return slots[k];
+  return -1; /* (unreachable: three slots, two excluded) */
+}
+
+/* The bodies' owned count on this rank (the coupling's, else all; CCPSolverSetCoupling requires it). */
+static PetscInt owned_bodies(CCPSolver s, PetscInt nbodies) { return CCPCoupled(s) ? s->coupling.owned(s->coupling.ctx) : nbodies; }
+
+/* One step's passes on the packed layout: the contact pass from p into x (with the residual of
+ * p->xk when asked), the accumulators summed over ranks, the body pass into slot vnew. */
+static PetscErrorCode apgd_step_packed(CCPSolver s, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r)
+{
+  CCPPacked  *pk = &s->pk;
+  CCPApgdSums c;
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedMarkSlot(s, CCP_SLOT_DV));
+  ccp_sweep_apgd(pk, p, x, residual, &c);
+  PetscCall(CCPPackedSumSlot(s, CCP_SLOT_DV));
+  const double pMp = ccp_sweep_apgd_bodies(pk, p, vnew, owned_bodies(s, pk->nbodies));
+  PetscCall(apgd_reduce(s, &c, pMp, L, residual, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After an accepted step: gamma_k-1 <- gamma_k <- x, and their velocity slots likewise. */
+static void rotate_step(CCPApgdStep *p, const double *x, int vnew)
+{
+  p->xkm1 = p->xk;
+  p->xk   = x;
+  p->vkm1 = p->vk;
+  p->vk   = vnew;
+}
+
+/* The bookkeeping of gamma_k's exact residual res (a step's pass yields it): the warm start's
+ * residual, the best iterate. True when the solve stops at gamma_k: converged, or diverging. */
+static PetscBool apgd_residual_known(PetscBool warm, const double *xk, double res, double **best, double *best_res, double *res_start, double tol)
+{
+  if (warm) *res_start = res;
+  return (PetscBool)(!accept(best, best_res, (double *)xk, res) || *best_res <= tol);
+}
+
+/* What the iteration (apgd_iterate) runs on: the packed layout or the reference loops. */
+typedef struct {
+  /* one step's passes from p into x and the velocity slot vnew, with gamma_k's residual when asked */
+  PetscErrorCode (*step)(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r);
+  /* the exact residual of p->xk at its velocities (slot p->vk) */
+  PetscErrorCode (*residual)(void *ctx, const CCPApgdStep *p, double *res);
+  /* a multiplier buffer for the step: none of p->xk, p->xkm1, *best (which may move out: NULL) */
+  PetscErrorCode (*buffer)(void *ctx, const CCPApgdStep *p, double **best, double **x);
+  void *ctx;
+} ApgdOps;
+
+/* The iteration from p (the warm start, its velocity in slot p->vk). Out: *best the best iterate
+ * (NULL: stashed by ops->buffer), its residual and the warm start's, the iteration count k of
+ * the last iterate gamma_k and the passes over the contacts that made a step (the rejected ones
+ * too: on the bench's piles about 1.16 per iteration). */
+static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep *p, double **best, double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes)
+{
+  double    L = s->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
+  PetscBool known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
+
+  PetscFunctionBegin;
+  *best_res = *res_start = PETSC_INFINITY;
+  *iterations = *passes = 0;
+  for (PetscInt it = 1; it <= s->max_it && !stop; it++) {
+    const PetscBool check = apgd_check(s, indicator, *best_res, it - 1); /* gamma_k's residual (k = it - 1) */
+    const int       vnew  = unused_slot(p->vk, p->vkm1);
+    double         *xnew;
+    ApgdStepSums    r = {0, 0, 0, 0}; /* (set by the first pass; initialized for -Wmaybe-uninitialized) */
+
+    PetscCall(ops->buffer(ops->ctx, p, best, &xnew));
+    for (int bt = 0;; bt++) {
+      p->step = 1.0 / L;
+      PetscCall(ops->step(ops->ctx, p, xnew, vnew, (PetscBool)(check && bt == 0), L, &r));
+      ++*passes;
+      if (check && bt == 0) {
+        known     = PETSC_TRUE;
+        indicator = r.res_or_indicator;
+        stop      = apgd_residual_known((PetscBool)(it == 1), p->xk, r.res_or_indicator, best, best_res, res_start, s->tol);
+        if (stop) break;
+      }
+      if (!(r.dNd > L * r.dBd) || bt == MAX_BACKTRACKS) break;
+      L *= s->apgd_L_grow;
+    }
+    if (stop) break; /* at gamma_k: the step made from it is dropped */
+    if (!check) indicator = r.res_or_indicator;
+    *iterations = it;
+    known       = PETSC_FALSE;
+    momentum(r.uphill, &theta, &p->beta);
+    rotate_step(p, xnew, vnew);
+    L *= s->apgd_L_decay;
+  }
+  if (!known) { /* the last iterate's residual (the cap, or no iteration) */
+    double res;
+    PetscCall(ops->residual(ops->ctx, p, &res));
+    (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, s->tol);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- on the packed layout ---- */
+
+/* Multiplier vectors: gamma_k, gamma_k-1, gamma+ (a best iterate that would need a fourth moves out). */
+#define APGD_VECTORS 3
+typedef struct {
+  CCPSolver   s;
+  CCPProblem *P;
+} ApgdPacked;
+
+static PetscErrorCode packed_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r) { return apgd_step_packed(((ApgdPacked *)ctx)->s, p, x, vnew, residual, L, r); }
+
+static PetscErrorCode packed_residual(void *ctx, const CCPApgdStep *p, double *res)
+{
+  double rms;
+  return CCPPackedResidual(((ApgdPacked *)ctx)->s, p->xk, p->vk, res, &rms);
+}
+
+static PetscErrorCode packed_buffer(void *ctx, const CCPApgdStep *p, double **best, double **x)
+{
+  const ApgdPacked *a = (const ApgdPacked *)ctx;
+  CCPPacked        *pk = &a->s->pk;
+  return apgd_free_buffer(pk, a->P, pk->g, APGD_VECTORS, p->xk, p->xkm1, NULL, best, x);
+}
+
+static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  CCPPacked    *pk  = &s->pk;
+  ApgdPacked    ctx = {s, P};
+  const ApgdOps ops = {packed_step, packed_residual, packed_buffer, &ctx};
+  double       *best = pk->g[0], best_res, res_start;
+  PetscInt      iterations, passes;
+  CCPApgdStep   p = {pk->g[0], pk->g[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
+
+  PetscFunctionBegin;
+  PetscCall(CCPPackedVelocity(s, P, p.xk, PETSC_TRUE));
+  PetscCall(apgd_iterate(s, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  apgd_best(pk, P, pk->g[0], &best);
+  stats->improved = (PetscBool)(best_res < res_start);
+  PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
+  stats->passes = passes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- on the reference loops (-ccp_packed false) ---- */
+
+/* The problem and the reference loops' buffers: velocities 6 per body, V[slot] for the slots of
+ * the packed records (V[CCP_SLOT_DV]: the accumulator); four multiplier vectors (no stash). */
+typedef struct {
+  const CCPProblem *P;
+  double           *V[CCP_SLOTS_APGD], *G[4];
+} ApgdReference;
+
+/* The same passes as apgd_step_packed over the problem's contacts and bodies. Single-rank. */
+static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r)
+{
+  const ApgdReference *ref = (const ApgdReference *)ctx;
+  const CCPProblem    *P   = ref->P;
+  const double         beta = p->beta, *vk = ref->V[p->vk], *vkm1 = ref->V[p->vkm1];
+  double              *acc = ref->V[CCP_SLOT_DV], *vout = ref->V[vnew];
+  CCPApgdSums          c   = {0, 0, 0, 0, 0};
+  double               pMp = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact         *ct = &P->contact[i];
+    const CCPContactTerms *t  = &P->terms[i];
+    const size_t           a = (size_t)ct->a, b = (size_t)ct->b;
+    const double          *xk = ccp_cblock(p->xk, i);
+    double                 y[6], vya[6], vyb[6], g[6], z[6], d[6], e[6];
+    CCPMetric              m;
+
+    if (residual) {
+      ccp_kernel_gradient(ct, t, vk + 6 * a, vk + 6 * b, xk, g);
+      const double r2 = ccp_kernel_residual2(ct, t, xk, g);
+      if (!(r2 <= c.res2)) c.res2 = r2; /* NaN propagates */
+    }
+    extrapolate(xk, ccp_cblock(p->xkm1, i), beta, y);
+    extrapolate(vk + 6 * a, vkm1 + 6 * a, beta, vya);
+    extrapolate(vk + 6 * b, vkm1 + 6 * b, beta, vyb);
+    ccp_kernel_gradient(ct, t, vya, vyb, y, g);
+    ccp_kernel_metric(ct, t, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m);
+    ccp_kernel_step(&m, p->step, y, g, z);
+    ccp_kernel_project_metric(ct, t, &m, z);
+    for (int k = 0; k < 6; k++) {
+      d[k]               = z[k] - y[k];  /* the step, for the Lipschitz test */
+      e[k]               = z[k] - xk[k]; /* the progress, for the restart test */
+      ccp_block(x, i)[k] = z[k];
+    }
+    c.dBd += ccp_kernel_metric_dot(&m, d, d);
+    c.uphill -= ccp_kernel_metric_dot(&m, d, e);
+    c.dCd += ccp_kernel_compliance_dot(ct, t, d);
+    const double c2 = ccp_kernel_change2(&m, d);
+    if (!(c2 <= c.change2)) c.change2 = c2;
+    ccp_kernel_impulse(ct, d, acc + 6 * a, acc + 6 * b);
+  }
+  for (PetscInt j = 0; j < P->nbodies; j++) {
+    const double *pj = acc + 6 * j;
+    double        dv[6];
+    for (int k = 0; k < 3; k++) dv[k] = P->inv_mass[j] * pj[k];
+    sym_vec(dv + 3, P->inv_inertia + 6 * j, pj + 3);
+    for (int k = 0; k < 6; k++) {
+      pMp += pj[k] * dv[k];
+      vout[6 * j + k] = vk[6 * j + k] + beta * (vk[6 * j + k] - vkm1[6 * j + k]) + dv[k];
+      acc[6 * j + k]  = 0;
+    }
+  }
+  *r = (ApgdStepSums){c.dBd, c.uphill, c.dCd + pMp, sqrt(residual ? c.res2 : c.change2 * L * L)};
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode reference_residual(void *ctx, const CCPApgdStep *p, double *res)
+{
+  const ApgdReference *ref = (const ApgdReference *)ctx;
+  double               rms;
+
+  PetscFunctionBegin;
+  ccp_residual(ref->P, p->xk, ref->V[p->vk], res, &rms);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode reference_buffer(void *ctx, const CCPApgdStep *p, double **best, double **x)
+{
+  ApgdReference *ref = (ApgdReference *)ctx;
+  *x                 = unused_buffer(ref->G, 4, p->xk, p->xkm1, *best, NULL);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  double  *best, best_res, res_start;
+  PetscInt iterations, passes;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSolverEnsureWork(s, P));
+  ApgdReference ref = {P, {P->vel, s->work_v[0], s->work_v[1], s->work_v[2]}, {P->gamma, s->work_g[0], s->work_g[1], s->work_g[2]}};
+  const ApgdOps ops = {reference_step, reference_residual, reference_buffer, &ref};
+  CCPApgdStep   p   = {ref.G[0], ref.G[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
+  ccp_velocity_from_impulses(P, p.xk, ref.V[CCP_SLOT_V]);
+  PetscCall(PetscArrayzero(ref.V[CCP_SLOT_DV], 6 * (size_t)P->nbodies));
+  best = ref.G[0];
+  PetscCall(apgd_iterate(s, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  stats->improved = (PetscBool)(best_res < res_start);
+  ccp_finish(P, best, iterations, s->tol, stats);
+  stats->passes = passes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
+  if (s->packed) {
+    PetscCall(CCPPackedBuild(&s->pk, P, APGD_VECTORS, PETSC_FALSE, CCP_SLOTS_APGD));
+    s->pk.simd = s->simd;
+    PetscCall(APGD_Packed(s, P, stats));
+  } else PetscCall(APGD_Reference(s, P, stats));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,56 @@
+/* The per-step terms of a contact's normal law that the CCP sees (GUIDE "Time step" step 3 and
+ * "When the exact CCP is ill-posed"; slides sec. 3 "Damping and VI"): the stabilization b_n and the
+ * Tikhonov diagonal c of the force rows, in  g_n = D_n^T v + b_n + c gamma_n.
+ *
+ * Rigid (compliance 0): b_n = phi / h, and for an overlap max(min(phi + delta, 0) / h, -v_recover),
+ * c = 0: an overlap no deeper than the overlap tolerance delta is held (u_n >= 0) rather than pushed
+ * apart, a deeper one is pushed back to depth delta. Why: with delta = 0 a jammed pack whose
+ * contacts overlap asks every contact to separate at once, which often has no solution (GUIDE
+ * "When the exact CCP is ill-posed"); with delta above the overlaps the solver leaves behind,
+ * v = 0 is feasible for every held contact, so a pile at rest is a solution and steps converge.
+ *
+ * Compliant, overlapping (compliance C = 1/K > 0, phi < 0): a Kelvin-Voigt spring-dashpot taken
+ * implicitly over the step, F = K (-phi_new) - R u_new with phi_new = phi + h u_new and
+ * R = alpha K (alpha = the pair's `damping`, s: stiffness-proportional damping, the slides'
+ * E = -(h^2 K + h R)). Solving gamma = h F for u_new gives the row
+ *     u_new + phi / (h + alpha) + C / (h (h + alpha)) gamma >= 0  (complementary to gamma >= 0),
+ * so b_n = phi / (h + alpha), c = C / (h (h + alpha)); alpha = 0 is the plain Tikhonov N + C with
+ * C / h^2. At rest (u = 0) the row gives gamma / h = -phi / C: the static deflection is F / K
+ * whatever alpha and h. No recovery clamp here: the deflection is the spring's, not an error to
+ * be removed, and the spring itself bounds the separation speed.
+ * Plastic (ccp/plasticity.h): everything above acts on the elastic gap phi + plastic, the gap to the
+ * dented surface, not to the original one.
+ * Compliant with a gap (phi >= 0): phi / h and C / h^2 (no dashpot before touching: phi / (h + alpha)
+ * would push bodies apart before they meet). */
+#ifndef CCPDEM_CCP_LAW_H
+#define CCPDEM_CCP_LAW_H
+#include "ccp/problem.h"
+#include "scenario/materials.h"
+
+/* bn and c_lin of contact c whose pair has parameters pp (its compliance and damping) */
+static inline void contact_law_normal(const Contact *c, const PairParams *pp, double h, double v_recover, double overlap_tolerance, double *bn, double *c_lin)
+{
+  const double phi = c->phi + c->plastic; /* the elastic gap */
+  if (pp->compliance > 0 && phi < 0) {
+    const double tau = h + pp->damping;
+    *bn    = phi / tau;
+    *c_lin = pp->compliance / (h * tau);
+  } else if (phi < 0 && pp->compliance == 0) {
+    const double held = phi + overlap_tolerance < 0 ? phi + overlap_tolerance : 0; /* the part pushed apart */
+    *bn    = held / h > -v_recover ? held / h : -v_recover;
+    *c_lin = 0;
+  } else {
+    *bn    = phi / h;
+    *c_lin = pp->compliance / (h * h);
+  }
+}
+
+/* All the CCP's terms of contact c over the step h (eta, the solve's, not set): the normal law's,
+ * and the pair's cohesion and yield forces as impulses. */
+static inline void contact_law_terms(const Contact *c, const PairParams *pp, double h, double v_recover, double overlap_tolerance, CCPContactTerms *t)
+{
+  contact_law_normal(c, pp, h, v_recover, overlap_tolerance, &t->bn, &t->c_lin);
+  t->cohesion_impulse = pp->cohesion * h;
+  t->yield_impulse    = pp->yield_force * h;
+}
+#endif

@@ -1,0 +1,517 @@
+/* The initial bodies of a scenario and the checks that they make a sane start.
+ *
+ * Order and ids: explicit bodies in file order, then each fill in file order; a lattice fill in
+ * x-fastest, then y, then z order, a random fill in placement order. Nothing depends on the rank
+ * count, so every rank may build the same population and keep the bodies it owns.
+ *
+ * Lattice fill: centres region.min + radius + k spacing per axis while centre + radius <=
+ * region.max, with a relative slack of 1e-9 spacing so a lattice that fits exactly on paper is not
+ * lost to rounding of the decimal inputs.
+ *
+ * Random fill: centres uniform in [region.min + r, region.max - r] from a splitmix64 stream seeded
+ * by the fill's seed (the same file gives the same spheres on every machine), rejected when the
+ * sphere would overlap the bounding sphere of any body placed before it (explicit bodies, earlier
+ * fills, its own earlier spheres) or penetrate a wall, so the result is a valid start by
+ * construction. At most RANDOM_FILL_TRIES_PER_SPHERE x count draws, then bad input. A cell grid
+ * over the fill region makes each draw O(1); earlier bodies too large for its cells (radius + r >
+ * cell) are tested one by one, which is slow only if many such bodies reach into the region.
+ *
+ * Checks, in body order and then pair order, reporting the first problem:
+ *   - the centre lies in the domain (bodies whose centre leaves it are removed during a run);
+ *   - no wall penetration deeper than START_OVERLAP_FRACTION of the body's bounding radius;
+ *   - no body-body overlap deeper than START_OVERLAP_FRACTION of the smaller bounding radius
+ *     (larger overlaps would be pushed apart at up to max_recovery_speed: an explosion, not a
+ *     start);
+ *   - box-box contact is not implemented by the narrowphase, so a box body whose bounding sphere
+ *     overlaps another box body's bounding sphere or reaches into a box wall is rejected rather
+ *     than left to pass through it.
+ *   - for the packed CCP solvers (unless -ccp_packed false; the penalty model keeps the inertia
+ *     in double), no explicit body whose principal moments they would round into an inaccurate
+ *     inverse inertia (ccp/packed_inertia.h). */
+#include "step/population.h"
+#include "base/random.h"
+#include "collision/broadphase.h"
+#include "collision/narrowphase.h"
+#include "ccp/packed_inertia.h"
+#include "ccp/solver.h"
+#include "base/vec3.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define START_OVERLAP_FRACTION       0.01 /* tolerated initial overlap, fraction of the (smaller) radius */
+#define RANDOM_FILL_TRIES_PER_SPHERE 1000
+#define LATTICE_SLACK                1e-9 /* in units of the spacing */
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+static void report(char *err, size_t errlen, const Scenario *sc, int line, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  int     k = snprintf(err, errlen, "%s:%d: key '%s': ", sc->path, line, key);
+  va_start(ap, fmt);
+  if (k >= 0 && (size_t)k < errlen) vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+  va_end(ap);
+}
+
+/* Where body `id` came from: an explicit body (*fill = -1, *k = index) or sphere *k of fill *fill. */
+typedef struct {
+  const Scenario *sc;
+  const PetscInt *fill_first; /* id of the first sphere of each fill; [n_fills] = total */
+} Origins;
+
+static void origin_of(const Origins *o, PetscInt id, int *fill, PetscInt *k)
+{
+  *fill = -1;
+  *k    = id;
+  if (id < o->sc->n_bodies) return;
+  for (int f = 0; f < o->sc->n_fills; f++)
+    if (id < o->fill_first[f + 1]) {
+      *fill = f;
+      *k    = id - o->fill_first[f];
+      return;
+    }
+}
+
+/* The key path and line of the spec that made body id. */
+static void origin_key(const Origins *o, PetscInt id, char *key, size_t n, int *line)
+{
+  int      f;
+  PetscInt k;
+  origin_of(o, id, &f, &k);
+  if (f < 0) {
+    snprintf(key, n, "bodies[%" PetscInt_FMT "]", k);
+    *line = o->sc->bodies[k].line;
+  } else {
+    snprintf(key, n, "fills[%d]", f);
+    *line = o->sc->fills[f].line;
+  }
+}
+
+/* "sphere 17 at (x, y, z) " (trailing space) for a fill sphere, "" for an explicit body: the
+ * subject of a message whose key already names the spec. */
+static void origin_subject(const Origins *o, PetscInt id, const double pos[3], char *buf, size_t n)
+{
+  int      f;
+  PetscInt k;
+  origin_of(o, id, &f, &k);
+  if (f < 0) buf[0] = 0;
+  else snprintf(buf, n, "sphere %" PetscInt_FMT " at (%g, %g, %g) ", k, pos[0], pos[1], pos[2]);
+}
+
+/* "bodies[3] (line 12)" or "sphere 16 of fills[0] at (x, y, z) (line 20)": the other party. */
+static void origin_name(const Origins *o, PetscInt id, const double pos[3], char *buf, size_t n)
+{
+  int      f;
+  PetscInt k;
+  origin_of(o, id, &f, &k);
+  if (f < 0) snprintf(buf, n, "bodies[%" PetscInt_FMT "] (line %d)", k, o->sc->bodies[k].line);
+  else snprintf(buf, n, "sphere %" PetscInt_FMT " of fills[%d] at (%g, %g, %g) (line %d)", k, f, pos[0], pos[1], pos[2], o->sc->fills[f].line);
+}
+
+/* ---- records ------------------------------------------------------------------------------- */
+
+void population_record_from_spec(const Scenario *sc, const BodySpec *spec, int64_t id, BodyRecord *rec)
+{
+  const Material *mat = &sc->materials[spec->material];
+  const double   *q   = spec->orientation;
+
+  memset(rec, 0, sizeof(*rec));
+  rec->id[0] = id;
+  v3_copy(rec->pos, spec->position);
+  if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) rec->quat[0] = 1; /* unset: identity */
+  else {
+    for (int k = 0; k < 4; k++) rec->quat[k] = q[k];
+    quat_normalize(rec->quat);
+  }
+  rec->shape[0] = spec->shape;
+  v3_copy(rec->size, spec->size);
+  if (spec->shape == SHAPE_SPHERE) rec->size[1] = rec->size[2] = rec->size[0];
+  rec->radius[0] = shape_bounding_radius(spec->shape, rec->size);
+  rec->mass[0]   = spec->mass > 0 ? spec->mass : mat->density * shape_volume(spec->shape, rec->size);
+  if (spec->inertia[0] > 0 && spec->inertia[1] > 0 && spec->inertia[2] > 0) v3_copy(rec->inertia, spec->inertia);
+  else shape_inertia(spec->shape, rec->size, rec->mass[0], rec->inertia);
+  v3_copy(rec->vel, spec->velocity);
+  quat_rotate_inv(rec->vel + 3, rec->quat, spec->angular_velocity); /* world -> body frame */
+  rec->material[0] = spec->material;
+}
+
+/* The spec of one fill sphere. */
+static void fill_sphere_spec(const FillSpec *f, const double c[3], BodySpec *b)
+{
+  memset(b, 0, sizeof(*b));
+  b->shape   = SHAPE_SPHERE;
+  b->size[0] = b->size[1] = b->size[2] = f->radius;
+  v3_copy(b->position, c);
+  v3_copy(b->velocity, f->velocity);
+  b->orientation[0] = 1;
+  b->material       = f->material;
+  b->line           = f->line;
+}
+
+static PetscErrorCode AppendFillSphere(const Scenario *sc, const FillSpec *f, const double c[3], BodyStore *s)
+{
+  BodySpec   spec;
+  BodyRecord rec;
+
+  PetscFunctionBegin;
+  fill_sphere_spec(f, c, &spec);
+  population_record_from_spec(sc, &spec, (int64_t)s->n_owned, &rec);
+  PetscCall(BodyStoreAppendOwned(s, &rec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- lattice fill -------------------------------------------------------------------------- */
+
+static double lattice_count_axis(const FillSpec *f, int a)
+{
+  const double free = f->region_max[a] - f->region_min[a] - 2 * f->radius;
+  return fmax(0, floor(free / f->spacing + LATTICE_SLACK) + 1);
+}
+
+static double fill_count(const FillSpec *f)
+{
+  if (f->type == FILL_RANDOM) return (double)f->count;
+  return lattice_count_axis(f, 0) * lattice_count_axis(f, 1) * lattice_count_axis(f, 2);
+}
+
+static PetscErrorCode FillLattice(const Scenario *sc, const FillSpec *f, BodyStore *s)
+{
+  const PetscInt n[3] = {(PetscInt)lattice_count_axis(f, 0), (PetscInt)lattice_count_axis(f, 1), (PetscInt)lattice_count_axis(f, 2)};
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < n[2]; k++)
+    for (PetscInt j = 0; j < n[1]; j++)
+      for (PetscInt i = 0; i < n[0]; i++) {
+        const PetscInt idx[3] = {i, j, k};
+        double         c[3];
+        for (int a = 0; a < 3; a++) c[a] = f->region_min[a] + f->radius + (double)idx[a] * f->spacing;
+        PetscCall(AppendFillSphere(sc, f, c, s));
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- random fill --------------------------------------------------------------------------- */
+
+/* Spheres that a random candidate must not overlap: the small ones in a cell grid over the
+ * candidate box (cell >= candidate radius + their radius, so the 27 cells around a candidate hold
+ * every possible hit), the rest in a list. */
+typedef struct {
+  double    lo[3], cell;
+  PetscInt  dims[3];
+  PetscInt *head, *next; /* per cell: first item; per item: next item in its cell; -1 ends */
+  double   *item;        /* x, y, z, r */
+  PetscInt  n;
+  PetscInt *big, nbig;   /* items tested against every candidate */
+} FillGrid;
+
+static PetscInt grid_coord(const FillGrid *g, double x, int a)
+{
+  const double k = floor((x - g->lo[a]) / g->cell);
+  return k < 0 ? 0 : (k >= (double)g->dims[a] ? g->dims[a] - 1 : (PetscInt)k); /* clamping keeps near-outside items adjacent */
+}
+
+static void grid_add(FillGrid *g, const double c[3], double r, PetscBool big)
+{
+  const PetscInt it = g->n++;
+  v3_copy(g->item + 4 * it, c);
+  g->item[4 * it + 3] = r;
+  if (big) g->big[g->nbig++] = it;
+  else {
+    const PetscInt cell = grid_coord(g, c[0], 0) + g->dims[0] * (grid_coord(g, c[1], 1) + g->dims[1] * grid_coord(g, c[2], 2));
+    g->next[it]         = g->head[cell];
+    g->head[cell]       = it;
+  }
+}
+
+static PetscBool item_overlaps(const FillGrid *g, PetscInt it, const double c[3], double r)
+{
+  const double *p = g->item + 4 * it, reach = r + p[3];
+  double        d[3];
+  v3_sub(d, c, p);
+  return v3_dot(d, d) < reach * reach ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscBool grid_overlaps(const FillGrid *g, const double c[3], double r)
+{
+  const PetscInt ci[3] = {grid_coord(g, c[0], 0), grid_coord(g, c[1], 1), grid_coord(g, c[2], 2)};
+  for (PetscInt z = PetscMax(ci[2] - 1, 0); z <= PetscMin(ci[2] + 1, g->dims[2] - 1); z++)
+    for (PetscInt y = PetscMax(ci[1] - 1, 0); y <= PetscMin(ci[1] + 1, g->dims[1] - 1); y++)
+      for (PetscInt x = PetscMax(ci[0] - 1, 0); x <= PetscMin(ci[0] + 1, g->dims[0] - 1); x++)
+        for (PetscInt it = g->head[x + g->dims[0] * (y + g->dims[1] * z)]; it >= 0; it = g->next[it])
+          if (item_overlaps(g, it, c, r)) return PETSC_TRUE;
+  for (PetscInt b = 0; b < g->nbig; b++)
+    if (item_overlaps(g, g->big[b], c, r)) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Signed gap between a sphere and wall w (negative: penetration). */
+static double sphere_wall_gap(const Wall *w, const double c[3], double r)
+{
+  ContactPoint cp = {.phi = NAN}; /* no point (a NaN centre): the gap is NaN too */
+  if (w->type == WALL_PLANE) narrow_plane_sphere(w->point, w->normal, c, r, HUGE_VAL, &cp);
+  else narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, HUGE_VAL, &cp);
+  return cp.phi;
+}
+
+static PetscBool sphere_hits_wall(const Scenario *sc, const double c[3], double r)
+{
+  for (int k = 0; k < sc->n_walls; k++)
+    if (sphere_wall_gap(&sc->walls[k], c, r) < 0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Grid over the candidate box [lo, hi] with room for `count` new spheres of radius r and the
+ * bodies of s that can reach the box. */
+static PetscErrorCode FillGridCreate(const BodyStore *s, const double lo[3], const double hi[3], double r, PetscInt count, FillGrid *g)
+{
+  const double max_cells = 4.0 * (double)count + 4096;
+  PetscInt     ncells, nprev = 0, nitems;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(g, sizeof(*g)));
+  g->cell = 2 * r;
+  for (;;) {
+    double cells = 1;
+    for (int a = 0; a < 3; a++) cells *= floor((hi[a] - lo[a]) / g->cell) + 1;
+    if (cells <= max_cells) break;
+    g->cell *= PetscMax(1.01, cbrt(cells / max_cells));
+  }
+  for (int a = 0; a < 3; a++) {
+    g->lo[a]   = lo[a];
+    g->dims[a] = (PetscInt)floor((hi[a] - lo[a]) / g->cell) + 1;
+  }
+  ncells = g->dims[0] * g->dims[1] * g->dims[2];
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+      const double x = s->pos[3 * i + a], out = x < lo[a] ? lo[a] - x : (x > hi[a] ? x - hi[a] : 0);
+      d2 += out * out;
+    }
+    if (d2 < (r + s->radius[i]) * (r + s->radius[i])) nprev++;
+  }
+  nitems = nprev + count;
+  PetscCall(PetscMalloc4(ncells, &g->head, nitems, &g->next, 4 * (size_t)nitems, &g->item, nitems, &g->big));
+  for (PetscInt c = 0; c < ncells; c++) g->head[c] = -1;
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+      const double x = s->pos[3 * i + a], out = x < lo[a] ? lo[a] - x : (x > hi[a] ? x - hi[a] : 0);
+      d2 += out * out;
+    }
+    if (d2 < (r + s->radius[i]) * (r + s->radius[i])) grid_add(g, s->pos + 3 * i, s->radius[i], r + s->radius[i] > g->cell ? PETSC_TRUE : PETSC_FALSE);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FillGridDestroy(FillGrid *g)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree4(g->head, g->next, g->item, g->big));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, char *err, size_t errlen)
+{
+  const FillSpec *f = &sc->fills[fidx];
+  const double    r = f->radius;
+  const long long max_tries = (long long)RANDOM_FILL_TRIES_PER_SPHERE * f->count;
+  double          lo[3], hi[3], c[3];
+  uint64_t        state = (uint64_t)f->seed;
+  long long       tries = 0;
+  PetscInt        placed = 0;
+  FillGrid        g;
+
+  PetscFunctionBegin;
+  for (int a = 0; a < 3; a++) {
+    lo[a] = f->region_min[a] + r;
+    hi[a] = PetscMax(f->region_max[a] - r, lo[a]);
+  }
+  PetscCall(FillGridCreate(s, lo, hi, r, (PetscInt)f->count, &g));
+  while (placed < f->count && tries < max_tries) {
+    tries++;
+    for (int a = 0; a < 3; a++) c[a] = lo[a] + uniform01(&state) * (hi[a] - lo[a]);
+    if (grid_overlaps(&g, c, r) || sphere_hits_wall(sc, c, r)) continue;
+    grid_add(&g, c, r, PETSC_FALSE);
+    PetscCall(AppendFillSphere(sc, f, c, s));
+    placed++;
+  }
+  PetscCall(FillGridDestroy(&g));
+  if (placed < f->count) {
+    char         key[32];
+    const double region = (f->region_max[0] - f->region_min[0]) * (f->region_max[1] - f->region_min[1]) * (f->region_max[2] - f->region_min[2]);
+    const double asked  = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
+    snprintf(key, sizeof key, "fills[%d]", fidx);
+    report(err, errlen, sc, f->line, key,
+           "placed only %" PetscInt_FMT " of %ld spheres without overlap in %lld random tries (the spheres would fill %.0f%% of the region; random placement jams near 30%%); enlarge the region or lower count or radius",
+           placed, f->count, tries, 100 * asked);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static void check_domain(const Origins *o, const BodyStore *s, PetscInt i, char *err, size_t errlen)
+{
+  const Scenario *sc = o->sc;
+  const double   *x  = s->pos + 3 * i;
+  char            key[64], subject[160];
+  int             line;
+  for (int a = 0; a < 3; a++)
+    if (!(x[a] >= sc->domain_min[a] && x[a] <= sc->domain_max[a])) {
+      origin_key(o, i, key, sizeof key, &line);
+      origin_subject(o, i, x, subject, sizeof subject);
+      if (!subject[0]) snprintf(subject, sizeof subject, "centre (%g, %g, %g) ", x[0], x[1], x[2]);
+      report(err, errlen, sc, line, key, "%sis outside the domain [%g, %g] x [%g, %g] x [%g, %g]; move it inside or enlarge the domain", subject,
+             sc->domain_min[0], sc->domain_max[0], sc->domain_min[1], sc->domain_max[1], sc->domain_min[2], sc->domain_max[2]);
+      return;
+    }
+}
+
+static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *err, size_t errlen)
+{
+  const Scenario *sc = o->sc;
+  const double   *x = s->pos + 3 * i, r = s->radius[i];
+  char            key[64], subject[160];
+  int             line;
+
+  for (int k = 0; k < sc->n_walls && !err[0]; k++) {
+    const Wall *w     = &sc->walls[k];
+    double      gap   = HUGE_VAL;
+    PetscBool   boxes = s->shape[i] == SHAPE_BOX && w->type == WALL_BOX ? PETSC_TRUE : PETSC_FALSE;
+    if (s->shape[i] == SHAPE_SPHERE || boxes) gap = sphere_wall_gap(w, x, r); /* boxes: the body's bounding sphere */
+    else {
+      ContactPoint cp[NARROW_MAX_POINTS];
+      const int    np = narrow_plane_box(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
+      for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
+    }
+    if (boxes ? gap < 0 : gap < -START_OVERLAP_FRACTION * r) {
+      origin_key(o, i, key, sizeof key, &line);
+      origin_subject(o, i, x, subject, sizeof subject);
+      if (boxes)
+        report(err, errlen, sc, line, key,
+               "%sbox-box contact is not supported: the body's bounding sphere (radius %g m) reaches box walls[%d] (line %d); keep box bodies further than their bounding radius from box walls, or use plane walls",
+               subject, r, k, sc->wall_lines[k]);
+      else
+        report(err, errlen, sc, line, key, "%spenetrates walls[%d] (line %d) by %.3g m (more than 1%% of its radius %g m); move it out of the wall%s", subject, k, sc->wall_lines[k], -gap, r,
+               w->type == WALL_PLANE ? " (bodies belong on the side the plane's normal points to)" : "");
+    }
+  }
+}
+
+/* Overlap depth check of one candidate pair (i < j); reports on j, the later body. */
+static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscInt j, char *err, size_t errlen)
+{
+  const double *xi = s->pos + 3 * i, *xj = s->pos + 3 * j, ri = s->radius[i], rj = s->radius[j];
+  const double  smaller = PetscMin(ri, rj);
+  char          key[64], subject[160], other[192];
+  int           line;
+  ContactPoint  cp;
+  double        depth = 0;
+
+  if (s->shape[i] == SHAPE_BOX && s->shape[j] == SHAPE_BOX) {
+    double d[3];
+    v3_sub(d, xj, xi);
+    if (!(v3_norm(d) < ri + rj)) return;
+    origin_key(o, j, key, sizeof key, &line);
+    origin_subject(o, j, xj, subject, sizeof subject);
+    origin_name(o, i, xi, other, sizeof other);
+    report(err, errlen, o->sc, line, key, "%sbox-box contact is not supported: its bounding sphere overlaps that of box %s; move them further apart than the sum of their bounding radii %g m", subject, other, ri + rj);
+    return;
+  }
+  if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
+    if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
+  } else {
+    const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;
+    if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp)) depth = -cp.phi;
+  }
+  if (!(depth > START_OVERLAP_FRACTION * smaller)) return;
+  origin_key(o, j, key, sizeof key, &line);
+  origin_subject(o, j, xj, subject, sizeof subject);
+  origin_name(o, i, xi, other, sizeof other);
+  report(err, errlen, o->sc, line, key, "%soverlaps %s by %.3g m (more than 1%% of the smaller radius %g m); move them apart", subject, other, depth, smaller);
+}
+
+static PetscErrorCode CheckPopulation(const Origins *o, const BodyStore *s, char *err, size_t errlen)
+{
+  Broadphase bp;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < s->n_owned && !err[0]; i++) {
+    check_domain(o, s, i, err, errlen);
+    if (!err[0]) check_walls(o, s, i, err, errlen);
+  }
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BroadphaseCreate(&bp));
+  PetscCall(BroadphaseFindPairs(&bp, s, s->n_owned, 0.0));
+  for (PetscInt p = 0; p < bp.npairs && !err[0]; p++) check_pair(o, s, bp.pairs[p].i, bp.pairs[p].j, err, errlen);
+  PetscCall(BroadphaseDestroy(&bp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* For a CCP scenario run on the packed solvers: its explicit bodies (the first sc->n_bodies of s)
+ * with principal moments at most PACKED_MAX_MOMENT_RATIO apart (ccp/packed_inertia.h; fills and
+ * emitters make spheres). */
+static void check_packed_inertia(const Scenario *sc, const BodyStore *s, char *err, size_t errlen)
+{
+  for (int b = 0; b < sc->n_bodies; b++) {
+    const double *I     = s->inertia + 3 * (size_t)b;
+    const double  ratio = packed_moment_ratio(I);
+    char          key[64];
+    if (!(ratio > PACKED_MAX_MOMENT_RATIO)) continue;
+    const PetscBool given = (PetscBool)(sc->bodies[b].inertia[0] > 0); /* population_record_from_spec: all three or none */
+    snprintf(key, sizeof key, "bodies[%d].%s", b, given ? "inertia" : "half_extents");
+    report(err, errlen, sc, sc->bodies[b].line, key,
+           "principal moments of inertia %g, %g, %g kg m^2 are %.3g apart, more than the %.3g within which the packed CCP solvers' single-precision inverse inertia stays within %g%% in every orientation; %s, or run with -ccp_packed false (slower)",
+           I[0], I[1], I[2], ratio, PACKED_MAX_MOMENT_RATIO, 100 * PACKED_INERTIA_ACCURACY,
+           given ? "give moments closer together" : "make the box less elongated (at most about 440 times longer than wide)");
+    return;
+  }
+}
+
+PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
+{
+  PetscInt *fill_first;
+  double    total = sc->n_bodies;
+  Origins   o;
+
+  PetscFunctionBegin;
+  PetscCheck(errlen > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PopulationBuild: give an error buffer");
+  err[0] = 0;
+  PetscCheck(s->n_owned == 0 && s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PopulationBuild: the body store must be empty");
+  PetscCall(PetscMalloc1((size_t)sc->n_fills + 1, &fill_first));
+  for (int f = 0; f < sc->n_fills; f++) {
+    fill_first[f] = (PetscInt)total;
+    total += fill_count(&sc->fills[f]);
+    if (total > (double)INT32_MAX) {
+      char key[32];
+      snprintf(key, sizeof key, "fills[%d]", f);
+      report(err, errlen, sc, sc->fills[f].line, key, "brings the body count to %.0f, more than the %d that ccpdem can index; use fewer or larger spheres", total, INT32_MAX);
+      PetscCall(PetscFree(fill_first));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  fill_first[sc->n_fills] = (PetscInt)total;
+  PetscCall(BodyStoreReserve(s, (PetscInt)total));
+
+  for (int b = 0; b < sc->n_bodies; b++) {
+    BodyRecord rec;
+    population_record_from_spec(sc, &sc->bodies[b], (int64_t)b, &rec);
+    PetscCall(BodyStoreAppendOwned(s, &rec));
+  }
+  for (int f = 0; f < sc->n_fills && !err[0]; f++) {
+    if (sc->fills[f].type == FILL_LATTICE) PetscCall(FillLattice(sc, &sc->fills[f], s));
+    else PetscCall(FillRandom(sc, f, s, err, errlen));
+  }
+  o.sc         = sc;
+  o.fill_first = fill_first;
+  if (!err[0]) PetscCall(CheckPopulation(&o, s, err, errlen));
+  if (!err[0] && sc->contact_model == CONTACT_MODEL_CCP) {
+    PetscBool packed;
+    PetscCall(CCPSolverPackedOption(&packed));
+    if (packed) check_packed_inertia(sc, s, err, errlen);
+  }
+  PetscCall(PetscFree(fill_first));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -115,7 +115,7 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
 }
 
 /* The CCP's impulses are /contacts/impulse, the penalty model's friction history /contacts/history. */
-static const char *ContactRecordDataset(PetscInt width) { return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history"; }
+const char *CheckpointContactDataset(PetscInt width) { return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history"; }
 
 static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
 {
@@ -137,7 +137,7 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
   PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(WriteHashed(file, ContactRecordDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
+  PetscCall(WriteHashed(file, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
@@ -146,58 +146,44 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
 
 /* /layout/grid (3, int64) and /layout/cuts (double, the cuts of x, then y, then z: p_k + 1 each),
  * written by rank 0: a restart on the same grid puts the load balancer's cuts back, so it owns the
- * bodies as the uninterrupted run did (bitwise). One rank: grid 1 1 1, cuts = the domain box. */
-static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+ * bodies as the uninterrupted run did (bitwise). */
+static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
 {
-  int64_t     grid[3] = {1, 1, 1};
-  double      cuts[3 * 64 + 3];
-  PetscInt    ncuts = 0;
-  PetscMPIInt rank;
-  IoH5Rows    rows;
+  const PetscInt ncuts = (PetscInt)(st->grid[0] + st->grid[1] + st->grid[2] + 3);
+  PetscMPIInt    rank;
+  IoH5Rows       rows;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  for (PetscInt axis = 0; axis < 3; axis++) {
-    PetscInt      dims[3] = {1, 1, 1};
-    const double *c       = NULL;
-    double        box[2]  = {sim->sc.domain_min[axis], sim->sc.domain_max[axis]};
-    if (sim->domain) {
-      PetscCall(DomainGetGrid(sim->domain, dims));
-      PetscCall(DomainGetCuts(sim->domain, axis, &c));
-    }
-    grid[axis] = dims[axis];
-    PetscCheck(ncuts + dims[axis] + 1 <= (PetscInt)(sizeof(cuts) / sizeof(cuts[0])), comm, PETSC_ERR_SUP, "checkpoint: more than 64 subdomains along one axis are not supported");
-    for (PetscInt j = 0; j <= dims[axis]; j++) cuts[ncuts++] = c ? c[j] : box[j];
-  }
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? 3 : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/grid", H5T_NATIVE_INT64, 1, &rows, grid, sum));
+  PetscCall(WriteHashed(file, "/layout/grid", H5T_NATIVE_INT64, 1, &rows, st->grid, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? ncuts : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &rows, cuts, sum));
+  PetscCall(WriteHashed(file, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &rows, st->cuts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* /layout/emitted (int64, one per emitter, rank 0): how many bodies each emitter has made; their
  * random streams are functions of (seed, emitter, step), so that count is the whole emitter state. */
-static PetscErrorCode WriteEmitters(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+static PetscErrorCode WriteEmitters(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
 {
   PetscMPIInt rank;
   IoH5Rows    rows;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(IoH5RowsCreate(comm, rank == 0 ? sim->sc.n_emitters : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/emitted", H5T_NATIVE_INT64, 1, &rows, sim->emitted, sum));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)st->n_emitters : 0, &rows));
+  PetscCall(WriteHashed(file, "/layout/emitted", H5T_NATIVE_INT64, 1, &rows, st->emitted, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* /layout/rows_per_rank (ranks x 2, int64): each writing rank's (bodies, contacts) rows, so that a
  * restart at the same rank count can give every rank back exactly its rows. */
-static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
 {
-  const int64_t counts[2] = {sim->bodies.n_owned, sim->previous.n};
+  const int64_t counts[2] = {st->bodies->n_owned, st->memory->n};
   IoH5Rows      rows;
   hid_t         group;
 
@@ -207,38 +193,34 @@ static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const Simulation *s
   PetscCall(IoH5RowsCreate(comm, 1, &rows));
   PetscCall(WriteHashed(file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
-  PetscCall(WriteCuts(comm, file, sim, sum));
-  PetscCall(WriteEmitters(comm, file, sim, sum));
+  PetscCall(WriteCuts(comm, file, st, sum));
+  PetscCall(WriteEmitters(comm, file, st, sum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* State replicated on every rank, written by rank 0: wall centres and the scenario. */
-static PetscErrorCode WriteReplicated(MPI_Comm comm, hid_t file, const Simulation *sim, uint64_t *sum)
+static PetscErrorCode WriteReplicated(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
 {
-  const int   nw = sim->sc.n_walls;
+  const int   nw = st->n_walls;
   PetscMPIInt rank;
   IoH5Rows    rows;
-  double     *centers;
   hid_t       group;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PetscMalloc1(3 * nw + 1, &centers));
-  for (int k = 0; k < nw; k++) PetscCall(PetscArraycpy(centers + 3 * k, sim->walls[k].center, 3));
   PetscCall(IoH5CreateGroup(file, "walls", &group));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5CreateGroup(file, "scenario", &group));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? nw : 0, &rows));
-  PetscCall(WriteHashed(file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, centers, sum));
+  PetscCall(WriteHashed(file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, st->wall_centers, sum));
   PetscCall(IoH5RowsDestroy(&rows));
-  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(sim->sc.text) : 0, &rows));
-  PetscCall(WriteHashed(file, "/scenario/text", H5T_NATIVE_UINT8, 1, &rows, sim->sc.text, sum));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_text) : 0, &rows));
+  PetscCall(WriteHashed(file, "/scenario/text", H5T_NATIVE_UINT8, 1, &rows, st->scenario_text, sum));
   PetscCall(IoH5RowsDestroy(&rows));
-  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(sim->sc.path) : 0, &rows));
-  PetscCall(WriteHashed(file, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, sim->sc.path, sum));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_path) : 0, &rows));
+  PetscCall(WriteHashed(file, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, st->scenario_path, sum));
   PetscCall(IoH5RowsDestroy(&rows));
-  PetscCall(PetscFree(centers));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -318,9 +300,8 @@ PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_out, size_t pathlen)
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path_out, size_t pathlen)
 {
-  MPI_Comm    comm = sim->comm;
   char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   Header      h;
   uint64_t    local = 0, sum = 0;
@@ -331,33 +312,32 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
   PetscMPIInt rank;
 
   PetscFunctionBegin;
-  PetscCall(SimulationPlaceForOutput(sim)); /* the layout independent of the last ghost rebuild (moves the memory too) */
-  n_contacts = sim->previous.n;
+  n_contacts = st->memory->n;
   PetscCall(CheckpointKeepOption(comm, &keep));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/checkpoints", outdir));
   PetscCall(IoMakeDirs(comm, dir));
-  PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, (int64_t)sim->step));
-  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.ckpt-%06" PRId64 ".h5.tmp", dir, (int64_t)sim->step));
+  PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, st->step));
+  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.ckpt-%06" PRId64 ".h5.tmp", dir, st->step));
 
   PetscCall(IoH5CreateParallel(comm, tmp, &file));
-  PetscCall(WriteBodies(comm, file, &sim->bodies, &local));
-  PetscCall(WriteContacts(comm, file, &sim->previous, &local));
-  PetscCall(WriteReplicated(comm, file, sim, &local));
-  PetscCall(WriteLayout(comm, file, sim, &local));
+  PetscCall(WriteBodies(comm, file, st->bodies, &local));
+  PetscCall(WriteContacts(comm, file, st->memory, &local));
+  PetscCall(WriteReplicated(comm, file, st, &local));
+  PetscCall(WriteLayout(comm, file, st, &local));
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(&n_contacts, &total_contacts, 1, MPI_INT64_T, MPI_SUM, comm));
   memset(&h, 0, sizeof(h));
   h.version            = CHECKPOINT_FORMAT_VERSION;
-  h.step               = sim->step;
-  h.time               = sim->time;
-  h.removed            = sim->removed;
-  h.next_id            = sim->next_id;
-  h.last_keep_impulses = sim->last.keep_impulses ? 1 : 0;
+  h.step               = st->step;
+  h.time               = st->time;
+  h.removed            = st->removed;
+  h.next_id            = st->next_id;
+  h.last_keep_impulses = st->last_keep_impulses ? 1 : 0;
   h.contacts           = total_contacts;
-  h.walls              = sim->sc.n_walls;
-  { /* the global body count (sim->last.bodies is 0 before the first step) */
-    int64_t nb = sim->bodies.n_owned;
+  h.walls              = st->n_walls;
+  { /* the global body count */
+    int64_t nb = st->bodies->n_owned;
     PetscCallMPI(MPI_Allreduce(&nb, &h.bodies, 1, MPI_INT64_T, MPI_SUM, comm));
   }
   sum += HeaderHash(&h);
@@ -379,7 +359,7 @@ PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path_o
 /* What a read holds, so that every exit path releases it. */
 typedef struct {
   hid_t         file;
-  Simulation   *sim;
+  Header        header;
   char         *text, *spath;
   BodyStore     bodies;  /* read and verified before any of it is used */
   ImpulseMemory memory;
@@ -556,7 +536,7 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
   nl = (PetscInt)rows.n_local;
   /* The record width from the dataset present: impulses (CCP) or friction history (penalty);
-   * RebuildSimulation checks it against the scenario's contact model. */
+   * the caller checks it against the scenario's contact model. */
   PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CCP_RECORD_WIDTH));
   /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and records), so
    * ImpulseMemoryDestroy and later stores manage it. */
@@ -566,7 +546,7 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   PetscCall(ReadHashed(r, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(ReadHashed(r, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(ReadHashed(r, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(ReadHashed(r, ContactRecordDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
+  PetscCall(ReadHashed(r, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   for (PetscInt i = 0; i < nl; i++) {
     m->key[i].ida = ida[i];
     m->key[i].idb = idb[i];
@@ -620,76 +600,6 @@ static PetscErrorCode ReadEmitters(MPI_Comm comm, Reader *r, uint64_t *sum)
   PetscCall(IoH5ReadRows(r->file, "/layout/emitted", H5T_NATIVE_INT64, 1, &all, r->emitted, r->why, sizeof(r->why)));
   if (!r->why[0] && rank == 0) *sum += RowsHash("/layout/emitted", r->emitted, sizeof(int64_t), &all);
   PetscCall(IoH5RowsDestroy(&all));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The writer's cuts, when this run has the same process grid (else the uniform cuts stay and the
- * load balancer moves them). */
-static PetscErrorCode RestoreCuts(Reader *r)
-{
-  PetscInt dims[3], offset = 0;
-
-  PetscFunctionBegin;
-  if (!r->cuts || !r->sim->domain) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DomainGetGrid(r->sim->domain, dims));
-  if (dims[0] != r->grid[0] || dims[1] != r->grid[1] || dims[2] != r->grid[2]) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt axis = 0; axis < 3; axis++) {
-    PetscCall(DomainSetCuts(r->sim->domain, axis, r->cuts + offset));
-    offset += dims[axis] + 1;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The scenario from the stored text, and the simulation around the state read. */
-static PetscErrorCode RebuildSimulation(MPI_Comm comm, Reader *r, const Header *h)
-{
-  Scenario sc;
-  char     serr[SCENARIO_ERR_MAX] = "";
-
-  PetscFunctionBegin;
-  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  if (scenario_load_string(r->text, r->spath, &sc, serr, sizeof(serr))) {
-    snprintf(r->why, sizeof(r->why), "its stored scenario is rejected: %.400s", serr);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (sc.n_walls != h->walls) {
-    snprintf(r->why, sizeof(r->why), "it stores %d walls but its scenario has %d", (int)h->walls, sc.n_walls);
-    scenario_free(&sc);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(SimulationCreateEmpty(comm, &sc, &r->sim, serr, sizeof(serr)));
-  if (serr[0]) {
-    snprintf(r->why, sizeof(r->why), "%.480s", serr);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (r->memory.width != r->sim->previous.width) {
-    snprintf(r->why, sizeof(r->why), "its contact memory (%s) does not belong to its scenario's contact model", ContactRecordDataset(r->memory.width));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  /* hand the verified state over; the empty store and memory it replaces are released */
-  PetscCall(BodyStoreDestroy(&r->sim->bodies));
-  PetscCall(ImpulseMemoryDestroy(&r->sim->previous));
-  r->sim->bodies   = r->bodies;
-  r->sim->previous = r->memory;
-  PetscCall(BodyStoreCreate(&r->bodies));
-  PetscCall(ImpulseMemoryCreate(&r->memory));
-  for (int k = 0; k < h->walls; k++) PetscCall(PetscArraycpy(r->sim->walls[k].center, r->centers + 3 * k, 3));
-  r->sim->step               = (PetscInt)h->step;
-  r->sim->time               = h->time;
-  r->sim->removed            = (PetscInt)h->removed;
-  r->sim->next_id            = h->next_id;
-  r->sim->last.keep_impulses = h->last_keep_impulses ? PETSC_TRUE : PETSC_FALSE;
-  r->sim->last.step          = r->sim->step;
-  r->sim->last.time          = r->sim->time;
-  r->sim->last.bodies        = (PetscInt)h->bodies;
-  if (r->n_emitted != (hsize_t)r->sim->sc.n_emitters && (r->n_emitted || r->emitted)) {
-    snprintf(r->why, sizeof(r->why), "it stores the state of %llu emitters but its scenario has %d", (unsigned long long)r->n_emitted, r->sim->sc.n_emitters);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  for (hsize_t k = 0; k < r->n_emitted; k++) r->sim->emitted[k] = r->emitted[k];
-  PetscCall(SimulationSetUpHalo(r->sim, serr, sizeof(serr)));
-  if (serr[0]) snprintf(r->why, sizeof(r->why), "%.480s", serr);
-  else PetscCall(RestoreCuts(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -806,7 +716,7 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   sum += HeaderHash(&h);
   if (sum != stored) snprintf(r->why, sizeof(r->why), "checksum mismatch (stored %016" PRIx64 ", computed %016" PRIx64 "): the file is corrupt", stored, sum);
-  PetscCall(RebuildSimulation(comm, r, &h)); /* only from verified bytes */
+  r->header = h;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -845,79 +755,104 @@ static PetscErrorCode ReaderClose(Reader *r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, Simulation **simp, char *err, size_t errlen)
+/* Hands what r read over to st (r keeps nothing of it). */
+static PetscErrorCode ReaderHandOver(Reader *r, CheckpointState *st)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&st->bodies));
+  PetscCall(PetscNew(&st->memory));
+  *st->bodies = r->bodies;
+  *st->memory = r->memory;
+  PetscCall(BodyStoreCreate(&r->bodies));
+  PetscCall(ImpulseMemoryCreate(&r->memory));
+  st->step               = r->header.step;
+  st->time               = r->header.time;
+  st->removed            = r->header.removed;
+  st->next_id            = r->header.next_id;
+  st->last_keep_impulses = r->header.last_keep_impulses ? PETSC_TRUE : PETSC_FALSE;
+  st->bodies_total       = r->header.bodies;
+  st->n_walls            = r->header.walls;
+  st->wall_centers       = r->centers;
+  st->scenario_text      = r->text;
+  st->scenario_path      = r->spath;
+  st->cuts               = r->cuts;
+  st->n_emitters         = (int64_t)r->n_emitted;
+  st->emitted            = r->emitted;
+  for (int k = 0; k < 3; k++) st->grid[k] = r->grid[k];
+  r->centers = r->cuts = NULL;
+  r->text = r->spath = NULL;
+  r->emitted         = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, CheckpointState *st, char *err, size_t errlen)
 {
   Reader r;
 
   PetscFunctionBegin;
-  *simp = NULL;
   err[0] = 0;
+  PetscCall(PetscMemzero(st, sizeof(*st)));
   memset(&r, 0, sizeof(r));
   r.file = -1;
   WITH_HDF5_QUIET(ReadAll(comm, file, &r));
+  if (r.why[0]) snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, r.why);
+  else PetscCall(ReaderHandOver(&r, st));
   PetscCall(ReaderClose(&r));
-  if (r.why[0]) {
-    snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, r.why);
-    PetscCall(SimulationDestroy(&r.sim));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  *simp = r.sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointStateDestroy(CheckpointState *st)
+{
+  PetscFunctionBegin;
+  if (st->bodies) PetscCall(BodyStoreDestroy(st->bodies));
+  if (st->memory) PetscCall(ImpulseMemoryDestroy(st->memory));
+  PetscCall(PetscFree(st->bodies));
+  PetscCall(PetscFree(st->memory));
+  PetscCall(PetscFree(st->wall_centers));
+  PetscCall(PetscFree(st->scenario_text));
+  PetscCall(PetscFree(st->scenario_path));
+  PetscCall(PetscFree(st->cuts));
+  PetscCall(PetscFree(st->emitted));
+  PetscCall(PetscMemzero(st, sizeof(*st)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ info */
 
-static PetscErrorCode PrintSnapshotInfo(MPI_Comm comm, const char *file, Reader *r)
+static PetscErrorCode InspectAll(MPI_Comm comm, const char *file, Reader *r, CheckpointFileInfo *info)
 {
-  int64_t   step = 0;
-  double    time = 0;
   hsize_t   n;
   PetscBool found;
 
   PetscFunctionBegin;
-  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &step));
-  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &time));
-  PetscCall(IoH5DatasetRows(r->file, "/bodies/id", &n, &found));
-  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscPrintf(comm, "%s: ccpdem snapshot\n  step %" PRId64 ", time %.17g s\n  bodies %llu\n  contacts stored: none (snapshots hold bodies only)\n", file, step, time, (unsigned long long)n));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode InfoAll(MPI_Comm comm, const char *file, Reader *r, PetscBool *checkpoint)
-{
-  PetscFunctionBegin;
-  *checkpoint = PETSC_FALSE;
   PetscCall(OpenFile(comm, file, r));
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  if (H5Aexists(r->file, "ccpdem_checkpoint_version") > 0) *checkpoint = PETSC_TRUE;
-  else if (IsSnapshot(r->file)) PetscCall(PrintSnapshotInfo(comm, file, r));
-  else snprintf(r->why, sizeof(r->why), "neither a ccpdem snapshot nor a checkpoint");
+  if (H5Aexists(r->file, "ccpdem_checkpoint_version") > 0) {
+    info->checkpoint = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!IsSnapshot(r->file)) {
+    snprintf(r->why, sizeof(r->why), "neither a ccpdem snapshot nor a checkpoint");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &info->step));
+  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &info->time));
+  PetscCall(IoH5DatasetRows(r->file, "/bodies/id", &n, &found));
+  info->bodies = (int64_t)n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, size_t errlen)
+PetscErrorCode CheckpointInspect(MPI_Comm comm, const char *file, CheckpointFileInfo *info, char *err, size_t errlen)
 {
-  Reader      r;
-  PetscBool   checkpoint;
-  Simulation *sim;
+  Reader r;
 
   PetscFunctionBegin;
   err[0] = 0;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
   memset(&r, 0, sizeof(r));
   r.file = -1;
-  WITH_HDF5_QUIET(InfoAll(comm, file, &r, &checkpoint));
+  WITH_HDF5_QUIET(InspectAll(comm, file, &r, info));
   PetscCall(ReaderClose(&r));
-  if (r.why[0]) {
-    snprintf(err, errlen, "%s: %s", file, r.why);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (!checkpoint) PetscFunctionReturn(PETSC_SUCCESS);
-  /* A checkpoint is read in full, so the summary also says whether it would restart. */
-  PetscCall(CheckpointRead(comm, file, &sim, err, errlen));
-  if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscPrintf(comm, "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (%s)\n  walls %d, scenario %s\n",
-                        file, CHECKPOINT_FORMAT_VERSION, sim->step, sim->time, sim->sc.time_end, sim->last.bodies, sim->removed, sim->next_id, sim->previous.n,
-                        sim->previous.width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements" : "penalty friction history", sim->sc.n_walls, sim->sc.path));
-  PetscCall(SimulationDestroy(&sim));
+  if (r.why[0]) snprintf(err, errlen, "%s: %s", file, r.why);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

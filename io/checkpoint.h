@@ -31,9 +31,9 @@
  * Rows of /bodies and /contacts: each rank's rows as one block, in rank order (the owned bodies in
  * storage order, the contact memory sorted by key); at one rank the storage order, so a one-rank
  * restart continues bitwise. Reading at P ranks splits the rows into P even blocks
- * (IoH5RowsCreateSplit); the first step then moves every body to the owner of its centre and every
- * memory entry to the owner of its contact (ExchangeMigrate, ImpulseMemoryRouteById), and puts the
- * writer's cuts back when the grid is the same, so a restart on the writer's rank count continues
+ * (IoH5RowsCreateSplit); the restarted simulation's first step moves every body to the owner of
+ * its centre and every memory entry to the owner of its contact, with the writer's cuts put back
+ * when the grid is the same (step/state.c), so a restart on the writer's rank count continues
  * bitwise and one on another rank count continues with the same state.
  *
  * Checksum: the sum modulo 2^64 over every row of every dataset above of
@@ -43,28 +43,60 @@
  * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding). A sum of
  * per-row hashes is independent of how rows are split over ranks (one Allreduce), changes with any
  * byte of any row, and with the order of rows. */
-#ifndef CCPDEM_CHECKPOINT_H
-#define CCPDEM_CHECKPOINT_H
-#include "step/simulation.h"
+#ifndef CCPDEM_IO_CHECKPOINT_H
+#define CCPDEM_IO_CHECKPOINT_H
+#include "bodies/body_store.h"
+#include "contact/contact_set.h"
 
 #define CHECKPOINT_FORMAT_VERSION 5
 
-/* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 for the current state of sim, then keeps the
- * newest -checkpoint_keep K (default 2) checkpoints of steps <= the current one and deletes the
- * others (checkpoints of later steps belong to a history this run has replaced) and temporary
- * files left by killed writers, only after the new checkpoint is in place. path (may be NULL)
- * receives the file written. */
-PetscErrorCode CheckpointWrite(Simulation *sim, const char *outdir, char *path, size_t pathlen);
+/* What a checkpoint carries (the format above): the simulation layer fills one to write and
+ * rebuilds a simulation from one read (step/state.c). For CheckpointWrite the pointers are the
+ * caller's; CheckpointRead allocates them and CheckpointStateDestroy frees them. */
+typedef struct {
+  int64_t        step;
+  double         time;
+  int64_t        removed, next_id;   /* bodies that left the domain so far; the next global id */
+  PetscBool      last_keep_impulses; /* the last step's StepStats.keep_impulses */
+  int64_t        bodies_total;       /* read: bodies of all ranks (written: summed from the ranks' bodies) */
+  BodyStore     *bodies;             /* this rank's owned bodies [0, n_owned): its rows */
+  ImpulseMemory *memory;             /* this rank's contact records, sorted by key: its rows */
+  int            n_walls;
+  double        *wall_centers;       /* 3 per wall */
+  char          *scenario_text, *scenario_path;
+  int64_t        grid[3];            /* the writer's process grid (1 1 1 on one rank; read 0 0 0: not stored) */
+  double        *cuts;               /* its cuts: grid[0] + 1 along x, then y, then z (one rank: the domain box) */
+  int64_t        n_emitters;         /* read: 0 when not stored */
+  int64_t       *emitted;            /* bodies each emitter has made (read: NULL when not stored) */
+} CheckpointState;
+
+/* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 (NNNNNN = st->step), then keeps the newest
+ * -checkpoint_keep K (default 2) checkpoints of steps <= st->step and deletes the others
+ * (checkpoints of later steps belong to a history this run has replaced) and temporary files left
+ * by killed writers, only after the new checkpoint is in place. path (may be NULL) receives the
+ * file written. */
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path, size_t pathlen);
 /* -checkpoint_keep (default 2), checked (>= 1): CheckpointWrite's, and the run's set-up reads it
- * too (RunLoopCheckOptions), so that a bad value is refused before the run, not at its first
- * checkpoint. */
+ * too, so that a bad value is refused before the run, not at its first checkpoint. */
 PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep);
-/* Collective. Rebuilds a simulation from a checkpoint. A missing, foreign (not a ccpdem checkpoint,
- * e.g. a snapshot), truncated or corrupt (checksum mismatch) file returns PETSC_SUCCESS with *sim
- * NULL and err set to one line. At one rank the bodies and contact memory come back in the order
- * written. */
-PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, Simulation **sim, char *err, size_t errlen);
-/* Collective. Prints (rank 0) a short summary of a ccpdem snapshot or checkpoint: kind, step, time,
- * bodies, contacts stored, format version. Neither: returns PETSC_SUCCESS with err set. */
-PetscErrorCode CheckpointPrintInfo(MPI_Comm comm, const char *file, char *err, size_t errlen);
+/* Collective. The state a checkpoint holds, its rows split evenly over the ranks (each rank its
+ * block, in file order; the contact records of each block sorted by key), everything verified
+ * (format version, sizes, checksum) before it is handed over. A missing, foreign (not a ccpdem
+ * checkpoint, e.g. a snapshot), truncated or corrupt file returns PETSC_SUCCESS with err set to
+ * one line ("FILE: not a usable ccpdem checkpoint: why") and *st empty. */
+PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, CheckpointState *st, char *err, size_t errlen);
+PetscErrorCode CheckpointStateDestroy(CheckpointState *st);
+/* The dataset of a contact memory of `width` doubles per record: /contacts/impulse (the CCP's) or
+ * /contacts/history (the penalty model's). */
+const char *CheckpointContactDataset(PetscInt width);
+
+/* What kind of ccpdem file an HDF5 file is, and a snapshot's step, time and body count. */
+typedef struct {
+  PetscBool checkpoint; /* else a snapshot */
+  int64_t   step;
+  double    time;
+  int64_t   bodies;
+} CheckpointFileInfo;
+/* Collective. Neither a snapshot nor a checkpoint (or unreadable): err set ("FILE: why"). */
+PetscErrorCode CheckpointInspect(MPI_Comm comm, const char *file, CheckpointFileInfo *info, char *err, size_t errlen);
 #endif

@@ -31,7 +31,7 @@ static inline double PenStaticOverlap(double R, double N)
   return pow(N / k, 2.0 / 3.0);
 }
 
-static inline PetscErrorCode PenSphereCreate(const PenSphere *p, Simulation **sim)
+static inline PetscErrorCode PenSphereCreate(const PenSphere *p, Simulation *sim)
 {
   char         yaml[4096], inertia[128] = "";
   const double N = p->mass * PEN_G * cos(p->alpha);
@@ -58,5 +58,5 @@ static inline PetscErrorCode PenSphereCreate(const PenSphere *p, Simulation **si
 }
 
 /* The one body's world angular velocity (the store keeps it in the body frame). */
-static inline void PenOmegaWorld(const Simulation *sim, double w[3]) { quat_rotate(w, sim->bodies.quat, sim->bodies.vel + 3); }
+static inline void PenOmegaWorld(Simulation sim, double w[3]) { quat_rotate(w, SimulationBodies(sim)->quat, SimulationBodies(sim)->vel + 3); }
 #endif

@@ -11,7 +11,7 @@
 #define TEST_CHECK CHECK
 
 /* Create a simulation from scenario text; aborts the test on bad input. */
-static inline PetscErrorCode TestSimulationFromText(const char *yaml, Simulation **sim)
+static inline PetscErrorCode TestSimulationFromText(const char *yaml, Simulation *sim)
 {
   Scenario sc;
   char     err[SCENARIO_ERR_MAX] = "";
@@ -31,7 +31,7 @@ static inline PetscErrorCode TestSimulationFromText(const char *yaml, Simulation
 
 /* Create a simulation of scenario text on comm (named name in messages); a rejected scenario is
  * an error on comm. */
-static inline PetscErrorCode TestSimulationOnComm(MPI_Comm comm, const char *yaml, const char *name, Simulation **sim)
+static inline PetscErrorCode TestSimulationOnComm(MPI_Comm comm, const char *yaml, const char *name, Simulation *sim)
 {
   Scenario sc;
   char     err[SCENARIO_ERR_MAX] = "";
@@ -44,27 +44,27 @@ static inline PetscErrorCode TestSimulationOnComm(MPI_Comm comm, const char *yam
 }
 
 /* Step until the simulated time reaches t (within half a step). */
-static inline PetscErrorCode TestRunUntil(Simulation *sim, double t)
+static inline PetscErrorCode TestRunUntil(Simulation sim, double t)
 {
   PetscFunctionBegin;
-  while (sim->time < t - 0.5 * sim->sc.time_step) PetscCall(SimulationStep(sim));
+  while (SimulationTime(sim) < t - 0.5 * SimulationScenario(sim)->time_step) PetscCall(SimulationStep(sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Position and velocity (linear world, angular body frame, as stored) of the body with this id,
  * from whichever rank owns it, on every rank (collective; zeros if no rank owns it). *found: owners. */
-static inline PetscErrorCode TestBodyGet(const Simulation *sim, int64_t id, double x[3], double v[6], PetscInt *found)
+static inline PetscErrorCode TestBodyGet(Simulation sim, int64_t id, double x[3], double v[6], PetscInt *found)
 {
   double   mine[10] = {0}, all[10];
   PetscInt i = SimulationFindBody(sim, id);
 
   PetscFunctionBegin;
   if (i >= 0) {
-    for (int k = 0; k < 3; k++) mine[k] = sim->bodies.pos[3 * i + k];
-    for (int k = 0; k < 6; k++) mine[3 + k] = sim->bodies.vel[6 * i + k];
+    for (int k = 0; k < 3; k++) mine[k] = SimulationBodies(sim)->pos[3 * i + k];
+    for (int k = 0; k < 6; k++) mine[3 + k] = SimulationBodies(sim)->vel[6 * i + k];
     mine[9] = 1;
   }
-  PetscCallMPI(MPI_Allreduce(mine, all, 10, MPI_DOUBLE, MPI_SUM, sim->comm)); /* one owner: exact */
+  PetscCallMPI(MPI_Allreduce(mine, all, 10, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
   for (int k = 0; k < 3; k++) x[k] = all[k];
   for (int k = 0; k < 6; k++) v[k] = all[3 + k];
   if (found) *found = (PetscInt)all[9];
@@ -112,27 +112,27 @@ static inline int TestCompareBodyVel(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of sim->comm, sorted by id (*out
+/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of SimulationComm(sim), sorted by id (*out
  * allocated there, PetscFree it; other ranks get *n = 0). Collective. */
-static inline PetscErrorCode TestGatherVelocities(const Simulation *sim, TestBodyVel **out, PetscInt *n)
+static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **out, PetscInt *n)
 {
-  PetscMPIInt  size, rank, nloc = (PetscMPIInt)sim->bodies.n_owned;
+  PetscMPIInt  size, rank, nloc = (PetscMPIInt)SimulationBodies(sim)->n_owned;
   int         *counts = NULL, *displs = NULL;
   TestBodyVel *mine;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(sim->comm, &size));
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(SimulationComm(sim), &size));
+  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
   PetscCall(PetscMalloc1(nloc + 1, &mine));
   for (PetscInt i = 0; i < nloc; i++) {
-    mine[i].id = sim->bodies.id[i];
-    mine[i].r  = sim->bodies.radius[i];
-    for (int k = 0; k < 3; k++) mine[i].x[k] = sim->bodies.pos[3 * i + k];
-    for (int k = 0; k < 6; k++) mine[i].v[k] = sim->bodies.vel[6 * i + k];
+    mine[i].id = SimulationBodies(sim)->id[i];
+    mine[i].r  = SimulationBodies(sim)->radius[i];
+    for (int k = 0; k < 3; k++) mine[i].x[k] = SimulationBodies(sim)->pos[3 * i + k];
+    for (int k = 0; k < 6; k++) mine[i].v[k] = SimulationBodies(sim)->vel[6 * i + k];
   }
   if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
   nloc *= (PetscMPIInt)sizeof(TestBodyVel);
-  PetscCallMPI(MPI_Gather(&nloc, 1, MPI_INT, counts, 1, MPI_INT, 0, sim->comm));
+  PetscCallMPI(MPI_Gather(&nloc, 1, MPI_INT, counts, 1, MPI_INT, 0, SimulationComm(sim)));
   *n = 0;
   if (!rank) {
     for (int r = 0; r < size; r++) {
@@ -141,7 +141,7 @@ static inline PetscErrorCode TestGatherVelocities(const Simulation *sim, TestBod
     }
     PetscCall(PetscMalloc1(*n + 1, out));
   }
-  PetscCallMPI(MPI_Gatherv(mine, nloc, MPI_BYTE, rank ? NULL : *out, counts, displs, MPI_BYTE, 0, sim->comm));
+  PetscCallMPI(MPI_Gatherv(mine, nloc, MPI_BYTE, rank ? NULL : *out, counts, displs, MPI_BYTE, 0, SimulationComm(sim)));
   if (!rank) qsort(*out, (size_t)*n, sizeof(TestBodyVel), TestCompareBodyVel);
   PetscCall(PetscFree(mine));
   if (!rank) PetscCall(PetscFree2(counts, displs));

@@ -1,13 +1,11 @@
+/* The run loop (app/run_loop.h): steps, outputs, checkpoints, progress and the stop signals. */
 #include "app/run_loop.h"
 #include "step/pile_analysis.h"
 #include "io/checkpoint.h"
-#include "io/snapshot.h"
-#include "io/timeseries.h"
+#include "base/log_events.h"
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-
-static PetscLogEvent EV_OUTPUT;
 
 typedef struct {
   double    wall_start, last_print, interval; /* s */
@@ -66,39 +64,40 @@ int RunLoopCatchStopSignals(void)
   return sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ? -1 : 0;
 }
 
-static PetscErrorCode CheckpointPlanSetUp(const Simulation *sim, CheckpointPlan *cp)
+static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
 {
-  double interval = sim->sc.checkpoint_interval;
+  const Scenario *sc       = SimulationScenario(sim);
+  double          interval = sc->checkpoint_interval;
 
   PetscFunctionBegin;
   memset(cp, 0, sizeof(*cp));
   cp->last_step = -1;
   cp->wall_last = MPI_Wtime();
-  PetscOptionsBegin(sim->comm, NULL, "Checkpoints", NULL);
+  PetscOptionsBegin(SimulationComm(sim), NULL, "Checkpoints", NULL);
   PetscCall(PetscOptionsInt("-checkpoint_every_steps", "Write a checkpoint every N steps (0 = not by step count)", NULL, cp->every_steps, &cp->every_steps, NULL));
   PetscCall(PetscOptionsReal("-checkpoint_interval", "Write a checkpoint every T simulated seconds (overrides output.checkpoint_interval; 0 = not by simulated time)", NULL, interval, &interval, NULL));
   PetscCall(PetscOptionsReal("-checkpoint_wall_interval", "Write a checkpoint every W wall-clock seconds (0 = not by wall time)", NULL, cp->wall_interval, &cp->wall_interval, NULL));
   PetscOptionsEnd();
-  PetscCheck(cp->every_steps >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every_steps must be >= 0, got %" PetscInt_FMT, cp->every_steps);
-  PetscCheck(interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_interval must be >= 0, got %g", interval);
-  PetscCheck(cp->wall_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
-  cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sim->sc.time_step)) : 0;
+  PetscCheck(cp->every_steps >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every_steps must be >= 0, got %" PetscInt_FMT, cp->every_steps);
+  PetscCheck(interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_interval must be >= 0, got %g", interval);
+  PetscCheck(cp->wall_interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
+  cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sc->time_step)) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* -progress_interval over the default (0.5 s on a terminal, 10 s in a batch log), checked */
-static PetscErrorCode ProgressInterval(const Simulation *sim, double *interval)
+static PetscErrorCode ProgressInterval(Simulation sim, double *interval)
 {
   PetscFunctionBegin;
   *interval = isatty(fileno(stderr)) ? 0.5 : 10.0;
-  PetscOptionsBegin(sim->comm, NULL, "Progress", NULL);
+  PetscOptionsBegin(SimulationComm(sim), NULL, "Progress", NULL);
   PetscCall(PetscOptionsReal("-progress_interval", "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL, *interval, interval, NULL));
   PetscOptionsEnd();
-  PetscCheck(*interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", *interval);
+  PetscCheck(*interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", *interval);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode RunLoopCheckOptions(const Simulation *sim)
+PetscErrorCode RunLoopCheckOptions(Simulation sim)
 {
   CheckpointPlan cp;
   double         interval;
@@ -107,36 +106,38 @@ PetscErrorCode RunLoopCheckOptions(const Simulation *sim)
   PetscFunctionBegin;
   PetscCall(ProgressInterval(sim, &interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
-  PetscCall(CheckpointKeepOption(sim->comm, &keep));
+  PetscCall(CheckpointKeepOption(SimulationComm(sim), &keep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void ProgressLine(MPI_Comm comm, Progress *pr, const Simulation *sim, PetscInt nsteps, PetscBool final)
+static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt nsteps, PetscBool final)
 {
-  const StepStats *st   = &sim->last;
+  const StepStats *st   = SimulationLastStep(sim);
+  const PetscInt   step = SimulationStepCount(sim);
   const double     now  = MPI_Wtime(), el = now - pr->wall_start;
-  const double     rate = el > 0 ? (sim->step - pr->first_step) / el : 0;
-  const double     eta  = rate > 0 ? (nsteps - sim->step) / rate : 0;
+  const double     rate = el > 0 ? (step - pr->first_step) / el : 0;
+  const double     eta  = rate > 0 ? (nsteps - step) / rate : 0;
 
   if (!final && now - pr->last_print < pr->interval) return;
   pr->last_print = now;
   PetscCallVoid(PetscFPrintf(comm, stderr, "%sstep %" PetscInt_FMT "/%" PetscInt_FMT "  t=%.4g/%.4g s  bodies %" PetscInt_FMT "  contacts %" PetscInt_FMT "  it %" PetscInt_FMT "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
-                             pr->tty ? "\r" : "", sim->step, nsteps, sim->time, sim->sc.time_end, st->bodies, st->contacts, st->iterations, st->residual_max,
+                             pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end, st->bodies, st->contacts, st->iterations, st->residual_max,
                              st->converged ? "" : "*", rate, eta, pr->tty && !final ? "   " : "\n"));
 }
 
 /* The angle of repose of each pile of the scenario's analysis.repose. */
-static PetscErrorCode PrintRepose(MPI_Comm comm, const Simulation *sim)
+static PetscErrorCode PrintRepose(MPI_Comm comm, Simulation sim)
 {
-  ReposeResult *res;
-  int          *status;
+  const Scenario *sc = SimulationScenario(sim);
+  ReposeResult   *res;
+  int            *status;
 
   PetscFunctionBegin;
-  if (!sim->sc.n_repose) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(sim->sc.n_repose, &res, sim->sc.n_repose, &status));
+  if (!sc->n_repose) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(sc->n_repose, &res, sc->n_repose, &status));
   PetscCall(SimulationRepose(sim, res, status));
-  for (int p = 0; p < sim->sc.n_repose; p++) {
-    const ReposeSpec *spec = &sim->sc.repose[p];
+  for (int p = 0; p < sc->n_repose; p++) {
+    const ReposeSpec *spec = &sc->repose[p];
     if (status[p]) PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name, spec->x_min, spec->x_max));
     else PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n", spec->name, spec->x_min, spec->x_max, res[p].angle_deg, res[p].uncertainty_deg, res[p].height, res[p].radius));
   }
@@ -144,48 +145,48 @@ static PetscErrorCode PrintRepose(MPI_Comm comm, const Simulation *sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PrintSummary(MPI_Comm comm, const Simulation *sim, const Progress *pr, const char *outdir)
+static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress *pr, const char *outdir)
 {
-  const double total = MPI_Wtime() - pr->wall_start;
+  const double         total = MPI_Wtime() - pr->wall_start;
+  const NeighbourList *nlist = SimulationNeighbourList(sim);
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n", sim->step, sim->time, total));
+  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n", SimulationStepCount(sim), SimulationTime(sim), total));
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n", pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm, "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
-                        sim->last.bodies, sim->removed, sim->last.contacts, pr->iterations, pr->unconverged, pr->max_speed));
-  if (sim->nlist.skin > 0) {
-    PetscInt64 local[2] = {sim->nlist.builds, sim->nlist.steps}, global[2];
+                        SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts, pr->iterations, pr->unconverged, pr->max_speed));
+  if (nlist->skin > 0) {
+    PetscInt64 local[2] = {nlist->builds, nlist->steps}, global[2];
     PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT64, MPI_SUM, comm));
-    PetscCall(PetscPrintf(comm, "  neighbour list (skin %g m): built %" PetscInt64_FMT " times in %" PetscInt64_FMT " rank-steps\n", sim->nlist.skin, global[0], global[1]));
+    PetscCall(PetscPrintf(comm, "  neighbour list (skin %g m): built %" PetscInt64_FMT " times in %" PetscInt64_FMT " rank-steps\n", nlist->skin, global[0], global[1]));
   }
   PetscCall(PrintRepose(comm, sim));
   PetscCall(PetscPrintf(comm, "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, Apply, then glyph the points by 'radius')\n", outdir, outdir, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteSnapshot(Simulation *sim, const char *outdir, Progress *pr)
+static PetscErrorCode WriteSnapshot(Simulation sim, const char *outdir, Progress *pr)
 {
   double t0 = MPI_Wtime();
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
-  PetscCall(SimulationPlaceForOutput(sim)); /* the layout independent of the last ghost rebuild */
-  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies));
-  PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
+  PetscCall(SimulationWriteSnapshot(sim, outdir));
+  PetscCall(PetscLogEventEnd(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path, size_t len)
+static PetscErrorCode WriteCheckpoint(Simulation sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path, size_t len)
 {
   double t0 = MPI_Wtime();
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(EV_OUTPUT, 0, 0, 0, 0));
-  PetscCall(CheckpointWrite(sim, outdir, path, len)); /* places the bodies for output itself */
-  PetscCall(PetscLogEventEnd(EV_OUTPUT, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
+  PetscCall(SimulationWriteCheckpoint(sim, outdir, path, len));
+  PetscCall(PetscLogEventEnd(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
-  cp->last_step = sim->step;
+  cp->last_step = SimulationStepCount(sim);
   cp->wall_last = MPI_Wtime();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -193,22 +194,24 @@ static PetscErrorCode WriteCheckpoint(Simulation *sim, const char *outdir, Progr
 /* This rank's requests for the next step, agreed on by its statistics reduction (RunFlag): a stop
  * requested here, and on rank 0 a wall-clock checkpoint due (its clock decides, so every rank
  * agrees) and a time-series row not written. */
-static void SetRunFlags(Simulation *sim, PetscMPIInt rank, const CheckpointPlan *cp, const Timeseries *ts)
+static void SetRunFlags(Simulation sim, PetscMPIInt rank, const CheckpointPlan *cp, const Timeseries *ts)
 {
-  sim->run_flags[RUN_FLAG_STOP]            = (PetscBool)(stop_requested != 0);
-  sim->run_flags[RUN_FLAG_WALL_CHECKPOINT] = (PetscBool)(rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval);
-  sim->run_flags[RUN_FLAG_OUTPUT_FAILED]   = (PetscBool)(rank == 0 && ts->failed_step >= 0);
+  SimulationRequest(sim, RUN_FLAG_STOP, (PetscBool)(stop_requested != 0));
+  SimulationRequest(sim, RUN_FLAG_WALL_CHECKPOINT, (PetscBool)(rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval));
+  SimulationRequest(sim, RUN_FLAG_OUTPUT_FAILED, (PetscBool)(rank == 0 && ts->failed_step >= 0));
 }
 
-PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
+PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
 {
-  const double   h         = sim->sc.time_step;
-  const PetscInt nsteps    = (PetscInt)llround(sim->sc.time_end / h);
-  const PetscInt snap_every = sim->sc.snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sim->sc.snapshot_interval / h)) : 0;
+  const Scenario  *sc         = SimulationScenario(sim);
+  const StepStats *last       = SimulationLastStep(sim);
+  const MPI_Comm   comm       = SimulationComm(sim);
+  const double     h          = sc->time_step;
+  const PetscInt   nsteps     = (PetscInt)llround(sc->time_end / h);
+  const PetscInt   snap_every = sc->snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sc->snapshot_interval / h)) : 0;
   Timeseries     ts;
   Progress       pr = {0};
   double         io_prev = 0;
-  PetscClassId   cls;
   CheckpointPlan cp;
   PetscBool      checkpointing;
   struct sigaction old_handlers[2];
@@ -216,56 +219,55 @@ PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue)
   PetscMPIInt    rank;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   *requeue = PETSC_FALSE;
-  if (!EV_OUTPUT) {
-    PetscCall(PetscClassIdRegister("ccpdem output", &cls));
-    PetscCall(PetscLogEventRegister("Output", cls, &EV_OUTPUT));
-  }
+  PetscCall(CcpdemLogEventsRegister());
   pr.wall_start = pr.last_print = MPI_Wtime();
   pr.tty        = (PetscBool)isatty(fileno(stderr));
-  pr.first_step = sim->step;
+  pr.first_step = SimulationStepCount(sim);
   PetscCall(ProgressInterval(sim, &pr.interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
-  PetscCall(TimeseriesOpen(sim->comm, outdir, sim->step > 0, sim->step + 1, &ts));
-  if (sim->step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr));
+  PetscCall(TimeseriesOpen(comm, outdir, pr.first_step > 0, pr.first_step + 1, &ts));
+  if (pr.first_step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr));
   PetscCall(InstallStopHandlers(old_handlers));
-  while (sim->step < nsteps) {
+  while (SimulationStepCount(sim) < nsteps) {
     double    io0;
     PetscBool stop, wall_due;
+    PetscInt  step;
     SetRunFlags(sim, rank, &cp, &ts);
     PetscCall(SimulationStep(sim));
-    if (sim->last.run_flags[RUN_FLAG_OUTPUT_FAILED]) PetscCall(TimeseriesCheck(sim->comm, &ts)); /* the error, on every rank */
-    stop     = sim->last.run_flags[RUN_FLAG_STOP];
-    wall_due = sim->last.run_flags[RUN_FLAG_WALL_CHECKPOINT];
-    pr.wall_detect += sim->last.wall_detect;
-    pr.wall_solve += sim->last.wall_solve;
-    pr.wall_integrate += sim->last.wall_integrate;
-    pr.iterations += sim->last.iterations;
-    pr.unconverged += !sim->last.converged;
-    pr.max_speed = PetscMax(pr.max_speed, sim->last.max_speed);
-    io0 = MPI_Wtime();
-    PetscCall(TimeseriesWrite(sim->comm, &ts, &sim->last, io_prev));
-    if ((snap_every && sim->step % snap_every == 0) || sim->step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
-    if (stop || wall_due || (cp.every_steps && sim->step % cp.every_steps == 0) || (cp.every_sim_steps && sim->step % cp.every_sim_steps == 0) || (checkpointing && sim->step == nsteps))
+    step = SimulationStepCount(sim);
+    if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED)) PetscCall(TimeseriesCheck(comm, &ts)); /* the error, on every rank */
+    stop     = SimulationAgreed(sim, RUN_FLAG_STOP);
+    wall_due = SimulationAgreed(sim, RUN_FLAG_WALL_CHECKPOINT);
+    pr.wall_detect += last->wall_detect;
+    pr.wall_solve += last->wall_solve;
+    pr.wall_integrate += last->wall_integrate;
+    pr.iterations += last->iterations;
+    pr.unconverged += !last->converged;
+    pr.max_speed = PetscMax(pr.max_speed, last->max_speed);
+    io0          = MPI_Wtime();
+    PetscCall(TimeseriesWrite(comm, &ts, last, io_prev));
+    if ((snap_every && step % snap_every == 0) || step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
+    if (stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) || (cp.every_sim_steps && step % cp.every_sim_steps == 0) || (checkpointing && step == nsteps))
       PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path)));
     io_prev = MPI_Wtime() - io0;
-    ProgressLine(sim->comm, &pr, sim, nsteps, PETSC_FALSE);
-    if (stop && sim->step < nsteps) { /* stopped at the last step: the run is simply done */
+    ProgressLine(comm, &pr, sim, nsteps, PETSC_FALSE);
+    if (stop && step < nsteps) { /* stopped at the last step: the run is simply done */
       *requeue = PETSC_TRUE;
       break;
     }
   }
   PetscCall(RestoreStopHandlers(old_handlers));
-  PetscCall(TimeseriesCheck(sim->comm, &ts)); /* the last row's write */
-  ProgressLine(sim->comm, &pr, sim, nsteps, PETSC_TRUE);
+  PetscCall(TimeseriesCheck(comm, &ts)); /* the last row's write */
+  ProgressLine(comm, &pr, sim, nsteps, PETSC_TRUE);
   if (*requeue) {
     PetscCall(TimeseriesClose(&ts));
-    PetscCall(PetscPrintf(sim->comm, "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT " (t = %.17g s) to %s; continue with: ccpdem restart %s\n", sim->step, sim->time, ckpt_path, ckpt_path));
+    PetscCall(PetscPrintf(comm, "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT " (t = %.17g s) to %s; continue with: ccpdem restart %s\n", SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(TimeseriesClose(&ts));
-  PetscCall(PrintSummary(sim->comm, sim, &pr, outdir));
+  PetscCall(PrintSummary(comm, sim, &pr, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,10 +12,10 @@
 
 /* Collective. outdir must exist. A simulation at step > 0 (a restart) appends to the time series
  * (dropping rows at or after its next step) and writes no initial snapshot. */
-PetscErrorCode RunLoop(Simulation *sim, const char *outdir, PetscBool *requeue);
+PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue);
 /* Read and check the options RunLoop and its checkpoints read (-checkpoint_*, -progress_interval),
  * so that the caller can refuse bad values before it creates the output directory. Collective. */
-PetscErrorCode RunLoopCheckOptions(const Simulation *sim);
+PetscErrorCode RunLoopCheckOptions(Simulation sim);
 /* Catch SIGUSR1/SIGTERM from now on (ccpdem calls it before and again after PetscInitialize, which
  * may install handlers of its own): a signal that arrives while the run starts up is remembered,
  * and RunLoop checkpoints after its first step and returns with *requeue set, instead of the

@@ -57,17 +57,12 @@ PetscErrorCode JointsDestroy(Joints *J)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds)
+PetscBool JointsBond(const Joints *J, PetscInt j, int64_t *guest, int64_t *host)
 {
-  PetscFunctionBegin;
-  *n = 0;
-  PetscCall(PetscMalloc1(J->n + 1, bonds));
-  for (PetscInt j = 0; j < J->n; j++) {
-    if (J->spec[j].body_a == JOINT_GROUND) continue;
-    (*bonds)[*n].guest   = J->spec[j].body_a;
-    (*bonds)[(*n)++].host = J->spec[j].body_b;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  if (J->spec[j].body_a == JOINT_GROUND) return PETSC_FALSE;
+  *guest = J->spec[j].body_a;
+  *host  = J->spec[j].body_b;
+  return PETSC_TRUE;
 }
 
 void JointsGround(double *inv_mass, double inv_inertia[6], double vel_free[6])

@@ -43,8 +43,8 @@
  * the origin.
  *
  * Several ranks: joint j is computed by the rank that owns B (body_b; never the ground), which
- * holds A as a ghost however far it is (JointsGetBonds gives the exchange the pairs to ghost,
- * decomp/ghost_bonds.h); A's share of the impulse reaches A's owner through the ghost like a
+ * holds A as a ghost however far it is (JointsBond names the pairs to ghost together); A's share
+ * of the impulse reaches A's owner through the ghost like a
  * contact's. The warm-start key names B (idb), and a key with ida < 0 travels with its idb body
  * (decomp/impulse_routing.h), so the joint's memory follows its computing rank through
  * migration, load balancing and restart with no extra code. */
@@ -53,7 +53,6 @@
 #include "scenario/scenario.h"
 #include "bodies/body_store.h"
 #include "contact/contact_set.h"
-#include "decomp/ghost_bonds.h"
 
 #define JOINT_KEY_BASE INT64_MIN /* joint j's warm-start key: ida = JOINT_KEY_BASE + j (below every wall) */
 
@@ -79,9 +78,10 @@ typedef struct {
 /* From the scenario's joints (none: n = 0 and nothing allocated). */
 PetscErrorCode JointsCreate(const Scenario *sc, Joints *J);
 PetscErrorCode JointsDestroy(Joints *J);
-/* The pairs the exchange must ghost together (guest A on the owner of host B), one per joint
- * between two bodies; *bonds allocated here (PetscFree). Not collective. */
-PetscErrorCode JointsGetBonds(const Joints *J, PetscInt *n, GhostBond **bonds);
+/* Whether joint j joins two bodies (not the ground); then *guest is A's id and *host B's: the rank
+ * that owns B computes the joint and must hold A, however far it is (the placement ghosts the
+ * pair: decomp/ghost_bonds.h). Not collective. */
+PetscBool JointsBond(const Joints *J, PetscInt j, int64_t *guest, int64_t *host);
 /* Append this rank's joint blocks of this step (time t, step h) to cs and sort it by key: those
  * whose B this rank owns (store: owned bodies, then ghosts). ground: the solver index of the
  * ground body (bodies, walls, then it). Collective on comm (one Allreduce of n ints): fails on

@@ -1,7 +1,7 @@
-/* The stepper's use of the emitters (step/emitter.h): at the start of a step, each emitter's due
+/* The simulation's use of the emitters (step/emitter.h): at the start of a step, each emitter's due
  * bodies are placed against the bodies near its region, gathered from all ranks in id order, and
  * each rank keeps the new bodies whose centre it owns. Collective. */
-#include "step/simulation.h"
+#include "step/simulation_impl.h"
 #include "step/emitter.h"
 #include "step/population.h"
 #include <stdlib.h>
@@ -19,7 +19,7 @@ static int CompareNear(const void *a, const void *b)
 
 /* The owned bodies of all ranks whose bounding sphere comes within reach of the box, in id order,
  * on every rank. */
-static PetscErrorCode GatherNear(const Simulation *sim, const double lo[3], const double hi[3], double reach, EmitterSphere **near, long *nnear)
+static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const double hi[3], double reach, EmitterSphere **near, long *nnear)
 {
   const BodyStore *s = &sim->bodies;
   NearBody        *mine, *all;
@@ -65,7 +65,7 @@ static PetscErrorCode GatherNear(const Simulation *sim, const double lo[3], cons
 }
 
 /* Append new body `id` if this rank owns its centre. */
-static PetscErrorCode AppendIfMine(Simulation *sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c, const double v[3])
+static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c, const double v[3])
 {
   PetscMPIInt rank;
   BodySpec    spec;
@@ -73,7 +73,7 @@ static PetscErrorCode AppendIfMine(Simulation *sim, const EmitterSpec *e, int64_
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
-  if (sim->domain && DomainOwnerOfPoint(sim->domain, c->x) != rank) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sim->place.domain && DomainOwnerOfPoint(sim->place.domain, c->x) != rank) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMemzero(&spec, sizeof(spec)));
   spec.shape          = SHAPE_SPHERE;
   spec.size[0]        = c->r;
@@ -89,17 +89,19 @@ static PetscErrorCode AppendIfMine(Simulation *sim, const EmitterSpec *e, int64_
 }
 
 /* Bodies emitter k owes at time t: due by its schedule, not yet placed. */
-static long emitter_owed(const Simulation *sim, int k, double t) { return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k]; }
+static long emitter_owed(Simulation sim, int k, double t) { return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k]; }
 
-PetscBool SimulationEmissionDue(const Simulation *sim, PetscInt step)
+PetscBool SimulationEmissionDue(Simulation sim, PetscInt step)
 {
   for (int k = 0; k < sim->sc.n_emitters; k++)
     if (emitter_owed(sim, k, step * sim->sc.time_step) > 0) return PETSC_TRUE;
   return PETSC_FALSE;
 }
 
-PetscErrorCode SimulationEmit(Simulation *sim)
+PetscErrorCode SimulationEmit(Simulation sim, PetscBool *emitted)
 {
+  const int64_t next_id = sim->next_id;
+
   PetscFunctionBegin;
   for (int k = 0; k < sim->sc.n_emitters; k++) {
     const EmitterSpec *e   = &sim->sc.emitters[k];
@@ -118,5 +120,6 @@ PetscErrorCode SimulationEmit(Simulation *sim)
     PetscCall(PetscFree2(out, vel));
     PetscCall(PetscFree(near));
   }
+  *emitted = (PetscBool)(sim->next_id != next_id);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,8 +1,9 @@
 /* See step/pile_analysis.h. */
 #include "step/pile_analysis.h"
+#include "step/simulation_impl.h"
 
 /* Positions and radii of all bodies on rank 0 (x y z r per body); *n there, 0 elsewhere. */
-static PetscErrorCode GatherOnRoot(const Simulation *sim, double **xyzr, PetscInt *n)
+static PetscErrorCode GatherOnRoot(Simulation sim, double **xyzr, PetscInt *n)
 {
   const BodyStore *s = &sim->bodies;
   PetscMPIInt      size, rank, n4 = (PetscMPIInt)(4 * s->n_owned), *counts = NULL, *displs = NULL;
@@ -31,7 +32,7 @@ static PetscErrorCode GatherOnRoot(const Simulation *sim, double **xyzr, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SimulationRepose(const Simulation *sim, ReposeResult res[], int status[])
+PetscErrorCode SimulationRepose(Simulation sim, ReposeResult res[], int status[])
 {
   const int      np = sim->sc.n_repose;
   double        *xyzr, *pos, *radius;

@@ -5,8 +5,8 @@
 #include "step/simulation.h"
 #include "analysis/repose.h"
 
-/* Collective. For each pile p of sim->sc.repose: the bodies with x_min <= x <= x_max (gathered from
+/* Collective. For each pile p of the scenario's analysis.repose: the bodies with x_min <= x <= x_max (gathered from
  * all ranks), the floor at their lowest bottom (z - radius); status[p] = 0 and res[p] filled, or
  * status[p] = -1 when they form no pile with a usable flank. The same results on every rank. */
-PetscErrorCode SimulationRepose(const Simulation *sim, ReposeResult res[], int status[]);
+PetscErrorCode SimulationRepose(Simulation sim, ReposeResult res[], int status[]);
 #endif

@@ -4,7 +4,7 @@
  * scheduling quantum). Counts travel as doubles: exact below 2^53. */
 #ifndef CCPDEM_STEP_STEP_REDUCE_H
 #define CCPDEM_STEP_STEP_REDUCE_H
-#include "step/step_stats.h"
+#include "step/simulation.h"
 
 /* The sums end with STEP_MOVE_SUMS counts of the migration decision (decomp/exchange.h
  * ExchangeMovesLocal), which ride on this reduction in a distributed penalty run. */

@@ -29,7 +29,7 @@
 #endif
 
 /* A simulation of the bench's material on a floor in the box [lo, hi], plus `fills` (YAML list text). */
-static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho, const char *fills, Simulation **sim)
+static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho, const char *fills, Simulation *sim)
 {
   char     yaml[4096], err[SCENARIO_ERR_MAX] = "";
   Scenario sc;
@@ -40,7 +40,7 @@ static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], do
            "gravity: [0, 0, -9.81]\n"
            "time: {step: 0.005, end: 1000}\n"
            "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
-           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
+           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4, warm_start_decay: 1}\n"
            "materials:\n"
            "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
            "walls:\n"
@@ -55,11 +55,10 @@ static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], do
    * per step (the earlier 6-dof figures were taken on that sinking pile). With 1 it settles to
    * 1e-4 m/s; the bench keeps 1 under session 11's default 0.99, so that its piles stay the ones
    * the README's figures were taken on. */
-  (*sim)->warm_start_decay = 1.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
+static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation *sim)
 {
   const double R = 0.01, spacing = 2.1 * R;
   const int    layers = 8;
@@ -73,10 +72,10 @@ static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation **sim)
   /* the lattice region holds side^2 * layers >= n spheres */
   snprintf(fills, sizeof(fills), "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n", L, L, H + 0.0005, R, spacing);
   PetscCall(BenchSimulation(lo, hi, 2 * H + 0.2, rho, fills, sim));
-  for (PetscInt i = 0; i < (*sim)->bodies.n_owned; i++) { /* seeded lateral jitter: break the columns' symmetry */
+  for (PetscInt i = 0; i < SimulationBodies(*sim)->n_owned; i++) { /* seeded lateral jitter: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      (*sim)->bodies.pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
+      SimulationBodies(*sim)->pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -112,9 +111,9 @@ static PetscBool peak_reset(void)
 /* A field of copies of the settled base pile on a square grid (gap of 2 d between copies): a large
  * settled pack without settling it step by step. Ids are fresh (copy-major), so storage and id
  * order stay spatially coherent within each copy. */
-static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **sim)
+static PetscErrorCode TilePile(Simulation base, PetscInt n, Simulation *sim)
 {
-  const BodyStore *b = &base->bodies;
+  const BodyStore *b = SimulationBodies(base);
   double           lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
   const int        copies = (int)ceil((double)n / b->n_owned), side = (int)ceil(sqrt((double)copies));
 
@@ -124,17 +123,16 @@ static PetscErrorCode TilePile(const Simulation *base, PetscInt n, Simulation **
   const double pitch = PetscMax(hi[0] - lo[0], hi[1] - lo[1]) + 0.06;
   {
     const double flo[2] = {lo[0] - 1, lo[1] - 1}, fhi[2] = {lo[0] + side * pitch + 1, lo[1] + side * pitch + 1};
-    PetscCall(BenchSimulation(flo, fhi, base->sc.domain_max[2], base->sc.materials[0].rolling_friction, "", sim));
+    PetscCall(BenchSimulation(flo, fhi, SimulationScenario(base)->domain_max[2], SimulationScenario(base)->materials[0].rolling_friction, "", sim));
   }
-  PetscCall(BodyStoreReserve(&(*sim)->bodies, (PetscInt)copies * b->n_owned));
+  PetscCall(BodyStoreReserve(SimulationBodies(*sim), (PetscInt)copies * b->n_owned));
   for (int c = 0; c < copies; c++) {
     for (PetscInt i = 0; i < b->n_owned; i++) {
       BodyRecord r;
       BodyStoreGet(b, i, &r);
-      r.id[0] = (*sim)->next_id++;
       r.pos[0] += (c % side) * pitch;
       r.pos[1] += (c / side) * pitch;
-      PetscCall(BodyStoreAppendOwned(&(*sim)->bodies, &r));
+      PetscCall(SimulationAddBody(*sim, &r)); /* with a fresh id */
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -157,18 +155,18 @@ static void release_free_heap(void)
 }
 
 /* bytes[t] above the fixed footprint, above_mpi[t] above the MPI/PETSc baseline */
-static PetscErrorCode StepFootprints(Simulation **sim, double bytes[3], double above_mpi[3])
+static PetscErrorCode StepFootprints(Simulation *sim, double bytes[3], double above_mpi[3])
 {
-  const PetscInt nb = (*sim)->bodies.n_owned;
+  const PetscInt nb = SimulationBodies(*sim)->n_owned;
 
   PetscFunctionBegin;
   for (int t = 0; t < 3; t++) {
-    Simulation *fresh;
+    Simulation fresh;
     PetscCall(TilePile(*sim, nb, &fresh));
     PetscCall(SimulationDestroy(sim));
     release_free_heap();
     *sim = fresh;
-    PetscCall(CCPSolverSetFromScenario(fresh->solver, (SolverType)t, 10, 0.0));
+    PetscCall(CCPSolverSetFromScenario(SimulationSolver(fresh), (SolverType)t, 10, 0.0));
     const PetscBool own_peak = peak_reset();
     for (int s = 0; s < FOOTPRINT_STEPS; s++) PetscCall(SimulationStep(fresh));
     const long peak = own_peak ? proc_status_kb("VmHWM") : -1;
@@ -211,11 +209,11 @@ static double median(const double *x, int n)
 
 /* Wall seconds of one Morton sort of sim's bodies, in place: sim must not step again (the stepper
  * would not know its bodies moved). */
-static PetscErrorCode TimeSort(Simulation *sim, double *seconds)
+static PetscErrorCode TimeSort(Simulation sim, double *seconds)
 {
   PetscFunctionBegin;
   *seconds = MPI_Wtime();
-  PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
+  PetscCall(BodyStoreSortSpatially(SimulationBodies(sim), SimulationScenario(sim)->domain_min, SimulationScenario(sim)->domain_max));
   *seconds = MPI_Wtime() - *seconds;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -223,7 +221,7 @@ static PetscErrorCode TimeSort(Simulation *sim, double *seconds)
 static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap, PetscInt step_cap)
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
-  Simulation        *sim, *base;
+  Simulation sim, base;
   double             det[TIMED_STEPS], det_cpu[TIMED_STEPS], step_solve[TIMED_STEPS], step_integrate[TIMED_STEPS], rest_cpu[TIMED_STEPS];
   PetscInt           its = 0;
   struct rusage      ru;
@@ -237,10 +235,10 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
     PetscCall(SimulationDestroy(&base));
     PetscCall(SimulationStep(sim)); /* contacts and warm start of the field */
   } else sim = base;
-  const PetscInt nb = sim->bodies.n_owned;
+  const PetscInt nb = SimulationBodies(sim)->n_owned;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N = %" PetscInt_FMT " spheres, %d-dof contacts, settled %" PetscInt_FMT " steps: %.2f contacts per body, max speed %.2e m/s\n", nb, dof, settle,
-                        (double)sim->contacts.n / nb, sim->last.max_speed));
-  PetscCall(CCPSolverSetFromScenario(sim->solver, SOLVER_APGD, step_cap, 1e-4));
+                        (double)SimulationContacts(sim)->n / nb, SimulationLastStep(sim)->max_speed));
+  PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), SOLVER_APGD, step_cap, 1e-4));
   /* Detection is timed in the steps without the Morton sort (every sort_interval steps, inside the
    * detect phase), which is timed on its own below and amortized over its interval: at N = 10^4 the
    * settled pile reaches the timed steps at step 200, a sorting one (at larger N the field's steps
@@ -250,36 +248,36 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   int ndet = 0; /* steps timed for detection: those without the sort, or the last step if all sort */
   PetscBool sorted_in_timed = PETSC_FALSE;
   for (int s = 0; s < TIMED_STEPS; s++) {
-    const PetscBool sorts = (PetscBool)(sim->sort_interval && sim->step % sim->sort_interval == 0);
+    const PetscBool sorts = (PetscBool)(SimulationSortInterval(sim) && SimulationStepCount(sim) % SimulationSortInterval(sim) == 0);
     const double    w0 = MPI_Wtime(), c0 = cpu_seconds();
     PetscCall(SimulationStep(sim));
     const double busy = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0); /* as the solver figures below */
-    step_solve[s]     = sim->last.wall_solve;
-    step_integrate[s] = sim->last.wall_integrate;
-    rest_cpu[s]       = (sim->last.wall_solve + sim->last.wall_integrate) * busy;
-    its += sim->last.iterations;
+    step_solve[s]     = SimulationLastStep(sim)->wall_solve;
+    step_integrate[s] = SimulationLastStep(sim)->wall_integrate;
+    rest_cpu[s]       = (SimulationLastStep(sim)->wall_solve + SimulationLastStep(sim)->wall_integrate) * busy;
+    its += SimulationLastStep(sim)->iterations;
     if (sorts && (s < TIMED_STEPS - 1 || ndet > 0)) continue;
     sorted_in_timed = sorts;
-    det[ndet]       = sim->last.wall_detect;
-    det_cpu[ndet++] = sim->last.wall_detect * busy;
+    det[ndet]       = SimulationLastStep(sim)->wall_detect;
+    det_cpu[ndet++] = SimulationLastStep(sim)->wall_detect * busy;
   }
   double detect = median(det, ndet), detect_cpu = median(det_cpu, ndet);
   for (int t = 0; t < 3; t++) {
     double   solve[2][SWEEP_REPEATS], busy[SWEEP_REPEATS];
     PetscInt ran[2] = {PETSC_MAX_INT, PETSC_MAX_INT}; /* the fewest iterations a timed solve ran */
     PetscInt passes[2] = {0, 0};                     /* the timed solves' passes over the contacts (APGD's rejected steps too) */
-    PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, conv_cap, 1e-4));
+    PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), (SolverType)t, conv_cap, 1e-4));
     PetscCall(SimulationStep(sim));
-    const PetscInt  it_conv = sim->last.iterations;
-    const PetscBool conv    = sim->last.converged;
+    const PetscInt  it_conv = SimulationLastStep(sim)->iterations;
+    const PetscBool conv    = SimulationLastStep(sim)->converged;
     for (int r = 0; r < SWEEP_REPEATS; r++)
       for (int k = 0; k < 2; k++) {
-        PetscCall(CCPSolverSetFromScenario(sim->solver, (SolverType)t, sweep_its[k], 0.0));
+        PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), (SolverType)t, sweep_its[k], 0.0));
         const double w0 = MPI_Wtime(), c0 = cpu_seconds();
         PetscCall(SimulationStep(sim));
-        solve[k][r] = sim->last.wall_solve / PetscMax(sim->contacts.n, 1);
-        ran[k]      = PetscMin(ran[k], sim->last.iterations);
-        passes[k] += sim->last.passes;
+        solve[k][r] = SimulationLastStep(sim)->wall_solve / PetscMax(SimulationContacts(sim)->n, 1);
+        ran[k]      = PetscMin(ran[k], SimulationLastStep(sim)->iterations);
+        passes[k] += SimulationLastStep(sim)->passes;
         if (!k) busy[r] = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0);
       }
     /* on a shared machine the wall time includes time the process waited for a core: scaled by
@@ -297,13 +295,13 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   const long peak_kb = own_peak && proc_status_kb("VmHWM") > 0 ? proc_status_kb("VmHWM") : ru.ru_maxrss;
   double     sort;
   PetscCall(TimeSort(sim, &sort)); /* last: the bodies stay sorted */
-  if (sim->sort_interval > 0 && !sorted_in_timed) { /* no sort in the timed detections: add its share */
-    detect += sort / sim->sort_interval;
-    detect_cpu += sort / sim->sort_interval;
+  if (SimulationSortInterval(sim) > 0 && !sorted_in_timed) { /* no sort in the timed detections: add its share */
+    detect += sort / SimulationSortInterval(sim);
+    detect_cpu += sort / SimulationSortInterval(sim);
   }
   const double solve_med = median(step_solve, TIMED_STEPS), integrate_med = median(step_integrate, TIMED_STEPS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations; medians of %d steps): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) every %" PetscInt_FMT " steps amortized\n",
-                        step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, sim->sort_interval));
+                        step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, SimulationSortInterval(sim)));
   /* the locality figure, the sum of the phases' medians: compare piles of different N at the same
    * cap (each step then runs the cap) */
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + solve_med + integrate_med) / nb, 1e6 * (detect_cpu + median(rest_cpu, TIMED_STEPS)) / nb));
@@ -329,10 +327,10 @@ static PetscErrorCode FixedFootprint(long *kb)
 {
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
-    Simulation *tiny;
+    Simulation tiny;
     PetscCall(BuildPile(64, k ? 0.002 : 0.0, &tiny));
     for (int t = 0; t < 3; t++) {
-      PetscCall(CCPSolverSetFromScenario(tiny->solver, (SolverType)t, 10, 0.0));
+      PetscCall(CCPSolverSetFromScenario(SimulationSolver(tiny), (SolverType)t, 10, 0.0));
       for (int s = 0; s < FOOTPRINT_STEPS; s++) PetscCall(SimulationStep(tiny));
     }
     PetscCall(SimulationDestroy(&tiny));

@@ -10,13 +10,12 @@
  *        [-ccp_tol T (default: the scenario's)] [-ccp_max_it M (default 20000)]
  * The first step after the restart places the bodies and balances (not measured); the next K steps
  * are measured with the cuts fixed. jobs/bench_decomp.sh prepares the piles and runs it. */
-#include "io/checkpoint.h"
-#include "decomp/balance.h"
+#include "step/simulation.h"
 #include <stdio.h>
 
 int main(int argc, char **argv)
 {
-  Simulation *sim;
+  Simulation sim;
   char        err[1024] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscInt    steps = 10, its = 0, its_max = 0, unconverged = 0;
   PetscMPIInt size;
@@ -35,38 +34,33 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsHasName(NULL, NULL, "-ccp_max_it", &set));
     if (!set) PetscCall(PetscOptionsSetValue(NULL, "-ccp_max_it", "20000"));
   }
-  PetscCall(CheckpointRead(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
-  PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "%s", err);
-
   /* placement step with uniform cuts, then balance once and keep the cuts */
-  sim->balance_interval = 0;
+  PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "0"));
+  PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
+  PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "%s", err);
   PetscCall(SimulationStep(sim));
-  before = sim->last.imbalance;
-  if (sim->domain) {
-    PetscBool moved;
-    PetscCall(DomainBalance(sim->domain, &sim->bodies, &moved));
-    sim->placed = PETSC_FALSE; /* the next step migrates to the new cuts */
-  }
+  before = SimulationLastStep(sim)->imbalance;
+  PetscCall(SimulationBalance(sim)); /* the next step migrates to the new cuts */
   PetscCall(SimulationStep(sim)); /* migrates: not measured */
-  after = sim->last.imbalance;
+  after = SimulationLastStep(sim)->imbalance;
   for (PetscInt k = 0; k < steps; k++) {
     double t0 = MPI_Wtime(), dt, comm;
     PetscCall(SimulationStep(sim));
     dt = MPI_Wtime() - t0;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
-    comm = sim->last.wall_comm;
+    comm = SimulationLastStep(sim)->wall_comm;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &comm, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
     t_step += dt;
     t_comm += comm;
-    its += sim->last.iterations;
-    its_max = PetscMax(its_max, sim->last.iterations);
-    unconverged += !sim->last.converged;
-    bytes += (double)sim->last.bytes_sent / size;
+    its += SimulationLastStep(sim)->iterations;
+    its_max = PetscMax(its_max, SimulationLastStep(sim)->iterations);
+    unconverged += !SimulationLastStep(sim)->converged;
+    bytes += (double)SimulationLastStep(sim)->bytes_sent / size;
   }
-  bodies     = sim->last.bodies;
+  bodies     = SimulationLastStep(sim)->bodies;
   owned_mean = (double)bodies / size;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt_FMT " contacts, %" PetscInt64_FMT " ghosts\n", file, size, bodies, sim->last.contacts, sim->last.ghosts));
-  PetscCall(CCPSolverGetTolerance(sim->solver, &tol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt_FMT " contacts, %" PetscInt64_FMT " ghosts\n", file, size, bodies, SimulationLastStep(sim)->contacts, SimulationLastStep(sim)->ghosts));
+  PetscCall(CCPSolverGetTolerance(SimulationSolver(sim), &tol));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations to %.0e m/s: mean %.1f, max %" PetscInt_FMT " over %" PetscInt_FMT " steps (%" PetscInt_FMT " not converged)\n", tol, (double)its / steps, its_max, steps, unconverged));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  imbalance (max/mean owned bodies): uniform cuts %.3f, after balancing %.3f\n", before, after));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step %.4f, of which communication %.4f (%.1f%%)\n", t_step / steps, t_comm / steps, 100 * t_comm / t_step));

@@ -3,10 +3,10 @@
  * warm-start memory holds ~3 contacts per sphere) on this run's ranks, against `dd` writing and
  * reading a file of the same size to the same directory in the same run (conv=fsync: the
  * checkpoint is fsynced too). Prints seconds, MB/s, the ratio to dd, bytes per sphere and per
- * remembered contact, and the restart time (CheckpointRead: read, verify the checksum, rebuild the
+ * remembered contact, and the restart time (SimulationCreateFromCheckpoint: read, verify the checksum, rebuild the
  * simulation ready to step).
  * Usage: mpiexec -n P bench_io [-n N] [-dir DIR (default /tmp)] [-drop_caches (root: read cold)] */
-#include "io/checkpoint.h"
+#include "step/simulation.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
   PetscBool   drop = PETSC_FALSE;
   PetscMPIInt rank, size;
   Scenario    sc;
-  Simulation *sim, *back;
+  Simulation sim, back;
   double      t0, t_write, t_read, dd_write = -1, dd_read = -1, mb;
   struct stat st;
   PetscInt64  contacts;
@@ -63,13 +63,13 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));
-  contacts = sim->last.contacts;
+  contacts = SimulationLastStep(sim)->contacts;
   snprintf(out, sizeof(out), "%s/ccpdem_bench_io_%d", dir, (int)getpid());
   PetscCallMPI(MPI_Bcast(out, sizeof(out), MPI_CHAR, 0, PETSC_COMM_WORLD));
 
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t0 = MPI_Wtime();
-  PetscCall(CheckpointWrite(sim, out, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(sim, out, path, sizeof(path)));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t_write = MPI_Wtime() - t0;
   PetscCall(SimulationDestroy(&sim));
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
   if (!rank) DropCaches(drop);
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t0 = MPI_Wtime();
-  PetscCall(CheckpointRead(PETSC_COMM_WORLD, path, &back, err, sizeof(err)));
+  PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &back, err, sizeof(err)));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t_read = MPI_Wtime() - t0;
   PetscCheck(back, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);

@@ -4,7 +4,7 @@
  *     capped at 40 iterations (most steps do not converge and change their warm start, so the
  *     warm-start decay path is taken and its flag restored)
  *     runs 200 steps in one go; a second copy runs 100 steps, writes a checkpoint, and a simulation
- *     read back from it (CheckpointRead) runs the other 100. Every body field, the contact memory,
+ *     read back from it (SimulationCreateFromCheckpoint) runs the other 100. Every body field, the contact memory,
  *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
  *     checkpoint must not change a single bit of the result at one rank.
  *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
@@ -48,35 +48,36 @@ static int RemoveEntry(const char *path, const struct stat *st, int flag, struct
   return remove(path);
 }
 
-static PetscErrorCode Steps(Simulation *sim, int n)
+static PetscErrorCode Steps(Simulation sim, int n)
 {
   PetscFunctionBegin;
   for (int i = 0; i < n; i++) PetscCall(SimulationStep(sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void CompareSimulations(const Simulation *a, const Simulation *b)
+static void CompareSimulations(Simulation a, Simulation b)
 {
-  const BodyStore *x = &a->bodies, *y = &b->bodies;
+  const BodyStore *x = SimulationBodies(a), *y = SimulationBodies(b);
+  const double     ta = SimulationTime(a), tb = SimulationTime(b);
 
-  CHECK(a->step == b->step && !memcmp(&a->time, &b->time, sizeof(double)), "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", a->step, a->time, b->step, b->time);
-  CHECK(a->removed == b->removed && a->next_id == b->next_id, "removed/next_id differ");
+  CHECK(SimulationStepCount(a) == SimulationStepCount(b) && !memcmp(&ta, &tb, sizeof(double)), "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", SimulationStepCount(a), SimulationTime(a), SimulationStepCount(b), SimulationTime(b));
+  CHECK(SimulationRemoved(a) == SimulationRemoved(b) && SimulationNextId(a) == SimulationNextId(b), "removed/next_id differ");
   CHECK(x->n_owned == y->n_owned, "body counts differ: %" PetscInt_FMT " vs %" PetscInt_FMT, x->n_owned, y->n_owned);
   if (x->n_owned != y->n_owned) return;
   /* Exact equality: the restart replays the same floating-point operations in the same order. */
 #define CMP_FIELD(type, name, width) CHECK(!memcmp(x->name, y->name, sizeof(type) * (width) * (size_t)x->n_owned), "body field %s differs after the restart", #name);
   BODY_FIELDS(CMP_FIELD)
 #undef CMP_FIELD
-  CHECK(a->previous.n == b->previous.n, "contact memory sizes differ: %" PetscInt_FMT " vs %" PetscInt_FMT, a->previous.n, b->previous.n);
-  if (a->previous.n == b->previous.n) {
+  CHECK(SimulationMemory(a)->n == SimulationMemory(b)->n, "contact memory sizes differ: %" PetscInt_FMT " vs %" PetscInt_FMT, SimulationMemory(a)->n, SimulationMemory(b)->n);
+  if (SimulationMemory(a)->n == SimulationMemory(b)->n) {
     int same_keys = 1;
-    for (PetscInt i = 0; i < a->previous.n; i++)
-      same_keys &= a->previous.key[i].ida == b->previous.key[i].ida && a->previous.key[i].idb == b->previous.key[i].idb && a->previous.key[i].sub == b->previous.key[i].sub;
+    for (PetscInt i = 0; i < SimulationMemory(a)->n; i++)
+      same_keys &= SimulationMemory(a)->key[i].ida == SimulationMemory(b)->key[i].ida && SimulationMemory(a)->key[i].idb == SimulationMemory(b)->key[i].idb && SimulationMemory(a)->key[i].sub == SimulationMemory(b)->key[i].sub;
     CHECK(same_keys, "contact memory keys differ");
-    CHECK(!memcmp(a->previous.gamma, b->previous.gamma, sizeof(double) * a->previous.width * a->previous.n), "contact memory records differ");
+    CHECK(!memcmp(SimulationMemory(a)->gamma, SimulationMemory(b)->gamma, sizeof(double) * SimulationMemory(a)->width * SimulationMemory(a)->n), "contact memory records differ");
   }
-  for (int k = 0; k < a->sc.n_walls; k++) CHECK(!memcmp(a->walls[k].center, b->walls[k].center, 3 * sizeof(double)), "wall %d centre differs", k);
-  CHECK(a->last.keep_impulses == b->last.keep_impulses, "last keep_impulses flag differs");
+  for (int k = 0; k < SimulationScenario(a)->n_walls; k++) CHECK(!memcmp(SimulationWalls(a)[k].center, SimulationWalls(b)[k].center, 3 * sizeof(double)), "wall %d centre differs", k);
+  CHECK(SimulationLastStep(a)->keep_impulses == SimulationLastStep(b)->keep_impulses, "last keep_impulses flag differs");
 }
 
 static PetscErrorCode CopyFile(const char *from, const char *to, long keep_bytes)
@@ -140,11 +141,11 @@ static PetscErrorCode SetVersion(const char *file, int32_t version)
 /* The file must be refused: no simulation, a one-line message containing `expect`. */
 static PetscErrorCode ExpectRefused(const char *what, const char *file, const char *expect)
 {
-  Simulation *sim = NULL;
+  Simulation sim = NULL;
   char        err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
-  PetscCall(CheckpointRead(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
+  PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
   CHECK(!sim && err[0], "%s: accepted", what);
   CHECK(!strchr(err, '\n'), "%s: message is not one line: %s", what, err);
   CHECK(strstr(err, expect) != NULL, "%s: message lacks '%s': %s", what, expect, err);
@@ -171,7 +172,7 @@ static int CountCheckpointFiles(const char *dir, int *temporaries)
 
 int main(int argc, char **argv)
 {
-  Simulation *ref, *first, *restarted = NULL;
+  Simulation ref, first, restarted = NULL;
   char        dir[] = "/tmp/ccpdem_test_checkpoint_XXXXXX", path[PETSC_MAX_PATH_LEN], bad[PETSC_MAX_PATH_LEN + 32], err[SCENARIO_ERR_MAX] = "";
   struct stat st;
   int         tmps, unconverged = 0, decayed = 0;
@@ -188,19 +189,19 @@ int main(int argc, char **argv)
   PetscCall(TestSimulationFromText(pile, &first));
   for (int i = 0; i < 200; i++) {
     PetscCall(SimulationStep(ref));
-    unconverged += !ref->last.converged;
-    decayed += !ref->last.keep_impulses;
+    unconverged += !SimulationLastStep(ref)->converged;
+    decayed += !SimulationLastStep(ref)->keep_impulses;
   }
-  printf("reference: 200 steps, %d not converged, %d decayed, %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered\n", unconverged, decayed, ref->bodies.n_owned, ref->previous.n);
+  printf("reference: 200 steps, %d not converged, %d decayed, %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered\n", unconverged, decayed, SimulationBodies(ref)->n_owned, SimulationMemory(ref)->n);
   CHECK(decayed > 20, "only %d steps decayed their warm start: the decay path is not exercised", decayed);
   PetscCall(Steps(first, 100));
-  CHECK(!first->last.keep_impulses, "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
-  PetscCall(CheckpointWrite(first, dir, path, sizeof(path)));
+  CHECK(!SimulationLastStep(first)->keep_impulses, "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
+  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path)));
   CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
-  printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT " contacts = %.1f bytes per sphere (contacts and scenario included)\n", path, (long long)st.st_size, first->bodies.n_owned,
-         first->previous.n, (double)st.st_size / first->bodies.n_owned);
-  PetscCall(CheckpointRead(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
-  CHECK(restarted && !err[0], "CheckpointRead refused its own checkpoint: %s", err);
+  printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT " contacts = %.1f bytes per sphere (contacts and scenario included)\n", path, (long long)st.st_size, SimulationBodies(first)->n_owned,
+         SimulationMemory(first)->n, (double)st.st_size / SimulationBodies(first)->n_owned);
+  PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
+  CHECK(restarted && !err[0], "SimulationCreateFromCheckpoint refused its own checkpoint: %s", err);
   if (restarted) {
     CompareSimulations(first, restarted); /* the state as read */
     PetscCall(Steps(restarted, 100));
@@ -218,7 +219,7 @@ int main(int argc, char **argv)
     fclose(fp);
   }
   PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
-  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, first->time, &first->bodies));
+  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first)));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
   PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));
@@ -238,12 +239,12 @@ int main(int argc, char **argv)
 
   /* format versions */
   {
-    Simulation *pour;
+    Simulation pour;
     char        pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN];
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
-    PetscCall(CheckpointWrite(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
     PetscCall(SetVersion(ppath, 3));
     PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
     PetscCall(SimulationDestroy(&pour));
@@ -251,9 +252,9 @@ int main(int argc, char **argv)
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */
   PetscCall(Steps(first, 10));
-  PetscCall(CheckpointWrite(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
   PetscCall(Steps(first, 10));
-  PetscCall(CheckpointWrite(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
   {
     char ckdir[PETSC_MAX_PATH_LEN], p110[PETSC_MAX_PATH_LEN + 32], p120[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));

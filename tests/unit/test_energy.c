@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-  Simulation  *sim;
+  Simulation  sim;
   const double tol = 1e-9, R = 0.02;
   double       e_prev, worst = -1e300, gain_total = 0;
   PetscInt     violations = 0, steps = 0, max_contacts = 0;
@@ -36,23 +36,23 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestSimulationFromText(yaml, &sim));
   PetscCall(SimulationStep(sim));
-  e_prev = sim->last.kinetic_energy + sim->last.potential_energy;
-  while (sim->time < 1.0 - 1e-9) {
+  e_prev = SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy;
+  while (SimulationTime(sim) < 1.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
     double allowed = 0;
-    for (PetscInt i = 0; i < sim->contacts.n; i++) {
-      const double *g = contact_gamma(&sim->contacts, i);
+    for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++) {
+      const double *g = contact_gamma(SimulationContacts(sim), i);
       allowed += tol * (v3_norm(g) + v3_norm(g + 3) / R);
     }
-    const double e = sim->last.kinetic_energy + sim->last.potential_energy;
+    const double e = SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy;
     allowed += 1e-12 * fabs(e);
     worst = PetscMax(worst, (e - e_prev) - allowed);
     if (e - e_prev > allowed) {
       violations++;
-      if (violations <= 5) printf("  step %" PetscInt_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT ", residual %.2e m/s, converged %d)\n", sim->step, e - e_prev, allowed, sim->last.iterations, sim->last.residual_max, (int)sim->last.converged);
+      if (violations <= 5) printf("  step %" PetscInt_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT ", residual %.2e m/s, converged %d)\n", SimulationStepCount(sim), e - e_prev, allowed, SimulationLastStep(sim)->iterations, SimulationLastStep(sim)->residual_max, (int)SimulationLastStep(sim)->converged);
     }
     if (e > e_prev) gain_total += e - e_prev;
-    max_contacts = PetscMax(max_contacts, sim->contacts.n);
+    max_contacts = PetscMax(max_contacts, SimulationContacts(sim)->n);
     e_prev = e;
     steps++;
   }

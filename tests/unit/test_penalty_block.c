@@ -122,38 +122,47 @@ static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode one_step(Simulation *sim, Tally *t)
+/* The test's own detection and penalty context beside the simulation's, on its state. */
+typedef struct {
+  PenaltyContext ctx;
+  Broadphase     bp;
+  NeighbourList  nl;
+} Probe;
+
+/* One step's contacts of sim, their loads by the block kernel and by the per-contact code (probe's
+ * context, with the simulation's memory), compared into t. */
+static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
 {
-  PenaltyContext   *ctx = &sim->penalty;
+  PenaltyContext   *ctx = &probe->ctx;
   ContactSet        cs;
-  CollisionSettings cset = {sim->sc.envelope, sim->sc.materials, sim->walls, sim->sc.n_walls};
+  CollisionSettings cset = {SimulationScenario(sim)->envelope, SimulationScenario(sim)->materials, SimulationWalls(sim), SimulationScenario(sim)->n_walls};
   PetscInt         *match, matched;
   double           *rec[2], *load[2], *acc[2];
   PenaltyStepLimit  lim[2];
-  const PetscInt    nb = sim->bodies.n_owned + sim->bodies.n_ghost;
+  const PetscInt    nb = SimulationBodies(sim)->n_owned + SimulationBodies(sim)->n_ghost;
 
   PetscFunctionBegin;
   PetscCall(ContactSetCreate(&cs));
-  PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, nb, &sim->bp, &sim->nlist, &cs));
+  PetscCall(CollisionDetectListedGeometry(&cset, SimulationBodies(sim), nb, &probe->bp, &probe->nl, &cs));
   PetscCall(PetscMalloc5(cs.n + 1, &match, (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[0], (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[1], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[0],
                          (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[1]));
   PetscCall(PetscMalloc2(6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
-  PetscCall(ImpulseMemoryMatch(&cs, &sim->previous, match, &matched));
-  ctx->walls   = sim->walls;
-  ctx->n_walls = sim->sc.n_walls;
-  ctx->bodies  = &sim->bodies;
+  PetscCall(ImpulseMemoryMatch(&cs, SimulationMemory(sim), match, &matched));
+  ctx->walls   = SimulationWalls(sim);
+  ctx->n_walls = SimulationScenario(sim)->n_walls;
+  ctx->bodies  = SimulationBodies(sim);
   ctx->nb      = nb;
-  ctx->h       = sim->sc.time_step;
+  ctx->h       = SimulationScenario(sim)->time_step;
   for (int ref = 0; ref < 2; ref++) {
     const PetscInt64 before = ctx->block_contacts;
     ctx->per_contact        = ref ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], load[ref], NULL, &lim[ref]));
+    PetscCall(PenaltyContactLoads(ctx, &cs, SimulationMemory(sim), match, rec[ref], load[ref], NULL, &lim[ref]));
     if (!ref) t->by_block += ctx->block_contacts - before;
     else CHECK(ctx->block_contacts == before, "per_contact: no contact by the block kernel");
-    PetscCall(PenaltyContactLoads(ctx, &cs, &sim->previous, match, rec[ref], NULL, acc[ref], &lim[ref])); /* the per-body sums of one rank */
+    PetscCall(PenaltyContactLoads(ctx, &cs, SimulationMemory(sim), match, rec[ref], NULL, acc[ref], &lim[ref])); /* the per-body sums of one rank */
   }
   ctx->per_contact = PETSC_FALSE;
-  PetscCall(check_in_place(ctx, &cs, &sim->previous, match, nb, t));
+  PetscCall(check_in_place(ctx, &cs, SimulationMemory(sim), match, nb, t));
   compare(rec[0], rec[1], cs.n, PENALTY_HISTORY_WIDTH, t);
   compare(load[0], load[1], cs.n, PENALTY_LOAD_WIDTH, t);
   compare(acc[0], acc[1], nb, 6, t);
@@ -172,7 +181,7 @@ static PetscErrorCode one_step(Simulation *sim, Tally *t)
     if (c->a >= nb) t->on_wall++;
     else {
       t->on_sphere++;
-      if (sim->bodies.material[c->a] != sim->bodies.material[c->b]) t->mixed_pair++;
+      if (SimulationBodies(sim)->material[c->a] != SimulationBodies(sim)->material[c->b]) t->mixed_pair++;
     }
   }
   PetscCall(PetscFree5(match, rec[0], rec[1], load[0], load[1]));
@@ -205,25 +214,36 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_options());
   for (int isa = SIMD4_AVX512; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs (8 lanes, then 4), the portable one last */
-    Simulation *sim;
-    Tally       t = {0};
+    Simulation      sim;
+    const Scenario *sc;
+    Probe           probe;
+    Tally           t = {0};
     if (simd4_isa((Simd4Isa)isa) != (Simd4Isa)isa) continue; /* not on this CPU: tested where it runs */
+    PetscCall(PetscOptionsSetValue(NULL, "-penalty_simd", simd4_isa_name((Simd4Isa)isa))); /* the simulation's and the probe's */
     PetscCall(TestSimulationFromText(scenario, &sim));
-    sim->penalty.simd = (Simd4Isa)isa;
+    sc = SimulationScenario(sim);
+    PetscCall(PenaltyContextSetUp(&probe.ctx, &sc->penalty, sc->materials, sc->n_materials));
+    PetscCall(PenaltyContextSetFromOptions(&probe.ctx, PETSC_COMM_WORLD));
+    PetscCall(BroadphaseCreate(&probe.bp));
+    PetscCall(NeighbourListCreate(&probe.nl, sc->envelope));
     for (int s = 0; s < 3000; s++) PetscCall(SimulationStep(sim));
     for (int s = 0; s < 20; s++) {
-      PetscCall(one_step(sim, &t));
+      PetscCall(one_step(sim, &probe, &t));
       PetscCall(SimulationStep(sim));
     }
     printf("isa %s: %" PetscInt_FMT " contacts compared, %" PetscInt_FMT " touching, %" PetscInt_FMT " by the block kernel; slide stick %" PetscInt_FMT " slip %" PetscInt_FMT ", roll slip %" PetscInt_FMT
            ", spin slip %" PetscInt_FMT ", on walls %" PetscInt_FMT ", sphere pairs %" PetscInt_FMT " (%" PetscInt_FMT " of two materials); worst difference %.3g\n",
-           penalty_block_isa(&sim->penalty), t.compared, t.touching, t.by_block, t.slide_stick, t.slide_slip, t.roll_slip, t.spin_slip, t.on_wall, t.on_sphere, t.mixed_pair, t.worst);
-    CHECK(t.worst <= 1e-8, "block kernel (%s) vs per-contact code: worst relative difference %.3g above 1e-8", penalty_block_isa(&sim->penalty), t.worst);
+           penalty_block_isa(&probe.ctx), t.compared, t.touching, t.by_block, t.slide_stick, t.slide_slip, t.roll_slip, t.spin_slip, t.on_wall, t.on_sphere, t.mixed_pair, t.worst);
+    CHECK(t.worst <= 1e-8, "block kernel (%s) vs per-contact code: worst relative difference %.3g above 1e-8", penalty_block_isa(&probe.ctx), t.worst);
     CHECK(t.by_block >= 0.8 * t.touching, "the block kernel computed %" PetscInt_FMT " of %" PetscInt_FMT " touching contacts (expected at least 80%%)", t.by_block, t.touching);
     CHECK(t.slide_stick > 0 && t.slide_slip > 0 && t.roll_slip > 0 && t.spin_slip > 0, "every stick/slip case compared");
     CHECK(t.on_wall > 0 && t.on_sphere > 0 && t.mixed_pair > 0, "wall, sphere and mixed-material contacts compared");
+    PetscCall(PenaltyContextDestroy(&probe.ctx));
+    PetscCall(BroadphaseDestroy(&probe.bp));
+    PetscCall(NeighbourListDestroy(&probe.nl));
     PetscCall(SimulationDestroy(&sim));
   }
+  PetscCall(PetscOptionsClearValue(NULL, "-penalty_simd"));
   PetscCall(PetscFinalize());
   return failures != 0;
 }

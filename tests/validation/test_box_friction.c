@@ -6,7 +6,7 @@
  *    after 1 s (the issue's threshold; the solver tolerance is 1e-10 m/s). */
 #include "test_util.h"
 
-static PetscErrorCode MakeSim(double alpha, double v0, double h, Simulation **sim)
+static PetscErrorCode MakeSim(double alpha, double v0, double h, Simulation *sim)
 {
   char yaml[2048];
 
@@ -30,31 +30,31 @@ static PetscErrorCode MakeSim(double alpha, double v0, double h, Simulation **si
 
 int main(int argc, char **argv)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   {
     const double v0 = 1.0, d_exact = v0 * v0 / (2 * 0.5 * 9.81);
     double       t_stop = -1, x_stop = 0;
     PetscCall(MakeSim(0, v0, 0.001, &sim));
-    while (sim->time < 0.5 - 1e-9) {
+    while (SimulationTime(sim) < 0.5 - 1e-9) {
       PetscCall(SimulationStep(sim));
-      if (t_stop < 0 && v3_norm(sim->bodies.vel) < 1e-6) {
-        t_stop = sim->time;
-        x_stop = sim->bodies.pos[0];
+      if (t_stop < 0 && v3_norm(SimulationBodies(sim)->vel) < 1e-6) {
+        t_stop = SimulationTime(sim);
+        x_stop = SimulationBodies(sim)->pos[0];
       }
     }
-    printf("sliding box: stopped at t = %.4f s after %.6f m; Coulomb distance v0^2/(2 mu g) = %.6f m; contacts %" PetscInt_FMT "\n", t_stop, x_stop, d_exact, sim->contacts.n);
+    printf("sliding box: stopped at t = %.4f s after %.6f m; Coulomb distance v0^2/(2 mu g) = %.6f m; contacts %" PetscInt_FMT "\n", t_stop, x_stop, d_exact, SimulationContacts(sim)->n);
     TEST_CHECK(t_stop > 0, "box never stopped");
     TEST_CHECK(fabs(x_stop / d_exact - 1) < 0.01, "stop distance %.6f vs %.6f", x_stop, d_exact);
-    TEST_CHECK(sim->contacts.n == 4, "a box face resting on a plane should have 4 contact points, has %" PetscInt_FMT, sim->contacts.n);
+    TEST_CHECK(SimulationContacts(sim)->n == 4, "a box face resting on a plane should have 4 contact points, has %" PetscInt_FMT, SimulationContacts(sim)->n);
     PetscCall(SimulationDestroy(&sim));
   }
   {
     double v;
     PetscCall(MakeSim(atan(0.3), 0, 0.005, &sim));
     PetscCall(TestRunUntil(sim, 1.0));
-    v = PetscMax(v3_norm(sim->bodies.vel), 0.1 * v3_norm(sim->bodies.vel + 3));
+    v = PetscMax(v3_norm(SimulationBodies(sim)->vel), 0.1 * v3_norm(SimulationBodies(sim)->vel + 3));
     printf("box on incline tan a = 0.3 < mu = 0.5: speed after 1 s %.3e m/s\n", v);
     TEST_CHECK(v < 1e-6, "box should stick, speed %.3e m/s", v);
     PetscCall(SimulationDestroy(&sim));

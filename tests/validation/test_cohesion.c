@@ -15,7 +15,7 @@
 #include "test_util.h"
 #include <stdlib.h>
 
-static PetscErrorCode HangingSim(double cohesion, Simulation **sim)
+static PetscErrorCode HangingSim(double cohesion, Simulation *sim)
 {
   char yaml[2048];
 
@@ -47,7 +47,7 @@ static int cmp_double(const void *a, const void *b)
 static PetscErrorCode PileSlope(double cohesion, double *slope_deg)
 {
   char        yaml[2048];
-  Simulation *sim;
+  Simulation sim;
   double      cx = 0, cy = 0, top = 0, *rr;
 
   PetscFunctionBegin;
@@ -66,18 +66,18 @@ static PetscErrorCode PileSlope(double cohesion, double *slope_deg)
            cohesion);
   PetscCall(TestSimulationFromText(yaml, &sim));
   PetscCall(TestRunUntil(sim, 1.0));
-  const PetscInt n = sim->bodies.n_owned;
+  const PetscInt n = SimulationBodies(sim)->n_owned;
   PetscCall(PetscMalloc1(n, &rr));
   for (PetscInt i = 0; i < n; i++) {
-    cx += sim->bodies.pos[3 * i] / n;
-    cy += sim->bodies.pos[3 * i + 1] / n;
-    top = PetscMax(top, sim->bodies.pos[3 * i + 2] + sim->bodies.radius[i]);
+    cx += SimulationBodies(sim)->pos[3 * i] / n;
+    cy += SimulationBodies(sim)->pos[3 * i + 1] / n;
+    top = PetscMax(top, SimulationBodies(sim)->pos[3 * i + 2] + SimulationBodies(sim)->radius[i]);
   }
-  for (PetscInt i = 0; i < n; i++) rr[i] = hypot(sim->bodies.pos[3 * i] - cx, sim->bodies.pos[3 * i + 1] - cy) + sim->bodies.radius[i];
+  for (PetscInt i = 0; i < n; i++) rr[i] = hypot(SimulationBodies(sim)->pos[3 * i] - cx, SimulationBodies(sim)->pos[3 * i + 1] - cy) + SimulationBodies(sim)->radius[i];
   qsort(rr, (size_t)n, sizeof(double), cmp_double);
   const double extent = rr[(PetscInt)(0.95 * (n - 1))];
   *slope_deg = atan(top / extent) * 180 / M_PI;
-  printf("column of %" PetscInt_FMT " spheres, cohesion %g N: height %.4f m, extent %.4f m, slope %.1f deg, max speed %.2e m/s\n", n, cohesion, top, extent, *slope_deg, sim->last.max_speed);
+  printf("column of %" PetscInt_FMT " spheres, cohesion %g N: height %.4f m, extent %.4f m, slope %.1f deg, max speed %.2e m/s\n", n, cohesion, top, extent, *slope_deg, SimulationLastStep(sim)->max_speed);
   PetscCall(PetscFree(rr));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -89,22 +89,22 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   {
-    Simulation *sim;
+    Simulation sim;
     PetscCall(HangingSim(m * g / 0.99, &sim));
     PetscCall(TestRunUntil(sim, 0.5));
-    const double dz = sim->bodies.pos[2] + 0.05, v = v3_norm(sim->bodies.vel);
+    const double dz = SimulationBodies(sim)->pos[2] + 0.05, v = v3_norm(SimulationBodies(sim)->vel);
     printf("hanging sphere, m g = 0.99 cohesion: moved %.2e m, speed %.2e m/s after 0.5 s\n", dz, v);
     TEST_CHECK(fabs(dz) < 1e-9 && v < 1e-8, "the cohesive contact should hold: moved %.3e m, speed %.3e m/s", dz, v);
     PetscCall(SimulationDestroy(&sim));
   }
   for (int k = 0; k < 2; k++) {
     const double ratio = k ? 1.05 : 1.01, c = m * g / ratio, a = g - c / m;
-    Simulation  *sim;
+    Simulation  sim;
     PetscCall(HangingSim(c, &sim));
     PetscCall(TestRunUntil(sim, 0.1));
-    const double v = -sim->bodies.vel[2];
-    printf("hanging sphere, m g = %.2f cohesion: speed after 0.1 s %.6e m/s ((g - c/m) t = %.6e; rel. error %.1e), contacts %" PetscInt_FMT "\n", ratio, v, a * 0.1, v / (a * 0.1) - 1, sim->contacts.n);
-    TEST_CHECK(sim->contacts.n == 1, "the contact should still be in the active set");
+    const double v = -SimulationBodies(sim)->vel[2];
+    printf("hanging sphere, m g = %.2f cohesion: speed after 0.1 s %.6e m/s ((g - c/m) t = %.6e; rel. error %.1e), contacts %" PetscInt_FMT "\n", ratio, v, a * 0.1, v / (a * 0.1) - 1, SimulationContacts(sim)->n);
+    TEST_CHECK(SimulationContacts(sim)->n == 1, "the contact should still be in the active set");
     TEST_CHECK(fabs(v / (a * 0.1) - 1) < 0.01, "released sphere: speed %.6e vs %.6e", v, a * 0.1);
     PetscCall(SimulationDestroy(&sim));
   }

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
   const double v0[NB][3] = {{300, 0, 0}, {-110, 0, 0}, {0, 50, 0}, {0, 0, 0}, {0, 0, 0}};
   double       x[NB][3];
   PetscBool    gone[NB] = {PETSC_FALSE};
-  Simulation  *sim;
+  Simulation  sim;
   PetscMPIInt  size, rank;
   PetscInt     expect_removed = 0;
 
@@ -67,11 +67,11 @@ int main(int argc, char **argv)
         TEST_CHECK(owner == rank, "step %d: body %d at x = %g is owned by rank %d, not by %d", n, b, x[b][0], rank, owner);
       }
     }
-    TEST_CHECK(sim->removed == expect_removed, "step %d: %" PetscInt_FMT " bodies counted as removed, expected %" PetscInt_FMT, n, sim->removed, expect_removed);
-    TEST_CHECK(sim->last.bodies == NB - expect_removed, "step %d: %" PetscInt_FMT " bodies, expected %" PetscInt_FMT, n, sim->last.bodies, NB - expect_removed);
+    TEST_CHECK(SimulationRemoved(sim) == expect_removed, "step %d: %" PetscInt_FMT " bodies counted as removed, expected %" PetscInt_FMT, n, SimulationRemoved(sim), expect_removed);
+    TEST_CHECK(SimulationLastStep(sim)->bodies == NB - expect_removed, "step %d: %" PetscInt_FMT " bodies, expected %" PetscInt_FMT, n, SimulationLastStep(sim)->bodies, NB - expect_removed);
   }
   TEST_CHECK(expect_removed == 3 && gone[0] && gone[1] && gone[2], "the scenario should remove A, B and C (removed %" PetscInt_FMT ")", expect_removed);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d ranks: 10 steps, %" PetscInt_FMT " bodies left the domain (expected 3), positions exact\n", size, sim->removed));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d ranks: 10 steps, %" PetscInt_FMT " bodies left the domain (expected 3), positions exact\n", size, SimulationRemoved(sim)));
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("migration and removal");
   PetscCall(PetscFinalize());

@@ -60,7 +60,7 @@ typedef struct {
 static PetscErrorCode Pour(MPI_Comm comm, double cohesion, StepRecord *rec)
 {
   char scenario[2048];
-  Simulation *sim;
+  Simulation sim;
   Scenario    sc;
   char        err[SCENARIO_ERR_MAX] = "";
   PetscInt    created;
@@ -70,33 +70,33 @@ static PetscErrorCode Pour(MPI_Comm comm, double cohesion, StepRecord *rec)
   if (scenario_load_string(scenario, "distributed-pour", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
-  PetscCallMPI(MPI_Allreduce(&sim->bodies.n_owned, &created, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &created, 1, MPIU_INT, MPI_SUM, comm));
   for (int n = 0; n < STEPS; n++) {
     double   local[4] = {0, 0, 0, 0};
     int64_t *ids;
     PetscInt nall = 0, dup = 0;
 
     PetscCall(SimulationStep(sim));
-    for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
-      for (int k = 0; k < 3; k++) local[k] += sim->bodies.mass[i] * sim->bodies.vel[6 * i + k];
-      local[3] += sim->bodies.mass[i];
+    for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) {
+      for (int k = 0; k < 3; k++) local[k] += SimulationBodies(sim)->mass[i] * SimulationBodies(sim)->vel[6 * i + k];
+      local[3] += SimulationBodies(sim)->mass[i];
     }
     PetscCallMPI(MPI_Allreduce(local, rec[n].momentum, 3, MPI_DOUBLE, MPI_SUM, comm));
     PetscCallMPI(MPI_Allreduce(&local[3], &rec[n].mass, 1, MPI_DOUBLE, MPI_SUM, comm));
-    rec[n].contacts  = sim->last.contacts;
-    rec[n].warm_started = sim->last.warm_started;
-    rec[n].bodies    = sim->last.bodies;
-    rec[n].removed   = sim->removed;
-    rec[n].converged = sim->last.converged;
+    rec[n].contacts  = SimulationLastStep(sim)->contacts;
+    rec[n].warm_started = SimulationLastStep(sim)->warm_started;
+    rec[n].bodies    = SimulationLastStep(sim)->bodies;
+    rec[n].removed   = SimulationRemoved(sim);
+    rec[n].converged = SimulationLastStep(sim)->converged;
     /* every id owned exactly once: gather the ids on every rank and look for repeats */
     {
-      PetscMPIInt size, nl = (PetscMPIInt)sim->bodies.n_owned, *counts, *displs;
+      PetscMPIInt size, nl = (PetscMPIInt)SimulationBodies(sim)->n_owned, *counts, *displs;
       PetscCallMPI(MPI_Comm_size(comm, &size));
       PetscCall(PetscMalloc2(size, &counts, size, &displs));
       PetscCallMPI(MPI_Allgather(&nl, 1, MPI_INT, counts, 1, MPI_INT, comm));
       for (int r = 0; r < size; r++) { displs[r] = (PetscMPIInt)nall; nall += counts[r]; }
       PetscCall(PetscMalloc1(nall + 1, &ids));
-      PetscCallMPI(MPI_Allgatherv(sim->bodies.id, nl, MPI_INT64_T, ids, counts, displs, MPI_INT64_T, comm));
+      PetscCallMPI(MPI_Allgatherv(SimulationBodies(sim)->id, nl, MPI_INT64_T, ids, counts, displs, MPI_INT64_T, comm));
       PetscCall(PetscSortInt64(nall, ids));
       for (PetscInt i = 1; i < nall; i++) dup += ids[i] == ids[i - 1];
       PetscCall(PetscFree(ids));

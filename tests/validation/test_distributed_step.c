@@ -15,7 +15,7 @@
 /* One step on comm; the (id, velocity) of every body gathered on rank 0, sorted by id. */
 static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *n, PetscInt *its)
 {
-  Simulation *sim;
+  Simulation sim;
   Scenario    sc;
   char        err[SCENARIO_ERR_MAX] = "";
   PetscMPIInt size;
@@ -27,9 +27,9 @@ static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));
-  *its = sim->last.iterations;
-  PetscCall(CCPSolverGetTolerance(sim->solver, &tol));
-  TEST_CHECK(sim->last.converged || tol == 0, "%d ranks: the step did not converge (residual %.3e m/s)", size, sim->last.residual_max);
+  *its = SimulationLastStep(sim)->iterations;
+  PetscCall(CCPSolverGetTolerance(SimulationSolver(sim), &tol));
+  TEST_CHECK(SimulationLastStep(sim)->converged || tol == 0, "%d ranks: the step did not converge (residual %.3e m/s)", size, SimulationLastStep(sim)->residual_max);
   PetscCall(TestGatherVelocities(sim, out, n));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);

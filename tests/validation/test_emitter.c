@@ -39,7 +39,7 @@ static const char *scenario =
 /* Run STEPS steps on comm; all bodies on rank 0 of comm. Checks the schedule on the way. */
 static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(TestSimulationOnComm(comm, scenario, "emitter", &sim));
@@ -47,8 +47,8 @@ static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
     PetscCall(SimulationStep(sim));
     /* bodies are emitted at the start of a step: due at t = (k - 1) h */
     const long a = (long)floor(1250 * PetscMin((k - 1) * 0.002, 0.12) + 1e-9), b = PetscMin((long)floor(1000 * (k - 1) * 0.002 + 1e-9), 50);
-    TEST_CHECK(sim->emitted[0] == a && sim->emitted[1] == b, "step %d: emitted %lld and %lld, expected %ld and %ld", k, (long long)sim->emitted[0], (long long)sim->emitted[1], a, b);
-    TEST_CHECK(sim->last.bodies == a + b, "step %d: %" PetscInt_FMT " bodies, expected %ld", k, sim->last.bodies, a + b);
+    TEST_CHECK(SimulationEmitted(sim, 0) == a && SimulationEmitted(sim, 1) == b, "step %d: emitted %lld and %lld, expected %ld and %ld", k, (long long)SimulationEmitted(sim, 0), (long long)SimulationEmitted(sim, 1), a, b);
+    TEST_CHECK(SimulationLastStep(sim)->bodies == a + b, "step %d: %" PetscInt_FMT " bodies, expected %ld", k, SimulationLastStep(sim)->bodies, a + b);
   }
   PetscCall(TestGatherVelocities(sim, all, n));
   PetscCall(SimulationDestroy(&sim));

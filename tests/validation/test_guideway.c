@@ -76,7 +76,7 @@
 
 /* Scenario with load Fy (N), rolling friction rho (m); speed v along x (m/s) by a prescribed
  * motion, or (v < 0) no motion and a gravity component gx along x. */
-static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, double gx, Simulation **sim)
+static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, double gx, Simulation *sim)
 {
   char         yaml[16384], err[SCENARIO_ERR_MAX] = "";
   size_t       len = 0;
@@ -142,21 +142,21 @@ static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, do
 
 /* The x reaction (N) of the motion joint in the last step, on every rank (its first row is along
  * world x; the rank that owns the puller computes it). Collective. */
-static PetscErrorCode PullForce(const Simulation *sim, double h, double *F)
+static PetscErrorCode PullForce(Simulation sim, double h, double *F)
 {
   double mine = 0;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < sim->contacts.n; i++)
-    if (sim->contacts.key[i].ida == JOINT_KEY_BASE + MOTION_JOINT) mine = contact_gamma(&sim->contacts, i)[0] / h;
-  PetscCallMPI(MPI_Allreduce(&mine, F, 1, MPI_DOUBLE, MPI_SUM, sim->comm));
+  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
+    if (SimulationContacts(sim)->key[i].ida == JOINT_KEY_BASE + MOTION_JOINT) mine = contact_gamma(SimulationContacts(sim), i)[0] / h;
+  PetscCallMPI(MPI_Allreduce(&mine, F, 1, MPI_DOUBLE, MPI_SUM, SimulationComm(sim)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Pull at v for T seconds on comm; the mean resisting force over (t0, T], the largest residual. */
 static PetscErrorCode Pull(MPI_Comm comm, double Fy, double rho, double t0, double T, double *F, double *resmax)
 {
-  Simulation  *sim;
+  Simulation  sim;
   const double h = 1e-3, v = 0.01;
   double       sum = 0;
   int          n   = 0;
@@ -164,12 +164,12 @@ static PetscErrorCode Pull(MPI_Comm comm, double Fy, double rho, double t0, doub
   PetscFunctionBegin;
   *resmax = 0;
   PetscCall(MakeSim(comm, Fy, rho, v, 0, &sim));
-  while (sim->time < T - h / 2) {
+  while (SimulationTime(sim) < T - h / 2) {
     double f;
     PetscCall(SimulationStep(sim));
     PetscCall(PullForce(sim, h, &f));
-    *resmax = PetscMax(*resmax, sim->last.residual_max);
-    if (sim->time > t0 + h / 2) {
+    *resmax = PetscMax(*resmax, SimulationLastStep(sim)->residual_max);
+    if (SimulationTime(sim) > t0 + h / 2) {
       sum += fabs(f);
       n++;
     }
@@ -199,7 +199,7 @@ static PetscErrorCode Validate(void)
       TEST_CHECK(fabs(F / expect - 1) < 0.05, "%s, F_y = %g N: resisting force %.5f N vs %.5f N", maps[p].name, loads[l], F, expect);
     }
   { /* zero pulling speed: the carriage sticks under a pull below the resistance */
-    Simulation  *sim;
+    Simulation  sim;
     const double Fy = 490, Fpull = 0.5 * (ZETA * Fy + SEAL), mass = Fy / 9.81 + 1 + ROWS * BALLS * 1.07e-3; /* carriage, its raceways, the puller, the balls */
     double       x0[3], x1[3], vel[6];
     PetscInt     found;

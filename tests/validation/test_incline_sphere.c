@@ -15,7 +15,7 @@
 
 static const double R = 0.1, g0 = 9.81, mu = 0.5;
 
-static PetscErrorCode MakeSim(double alpha, double rho, double sigma, double wz, Simulation **sim)
+static PetscErrorCode MakeSim(double alpha, double rho, double sigma, double wz, Simulation *sim)
 {
   char yaml[2048];
 
@@ -44,21 +44,21 @@ static double fit_slope(const Fit *f) { return (f->n * f->sty - f->st * f->sy) /
 
 int main(int argc, char **argv)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   { /* 1. static: tan a = 0.03 < rho/R = 0.05 < mu */
     const double alpha = atan(0.03);
     double       vmax = 0, x0;
     PetscCall(MakeSim(alpha, 0.005, 0.005, 0, &sim));
-    x0 = sim->bodies.pos[0];
-    while (sim->time < 2.0 - 1e-9) {
+    x0 = SimulationBodies(sim)->pos[0];
+    while (SimulationTime(sim) < 2.0 - 1e-9) {
       PetscCall(SimulationStep(sim));
-      vmax = PetscMax(vmax, v3_norm(sim->bodies.vel));
+      vmax = PetscMax(vmax, v3_norm(SimulationBodies(sim)->vel));
     }
-    printf("static: tan a = 0.03 < min(mu, rho/R) = 0.05: max speed over 2 s %.3e m/s, displacement %.3e m\n", vmax, fabs(sim->bodies.pos[0] - x0));
+    printf("static: tan a = 0.03 < min(mu, rho/R) = 0.05: max speed over 2 s %.3e m/s, displacement %.3e m\n", vmax, fabs(SimulationBodies(sim)->pos[0] - x0));
     TEST_CHECK(vmax < 1e-6, "sphere should stay at rest, max speed %.3e m/s", vmax);
-    TEST_CHECK(fabs(sim->bodies.pos[0] - x0) < 1e-6, "sphere moved %.3e m", fabs(sim->bodies.pos[0] - x0));
+    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0] - x0) < 1e-6, "sphere moved %.3e m", fabs(SimulationBodies(sim)->pos[0] - x0));
     PetscCall(SimulationDestroy(&sim));
   }
   { /* 2. rolling: tan a = 0.2, rho/R = 0.05 */
@@ -67,12 +67,12 @@ int main(int argc, char **argv)
     Fit          f = {0};
     double       slip = 0;
     PetscCall(MakeSim(alpha, rho, 0.005, 0, &sim));
-    while (sim->time < 1.0 - 1e-9) {
+    while (SimulationTime(sim) < 1.0 - 1e-9) {
       PetscCall(SimulationStep(sim));
-      const double *v = sim->bodies.vel;
+      const double *v = SimulationBodies(sim)->vel;
       double        wworld[3];
-      quat_rotate(wworld, sim->bodies.quat, v + 3);
-      if (sim->time > 0.1) fit_add(&f, sim->time, v[0]);
+      quat_rotate(wworld, SimulationBodies(sim)->quat, v + 3);
+      if (SimulationTime(sim) > 0.1) fit_add(&f, SimulationTime(sim), v[0]);
       slip = PetscMax(slip, fabs(v[0] - wworld[1] * R)); /* contact point speed, v - w x (0,0,-R) */
     }
     printf("rolling: tan a = 0.2: fitted acceleration %.6f m/s^2, analytic %.6f; max contact slip speed %.2e m/s\n", fit_slope(&f), a_exact, slip);
@@ -85,12 +85,12 @@ int main(int argc, char **argv)
     Fit          f = {0};
     double       t_stop = -1;
     PetscCall(MakeSim(0, 0, sigma, w0, &sim));
-    while (sim->time < 1.0 - 1e-9) {
+    while (SimulationTime(sim) < 1.0 - 1e-9) {
       PetscCall(SimulationStep(sim));
       double w[3];
-      quat_rotate(w, sim->bodies.quat, sim->bodies.vel + 3);
-      if (w[2] > 1.0) fit_add(&f, sim->time, w[2]);
-      if (t_stop < 0 && fabs(w[2]) < 1e-9) t_stop = sim->time;
+      quat_rotate(w, SimulationBodies(sim)->quat, SimulationBodies(sim)->vel + 3);
+      if (w[2] > 1.0) fit_add(&f, SimulationTime(sim), w[2]);
+      if (t_stop < 0 && fabs(w[2]) < 1e-9) t_stop = SimulationTime(sim);
     }
     printf("spinning: fitted spin deceleration %.5f rad/s^2, analytic sigma m g / J = %.5f; stopped at %.3f s (analytic %.4f)\n", -fit_slope(&f), alpha_exact, t_stop, w0 / alpha_exact);
     TEST_CHECK(fabs(-fit_slope(&f) / alpha_exact - 1) < 0.01, "spin deceleration %.5f vs %.5f", -fit_slope(&f), alpha_exact);

@@ -61,28 +61,28 @@ typedef struct {
 /* Run the scenario on comm, recording every step (the same on every rank of comm). */
 static PetscErrorCode Run(MPI_Comm comm, StepRecord *rec)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(TestSimulationOnComm(comm, scenario, "joint-distributed", &sim));
   for (int n = 0; n < STEPS; n++) {
     double   mine[NBODY * 7] = {0};
-    PetscInt blocks          = sim->joints.active;
+    PetscInt blocks          = SimulationJointBlocks(sim);
     PetscCall(SimulationStep(sim));
-    for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
-      const int64_t id = sim->bodies.id[i];
-      for (int k = 0; k < 3; k++) mine[7 * id + k] = sim->bodies.pos[3 * i + k];
-      for (int k = 0; k < 4; k++) mine[7 * id + 3 + k] = sim->bodies.quat[4 * i + k];
+    for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) {
+      const int64_t id = SimulationBodies(sim)->id[i];
+      for (int k = 0; k < 3; k++) mine[7 * id + k] = SimulationBodies(sim)->pos[3 * i + k];
+      for (int k = 0; k < 4; k++) mine[7 * id + 3 + k] = SimulationBodies(sim)->quat[4 * i + k];
     }
-    blocks = sim->joints.active;
+    blocks = SimulationJointBlocks(sim);
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mine, NBODY * 7, MPI_DOUBLE, MPI_SUM, comm)); /* one owner each: exact */
     PetscCallMPI(MPI_Allreduce(&blocks, &rec[n].joint_blocks, 1, MPIU_INT, MPI_SUM, comm));
     for (int b = 0; b < NBODY; b++) {
       for (int k = 0; k < 3; k++) rec[n].x[b][k] = mine[7 * b + k];
       for (int k = 0; k < 4; k++) rec[n].q[b][k] = mine[7 * b + 3 + k];
     }
-    rec[n].warm_started = sim->last.warm_started;
-    rec[n].residual     = sim->last.residual_max;
+    rec[n].warm_started = SimulationLastStep(sim)->warm_started;
+    rec[n].residual     = SimulationLastStep(sim)->residual_max;
   }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -32,7 +32,7 @@ static double rotation_angle(const double q[4]) { return 2 * atan2(sqrt(q[1] * q
 static PetscErrorCode Prismatic(double F, double S)
 {
   char        yaml[2048];
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof(yaml),
@@ -44,7 +44,7 @@ static PetscErrorCode Prismatic(double F, double S)
            F, S);
   PetscCall(TestSimulationFromText(yaml, &sim));
   PetscCall(TestRunUntil(sim, 0.5));
-  const double *x = sim->bodies.pos, vx = sim->bodies.vel[0], off = hypot(x[1], x[2]), rot = rotation_angle(sim->bodies.quat);
+  const double *x = SimulationBodies(sim)->pos, vx = SimulationBodies(sim)->vel[0], off = hypot(x[1], x[2]), rot = rotation_angle(SimulationBodies(sim)->quat);
   if (F < S) {
     printf("prismatic, F = %.2f S: moved %.2e m along the axis, %.2e m off it, turned %.2e rad\n", F / S, x[0], off, rot);
     TEST_CHECK(fabs(x[0]) < 1e-9, "F < S: the carriage should stick, moved %.3e m", x[0]);
@@ -60,7 +60,7 @@ static PetscErrorCode Prismatic(double F, double S)
 
 static PetscErrorCode Motion(void)
 {
-  Simulation  *sim;
+  Simulation  sim;
   double       worst = 0;
   const double om = 4 * M_PI;
 
@@ -71,9 +71,9 @@ static PetscErrorCode Motion(void)
                                           "joints:\n"
                                           "  - {type: motion, body: shaker, velocity: [0.1, 0, 0], amplitude: [0, 0, 0.2], frequency: 2}\n",
                                    &sim));
-  while (sim->time < 1.0 - 1e-9) {
+  while (SimulationTime(sim) < 1.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
-    const double t = sim->time, e[3] = {sim->bodies.pos[0] - 0.1 * t, sim->bodies.pos[1], sim->bodies.pos[2] - 0.5 - 0.2 * (1 - cos(om * t)) / om};
+    const double t = SimulationTime(sim), e[3] = {SimulationBodies(sim)->pos[0] - 0.1 * t, SimulationBodies(sim)->pos[1], SimulationBodies(sim)->pos[2] - 0.5 - 0.2 * (1 - cos(om * t)) / om};
     worst = PetscMax(worst, v3_norm(e));
   }
   printf("prescribed motion: largest distance from x(t) over 1 s %.2e m\n", worst);
@@ -86,7 +86,7 @@ static PetscErrorCode Motion(void)
 static PetscErrorCode Pendulum3D(int spherical)
 {
   char         yaml[2048];
-  Simulation  *sim;
+  Simulation  sim;
   const double L = 0.8;
   double       gap = 0, de = 0, ke_max = 0;
 
@@ -109,16 +109,16 @@ static PetscErrorCode Pendulum3D(int spherical)
              L, L);
   PetscCall(TestSimulationFromText(yaml, &sim));
   const double I = 0.4 * 0.05 * 0.05, e0 = 0.5 * 1.5 * 1.5 + (spherical ? 0.5 * I * (1.5 / L) * (1.5 / L) : 0); /* at z = 0 */
-  while (sim->time < 3.0 - 1e-9) {
+  while (SimulationTime(sim) < 3.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
     double lever[3] = {-L, 0, 0}, p[3];
     if (spherical) { /* the anchor is fixed in the body: where it is now */
-      quat_rotate(p, sim->bodies.quat, lever);
-      v3_add(p, p, sim->bodies.pos);
+      quat_rotate(p, SimulationBodies(sim)->quat, lever);
+      v3_add(p, p, SimulationBodies(sim)->pos);
       gap = PetscMax(gap, v3_norm(p));
-    } else gap = PetscMax(gap, fabs(v3_norm(sim->bodies.pos) - L));
-    de     = PetscMax(de, fabs(sim->last.kinetic_energy + sim->last.potential_energy - e0));
-    ke_max = PetscMax(ke_max, sim->last.kinetic_energy);
+    } else gap = PetscMax(gap, fabs(v3_norm(SimulationBodies(sim)->pos) - L));
+    de     = PetscMax(de, fabs(SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy - e0));
+    ke_max = PetscMax(ke_max, SimulationLastStep(sim)->kinetic_energy);
   }
   printf("%s pendulum, 3 s: %s %.2e m, max |energy error| %.2e of the largest kinetic energy\n", spherical ? "spherical-joint" : "distance-joint", spherical ? "anchor gap" : "length error", gap, de / ke_max);
   TEST_CHECK(gap < 1e-6, "constraint violation %.3e m", gap);
@@ -129,7 +129,7 @@ static PetscErrorCode Pendulum3D(int spherical)
 
 static PetscErrorCode Fixed(void)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(TestSimulationFromText(HEADER "gravity: [0, 0, -9.81]\n"
@@ -139,7 +139,7 @@ static PetscErrorCode Fixed(void)
                                           "  - {type: fixed, body_a: ground, body_b: post, point: [0, 0, 0]}\n",
                                    &sim));
   PetscCall(TestRunUntil(sim, 1.0));
-  const double d[3] = {sim->bodies.pos[0] - 0.3, sim->bodies.pos[1] - 0.2, sim->bodies.pos[2] - 0.1}, rot = rotation_angle(sim->bodies.quat);
+  const double d[3] = {SimulationBodies(sim)->pos[0] - 0.3, SimulationBodies(sim)->pos[1] - 0.2, SimulationBodies(sim)->pos[2] - 0.1}, rot = rotation_angle(SimulationBodies(sim)->quat);
   printf("fixed joint: moved %.2e m, turned %.2e rad in 1 s\n", v3_norm(d), rot);
   TEST_CHECK(v3_norm(d) < 1e-9 && rot < 1e-9, "the fixed body moved %.3e m or turned %.3e rad", v3_norm(d), rot);
   PetscCall(SimulationDestroy(&sim));

@@ -17,7 +17,7 @@
 #include "test_penalty.h"
 #include "penalty/history.h"
 
-static PetscErrorCode MakeBrick(double alpha, Simulation **sim)
+static PetscErrorCode MakeBrick(double alpha, Simulation *sim)
 {
   char         yaml[4096];
   const double k = 1e6, delta = 1.0 * PEN_G * cos(alpha) / (4 * k);
@@ -45,32 +45,32 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int k = 0; k < 2; k++) {
-    Simulation  *sim;
+    Simulation  sim;
     const double a = stick[k], threshold = PEN_MU_S * PEN_G * cos(a) / (4 * 1e5);
     int          sticking = 0;
     PetscCall(MakeBrick(a, &sim));
     PetscCall(TestRunUntil(sim, 1.0));
-    for (PetscInt i = 0; i < sim->previous.n; i++) {
+    for (PetscInt i = 0; i < SimulationMemory(sim)->n; i++) {
       PenaltyHistory hst;
-      memcpy(&hst, sim->previous.gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(hst));
+      memcpy(&hst, SimulationMemory(sim)->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(hst));
       sticking += penalty_state_has(&hst, PENALTY_TOUCHING) && !penalty_state_has(&hst, PENALTY_SLIDE_SLIP);
     }
     printf("brick at alpha = %.4f rad (tan %.4f <= mu_s): displacement %.4e m, static threshold mu_s m g cos a / (4 K_E) = %.4e m, speed %.3e m/s, %d of %" PetscInt_FMT " corners sticking\n", a, tan(a),
-           -sim->bodies.pos[0], threshold, v3_norm(sim->bodies.vel), sticking, sim->previous.n);
-    TEST_CHECK(fabs(sim->bodies.pos[0]) < threshold, "displacement %.4e m above the static threshold %.4e m", -sim->bodies.pos[0], threshold);
-    TEST_CHECK(v3_norm(sim->bodies.vel) < 1e-9, "the brick should be at rest: %.3e m/s", v3_norm(sim->bodies.vel));
+           -SimulationBodies(sim)->pos[0], threshold, v3_norm(SimulationBodies(sim)->vel), sticking, SimulationMemory(sim)->n);
+    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0]) < threshold, "displacement %.4e m above the static threshold %.4e m", -SimulationBodies(sim)->pos[0], threshold);
+    TEST_CHECK(v3_norm(SimulationBodies(sim)->vel) < 1e-9, "the brick should be at rest: %.3e m/s", v3_norm(SimulationBodies(sim)->vel));
     TEST_CHECK(sticking == 4, "%d corners in stick mode, want 4", sticking);
     PetscCall(SimulationDestroy(&sim));
   }
   for (int k = 0; k < 2; k++) {
-    Simulation  *sim;
+    Simulation  sim;
     const double a = slide[k], exact = PEN_G * sin(a) - PEN_MU_K * PEN_G * cos(a);
     double       v1, v2, acc;
     PetscCall(MakeBrick(a, &sim));
     PetscCall(TestRunUntil(sim, 0.5));
-    v1 = -sim->bodies.vel[0];
+    v1 = -SimulationBodies(sim)->vel[0];
     PetscCall(TestRunUntil(sim, 1.0));
-    v2  = -sim->bodies.vel[0];
+    v2  = -SimulationBodies(sim)->vel[0];
     acc = (v2 - v1) / 0.5;
     printf("brick at alpha = %.4f rad (tan %.4f > mu_s): acceleration %.5f m/s^2, g sin a - mu_k g cos a = %.5f (%.3f%%)\n", a, tan(a), acc, exact, 100 * (acc / exact - 1));
     TEST_CHECK(fabs(acc / exact - 1) < 0.01, "sliding acceleration %.5f vs %.5f m/s^2", acc, exact);

@@ -28,14 +28,14 @@
 static const double m = 5, R = 0.2, I = 0.1, v0 = 5, eta_r = 0.1;
 
 /* Run until t, returning the largest |w| and the sign changes of w_y over the run. */
-static PetscErrorCode Watch(Simulation *sim, double t, double *wmax, int *flips)
+static PetscErrorCode Watch(Simulation sim, double t, double *wmax, int *flips)
 {
   double w[3], last = 0;
 
   PetscFunctionBegin;
   *wmax  = 0;
   *flips = 0;
-  while (sim->time < t - 0.5 * sim->sc.time_step) {
+  while (SimulationTime(sim) < t - 0.5 * SimulationScenario(sim)->time_step) {
     PetscCall(SimulationStep(sim));
     PenOmegaWorld(sim, w);
     *wmax = PetscMax(*wmax, v3_norm(w));
@@ -47,7 +47,7 @@ static PetscErrorCode Watch(Simulation *sim, double t, double *wmax, int *flips)
 
 int main(int argc, char **argv)
 {
-  Simulation  *sim;
+  Simulation  sim;
   const double N = m * PEN_G, T = 2 * eta_r * PEN_MU_K * N * R;
   const double t_roll = v0 / (PEN_MU_K * PEN_G + R * PEN_MU_K * N * R * (1 - 2 * eta_r) / I);
   const double v_roll = v0 - PEN_MU_K * PEN_G * t_roll, a_roll = T * R / (I + m * R * R);
@@ -61,19 +61,19 @@ int main(int argc, char **argv)
   {
     PenSphere p = {.alpha = 0, .radius = R, .mass = m, .inertia = I, .v0 = {v0, 0, 0}, .eta_r = eta_r, .h = 1e-4};
     PetscCall(PenSphereCreate(&p, &sim));
-    while (sim->time < t_stop - 0.1) {
+    while (SimulationTime(sim) < t_stop - 0.1) {
       PetscCall(SimulationStep(sim));
       PenOmegaWorld(sim, w);
-      if (t_seen < 0 && sim->bodies.vel[0] - R * w[1] < 1e-3) t_seen = sim->time;
-      if (fabs(sim->time - t1) < 0.5e-4) v1 = sim->bodies.vel[0];
-      if (fabs(sim->time - t2) < 0.5e-4) v2 = sim->bodies.vel[0];
+      if (t_seen < 0 && SimulationBodies(sim)->vel[0] - R * w[1] < 1e-3) t_seen = SimulationTime(sim);
+      if (fabs(SimulationTime(sim) - t1) < 0.5e-4) v1 = SimulationBodies(sim)->vel[0];
+      if (fabs(SimulationTime(sim) - t2) < 0.5e-4) v2 = SimulationBodies(sim)->vel[0];
     }
     printf("tracking: pure rolling from %.4f s (%.3f%%), rolling deceleration %.5f m/s^2 (%.3f%%)\n", t_seen, 100 * (t_seen / t_roll - 1), (v1 - v2) / (t2 - t1), 100 * ((v1 - v2) / (t2 - t1) / a_roll - 1));
     TEST_CHECK(fabs(t_seen / t_roll - 1) < 0.01, "slide phase ended at %.4f s, analytic %.4f s", t_seen, t_roll);
     TEST_CHECK(fabs((v1 - v2) / (t2 - t1) / a_roll - 1) < 0.01, "rolling deceleration %.5f vs %.5f m/s^2", (v1 - v2) / (t2 - t1), a_roll);
     PetscCall(TestRunUntil(sim, t_stop + 1));
     PenOmegaWorld(sim, w);
-    printf("tracking: at %.2f s |w| = %.3e rad/s, x' = %.3e m/s\n", sim->time, v3_norm(w), sim->bodies.vel[0]);
+    printf("tracking: at %.2f s |w| = %.3e rad/s, x' = %.3e m/s\n", SimulationTime(sim), v3_norm(w), SimulationBodies(sim)->vel[0]);
     TEST_CHECK(v3_norm(w) < 1e-9, "the disk should be at rest: |w| = %.3e rad/s", v3_norm(w));
     PetscCall(Watch(sim, t_stop + 2, &wmax, &flips));
     printf("tracking: largest |w| in the next second %.3e rad/s, %d sign changes\n", wmax, flips);

@@ -28,24 +28,24 @@ typedef struct {
 } Gathered;
 
 /* sim's history memory of all ranks on rank 0 of comm, sorted by key (others: n = 0). */
-static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
+static PetscErrorCode Gather(Simulation sim, Gathered *g)
 {
-  const ImpulseMemory *m = &sim->previous;
+  const ImpulseMemory *m = SimulationMemory(sim);
   const size_t         rec = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
   PetscMPIInt          size, rank, mine = (PetscMPIInt)(m->n * (PetscInt)rec), *counts = NULL, *displs = NULL;
   char                *buf, *all = NULL;
   ImpulseMemory        sorted;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(sim->comm, &size));
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(SimulationComm(sim), &size));
+  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
   PetscCall(PetscMalloc1(mine + 1, &buf));
   for (PetscInt i = 0; i < m->n; i++) {
     memcpy(buf + rec * i, &m->key[i], sizeof(ContactKey));
     memcpy(buf + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(double) * PENALTY_HISTORY_WIDTH);
   }
   if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
-  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, sim->comm));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, SimulationComm(sim)));
   g->n = 0;
   if (!rank) {
     int total = 0;
@@ -56,7 +56,7 @@ static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
     g->n = total / (PetscInt)rec;
     PetscCall(PetscMalloc1(total + 1, &all));
   }
-  PetscCallMPI(MPI_Gatherv(buf, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, sim->comm));
+  PetscCallMPI(MPI_Gatherv(buf, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, SimulationComm(sim)));
   if (!rank) {
     ContactKey *key;
     double     *val;
@@ -85,7 +85,7 @@ static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
 /* The pour on comm; the history at steps 100 and 200 gathered on its rank 0. */
 static PetscErrorCode Pour(MPI_Comm comm, Gathered g[2])
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(TestSimulationOnComm(comm, scenario, "penalty-pour", &sim));

@@ -116,10 +116,10 @@ static PetscErrorCode GatherRecords(MPI_Comm comm, size_t rec, PetscInt n, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
+static PetscErrorCode Gather(Simulation sim, Gathered *g)
 {
-  const BodyStore     *s   = &sim->bodies;
-  const ImpulseMemory *m   = &sim->previous;
+  const BodyStore     *s   = SimulationBodies(sim);
+  const ImpulseMemory *m   = SimulationMemory(sim);
   const size_t         rec = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
   double              *bodies;
   char                *contacts;
@@ -137,8 +137,8 @@ static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
     memcpy(contacts + rec * i, &m->key[i], sizeof(ContactKey));
     memcpy(contacts + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(double) * PENALTY_HISTORY_WIDTH);
   }
-  PetscCall(GatherRecords(sim->comm, STATE * sizeof(double), s->n_owned, (const char *)bodies, &g->n_bodies, (char **)&g->body));
-  PetscCall(GatherRecords(sim->comm, rec, m->n, contacts, &g->n_contacts, &g->contact));
+  PetscCall(GatherRecords(SimulationComm(sim), STATE * sizeof(double), s->n_owned, (const char *)bodies, &g->n_bodies, (char **)&g->body));
+  PetscCall(GatherRecords(SimulationComm(sim), rec, m->n, contacts, &g->n_contacts, &g->contact));
   qsort(g->body, (size_t)g->n_bodies, STATE * sizeof(double), CompareBody);
   qsort(g->contact, (size_t)g->n_contacts, rec, CompareKey);
   PetscCall(PetscFree2(bodies, contacts));
@@ -146,24 +146,24 @@ static PetscErrorCode Gather(const Simulation *sim, Gathered *g)
 }
 
 /* Owned bodies of this rank whose centre lies in another rank's subdomain, summed over ranks. */
-static PetscErrorCode Lagging(const Simulation *sim, PetscInt64 *n)
+static PetscErrorCode Lagging(Simulation sim, PetscInt64 *n)
 {
   PetscMPIInt rank;
   PetscInt64  mine = 0;
 
   PetscFunctionBegin;
   *n = 0;
-  if (!sim->domain) PetscFunctionReturn(PETSC_SUCCESS); /* one rank owns everything */
-  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
-  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) mine += DomainOwnerOfPoint(sim->domain, sim->bodies.pos + 3 * i) != rank;
-  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPIU_INT64, MPI_SUM, sim->comm));
+  if (!SimulationDomain(sim)) PetscFunctionReturn(PETSC_SUCCESS); /* one rank owns everything */
+  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
+  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) mine += DomainOwnerOfPoint(SimulationDomain(sim), SimulationBodies(sim)->pos + 3 * i) != rank;
+  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPIU_INT64, MPI_SUM, SimulationComm(sim)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* yaml run for steps steps, keeping the ghosts or not, gathered every `every` steps into g. */
 static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep, Gathered g[], RunCounts *rc)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsSetValue(NULL, "-ghost_update", keep ? "true" : "false"));
@@ -175,14 +175,13 @@ static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep
     PetscCall(SimulationStep(sim));
     PetscCall(Lagging(sim, &lag));
     rc->lagging += lag;
-    rc->touching += sim->last.contacts > 0;
+    rc->touching += SimulationLastStep(sim)->contacts > 0;
     if (n % every == 0) PetscCall(Gather(sim, &g[n / every - 1]));
   }
-  rc->builds  = sim->ghost_builds;
-  rc->updates = sim->ghost_updates;
-  rc->removed = sim->removed;
+  SimulationGhostCounts(sim, &rc->builds, &rc->updates);
+  rc->removed = SimulationRemoved(sim);
   rc->emitted = 0;
-  for (int k = 0; k < sim->sc.n_emitters; k++) rc->emitted += sim->emitted[k];
+  for (int k = 0; k < SimulationScenario(sim)->n_emitters; k++) rc->emitted += SimulationEmitted(sim, k);
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

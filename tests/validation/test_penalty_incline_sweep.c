@@ -47,7 +47,7 @@ int main(int argc, char **argv)
       const double a = deg[k] * M_PI / 180;
       const int    expect = deg[k] <= b1 ? STATIC : (deg[k] <= b2 ? PURE_ROLLING : ROLLING_WITH_SLIP);
       PenSphere    p = {.alpha = a, .radius = R, .mass = 5, .eta_r = etas[e], .extra_contact = "roll_damping: 5, ", .h = 1e-4};
-      Simulation  *sim;
+      Simulation  sim;
       double       w[3], v, slip;
       int          got;
       if (fabs(deg[k] - b1) < 0.5 || fabs(deg[k] - b2) < 0.5) {
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
       PetscCall(PenSphereCreate(&p, &sim));
       PetscCall(TestRunUntil(sim, 2.0));
       PenOmegaWorld(sim, w);
-      v    = sim->bodies.vel[0];
+      v    = SimulationBodies(sim)->vel[0];
       {
         const double wr = w[1] * R; /* rolling downhill (-x) without slip: w_y R = v */
         slip            = v - wr;

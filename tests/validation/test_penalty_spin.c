@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-  Simulation  *sim;
+  Simulation  sim;
   const double m = 5, R = 0.2, J = 0.4 * m * R * R, N = m * PEN_G, T_exact = PEN_MU_K * N * 0.006 * R;
   PenSphere    p = {.alpha = 0, .radius = R, .mass = m, .w0 = {0, 0, 1}, .eta_psi = 0.006, .h = 1e-4};
   double       w[3], w1, w4, T;
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
   TEST_CHECK(fabs(T / T_exact - 1) < 0.01, "kinetic spin torque %.6f N m vs %.6f", T, T_exact);
   PetscCall(TestRunUntil(sim, 9.0));
   PenOmegaWorld(sim, w);
-  printf("spinning sphere: |w| at 9 s = %.3e rad/s, speed %.3e m/s\n", v3_norm(w), v3_norm(sim->bodies.vel));
+  printf("spinning sphere: |w| at 9 s = %.3e rad/s, speed %.3e m/s\n", v3_norm(w), v3_norm(SimulationBodies(sim)->vel));
   TEST_CHECK(v3_norm(w) < 1e-9, "the sphere should have stopped spinning: |w| = %.3e rad/s", v3_norm(w));
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("penalty spinning sphere");

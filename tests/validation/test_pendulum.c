@@ -26,7 +26,7 @@
 #include "test_util.h"
 #include <string.h>
 
-static PetscErrorCode MakeSim(int links, double angle, const char *solver, Simulation **sim)
+static PetscErrorCode MakeSim(int links, double angle, const char *solver, Simulation *sim)
 {
   char         yaml[4096];
   const double L = 0.5, c = cos(angle), s = sin(angle);
@@ -51,7 +51,7 @@ static PetscErrorCode MakeSim(int links, double angle, const char *solver, Simul
 }
 
 /* Largest gap of the hinges' anchors (m) and the axis misalignment now. */
-static double Violation(const Simulation *sim, int links, double angle, double *axis_err)
+static double Violation(Simulation sim, int links, double angle, double *axis_err)
 {
   const double L = 0.5;
   double       worst = 0, p[3], prev[3] = {0, 0, 0};
@@ -61,24 +61,24 @@ static double Violation(const Simulation *sim, int links, double angle, double *
     double         up[3], y[3] = {0, 1, 0}, ay[3];
     /* link l's hinge, from its centre, in its body frame (the world frame at time 0) */
     double local[3] = {-L * sin(angle), 0, L * cos(angle)};
-    quat_rotate(up, sim->bodies.quat + 4 * i, local);
-    v3_add(p, sim->bodies.pos + 3 * i, up);
+    quat_rotate(up, SimulationBodies(sim)->quat + 4 * i, local);
+    v3_add(p, SimulationBodies(sim)->pos + 3 * i, up);
     double d[3];
     v3_sub(d, p, prev);
     worst = PetscMax(worst, v3_norm(d));
     /* the next hinge: this link's centre + 0.5 m along the link, i.e. minus the lever */
-    v3_sub(prev, sim->bodies.pos + 3 * i, up);
-    quat_rotate(ay, sim->bodies.quat + 4 * i, y);
+    v3_sub(prev, SimulationBodies(sim)->pos + 3 * i, up);
+    quat_rotate(ay, SimulationBodies(sim)->quat + 4 * i, y);
     *axis_err = PetscMax(*axis_err, hypot(ay[0], ay[2]));
   }
   return worst;
 }
 
-static double Energy(const Simulation *sim) { return sim->last.kinetic_energy + sim->last.potential_energy; }
+static double Energy(Simulation sim) { return SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy; }
 
 static PetscErrorCode Run(int links, double angle, const char *solver, double T, double *e_err, double *viol, double *axis, PetscInt *unconverged, double *res)
 {
-  Simulation *sim;
+  Simulation sim;
   double      e0, ke_max = 0, de = 0, a;
 
   PetscFunctionBegin;
@@ -91,12 +91,12 @@ static PetscErrorCode Run(int links, double angle, const char *solver, double T,
   *unconverged = 0;
   for (;;) {
     de     = PetscMax(de, fabs(Energy(sim) - e0));
-    ke_max = PetscMax(ke_max, sim->last.kinetic_energy);
+    ke_max = PetscMax(ke_max, SimulationLastStep(sim)->kinetic_energy);
     *viol  = PetscMax(*viol, Violation(sim, links, angle, &a));
     *axis  = PetscMax(*axis, a);
-    if (!sim->last.converged) (*unconverged)++;
-    *res = PetscMax(*res, sim->last.residual_max);
-    if (sim->time >= T - 1e-9) break;
+    if (!SimulationLastStep(sim)->converged) (*unconverged)++;
+    *res = PetscMax(*res, SimulationLastStep(sim)->residual_max);
+    if (SimulationTime(sim) >= T - 1e-9) break;
     PetscCall(SimulationStep(sim));
   }
   *e_err = de / ke_max;

@@ -11,7 +11,7 @@
 static PetscErrorCode RunPile(double rho, ReposeResult *res, double *max_speed)
 {
   char        yaml[2048];
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof(yaml),
@@ -29,13 +29,13 @@ static PetscErrorCode RunPile(double rho, ReposeResult *res, double *max_speed)
            rho, rho);
   PetscCall(TestSimulationFromText(yaml, &sim));
   *max_speed = 0;
-  while (sim->time < 2.5 - 1e-9) {
+  while (SimulationTime(sim) < 2.5 - 1e-9) {
     PetscCall(SimulationStep(sim));
-    *max_speed = PetscMax(*max_speed, sim->last.max_speed);
+    *max_speed = PetscMax(*max_speed, SimulationLastStep(sim)->max_speed);
   }
-  TEST_CHECK(repose_angle(sim->bodies.n_owned, sim->bodies.pos, sim->bodies.radius, NULL, 0.0, res) == 0, "no angle of repose for rho = %g", rho);
+  TEST_CHECK(repose_angle(SimulationBodies(sim)->n_owned, SimulationBodies(sim)->pos, SimulationBodies(sim)->radius, NULL, 0.0, res) == 0, "no angle of repose for rho = %g", rho);
   printf("rho = sigma = %g m: angle of repose %.1f deg (+- %.1f), height %.3f m, toe radius %.3f m, %" PetscInt_FMT " bodies, final speed %.2e m/s, max speed %.2f m/s\n", rho, res->angle_deg,
-         res->uncertainty_deg, res->height, res->radius, sim->bodies.n_owned, sim->last.max_speed, *max_speed);
+         res->uncertainty_deg, res->height, res->radius, SimulationBodies(sim)->n_owned, SimulationLastStep(sim)->max_speed, *max_speed);
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

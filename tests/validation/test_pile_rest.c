@@ -24,7 +24,7 @@ typedef struct {
 static PetscErrorCode run(const char *contact, RestStats *rs)
 {
   char         yaml[2048];
-  Simulation  *sim;
+  Simulation  sim;
   const double t_end = 4.0, t_late = 3.5;
 
   PetscFunctionBegin;
@@ -43,15 +43,18 @@ static PetscErrorCode run(const char *contact, RestStats *rs)
            "     velocity: [0, 0, -0.5], velocity_spread: [0.05, 0.05, 0.05], radius: 0.0225}\n",
            t_end, contact);
   PetscCall(TestSimulationFromText(yaml, &sim));
-  rs->warm_start_decay       = sim->warm_start_decay;
-  rs->steps_unconverged_late = 0;
-  while (sim->time < t_end - 1e-9) {
-    PetscCall(SimulationStep(sim));
-    if (sim->time > t_late + 1e-9) rs->steps_unconverged_late += !sim->last.converged;
+  {
+    double scale;
+    PetscCall(SimulationGetWarmStart(sim, &scale, &rs->warm_start_decay));
   }
-  rs->final_kinetic_energy = sim->last.kinetic_energy;
+  rs->steps_unconverged_late = 0;
+  while (SimulationTime(sim) < t_end - 1e-9) {
+    PetscCall(SimulationStep(sim));
+    if (SimulationTime(sim) > t_late + 1e-9) rs->steps_unconverged_late += !SimulationLastStep(sim)->converged;
+  }
+  rs->final_kinetic_energy = SimulationLastStep(sim)->kinetic_energy;
   rs->deepest_overlap      = 0;
-  for (PetscInt i = 0; i < sim->contacts.n; i++) rs->deepest_overlap = PetscMax(rs->deepest_overlap, -sim->contacts.c[i].phi);
+  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++) rs->deepest_overlap = PetscMax(rs->deepest_overlap, -SimulationContacts(sim)->c[i].phi);
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

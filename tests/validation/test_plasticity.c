@@ -27,7 +27,7 @@
 
 static const double R = 0.01, m = 0.1, g = 9.81, C = 1e-5, Fy = 20, d = 1e-3, f = 0.5;
 
-static PetscErrorCode MakeSim(const char *solver, PetscBool plastic, Simulation **sim)
+static PetscErrorCode MakeSim(const char *solver, PetscBool plastic, Simulation *sim)
 {
   char yaml[2048], yield[64] = "";
 
@@ -54,10 +54,10 @@ static PetscErrorCode MakeSim(const char *solver, PetscBool plastic, Simulation 
 }
 
 /* Normal force (N) of the sphere-plane contact of the last step, 0 if none. */
-static double ContactForce(const Simulation *sim, double h)
+static double ContactForce(Simulation sim, double h)
 {
-  for (PetscInt i = 0; i < sim->contacts.n; i++)
-    if (!sim->contacts.c[i].box) return contact_gamma(&sim->contacts, i)[0] / h;
+  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
+    if (!SimulationContacts(sim)->c[i].box) return contact_gamma(SimulationContacts(sim), i)[0] / h;
   return 0;
 }
 
@@ -70,18 +70,18 @@ int main(int argc, char **argv)
   for (int q = 0; q < 2; q++)
   for (int s = 0; s < 3; s++)
     for (int p = 1; p >= 0; p--) {
-      Simulation *sim;
+      Simulation sim;
       double      fmax = 0, fend = 0;
       PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", q ? "false" : "true"));
       PetscCall(MakeSim(solvers[s], (PetscBool)p, &sim));
-      while (sim->time < 1 / (2 * f) - h / 2) { /* loading: the motion drives the sphere to depth d */
+      while (SimulationTime(sim) < 1 / (2 * f) - h / 2) { /* loading: the motion drives the sphere to depth d */
         PetscCall(SimulationStep(sim));
         fmax = PetscMax(fmax, ContactForce(sim, h));
       }
       fend = ContactForce(sim, h);
-      const double depth = R - sim->bodies.pos[2];
+      const double depth = R - SimulationBodies(sim)->pos[2];
       PetscCall(TestRunUntil(sim, 1 / (2 * f) + 0.3)); /* released: comes to rest in its dent */
-      const double rest = R - sim->bodies.pos[2], v = v3_norm(sim->bodies.vel);
+      const double rest = R - SimulationBodies(sim)->pos[2], v = v3_norm(SimulationBodies(sim)->vel);
       if (p) {
         const double dent = rest - m * g / K, exact = d - Fy / K;
         printf("%s%s, plastic: depth %.9e m (d = %.1e), force at depth %.9g N (F_y = %g, max %.9g), rest overlap %.9e m, permanent indentation %.9e m vs d - F_y/K = %.9e m (rel. error %.2e), speed %.1e m/s\n",

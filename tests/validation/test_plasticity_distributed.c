@@ -53,16 +53,16 @@ typedef struct {
 } Record;
 
 /* The pair contact's normal force this step and its plastic displacement, from its owner. */
-static PetscErrorCode PairState(const Simulation *sim, double *force, double *plastic)
+static PetscErrorCode PairState(Simulation sim, double *force, double *plastic)
 {
   double mine[2] = {0, 0}, all[2];
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < sim->contacts.n; i++)
-    if (sim->contacts.key[i].ida == 0 && sim->contacts.key[i].idb == 1) mine[0] = contact_gamma(&sim->contacts, i)[0] / H;
-  for (PetscInt i = 0; i < sim->previous.n; i++)
-    if (sim->previous.key[i].ida == 0 && sim->previous.key[i].idb == 1) mine[1] = sim->previous.gamma[(size_t)sim->previous.width * i + CCP_RECORD_PLASTIC];
-  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, sim->comm)); /* one owner: exact */
+  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
+    if (SimulationContacts(sim)->key[i].ida == 0 && SimulationContacts(sim)->key[i].idb == 1) mine[0] = contact_gamma(SimulationContacts(sim), i)[0] / H;
+  for (PetscInt i = 0; i < SimulationMemory(sim)->n; i++)
+    if (SimulationMemory(sim)->key[i].ida == 0 && SimulationMemory(sim)->key[i].idb == 1) mine[1] = SimulationMemory(sim)->gamma[(size_t)SimulationMemory(sim)->width * i + CCP_RECORD_PLASTIC];
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
   *force   = all[0];
   *plastic = all[1];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -70,7 +70,7 @@ static PetscErrorCode PairState(const Simulation *sim, double *force, double *pl
 
 static PetscErrorCode Run(MPI_Comm comm, Record *r)
 {
-  Simulation *sim;
+  Simulation sim;
 
   PetscFunctionBegin;
   PetscCall(TestSimulationOnComm(comm, scenario, "plastic-ranks", &sim));

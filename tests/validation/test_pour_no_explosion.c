@@ -9,7 +9,7 @@
 int main(int argc, char **argv)
 {
   const double H = 0.8, vfall = sqrt(2 * 9.81 * H);
-  Simulation  *sim;
+  Simulation  sim;
   double       vmax = 0;
   PetscInt     unconverged = 0, steps = 0;
   const char  *yaml =
@@ -31,16 +31,16 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestSimulationFromText(yaml, &sim));
-  while (sim->time < 2.4 - 1e-9) {
+  while (SimulationTime(sim) < 2.4 - 1e-9) {
     PetscCall(SimulationStep(sim));
-    vmax = PetscMax(vmax, sim->last.max_speed);
-    unconverged += !sim->last.converged;
+    vmax = PetscMax(vmax, SimulationLastStep(sim)->max_speed);
+    unconverged += !SimulationLastStep(sim)->converged;
     steps++;
   }
   printf("pour of %" PetscInt_FMT " spheres: max speed %.3f m/s (free fall from %.2f m: %.3f m/s), final max speed %.2e m/s, %" PetscInt_FMT " of %" PetscInt_FMT " steps did not reach the tolerance, %" PetscInt_FMT " contacts at the end\n",
-         sim->bodies.n_owned, vmax, H, vfall, sim->last.max_speed, unconverged, steps, sim->contacts.n);
+         SimulationBodies(sim)->n_owned, vmax, H, vfall, SimulationLastStep(sim)->max_speed, unconverged, steps, SimulationContacts(sim)->n);
   TEST_CHECK(vmax <= vfall, "a body moved at %.3f m/s, faster than free fall %.3f m/s: explosion", vmax, vfall);
-  TEST_CHECK(sim->bodies.n_owned == 5000 && sim->removed == 0, "bodies were lost: %" PetscInt_FMT " left", sim->bodies.n_owned);
+  TEST_CHECK(SimulationBodies(sim)->n_owned == 5000 && SimulationRemoved(sim) == 0, "bodies were lost: %" PetscInt_FMT " left", SimulationBodies(sim)->n_owned);
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("5000-sphere pour");
   PetscCall(PetscFinalize());

@@ -31,7 +31,7 @@ static const char *scenario =
 
 int main(int argc, char **argv)
 {
-  Simulation  *sim;
+  Simulation  sim;
   const double a_exact = -0.02 * 10 * 9.8 * 1.0 / (4 + 10 * 1.0), t_stop = 1.0 / -a_exact, d_stop = 1.0 / (2 * -a_exact);
   double       sum_t = 0, sum_v = 0, sum_tt = 0, sum_tv = 0, t_stopped = -1, x_stopped = 0,  vmax_after = 0;
   int          n = 0;
@@ -39,18 +39,18 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestFixedGrid("2,2,1"));
   PetscCall(TestSimulationFromText(scenario, &sim));
-  while (sim->time < 10.0 - 1e-9) {
+  while (SimulationTime(sim) < 10.0 - 1e-9) {
     double   x[3] = {0}, vel[6] = {0};
     PetscInt found = 0;
     PetscCall(SimulationStep(sim));
     PetscCall(TestBodyGet(sim, 0, x, vel, &found));
-    TEST_CHECK(found == 1, "the ball is owned by %" PetscInt_FMT " ranks at t = %g", found, sim->time);
+    TEST_CHECK(found == 1, "the ball is owned by %" PetscInt_FMT " ranks at t = %g", found, SimulationTime(sim));
     const double v = vel[0], speed = v3_norm(vel), w = v3_norm(vel + 3);
-    if (v > 0.1 && sim->time < t_stop - 0.5) { /* fit window: well inside the rolling phase */
-      sum_t += sim->time; sum_v += v; sum_tt += sim->time * sim->time; sum_tv += sim->time * v; n++;
+    if (v > 0.1 && SimulationTime(sim) < t_stop - 0.5) { /* fit window: well inside the rolling phase */
+      sum_t += SimulationTime(sim); sum_v += v; sum_tt += SimulationTime(sim) * SimulationTime(sim); sum_tv += SimulationTime(sim) * v; n++;
     }
     if (t_stopped < 0 && speed < 1e-6) {
-      t_stopped = sim->time;
+      t_stopped = SimulationTime(sim);
       x_stopped = x[0];
     }
     if (t_stopped > 0) vmax_after = PetscMax(vmax_after, PetscMax(speed, w * 1.0));

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
   const double R = 0.05;
   char         yaml[8192];
   int          len;
-  Simulation  *sim;
+  Simulation  sim;
   double       worst_pen = 0, worst_drift = 0;
   PetscInt     unconverged = 0, max_it = 0;
 
@@ -41,16 +41,16 @@ int main(int argc, char **argv)
                  "bodies:\n");
   for (int k = 0; k < n; k++) len += snprintf(yaml + len, sizeof(yaml) - len, "  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n", R, R + 2 * R * k);
   PetscCall(TestSimulationFromText(yaml, &sim));
-  while (sim->time < 5.0 - 1e-9) {
+  while (SimulationTime(sim) < 5.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
-    unconverged += !sim->last.converged;
-    max_it = PetscMax(max_it, sim->last.iterations);
+    unconverged += !SimulationLastStep(sim)->converged;
+    max_it = PetscMax(max_it, SimulationLastStep(sim)->iterations);
     double top_below = 0; /* top of the sphere below (the floor for the first) */
     for (int k = 0; k < n; k++) {
       double   x[3] = {0}, v[6] = {0};
       PetscInt found = 0;
       PetscCall(TestBodyGet(sim, k, x, v, &found));
-      TEST_CHECK(found == 1, "sphere %d is owned by %" PetscInt_FMT " ranks at t = %g", k, found, sim->time);
+      TEST_CHECK(found == 1, "sphere %d is owned by %" PetscInt_FMT " ranks at t = %g", k, found, SimulationTime(sim));
       worst_pen   = PetscMax(worst_pen, top_below - (x[2] - R));
       worst_drift = PetscMax(worst_drift, hypot(x[0], x[1]));
       top_below   = x[2] + R;

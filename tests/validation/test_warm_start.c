@@ -43,7 +43,7 @@ static PetscErrorCode squeeze(const char *solver, double gx, int steps, Squeeze 
 {
   const double R = 0.01, overlap = 1e-3 * R;
   char         yaml[2048];
-  Simulation  *sim;
+  Simulation  sim;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof yaml,
@@ -63,10 +63,10 @@ static PetscErrorCode squeeze(const char *solver, double gx, int steps, Squeeze 
   int other_contacts = 0; /* steps without exactly the two wall contacts */
   for (int step = 1; step <= steps; step++) {
     PetscCall(SimulationStep(sim));
-    other_contacts += sim->contacts.n != 2;
-    q->decayed += step >= 2 && !sim->last.keep_impulses;
-    for (PetscInt i = 0; i < sim->contacts.n; i++) {
-      const double gn = contact_gamma(&sim->contacts, i)[0];
+    other_contacts += SimulationContacts(sim)->n != 2;
+    q->decayed += step >= 2 && !SimulationLastStep(sim)->keep_impulses;
+    for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++) {
+      const double gn = contact_gamma(SimulationContacts(sim), i)[0];
       q->half_max[2 * step > steps] = PetscMax(q->half_max[2 * step > steps], gn);
       if (step >= 2) q->from2_min = PetscMin(q->from2_min, gn), q->from2_max = PetscMax(q->from2_max, gn);
     }
@@ -81,7 +81,7 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
 {
   const double R = 0.01, spacing = 2.1 * R, side = 16 * spacing, height = 8 * spacing;
   char         yaml[2048];
-  Simulation  *sim;
+  Simulation  sim;
   uint64_t     state = 12345;
 
   PetscFunctionBegin;
@@ -96,19 +96,19 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
            "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
            side + 1, side + 1, 2 * height + 0.2, side, side, height + 0.0005, R, spacing);
   PetscCall(TestSimulationFromText(yaml, &sim));
-  TEST_CHECK(sim->bodies.n_owned == 2048, "the lattice holds %" PetscInt_FMT " spheres, not 2048", sim->bodies.n_owned);
-  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) /* seeded lateral jitter of 2% R: break the columns' symmetry */
+  TEST_CHECK(SimulationBodies(sim)->n_owned == 2048, "the lattice holds %" PetscInt_FMT " spheres, not 2048", SimulationBodies(sim)->n_owned);
+  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) /* seeded lateral jitter of 2% R: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      sim->bodies.pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
+      SimulationBodies(sim)->pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
     }
   *vmax = 0;
   *zmin = INFINITY;
   for (int step = 1; step <= 250; step++) {
     PetscCall(SimulationStep(sim));
     if (step <= 150) continue;
-    *vmax = PetscMax(*vmax, sim->last.max_speed);
-    for (PetscInt i = 0; i < sim->bodies.n_owned; i++) *zmin = PetscMin(*zmin, sim->bodies.pos[3 * i + 2]);
+    *vmax = PetscMax(*vmax, SimulationLastStep(sim)->max_speed);
+    for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) *zmin = PetscMin(*zmin, SimulationBodies(sim)->pos[3 * i + 2]);
   }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);

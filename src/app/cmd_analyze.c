@@ -1,4 +1,4 @@
-/* ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]
+/* ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z] (app/commands.h)
  * The angle of repose of the pile in a snapshot (src/analysis/repose.h says how it is measured), printed as
  *   angle of repose: 27.3 deg (± 1.1)
  * and a line with the pile's height, toe radius, bodies and sectors used. --x-range keeps the

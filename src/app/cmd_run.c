@@ -1,0 +1,213 @@
+/* ccpdem run [SCENARIO.yaml] [-o OUT] and ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]
+ * (app/commands.h): the simulation from a scenario or a checkpoint, every option value checked,
+ * then the output directory claimed, then the run loop (app/run_loop.h). Nothing is written before
+ * every check has passed. */
+#include "app/commands.h"
+#include "app/run_loop.h"
+#include "app/option_check.h"
+#include "default_scenario.h"
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p; returns 0 or an errno. */
+static int MakeDirs(const char *path)
+{
+  char buf[SCENARIO_PATH_MAX];
+  if (strlen(path) >= sizeof(buf)) return ENAMETOOLONG;
+  strcpy(buf, path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST) return errno;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST) return errno;
+  struct stat st;
+  if (stat(buf, &st) || !S_ISDIR(st.st_mode)) return ENOTDIR;
+  if (access(buf, W_OK)) return errno;
+  return 0;
+}
+
+/* The simulation of scenario sc (from checkpoint file `from` when sc is NULL) and the run loop's
+ * options, every option value checked: a bad one is bad input in err (one message, no trace, and
+ * *sim NULL or still to be destroyed), as a bad scenario or checkpoint is. */
+static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *sim, char *err, size_t errlen)
+{
+  OptionErrors   oe;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  *sim = NULL;
+  PetscCall(OptionErrorsCatch(&oe));
+  ierr = sc ? SimulationCreate(PETSC_COMM_WORLD, sc, sim, err, errlen) : SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, from, sim, err, errlen);
+  if (!ierr && !err[0]) ierr = RunLoopCheckOptions(*sim);
+  PetscCall(OptionErrorsRelease(&oe, ierr, err, errlen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The last checks before a run writes anything: no option left that nothing read (a
+ * misspelling), and the output directory made (by rank 0) and writable. On bad input: reported,
+ * *sim destroyed, *ok false. dir_hint: how to choose another directory. */
+static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, const char *dir_hint, PetscBool *ok)
+{
+  char        err[SCENARIO_ERR_MAX] = "";
+  int         rc = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(OptionsCheckUnknown(err, sizeof(err)));
+  if (!err[0]) { /* all checks passed: only now touch the output directory */
+    if (!rank) rc = MakeDirs(outdir);
+    PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+    if (rc) PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); %s", outdir, strerror(rc), dir_hint));
+  }
+  if (err[0]) {
+    ReportBadInput(err);
+    PetscCall(SimulationDestroy(sim));
+  } else *ok = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Runs sim (claimed output directory outdir) to its end time, then destroys it. */
+static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, int *exit_code)
+{
+  PetscBool requeue;
+
+  PetscFunctionBegin;
+  PetscCall(RunLoop(*sim, outdir, &requeue));
+  PetscCall(SimulationDestroy(sim));
+  *exit_code = requeue ? CCPDEM_EXIT_REQUEUE : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CommandRun(const char *path, int *exit_code)
+{
+  Scenario   sc;
+  Simulation sim = NULL;
+  char       err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
+  PetscBool  has_o, ok, help;
+  PetscInt   nbodies;
+  int        bad;
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  bad = path ? scenario_load_file(path, &sc, err, sizeof(err)) : scenario_load_string(ccpdem_default_scenario, "<embedded default scenario>", &sc, err, sizeof(err));
+  if (bad) {
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
+  PetscCall(CreateChecked(path, &sc, &sim, err, sizeof(err)));
+  if (err[0]) {
+    ReportBadInput(err);
+    if (sim) PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) { /* the options were listed while the simulation was set up: nothing to run */
+    PetscCall(SimulationDestroy(&sim));
+    *exit_code = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT or output.dir", &ok));
+  if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", nbodies,
+                        SimulationScenario(sim)->n_walls, SimulationScenario(sim)->time_step, SimulationScenario(sim)->time_end, outdir));
+  PetscCall(RunAndDestroy(&sim, outdir, exit_code));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The run directory of a checkpoint: the parent of its checkpoints/ folder. 0, or 1 if the file
+ * does not lie in a folder named checkpoints. */
+static int RunDirOf(const char *ckpt, char *dir, size_t len)
+{
+  char *slash;
+
+  if (snprintf(dir, len, "%s", ckpt) >= (int)len) return 1;
+  slash = strrchr(dir, '/');
+  if (!slash) return 1;
+  *slash = 0; /* dir = folder of the file */
+  slash  = strrchr(dir, '/');
+  if (strcmp(slash ? slash + 1 : dir, "checkpoints")) return 1;
+  if (slash == dir) strcpy(dir, "/");
+  else if (slash) *slash = 0;
+  else strcpy(dir, ".");
+  return 0;
+}
+
+/* --until T (or -until T) from the command line: 0 absent, 1 given in *t, -1 not a number. */
+static int UntilOption(int argc, char **argv, double *t)
+{
+  for (int i = 2; i < argc; i++) {
+    char *end;
+    if (strcmp(argv[i], "--until") && strcmp(argv[i], "-until")) continue;
+    if (i + 1 >= argc) return -1;
+    *t = strtod(argv[i + 1], &end);
+    return end != argv[i + 1] && !*end && isfinite(*t) ? 1 : -1;
+  }
+  return 0;
+}
+
+/* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step. */
+static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_given, double until, char *err, size_t errlen)
+{
+  const Scenario *sc = SimulationScenario(sim);
+
+  PetscFunctionBegin;
+  if (until_given) {
+    if (llround(until / sc->time_step) <= SimulationStepCount(sim))
+      PetscCall(PetscSNPrintf(err, errlen, "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT " of %g s); give a later end time", until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
+    else SimulationSetEndTime(sim, until);
+  } else if (llround(sc->time_end / sc->time_step) <= SimulationStepCount(sim))
+    PetscCall(PetscSNPrintf(err, errlen, "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt, sc->time_end));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
+{
+  const char *ckpt = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+  Simulation  sim  = NULL;
+  char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
+  PetscBool   has_o, ok;
+  double      until = 0;
+  int         until_given;
+
+  PetscFunctionBegin;
+  *exit_code = CCPDEM_EXIT_BAD_INPUT;
+  if (!ckpt) {
+    ReportBadInput("no checkpoint given; usage: ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  until_given = UntilOption(argc, argv, &until);
+  if (until_given < 0) {
+    ReportBadInput("--until needs a number of simulated seconds, e.g. --until 2.5");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  outdir[0] = 0;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
+  if (!has_o && RunDirOf(ckpt, outdir, sizeof(outdir))) {
+    PetscCall(PetscSNPrintf(err, sizeof(err), "%s is not inside a run's checkpoints/ folder, so its run directory is unknown; give the output directory with -o OUT", ckpt));
+    ReportBadInput(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(CreateChecked(ckpt, NULL, &sim, err, sizeof(err)));
+  if (!err[0]) PetscCall(CheckEndTime(sim, ckpt, until_given, until, err, sizeof(err)));
+  if (err[0]) {
+    ReportBadInput(err);
+    if (sim) PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT", &ok));
+  if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT " bodies, to t = %g s, output in %s\n", ckpt, SimulationStepCount(sim), SimulationTime(sim),
+                        SimulationLastStep(sim)->bodies, SimulationScenario(sim)->time_end, outdir));
+  PetscCall(RunAndDestroy(&sim, outdir, exit_code));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,232 @@
+/* The CCP contact model (step/contact_model.h; GUIDE "Time step"): detection with the warm start
+ * taken from the last step's impulses, one CCP solve for the impulses and velocities (coupled over
+ * ranks by decomp/velocity_coupling.h), the plastic return map, and the bodies moved with the
+ * solved velocities; the impulses are remembered for the next step. */
+#include "step/simulation_impl.h"
+#include "bodies/integrator.h"
+#include "collision/neighbour_list.h"
+#include "ccp/pairs.h"
+#include "ccp/plasticity.h"
+#include "decomp/velocity_coupling.h"
+#include <string.h>
+
+typedef struct {
+  CCPSolver        solver;
+  PairParams      *pairs;            /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
+  PetscBool        pairs_yield;      /* some pair has a yield force */
+  double           warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
+  double           warm_start_decay; /* -ccp_warm_start_decay: extra factor after a step that did not converge
+                                        and changed its warm start (README "Warm start") */
+  double          *vel;              /* the solve's velocities, 6 per solver body, from the solve to advance: the
+                                        solver's own buffer, in pages the solve had resident anyway */
+  VelocityCoupling coupling;         /* several ranks: the solve over ranks (NULL on one) */
+  PetscInt64       coupled_epoch;    /* the ghost build the coupling was set up on */
+} CCPModel;
+
+static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
+
+static PetscErrorCode Create(Simulation sim, char *err, size_t errlen)
+{
+  CCPModel *m;
+
+  PetscFunctionBegin;
+  (void)err;
+  (void)errlen;
+  PetscCall(PetscNew(&m));
+  sim->model_state = m;
+  PetscCall(CCPSolverCreate(sim->comm, &m->solver));
+  PetscCall(CCPSolverSetFromScenario(m->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
+  PetscCall(CCPSolverSetFromOptions(m->solver));
+  PetscCall(CCPSolverScratch(m->solver, &sim->bp.pool)); /* detection's arrays in the solver's vectors: each dead while the other runs */
+  m->warm_start_scale = 1.0;
+  m->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
+  PetscOptionsBegin(sim->comm, NULL, "CCP warm start", NULL);
+  PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, m->warm_start_scale, &m->warm_start_scale, NULL));
+  PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge and changed its warm start, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, m->warm_start_decay, &m->warm_start_decay, NULL));
+  PetscOptionsEnd();
+  PetscCheck(m->warm_start_scale >= 0 && m->warm_start_scale <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", m->warm_start_scale);
+  PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
+  PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Several ranks: one solve over all ranks' contacts, coupled through the ghosts (err: a method or
+ * option that cannot be coupled). */
+static PetscErrorCode Distribute(Simulation sim, char *err, size_t errlen)
+{
+  CCPModel   *m = State(sim);
+  CCPCoupling hooks;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSolverCheckCoupling(m->solver, err, errlen));
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VelocityCouplingCreate(sim->comm, &m->coupling));
+  PetscCall(VelocityCouplingGetHooks(m->coupling, &hooks));
+  PetscCall(CCPSolverSetCoupling(m->solver, &hooks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Destroy(Simulation sim)
+{
+  CCPModel *m = State(sim);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CCPSolverDestroy(&m->solver));
+  if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
+  PetscCall(PetscFree(m->pairs));
+  PetscCall(PetscFree(sim->model_state));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The contacts in key order, each with the last step's impulses as its warm start (scaled, and
+ * decayed after a step that did not converge and changed its warm start). Without joints the warm
+ * start is taken as detection appends the contacts; joints, appended after it and sorted in, take
+ * it in a pass of its own. */
+static PetscErrorCode Detect(Simulation sim, StepWork *w)
+{
+  CCPModel               *m    = State(sim);
+  const CollisionSettings cset = {.envelope = sim->sc.envelope, .materials = sim->sc.materials, .walls = sim->walls, .nwalls = sim->sc.n_walls};
+  const PetscBool         warm_appending = (PetscBool)!sim->joints.n;
+  const double            warm_scale     = m->warm_start_scale * (sim->last.keep_impulses ? 1.0 : m->warm_start_decay);
+  ScratchPool            *pool;
+
+  PetscFunctionBegin;
+  if (warm_appending) PetscCall(ContactSetWarmBegin(&sim->contacts, &sim->memory, warm_scale));
+  if (sim->neighbour_skin > 0) PetscCall(CollisionDetectListed(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist, &sim->contacts)); /* the same contacts, bit for bit */
+  else PetscCall(CollisionDetect(&cset, &sim->bodies, w->nb, &sim->bp, &sim->contacts));
+  if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, w->nb + sim->sc.n_walls, sim->time, sim->sc.time_step, &sim->contacts));
+  if (warm_appending) PetscCall(ContactSetWarmEnd(&sim->contacts, &w->matched));
+  else PetscCall(ContactSetWarmStart(&sim->contacts, &sim->memory, warm_scale, &w->matched));
+  /* The memory is dead until advance refills it, in the slot of the solver's packed blocks, which
+   * are dead from then until the next solve: the two never add up. Every step: a restart's memory
+   * comes as arrays of its own. */
+  PetscCall(ImpulseMemoryRelease(&sim->memory));
+  PetscCall(CCPSolverScratch(m->solver, &pool));
+  PetscCall(ImpulseMemoryUsePool(&sim->memory, pool, SCRATCH_PACKED_BLOCKS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The solver bodies as the CCP solve reads them (CCPBodyFn), computed from the body store whenever
+ * the solve asks (a few times per solve) instead of copied beside its packed records: the bodies
+ * [0, nb) with their free velocities (bodies/integrator.h), then the walls (immovable, at their
+ * prescribed velocity), then the joints' ground. */
+typedef struct {
+  Simulation sim;
+  PetscInt   nb;
+  double     h;
+} SolverBodies;
+
+static void SolverBodyAt(void *ctx, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6])
+{
+  const SolverBodies *sb  = (const SolverBodies *)ctx;
+  Simulation          sim = sb->sim;
+  double              im, I[6], vf[6];
+
+  if (i < sb->nb) {
+    double R[9];
+    im = 1.0 / sim->bodies.mass[i];
+    quat_to_matrix(sim->bodies.quat + 4 * i, R);
+    integrator_free_velocity(&sim->bodies, i, R, sim->sc.gravity, sb->h, I, vf);
+  } else if (i - sb->nb < sim->sc.n_walls) {
+    const Wall *wall = &sim->walls[i - sb->nb];
+    im               = 0;
+    for (int c = 0; c < 6; c++) I[c] = 0;
+    for (int c = 0; c < 3; c++) vf[c] = wall->velocity[c];
+    for (int c = 3; c < 6; c++) vf[c] = 0;
+  } else JointsGround(&im, I, vf);
+  if (inv_mass) *inv_mass = im;
+  if (inv_inertia) memcpy(inv_inertia, I, sizeof(I));
+  if (vel_free) memcpy(vel_free, vf, sizeof(vf));
+}
+
+/* One CCP solve of the step's contacts (GUIDE step 3: the terms of each contact's law computed at
+ * packing: stabilization, compliance, cohesion, yield), then the plastic return map. On several
+ * ranks the coupling follows the ghosts of this step. */
+static PetscErrorCode Respond(Simulation sim, StepWork *w)
+{
+  CCPModel          *m  = State(sim);
+  const double       h  = sim->sc.time_step;
+  const SolverBodies sb = {.sim = sim, .nb = w->nb, .h = h};
+  const ContactPairs cp = {.table = m->pairs, .n_materials = sim->sc.n_materials, .body_material = sim->bodies.material, .nb = w->nb, .walls = sim->walls,
+                           .h = h, .v_recover = sim->sc.max_recovery_speed, .overlap_tolerance = sim->sc.overlap_tolerance, .yields = m->pairs_yield};
+  CCPProblem         P  = {.nbodies = w->nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
+                           .body = SolverBodyAt, .body_ctx = (void *)&sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c,
+                           .gamma = sim->contacts.gamma, .terms_fn = contact_pairs_terms, .terms_ctx = (void *)&cp};
+
+  PetscFunctionBegin;
+  if (m->coupling) {
+    if (m->coupled_epoch != sim->place.ghost_epoch) PetscCall(VelocityCouplingSetUp(m->coupling, &sim->place.exchange));
+    m->coupled_epoch = sim->place.ghost_epoch;
+    PetscCall(VelocityCouplingResetStats(m->coupling));
+  }
+  PetscCall(CCPSolverSolve(m->solver, &P, &w->solve));
+  m->vel = P.vel; /* the solver's, until its pool's next user: after advance */
+  PlasticityUpdate(&P, &cp);
+  if (m->coupling) {
+    CouplingStats cs;
+    PetscCall(VelocityCouplingGetStats(m->coupling, &cs));
+    w->comm += cs.seconds;
+    w->bytes += cs.bytes_sent;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The owned bodies and the walls moved with the solved velocities; the impulses remembered. */
+static PetscErrorCode Advance(Simulation sim, StepWork *w)
+{
+  CCPModel    *m = State(sim);
+  const double h = sim->sc.time_step;
+
+  PetscFunctionBegin;
+  (void)w;
+  for (PetscInt i = 0; i < sim->bodies.n_owned; i++) {
+    double R[9];
+    quat_to_matrix(sim->bodies.quat + 4 * i, R);
+    integrator_move_body(&sim->bodies, i, R, m->vel + 6 * i, h, ORIENTATION_EXACT);
+  }
+  integrator_move_walls(sim->walls, sim->sc.n_walls, h);
+  m->vel = NULL;
+  PetscCall(ImpulseMemoryStore(&sim->memory, &sim->contacts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void   Rearranged(Simulation sim) { (void)sim; }
+static double LocalMaximum(Simulation sim) { return (void)sim, -INFINITY; }
+
+static PetscErrorCode Reduced(Simulation sim, double maximum)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  (void)maximum;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const ContactModelOps ContactModelCCP = {
+  .name            = "ccp",
+  .impulses        = PETSC_TRUE,
+  .record_width    = CCP_RECORD_WIDTH,
+  .list_by_default = PETSC_FALSE,
+  .ghosts_persist  = PETSC_FALSE,
+  .coupled_solve   = PETSC_TRUE,
+  .create          = Create,
+  .distribute      = Distribute,
+  .destroy         = Destroy,
+  .detect          = Detect,
+  .respond         = Respond,
+  .advance         = Advance,
+  .rearranged      = Rearranged,
+  .local_maximum   = LocalMaximum,
+  .reduced         = Reduced,
+};
+
+CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }
+
+PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay)
+{
+  PetscFunctionBegin;
+  PetscCheck(sim->model == &ContactModelCCP, sim->comm, PETSC_ERR_ARG_WRONG, "SimulationGetWarmStart: the penalty model has no warm start");
+  *scale = State(sim)->warm_start_scale;
+  *decay = State(sim)->warm_start_decay;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

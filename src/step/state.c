@@ -1,0 +1,151 @@
+/* The simulation's state in and out of files: snapshots (io/snapshot.h), and checkpoints through
+ * the state they carry (io/checkpoint.h CheckpointState): filled from a simulation to write one,
+ * and a simulation rebuilt around one read, after checking that it fits its own scenario. */
+#include "step/simulation_impl.h"
+#include "io/checkpoint.h"
+#include "io/snapshot.h"
+
+PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir)
+{
+  PetscFunctionBegin;
+  PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild */
+  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, char *path, size_t pathlen)
+{
+  CheckpointState st;
+  double          cuts[3 * 64 + 3];
+  PetscInt        ncuts = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild (moves the memory too) */
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  st.step               = sim->step;
+  st.time               = sim->time;
+  st.removed            = sim->removed;
+  st.next_id            = sim->next_id;
+  st.last_keep_impulses = sim->last.keep_impulses;
+  st.bodies             = &sim->bodies;
+  st.memory             = &sim->memory;
+  st.n_walls            = sim->sc.n_walls;
+  st.scenario_text      = sim->sc.text;
+  st.scenario_path      = sim->sc.path;
+  st.n_emitters         = sim->sc.n_emitters;
+  st.emitted            = sim->emitted;
+  st.cuts               = cuts;
+  for (PetscInt axis = 0; axis < 3; axis++) { /* the cuts, or on one rank the domain box */
+    PetscInt      dims[3] = {1, 1, 1};
+    const double *c       = NULL;
+    const double  box[2]  = {sim->sc.domain_min[axis], sim->sc.domain_max[axis]};
+    if (sim->place.domain) {
+      PetscCall(DomainGetGrid(sim->place.domain, dims));
+      PetscCall(DomainGetCuts(sim->place.domain, axis, &c));
+    }
+    st.grid[axis] = dims[axis];
+    PetscCheck(dims[axis] <= 64, sim->comm, PETSC_ERR_SUP, "checkpoint: more than 64 subdomains along one axis are not supported");
+    for (PetscInt j = 0; j <= dims[axis]; j++) cuts[ncuts++] = c ? c[j] : box[j];
+  }
+  PetscCall(PetscMalloc1(3 * sim->sc.n_walls + 1, &st.wall_centers));
+  for (int k = 0; k < sim->sc.n_walls; k++) PetscCall(PetscArraycpy(st.wall_centers + 3 * k, sim->walls[k].center, 3));
+  PetscCall(CheckpointWrite(sim->comm, &st, outdir, path, pathlen));
+  PetscCall(PetscFree(st.wall_centers));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The writer's cuts, when this run has the same process grid (else the uniform cuts stay and the
+ * load balancer moves them). */
+static PetscErrorCode RestoreCuts(Simulation sim, const CheckpointState *st)
+{
+  PetscInt dims[3], offset = 0;
+
+  PetscFunctionBegin;
+  if (!st->cuts || !sim->place.domain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGrid(sim->place.domain, dims));
+  if (dims[0] != st->grid[0] || dims[1] != st->grid[1] || dims[2] != st->grid[2]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt axis = 0; axis < 3; axis++) {
+    PetscCall(DomainSetCuts(sim->place.domain, axis, st->cuts + offset));
+    offset += dims[axis] + 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The simulation around the verified state st: its scenario from the stored text, then the state
+ * handed over (st keeps nothing of the bodies and memory). A state that does not fit its scenario:
+ * why set, *simp NULL. */
+static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *simp, char *why, size_t whylen)
+{
+  Scenario   sc;
+  Simulation sim;
+  char       serr[SCENARIO_ERR_MAX] = "";
+
+  PetscFunctionBegin;
+  *simp = NULL;
+  if (scenario_load_string(st->scenario_text, st->scenario_path, &sc, serr, sizeof(serr))) {
+    snprintf(why, whylen, "its stored scenario is rejected: %.400s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (sc.n_walls != st->n_walls) {
+    snprintf(why, whylen, "it stores %d walls but its scenario has %d", st->n_walls, sc.n_walls);
+    scenario_free(&sc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SimulationCreateEmpty(comm, &sc, &sim, serr, sizeof(serr)));
+  if (serr[0]) {
+    snprintf(why, whylen, "%.480s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (st->memory->width != sim->memory.width) {
+    snprintf(why, whylen, "its contact memory (%s) does not belong to its scenario's contact model", CheckpointContactDataset(st->memory->width));
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (st->n_emitters != sim->sc.n_emitters && (st->n_emitters || st->emitted)) {
+    snprintf(why, whylen, "it stores the state of %lld emitters but its scenario has %d", (long long)st->n_emitters, sim->sc.n_emitters);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* hand the verified state over; the empty store and memory it replaces are released */
+  PetscCall(BodyStoreDestroy(&sim->bodies));
+  PetscCall(ImpulseMemoryDestroy(&sim->memory));
+  sim->bodies = *st->bodies;
+  sim->memory = *st->memory;
+  PetscCall(BodyStoreCreate(st->bodies));
+  PetscCall(ImpulseMemoryCreate(st->memory));
+  for (int k = 0; k < st->n_walls; k++) PetscCall(PetscArraycpy(sim->walls[k].center, st->wall_centers + 3 * k, 3));
+  sim->step               = (PetscInt)st->step;
+  sim->time               = st->time;
+  sim->removed            = (PetscInt)st->removed;
+  sim->next_id            = st->next_id;
+  sim->last.keep_impulses = st->last_keep_impulses;
+  sim->last.step          = sim->step;
+  sim->last.time          = sim->time;
+  sim->last.bodies        = (PetscInt)st->bodies_total;
+  for (int64_t k = 0; k < st->n_emitters; k++) sim->emitted[k] = st->emitted[k];
+  PetscCall(PlacementSetUpHalo(sim, serr, sizeof(serr)));
+  if (serr[0]) {
+    snprintf(why, whylen, "%.480s", serr);
+    PetscCall(SimulationDestroy(&sim));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(RestoreCuts(sim, st));
+  *simp = sim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationCreateFromCheckpoint(MPI_Comm comm, const char *file, Simulation *sim, char *err, size_t errlen)
+{
+  CheckpointState st;
+  char            why[512] = "";
+
+  PetscFunctionBegin;
+  *sim = NULL;
+  PetscCall(CheckpointRead(comm, file, &st, err, errlen));
+  if (!err[0]) {
+    PetscCall(Rebuild(comm, &st, sim, why, sizeof(why)));
+    if (why[0]) snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, why);
+  }
+  PetscCall(CheckpointStateDestroy(&st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

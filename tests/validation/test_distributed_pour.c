@@ -7,11 +7,11 @@
  * created - left, each id owned once).
  *
  * Tolerances. Every solve reaches a residual of 1e-7 m/s (checked; the cap is 10000 iterations:
- * the last steps of the plain pour, a jammed pack on the floor, need up to 4900 (session 13's
- * APGD) or 5300 (session 14's, on 3 ranks; 1 rank: 4700) of them, measured); two runs whose floating-point
- * sums are ordered differently then differ per step by about that much in each velocity. The
+ * the last steps of the plain pour, a jammed pack on the floor, need up to 5300 of them, measured
+ * on 3 ranks; 4700 on 1); two runs whose floating-point sums are ordered differently then differ
+ * per step by about that much in each velocity. The
  * runs stay within 1e-9 m/s of each other as long as every solve stops at the same iteration;
- * once one stops an iteration earlier (its residual crossed 1e-7 m/s first: session 16, step 97,
+ * once one stops an iteration earlier (its residual crossed 1e-7 m/s first; measured: step 97,
  * 393 against 392 iterations), the two take different paths, and two solutions of a jammed pack
  * each within 1e-7 m/s per contact differ in the mean velocity by up to about 20 times that
  * (measured: 1.8e-6 m/s at one step, 7e-8 the next). The momentum check allows a mean velocity

@@ -5,10 +5,10 @@
  * run-to-run scatter of a pile's angle, SCATTER_DEG: from each rho to the one two steps up it grows
  * by more than that, and from each rho to the next it drops by less; the rho = 0 pile is much
  * flatter than the rho = 0.44 R one (by at least 10 deg). Why not "grows from each rho to the next
- * by more than the stated uncertainty" (the standard error over 8 sectors, about 1 deg), as
- * before: the pours are chaotic, and the same pile's angle differs between runs by more than
- * that (rho = 0.22 R: 23.9, 26.6, 26.6 and 26.8 deg in the 1- and 2-rank runs of two builds that
- * differ only in rounding, session 16), while successive steps of the sweep are 2-5 deg. */
+ * by more than the stated uncertainty" (the standard error over 8 sectors, about 1 deg): the
+ * pours are chaotic, and the same pile's angle differs between runs by more than that (rho =
+ * 0.22 R: 23.9, 26.6, 26.6 and 26.8 deg in the 1- and 2-rank runs of two builds that differ only
+ * in the rounding of the contact inputs), while successive steps of the sweep are 2-5 deg. */
 // ctest: labels=validation timeout=600 ranks=2
 #include "test_util.h"
 #include "step/pile_analysis.h"

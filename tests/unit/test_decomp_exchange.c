@@ -24,7 +24,8 @@
  * All comparisons are exact: the code moves bytes, and the reference evaluates the same
  * closed-form distance (random positions make a tie with w practically impossible). */
 // ctest: labels=decomp timeout=60 ranks=2;3;4;8
-#include "decomp/exchange.h"
+#include "decomp/ghosts.h"
+#include "decomp/migration.h"
 #include "decomp_reference.h"
 #include "base/vec3.h"
 #include <stdlib.h>

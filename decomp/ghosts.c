@@ -9,12 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Segment offsets (n_neighbors + 1 entries) for `item` bytes per entry of a CSR start array. */
-static PetscErrorCode SegmentOffsets(const Exchange *ex, const PetscInt start[], size_t item, size_t **off)
+/* One round along the plan, item bytes per copy: segment k of the CSR start array out (send_start
+ * owner -> ghost, recv_start ghost -> owner) from sendbuf to neighbor[k], segment k of in from it
+ * into recvbuf. *bytes and *messages (may be NULL) grow by what this rank sent. */
+static PetscErrorCode PlanRound(Exchange *ex, PetscMPIInt tag, const PetscInt out[], const PetscInt in[], size_t item,
+                                const char *sendbuf, char *recvbuf, PetscInt64 *bytes, PetscInt64 *messages)
+{
+  const PetscInt nn = ex->n_neighbors;
+  size_t        *soff, *roff;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nn + 1, &soff, nn + 1, &roff));
+  for (PetscInt k = 0; k <= nn; k++) {
+    soff[k] = (size_t)out[k] * item;
+    roff[k] = (size_t)in[k] * item;
+  }
+  PetscCall(MessageExchangeSegments(ex->comm, tag, nn, ex->neighbor, &ex->buffers, sendbuf, soff, recvbuf, roff, bytes,
+                                    messages));
+  PetscCall(PetscFree2(soff, roff));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ex's buffers grown for a PlanRound of item bytes per copy along out and in. */
+static PetscErrorCode PlanBuffers(Exchange *ex, const PetscInt out[], const PetscInt in[], size_t item)
 {
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(ex->n_neighbors + 1, off));
-  for (PetscInt k = 0; k <= ex->n_neighbors; k++) (*off)[k] = (size_t)start[k] * item;
+  PetscCall(MessageBufferGrow(&ex->buffers.sendbuf, &ex->buffers.sendcap, (size_t)out[ex->n_neighbors] * item));
+  PetscCall(MessageBufferGrow(&ex->buffers.recvbuf, &ex->buffers.recvcap, (size_t)in[ex->n_neighbors] * item));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,15 +286,11 @@ static PetscErrorCode BuildCopyLists(Exchange *ex)
 {
   const PetscInt nsent = ex->send_start[ex->n_neighbors];
   PetscInt      *reply, *fill;
-  size_t        *soff, *roff;
 
   PetscFunctionBegin;
-  PetscCall(SegmentOffsets(ex, ex->recv_start, sizeof(PetscInt), &soff));
-  PetscCall(SegmentOffsets(ex, ex->send_start, sizeof(PetscInt), &roff));
   PetscCall(PetscMalloc1(nsent + 1, &reply));
-  PetscCall(MessageExchangeSegments(ex->comm, ex->tag_index, ex->n_neighbors, ex->neighbor, &ex->buffers,
-                                    (const char *)ex->recv_ghost, soff, (char *)reply, roff, &ex->build_bytes_sent,
-                                    &ex->build_messages_sent));
+  PetscCall(PlanRound(ex, ex->tag_index, ex->recv_start, ex->send_start, sizeof(PetscInt), (const char *)ex->recv_ghost,
+                      (char *)reply, &ex->build_bytes_sent, &ex->build_messages_sent)); /* the plan, reversed */
   PetscCall(
     PetscMalloc3(ex->n_owned + 1, &ex->shared_start, nsent + 1, &ex->shared_rank, nsent + 1, &ex->shared_ghost));
   PetscCall(PetscArrayzero(ex->shared_start, ex->n_owned + 1));
@@ -289,8 +306,6 @@ static PetscErrorCode BuildCopyLists(Exchange *ex)
     }
   PetscCall(PetscFree(fill));
   PetscCall(PetscFree(reply));
-  PetscCall(PetscFree(soff));
-  PetscCall(PetscFree(roff));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,76 +412,78 @@ static PetscErrorCode CheckPlan(const Exchange *ex, PetscInt n_owned, PetscInt n
              "Exchange: call ExchangeBuildGhosts first");
   PetscCheck(n_owned == ex->n_owned && n_ghost == ex->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "Exchange: the store has %" PetscInt_FMT " owned and %" PetscInt_FMT " ghost bodies "
-             "but the ghosts were built for %" PetscInt_FMT " and %" PetscInt_FMT "; rebuild them (ExchangeBuildGhosts)",
+             "but the ghosts were built for %" PetscInt_FMT " and %" PetscInt_FMT "; "
+             "rebuild them (ExchangeBuildGhosts)",
              n_owned, n_ghost, ex->n_owned, ex->n_ghost);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ExchangeUpdateGhosts(Exchange *ex, BodyStore *s, ExchangeFields fields)
 {
-  const size_t item = ExchangeFieldsBytes(fields);
-  size_t      *soff, *roff;
-  char        *p;
+  const size_t   item  = ExchangeFieldsBytes(fields);
+  const PetscInt nsend = ex->send_start[ex->n_neighbors], nrecv = ex->recv_start[ex->n_neighbors];
+  char          *p;
 
   PetscFunctionBegin;
   PetscCall(CheckPlan(ex, s->n_owned, s->n_ghost));
   PetscCheck((fields & ~EXCHANGE_FIELDS_ALL) == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "ExchangeUpdateGhosts: fields 0x%x has bits that are no BodyStore field", fields);
-  PetscCall(SegmentOffsets(ex, ex->send_start, item, &soff));
-  PetscCall(SegmentOffsets(ex, ex->recv_start, item, &roff));
-  PetscCall(MessageBufferGrow(&ex->buffers.sendbuf, &ex->buffers.sendcap, soff[ex->n_neighbors]));
-  PetscCall(MessageBufferGrow(&ex->buffers.recvbuf, &ex->buffers.recvcap, roff[ex->n_neighbors]));
+  PetscCall(PlanBuffers(ex, ex->send_start, ex->recv_start, item));
   p = ex->buffers.sendbuf;
-  for (PetscInt e = 0; e < ex->send_start[ex->n_neighbors]; e++) p = ExchangePackBody(s, ex->send_body[e], fields, p);
-  PetscCall(MessageExchangeSegments(ex->comm, ex->tag_update, ex->n_neighbors, ex->neighbor, &ex->buffers, ex->buffers.sendbuf, soff, ex->buffers.recvbuf, roff, NULL, NULL));
+  for (PetscInt e = 0; e < nsend; e++) p = ExchangePackBody(s, ex->send_body[e], fields, p);
+  PetscCall(PlanRound(ex, ex->tag_update, ex->send_start, ex->recv_start, item, ex->buffers.sendbuf,
+                      ex->buffers.recvbuf, NULL, NULL));
   p = ex->buffers.recvbuf;
-  for (PetscInt q = 0; q < ex->recv_start[ex->n_neighbors]; q++) p = (char *)ExchangeUnpackBody(s, s->n_owned + ex->recv_ghost[q], fields, p);
-  PetscCall(PetscFree(soff));
-  PetscCall(PetscFree(roff));
+  for (PetscInt q = 0; q < nrecv; q++) p = (char *)ExchangeUnpackBody(s, s->n_owned + ex->recv_ghost[q], fields, p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One end of the plan: the copies' storage indices base + index[j], in CSR segments start[] over the
+ * neighbours; the owned bodies sent (send_*) or the ghosts received (recv_*). */
+typedef struct {
+  const PetscInt *start, *index;
+  PetscInt        base;
+} PlanEnd;
+
+/* Rows of width doubles per body along the plan: forward (owner -> ghost) each ghost's row becomes its
+ * owner's; reversed (ghost -> owner) each ghost's row is added to its owner's, in plan order (neighbours
+ * by increasing rank, then message order: a fixed summation order). */
+static PetscErrorCode ArrayRound(Exchange *ex, PetscBool reverse, PetscInt width, double a[])
+{
+  const size_t   item   = sizeof(double) * (size_t)width;
+  const PlanEnd  owned  = {ex->send_start, ex->send_body, 0}, ghosts = {ex->recv_start, ex->recv_ghost, ex->n_owned};
+  const PlanEnd *out    = reverse ? &ghosts : &owned, *in = reverse ? &owned : &ghosts;
+  const PetscInt nn     = ex->n_neighbors;
+  double        *v;
+
+  PetscFunctionBegin;
+  PetscCall(CheckPlan(ex, ex->n_owned, ex->n_ghost));
+  PetscCall(PlanBuffers(ex, out->start, in->start, item));
+  v = (double *)ex->buffers.sendbuf;
+  for (PetscInt j = 0; j < out->start[nn]; j++, v += width)
+    PetscCall(PetscArraycpy(v, a + (size_t)(out->base + out->index[j]) * width, width));
+  PetscCall(PlanRound(ex, reverse ? ex->tag_reduce : ex->tag_update, out->start, in->start, item, ex->buffers.sendbuf,
+                      ex->buffers.recvbuf, NULL, NULL));
+  v = (double *)ex->buffers.recvbuf;
+  for (PetscInt j = 0; j < in->start[nn]; j++, v += width) {
+    double *row = a + (size_t)(in->base + in->index[j]) * width;
+    if (!reverse) PetscCall(PetscArraycpy(row, v, width));
+    else
+      for (PetscInt c = 0; c < width; c++) row[c] += v[c];
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ExchangeUpdateArray(Exchange *ex, PetscInt width, double a[])
 {
-  const size_t item = sizeof(double) * (size_t)width;
-  size_t      *soff, *roff;
-  double      *v;
-
   PetscFunctionBegin;
-  PetscCall(CheckPlan(ex, ex->n_owned, ex->n_ghost));
-  PetscCall(SegmentOffsets(ex, ex->send_start, item, &soff));
-  PetscCall(SegmentOffsets(ex, ex->recv_start, item, &roff));
-  PetscCall(MessageBufferGrow(&ex->buffers.sendbuf, &ex->buffers.sendcap, soff[ex->n_neighbors]));
-  PetscCall(MessageBufferGrow(&ex->buffers.recvbuf, &ex->buffers.recvcap, roff[ex->n_neighbors]));
-  v = (double *)ex->buffers.sendbuf;
-  for (PetscInt e = 0; e < ex->send_start[ex->n_neighbors]; e++, v += width) PetscCall(PetscArraycpy(v, a + (size_t)ex->send_body[e] * width, width));
-  PetscCall(MessageExchangeSegments(ex->comm, ex->tag_update, ex->n_neighbors, ex->neighbor, &ex->buffers, ex->buffers.sendbuf, soff, ex->buffers.recvbuf, roff, NULL, NULL));
-  v = (double *)ex->buffers.recvbuf;
-  for (PetscInt q = 0; q < ex->recv_start[ex->n_neighbors]; q++, v += width) PetscCall(PetscArraycpy(a + (size_t)(ex->n_owned + ex->recv_ghost[q]) * width, v, width));
-  PetscCall(PetscFree(soff));
-  PetscCall(PetscFree(roff));
+  PetscCall(ArrayRound(ex, PETSC_FALSE, width, a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ExchangeReduceArray(Exchange *ex, PetscInt width, double a[])
 {
-  const size_t item = sizeof(double) * (size_t)width;
-  size_t      *soff, *roff;
-  double      *v;
-
   PetscFunctionBegin;
-  PetscCall(CheckPlan(ex, ex->n_owned, ex->n_ghost));
-  PetscCall(SegmentOffsets(ex, ex->recv_start, item, &soff)); /* the plan, reversed */
-  PetscCall(SegmentOffsets(ex, ex->send_start, item, &roff));
-  PetscCall(MessageBufferGrow(&ex->buffers.sendbuf, &ex->buffers.sendcap, soff[ex->n_neighbors]));
-  PetscCall(MessageBufferGrow(&ex->buffers.recvbuf, &ex->buffers.recvcap, roff[ex->n_neighbors]));
-  v = (double *)ex->buffers.sendbuf;
-  for (PetscInt q = 0; q < ex->recv_start[ex->n_neighbors]; q++, v += width) PetscCall(PetscArraycpy(v, a + (size_t)(ex->n_owned + ex->recv_ghost[q]) * width, width));
-  PetscCall(MessageExchangeSegments(ex->comm, ex->tag_reduce, ex->n_neighbors, ex->neighbor, &ex->buffers, ex->buffers.sendbuf, soff, ex->buffers.recvbuf, roff, NULL, NULL));
-  v = (double *)ex->buffers.recvbuf; /* neighbours by rank, then message order: a fixed summation order */
-  for (PetscInt e = 0; e < ex->send_start[ex->n_neighbors]; e++, v += width)
-    for (PetscInt c = 0; c < width; c++) a[(size_t)ex->send_body[e] * width + c] += v[c];
-  PetscCall(PetscFree(soff));
-  PetscCall(PetscFree(roff));
+  PetscCall(ArrayRound(ex, PETSC_TRUE, width, a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,38 +7,13 @@
 #include "decomp/migration.h"
 #include "decomp/body_pack.h"
 #include "decomp/messages.h"
-#include <stdlib.h>
 
-typedef struct {
-  int64_t  id;
-  PetscInt index;
-} IdKey;
-
-static int CompareIdKey(const void *pa, const void *pb)
+static int CompareInt64(const void *pa, const void *pb, void *ctx)
 {
-  const IdKey *a = pa, *b = pb;
-  return (a->id > b->id) - (a->id < b->id);
-}
+  const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
-/* Sort keys by id; *dup = 1 if two keys share an id. */
-static void SortIds(IdKey *keys, PetscInt n, int *dup)
-{
-  qsort(keys, (size_t)n, sizeof(*keys), CompareIdKey);
-  *dup = 0;
-  for (PetscInt i = 1; i < n; i++)
-    if (keys[i].id == keys[i - 1].id) *dup = 1;
-}
-
-typedef struct {
-  PetscMPIInt rank; /* destination, -1 = leaves the domain */
-  PetscInt    index;
-} Departure;
-
-static int CompareDeparture(const void *pa, const void *pb)
-{
-  const Departure *a = pa, *b = pb;
-  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
+  (void)ctx;
+  return (a > b) - (a < b);
 }
 
 /* Sort the owned bodies by id. Two with one id are an internal error (ids are unique by
@@ -46,23 +21,22 @@ static int CompareDeparture(const void *pa, const void *pb)
 static PetscErrorCode SortOwnedById(BodyStore *s)
 {
   const PetscInt n = s->n_owned;
-  IdKey         *keys;
+  int64_t       *id;
   PetscInt      *order;
-  PetscBool      sorted = PETSC_TRUE;
-  int            dup;
+  PetscBool      sorted = PETSC_TRUE, dup = PETSC_FALSE;
 
   PetscFunctionBegin;
   for (PetscInt i = 1; i < n && sorted; i++) sorted = (PetscBool)(s->id[i - 1] < s->id[i]);
   if (sorted) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(n, &keys, n, &order));
+  PetscCall(PetscMalloc2(n, &id, n, &order));
   for (PetscInt i = 0; i < n; i++) {
-    keys[i].id    = s->id[i];
-    keys[i].index = i;
+    id[i]    = s->id[i];
+    order[i] = i;
   }
-  SortIds(keys, n, &dup);
-  for (PetscInt i = 0; i < n; i++) order[i] = keys[i].index;
+  PetscCall(PetscTimSortWithArray(n, id, sizeof(*id), order, sizeof(*order), CompareInt64, NULL));
+  for (PetscInt i = 1; i < n; i++) dup = (PetscBool)(dup || id[i] == id[i - 1]);
   PetscCall(BodyStorePermute(s, n, order));
-  PetscCall(PetscFree2(keys, order));
+  PetscCall(PetscFree2(id, order));
   PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "ExchangeMigrate: a body id is owned twice on this rank; ids must be unique");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -183,11 +157,9 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
 {
   const size_t rec = ExchangeFieldsBytes(EXCHANGE_FIELDS_ALL);
   MPI_Comm     comm;
-  PetscMPIInt  rank, tag, *dest;
-  PetscInt     n = s->n_owned, nout = 0, first_sent, nrecv = 0;
-  Departure   *out;
+  PetscMPIInt  rank, tag, *owner, *dest;
+  PetscInt     n = s->n_owned, nout = 0, nsend = 0, nrecv = 0;
   char        *sendbuf, *recvbuf = NULL, *p;
-  PetscBool   *leaves;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
@@ -200,36 +172,32 @@ PetscErrorCode ExchangeMigrateMoves(Domain d, BodyStore *s, const ExchangeMoves 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  /* who leaves, and where to: sorted by destination (-1 = out of the domain first), then index */
-  PetscCall(PetscMalloc2(n, &out, n, &leaves));
+  /* who leaves (owner[i] != rank), and where to (-1: out of the domain, dropped); the leavers are
+   * packed in index order, which the send keeps per destination (a stable sort, messages.h) */
+  PetscCall(PetscMalloc1(n + 1, &owner));
   for (PetscInt i = 0; i < n; i++) {
-    const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * i);
-    leaves[i]               = (PetscBool)(owner != rank);
-    if (leaves[i]) {
-      out[nout].rank    = owner;
-      out[nout++].index = i;
-    }
+    owner[i] = DomainOwnerOfPoint(d, s->pos + 3 * i);
+    nout += owner[i] != rank;
+    nsend += owner[i] != rank && owner[i] >= 0;
   }
-  qsort(out, (size_t)nout, sizeof(*out), CompareDeparture);
-  for (first_sent = 0; first_sent < nout && out[first_sent].rank < 0; first_sent++) { }
-
-  PetscCall(PetscMalloc2(nout - first_sent + 1, &dest, (size_t)(nout - first_sent) * rec + 1, &sendbuf));
+  PetscCall(PetscMalloc2(nsend + 1, &dest, (size_t)nsend * rec + 1, &sendbuf));
   p = sendbuf;
-  for (PetscInt e = first_sent; e < nout; e++) {
-    dest[e - first_sent] = out[e].rank;
-    p                    = ExchangePackBody(s, out[e].index, EXCHANGE_FIELDS_ALL, p);
+  for (PetscInt i = 0, e = 0; i < n; i++) {
+    if (owner[i] == rank || owner[i] < 0) continue;
+    dest[e++] = owner[i];
+    p         = ExchangePackBody(s, i, EXCHANGE_FIELDS_ALL, p);
   }
-  PetscCall(ExchangeSendMoved(d, mv, tag, rec, nout - first_sent, dest, sendbuf, &nrecv, &recvbuf, bytes_sent));
+  PetscCall(ExchangeSendMoved(d, mv, tag, rec, nsend, dest, sendbuf, &nrecv, &recvbuf, bytes_sent));
 
   /* drop the leavers (from the back, so the body swapped in has been looked at), add the arrivals */
   for (PetscInt i = n - 1; i >= 0; i--)
-    if (leaves[i]) BodyStoreRemoveOwned(s, i);
+    if (owner[i] != rank) BodyStoreRemoveOwned(s, i);
   PetscCall(BodyStoreReserve(s, s->n_owned + nrecv));
   p = recvbuf;
   for (PetscInt e = 0; e < nrecv; e++) p = (char *)ExchangeUnpackBody(s, s->n_owned++, EXCHANGE_FIELDS_ALL, p);
   if (!(mv->keep_order && nout == 0 && nrecv == 0)) PetscCall(SortOwnedById(s));
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree2(dest, sendbuf));
-  PetscCall(PetscFree2(out, leaves));
+  PetscCall(PetscFree(owner));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -58,8 +58,7 @@ static PetscErrorCode FreePlan(Exchange *ex)
 PetscErrorCode ExchangeCreate(Exchange *ex)
 {
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(ex, sizeof(*ex)));
-  ex->comm = MPI_COMM_NULL;
+  *ex = (Exchange){.comm = MPI_COMM_NULL};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -238,9 +238,9 @@ static int CompareArrival(const void *pa, const void *pb)
  * recv_ghost (item q of the messages -> ghost index). */
 static PetscErrorCode PlaceGhosts(Exchange *ex, BodyStore *s, const size_t msg_at[])
 {
-  const size_t   rec = ExchangeFieldsBytes(EXCHANGE_FIELDS_ALL), item = GhostItemSize();
+  const size_t   rec   = ExchangeFieldsBytes(EXCHANGE_FIELDS_ALL), item = GhostItemSize();
   const size_t   id_at = ExchangeFieldOffset(EXCHANGE_FIELD_BIT_id);
-  const PetscInt ng  = ex->recv_start[ex->n_neighbors];
+  const PetscInt ng    = ex->recv_start[ex->n_neighbors];
   Arrival       *arr;
 
   PetscFunctionBegin;
@@ -449,10 +449,10 @@ typedef struct {
  * by increasing rank, then message order: a fixed summation order). */
 static PetscErrorCode ArrayRound(Exchange *ex, PetscBool reverse, PetscInt width, double a[])
 {
-  const size_t   item   = sizeof(double) * (size_t)width;
-  const PlanEnd  owned  = {ex->send_start, ex->send_body, 0}, ghosts = {ex->recv_start, ex->recv_ghost, ex->n_owned};
-  const PlanEnd *out    = reverse ? &ghosts : &owned, *in = reverse ? &owned : &ghosts;
-  const PetscInt nn     = ex->n_neighbors;
+  const size_t   item  = sizeof(double) * (size_t)width;
+  const PetscInt nn    = ex->n_neighbors;
+  const PlanEnd  owned = {ex->send_start, ex->send_body, 0}, ghosts = {ex->recv_start, ex->recv_ghost, ex->n_owned};
+  const PlanEnd *out = reverse ? &ghosts : &owned, *in = reverse ? &owned : &ghosts;
   double        *v;
 
   PetscFunctionBegin;

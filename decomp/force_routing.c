@@ -1,5 +1,6 @@
 /* See force_routing.h. */
 #include "decomp/force_routing.h"
+#include "decomp/messages.h"
 #include "penalty/loads.h"
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #ifndef CCPDEM_FORCE_ROUTING_H
 #define CCPDEM_FORCE_ROUTING_H
 #include "contact/contact_set.h"
-#include "decomp/exchange.h"
+#include "decomp/ghosts.h"
 
 PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[], PetscInt64 *bytes_sent);
 #endif

@@ -1,6 +1,6 @@
 /* See impulse_routing.h. */
 #include "decomp/impulse_routing.h"
-#include "decomp/exchange.h"
+#include "decomp/messages.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -18,7 +18,7 @@
 #include "bodies/body_store.h"
 #include "contact/contact_set.h"
 #include "decomp/domain.h"
-#include "decomp/exchange.h"
+#include "decomp/migration.h"
 
 /* mv: the decision of the migration that follows (ExchangeDecideMoves), which covers the entries:
  * they go where their bodies go. */

@@ -30,7 +30,7 @@
 #ifndef CCPDEM_VELOCITY_COUPLING_H
 #define CCPDEM_VELOCITY_COUPLING_H
 #include "ccp/solver.h"
-#include "decomp/exchange.h"
+#include "decomp/ghosts.h"
 
 typedef struct _p_VelocityCoupling *VelocityCoupling;
 

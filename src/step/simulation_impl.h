@@ -6,7 +6,8 @@
 #include "step/contact_model.h"
 #include "collision/broadphase.h"
 #include "joints/joints.h"
-#include "decomp/exchange.h"
+#include "decomp/ghosts.h"
+#include "decomp/migration.h"
 #include "base/vec3.h"
 
 /* Where the bodies live on several ranks (step/placement.c): the decomposition, this step's

@@ -6,7 +6,7 @@
 #define CCPDEM_STEP_STEP_REDUCE_H
 #include "step/simulation.h"
 
-/* The sums end with STEP_MOVE_SUMS counts of the migration decision (decomp/exchange.h
+/* The sums end with STEP_MOVE_SUMS counts of the migration decision (decomp/migration.h
  * ExchangeMovesLocal), which ride on this reduction in a distributed penalty run. */
 /* The maxima end with the RUN_FLAGS run flags. STEP_SUM_MOVES, STEP_MAX_FLAGS: where those start. */
 enum { STEP_MOVE_SUMS = 4, STEP_SUM_MOVES = 7, STEP_SUMS = STEP_SUM_MOVES + STEP_MOVE_SUMS, STEP_MAX_FLAGS = 3, STEP_MAXES = STEP_MAX_FLAGS + RUN_FLAGS };

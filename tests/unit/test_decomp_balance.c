@@ -11,7 +11,7 @@
  *   - a second DomainBalance on the balanced bodies moves nothing by more than a bin. */
 // ctest: labels=decomp timeout=60 ranks=2;3;4;8
 #include "decomp/balance.h"
-#include "decomp/exchange.h"
+#include "decomp/migration.h"
 #include "test_check.h"
 #include <math.h>
 

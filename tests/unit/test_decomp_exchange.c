@@ -1,4 +1,4 @@
-/* Unit test of migration and ghosts (decomp/exchange.c) at any rank count. Every body is a
+/* Unit test of migration and ghosts (decomp/migration.c, decomp/ghosts.c) at any rank count. Every body is a
  * deterministic function of its id (MakeBody), so each rank can say what any body must look like,
  * and the reference sets come from brute force over all bodies (gathered with MPI_Allgatherv) with
  * the independent geometry of decomp_reference.h. Checks:
@@ -24,7 +24,8 @@
  * All comparisons are exact: the code moves bytes, and the reference evaluates the same
  * closed-form distance (random positions make a tie with w practically impossible). */
 // ctest: labels=decomp timeout=60 ranks=2;3;4;8
-#include "decomp/exchange.h"
+#include "decomp/ghosts.h"
+#include "decomp/migration.h"
 #include "decomp_reference.h"
 #include "base/vec3.h"
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Point-to-point messages: records to any ranks, records to neighbours, a plan's segments. See
  * messages.h. */
 #include "decomp/messages.h"
+#include "base/growth.h"
 #include "decomp/domain.h"
 #include <string.h>
 
@@ -22,7 +23,7 @@ PetscErrorCode MessageBufferGrow(char **buf, size_t *cap, size_t need)
 {
   PetscFunctionBegin;
   if (need <= *cap) PetscFunctionReturn(PETSC_SUCCESS);
-  *cap = PetscMax(need, 2 * *cap + 4096);
+  *cap = GrowthCapacity(*cap, need);
   PetscCall(PetscRealloc(*cap, buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -32,7 +33,7 @@ PetscErrorCode MessageBuffersReserveRequests(MessageBuffers *mb, PetscInt n)
   PetscFunctionBegin;
   if (n <= mb->reqcap) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(mb->req));
-  mb->reqcap = PetscMax(n, 2 * mb->reqcap);
+  mb->reqcap = (PetscInt)GrowthCapacity((size_t)mb->reqcap, (size_t)n);
   PetscCall(PetscMalloc1(mb->reqcap, &mb->req));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
 /* The ccp/solver.h coupling over a PetscSF of owned bodies (roots) and ghosts (leaves). See
  * velocity_coupling.h. */
 #include "decomp/velocity_coupling.h"
+#include "base/growth.h"
 #include <petscsf.h>
 
 struct _p_VelocityCoupling {
@@ -65,12 +66,12 @@ PetscErrorCode VelocityCouplingSetUp(VelocityCoupling vc, const Exchange *ex)
   vc->n_ghost = ex->n_ghost;
   if ((size_t)ex->n_owned + 1 > vc->owned_cap) {
     PetscCall(PetscFree2(vc->shared, vc->root));
-    vc->owned_cap = (size_t)ex->n_owned + ex->n_owned / 2 + 1;
+    vc->owned_cap = GrowthCapacity(vc->owned_cap, (size_t)ex->n_owned + 1);
     PetscCall(PetscMalloc2(vc->owned_cap, &vc->shared, 6 * vc->owned_cap, &vc->root));
   }
   if ((size_t)ex->n_ghost + 1 > vc->ghost_cap) {
     PetscCall(PetscFree2(vc->leaf, vc->mark));
-    vc->ghost_cap = (size_t)ex->n_ghost + ex->n_ghost / 2 + 1;
+    vc->ghost_cap = GrowthCapacity(vc->ghost_cap, (size_t)ex->n_ghost + 1);
     PetscCall(PetscMalloc2(6 * vc->ghost_cap, &vc->leaf, 6 * vc->ghost_cap, &vc->mark));
   }
   PetscCheck(ex->shared_start, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "VelocityCouplingSetUp: the exchange was built without its copy lists (skip_copy_lists)");

@@ -1,5 +1,6 @@
 /* Checkpoint writer and reader; the format is documented in checkpoint.h. */
 #include "io/checkpoint.h"
+#include "base/growth.h"
 #include "io/h5.h"
 #include "penalty/history.h"
 #include <dirent.h>
@@ -271,7 +272,7 @@ static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt kee
     }
     if (sscanf(e->d_name, "ckpt-%lld.h5%n", &step, &end) != 1 || e->d_name[end] != 0) continue;
     if (n == cap) {
-      cap   = 2 * cap + 16;
+      cap   = GrowthCapacity(cap, n + 1);
       steps = (int64_t *)realloc(steps, cap * sizeof(*steps));
       PetscCheck(steps, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory listing %s", dir);
     }

@@ -1,6 +1,7 @@
 /* The XDMF index of the snapshots: rebuilt from the directory each time, so it stays right across
  * restarts, deleted files and runs killed between a snapshot and its index update. */
 #include "io/xdmf.h"
+#include "base/growth.h"
 #include "io/h5.h"
 #include <dirent.h>
 #include <errno.h>
@@ -141,7 +142,7 @@ static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, Snap
     if (e.rows == 0) continue;
     PetscCall(PetscStrncpy(e.file, ent->d_name, sizeof(e.file)));
     if (*count == cap) {
-      cap *= 2;
+      cap = GrowthCapacity(cap, cap + 1);
       PetscCall(PetscRealloc(cap * sizeof(**entries), entries));
     }
     (*entries)[(*count)++] = e;

@@ -1,4 +1,5 @@
 #include "bodies/body_store.h"
+#include "base/growth.h"
 #include <string.h>
 
 PetscErrorCode BodyStoreCreate(BodyStore *s)
@@ -24,7 +25,7 @@ PetscErrorCode BodyStoreReserve(BodyStore *s, PetscInt n)
 
   PetscFunctionBegin;
   if (n <= s->capacity) PetscFunctionReturn(PETSC_SUCCESS);
-  cap = PetscMax(n, 2 * s->capacity + 16);
+  cap = (PetscInt)GrowthCapacity((size_t)s->capacity, (size_t)n);
 #define BODY_FIELD_GROW(type, name, width) \
   { \
     type *p; \

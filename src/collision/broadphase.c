@@ -22,6 +22,7 @@
  *     (x, y, z, r) of the bodies in cell order (4 nbody_cap doubles, 64-byte aligned offset);
  *   - pairs' block: pairs_cap unsorted pairs as found, then pairs_cap sorted pairs (bp->pairs). */
 #include "collision/broadphase.h"
+#include "base/growth.h"
 #include <math.h>
 #include <string.h>
 
@@ -73,8 +74,7 @@ static PetscErrorCode BroadphaseGrowPairs(Broadphase *bp, PetscInt nraw, size_t 
   BodyPair    *block;
 
   PetscFunctionBegin;
-  need = PetscMax(need, (size_t)1024);
-  if (need > (size_t)bp->pairs_cap) need = PetscMax(need, 2 * (size_t)bp->pairs_cap);
+  need = GrowthCapacity((size_t)bp->pairs_cap, PetscMax(need, (size_t)1024));
   PetscCheck(need < (size_t)PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "Broadphase: more than %" PetscInt_FMT " candidate pairs; a few very large bodies among many small ones make the cell grid inefficient (bounded size ratios assumed)", bp->pairs_cap);
   PetscCall(ScratchPoolGet(pool, SCRATCH_BP_PAIRS, 2 * sizeof(BodyPair) * need, sizeof(BodyPair) * (size_t)nraw, (void **)&block));

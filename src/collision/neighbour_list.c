@@ -1,5 +1,6 @@
 /* See collision/neighbour_list.h. */
 #include "collision/neighbour_list.h"
+#include "base/growth.h"
 #include "collision/detect_impl.h"
 #include <math.h>
 #include <string.h>
@@ -89,7 +90,7 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
   PetscCall(collision_sort_by_key(found, sizeof(NeighbourPair), nfound, rec, tmp, &sorted));
   if (nfound > nl->cap) {
     PetscCall(PetscFree(nl->pair));
-    nl->cap = PetscMax(nfound, 2 * nl->cap);
+    nl->cap = (PetscInt)GrowthCapacity((size_t)nl->cap, (size_t)nfound);
     PetscCall(PetscMalloc1((size_t)nl->cap, &nl->pair));
   }
   for (PetscInt k = 0; k < nfound; k++) nl->pair[k] = found[sorted[k].idx];
@@ -98,7 +99,7 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 
   if ((size_t)nb + (size_t)set->nwalls > nl->body_cap) {
     PetscCall(PetscFree2(nl->id, nl->x0));
-    nl->body_cap = PetscMax((size_t)nb + (size_t)set->nwalls, 2 * nl->body_cap);
+    nl->body_cap = GrowthCapacity(nl->body_cap, (size_t)nb + (size_t)set->nwalls);
     PetscCall(PetscMalloc2(nl->body_cap, &nl->id, 3 * nl->body_cap, &nl->x0));
   }
   if (nb) {

@@ -1,4 +1,5 @@
 #include "contact/contact_set.h"
+#include "base/growth.h"
 #include "base/memory_policy.h"
 #include <string.h>
 
@@ -44,7 +45,7 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
 
   PetscFunctionBegin;
   if (n <= cs->capacity) PetscFunctionReturn(PETSC_SUCCESS);
-  cap = PetscMax(n, 2 * cs->capacity + 64); /* geometric growth: appends are amortized O(1) */
+  cap = (PetscInt)GrowthCapacity((size_t)cs->capacity, (size_t)n);
   PetscCall(ContactArraysAlloc(cs, cap, &c, &key, &gamma));
   if (cs->n) {
     PetscCall(PetscArraycpy(c, cs->c, cs->n));
@@ -285,7 +286,7 @@ static PetscErrorCode ImpulseMemoryEnsure(ImpulseMemory *m, PetscInt n)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscFree2(m->key, m->gamma));
-  m->capacity = PetscMax(n, 2 * m->capacity);
+  m->capacity = (PetscInt)GrowthCapacity((size_t)m->capacity, (size_t)n);
   PetscCall(PetscMalloc2(m->capacity + 1, &m->key, (size_t)(m->capacity + 1) * m->width, &m->gamma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

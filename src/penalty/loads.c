@@ -1,5 +1,6 @@
 /* See penalty/loads.h. */
 #include "penalty/loads.h"
+#include "base/growth.h"
 #include "penalty/friction.h"
 #include "penalty/kernel.h"
 #include "penalty/side.h"
@@ -320,7 +321,7 @@ static PetscErrorCode side_reserve(PenaltyContext *ctx, PetscInt n)
   if ((size_t)n <= ctx->side_cap) PetscFunctionReturn(PETSC_SUCCESS);
   MemoryFreeAligned((void **)&ctx->side);
   ctx->side_ahead = 0; /* gone with the old array */
-  ctx->side_cap   = (size_t)PetscMax(n, 2 * (PetscInt)ctx->side_cap + 16);
+  ctx->side_cap   = GrowthCapacity(ctx->side_cap, (size_t)n);
   PetscCall(MemoryAllocAligned(sizeof(Side) * ctx->side_cap, _Alignof(Side), "the penalty model's body sides", (void **)&ctx->side));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

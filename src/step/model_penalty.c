@@ -3,6 +3,7 @@
  * history of the last step (summed per body on the owners: decomp/force_routing.h), and the bodies
  * moved by v = v_free + h M^-1 F (half-implicit symplectic Euler); the new history is remembered. */
 #include "step/simulation_impl.h"
+#include "base/growth.h"
 #include "bodies/integrator.h"
 #include "penalty/side.h"
 #include "decomp/force_routing.h"
@@ -74,12 +75,12 @@ static PetscErrorCode Ensure(PenaltyModel *m, PetscInt ncontacts, PetscInt nbodi
   PetscFunctionBegin;
   if ((size_t)ncontacts >= m->cap) {
     PetscCall(PetscFree2(m->match, m->load));
-    m->cap = (size_t)PetscMax(ncontacts + 1, 2 * (PetscInt)m->cap + 64);
+    m->cap = GrowthCapacity(m->cap, (size_t)ncontacts + 1);
     PetscCall(PetscMalloc2(m->cap, &m->match, m->cap * PENALTY_LOAD_WIDTH, &m->load));
   }
   if ((size_t)nbodies >= m->body_cap) {
     PetscCall(PetscFree(m->acc));
-    m->body_cap = (size_t)PetscMax(nbodies + 1, 2 * (PetscInt)m->body_cap + 16);
+    m->body_cap = GrowthCapacity(m->body_cap, (size_t)nbodies + 1);
     PetscCall(PetscMalloc1(6 * m->body_cap, &m->acc));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,6 +3,7 @@
  * ghosts, migration to the owners and load balancing (decomp/), with the contact memory routed
  * where its contacts will be computed. */
 #include "step/simulation_impl.h"
+#include "base/growth.h"
 #include "step/emitter.h"
 #include "bodies/spatial_order.h"
 #include "decomp/balance.h"
@@ -124,7 +125,7 @@ static PetscErrorCode DistributedBegin(Simulation sim, PetscBool emitted, PetscI
     const size_t n = 3 * (size_t)sim->bodies.n_owned;
     if (n > pl->build_pos_cap) {
       PetscCall(PetscFree(pl->build_pos));
-      pl->build_pos_cap = PetscMax(n, 2 * pl->build_pos_cap);
+      pl->build_pos_cap = GrowthCapacity(pl->build_pos_cap, n);
       PetscCall(PetscMalloc1(pl->build_pos_cap, &pl->build_pos));
     }
     if (n) PetscCall(PetscArraycpy(pl->build_pos, sim->bodies.pos, n));

@@ -7,7 +7,6 @@
 #include "scenario/body_sections.h"
 #include "scenario/shared_values.h"
 #include "base/vec3.h"
-#include <stdlib.h>
 #include <string.h>
 
 int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
@@ -17,20 +16,17 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   static const char *const box_keys[] = {"type", "center", "half_extents", "material", "velocity", "orientation", NULL};
   const char *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "walls", kp);
+  yaml_node_t *list, *m;
   int n;
+  TRY(reader_get_list(r, root, "", "walls", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
-  TRY(reader_expect_list(r, list, kp, hint));
   n = reader_count(list);
-  sc->walls = calloc((size_t)n + 1, sizeof(Wall));
-  sc->wall_lines = calloc((size_t)n + 1, sizeof(int));
-  if (!sc->walls || !sc->wall_lines) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->walls = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(Wall)))) return -1;
+  if (!(sc->wall_lines = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(int)))) return -1;
   for (int i = 0; i < n; i++) {
-    yaml_node_t *m = reader_item(r, list, i);
     Wall *w = &sc->walls[i];
     int type = -1;
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, "write {type: plane, ...} or {type: box, ...}"));
+    TRY(reader_get_entry(r, list, kp, i, "write {type: plane, ...} or {type: box, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane or box", &type));
     w->type = (WallType)type;
     w->quat[0] = 1;
@@ -90,19 +86,16 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                                          "orientation", "material", "mass", "inertia", "id", NULL};
   const char *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "bodies", kp);
+  yaml_node_t *list, *m;
   int n;
+  TRY(reader_get_list(r, root, "", "bodies", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
-  TRY(reader_expect_list(r, list, kp, hint));
   n = reader_count(list);
-  sc->bodies = calloc((size_t)n + 1, sizeof(BodySpec));
-  if (!sc->bodies) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->bodies = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(BodySpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    yaml_node_t *m = reader_item(r, list, i);
     BodySpec *b = &sc->bodies[i];
     int shape = -1;
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, "write {shape: sphere, ...} or {shape: box, ...}"));
+    TRY(reader_get_entry(r, list, kp, i, "write {shape: sphere, ...} or {shape: box, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere or box", &shape));
     b->shape = (ShapeKind)shape;
     b->orientation[0] = 1;
@@ -186,21 +179,18 @@ int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   const char *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
   const char *ph = "give the anchor point [x, y, z] (world, at time 0)";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "joints", kp);
+  yaml_node_t *list = reader_field(r, root, "", "joints", kp), *m;
   if (!list) return 0;
   if (sc->contact_model == CONTACT_MODEL_PENALTY)
     return reader_fail(r, list, kp,
                        "joints are rows of the CCP and do not run with contact.model penalty; "
                        "use contact.model ccp, or remove the joints");
   TRY(reader_expect_list(r, list, kp, hint));
-  sc->joints = calloc((size_t)reader_count(list) + 1, sizeof(JointSpec));
-  if (!sc->joints) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->joints = reader_calloc(r, list, kp, (size_t)reader_count(list) + 1, sizeof(JointSpec)))) return -1;
   for (int i = 0; i < reader_count(list); i++) {
-    yaml_node_t *m = reader_item(r, list, i);
     JointSpec *j = &sc->joints[i];
     int type = -1;
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, hint));
+    TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the joint type", &type));
     TRY(reader_check_keys(r, m, ip, keys[type]));
     j->type = (JointType)type;

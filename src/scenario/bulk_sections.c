@@ -7,7 +7,6 @@
 #include "scenario/shared_values.h"
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
@@ -19,19 +18,16 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   const char *hint = "write fills: [{type: lattice, region: {min: [..], max: [..]}, radius: R, spacing: S, "
                      "material: NAME}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "fills", kp);
+  yaml_node_t *list, *m, *region;
   int n;
+  TRY(reader_get_list(r, root, "", "fills", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
-  TRY(reader_expect_list(r, list, kp, hint));
   n = reader_count(list);
-  sc->fills = calloc((size_t)n + 1, sizeof(FillSpec));
-  if (!sc->fills) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->fills = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(FillSpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    yaml_node_t *m = reader_item(r, list, i), *region;
     FillSpec *f = &sc->fills[i];
     int type = -1;
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, "write {type: lattice, ...} or {type: random, ...}"));
+    TRY(reader_get_entry(r, list, kp, i, "write {type: lattice, ...} or {type: random, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the fill type lattice or random", &type));
     f->type = (FillType)type;
     TRY(reader_check_keys(r, m, ip, f->type == FILL_LATTICE ? lattice_keys : random_keys));
@@ -157,19 +153,16 @@ int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   static const char *const region_keys[] = {"min", "max", NULL};
   const char *hint = "write emitters: [{region: {min: [..], max: [..]}, rate: N, count: C, radius: R, material: NAME}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "emitters", kp);
+  yaml_node_t *list, *m, *region;
   int n;
+  TRY(reader_get_list(r, root, "", "emitters", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
-  TRY(reader_expect_list(r, list, kp, hint));
   n = reader_count(list);
-  sc->emitters = calloc((size_t)n + 1, sizeof(EmitterSpec));
-  if (!sc->emitters) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->emitters = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(EmitterSpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    yaml_node_t *m = reader_item(r, list, i), *region;
     EmitterSpec *e = &sc->emitters[i];
     long long count = 0, seed = 0;
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, hint));
+    TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
     TRY(reader_check_keys(r, m, ip, keys));
     TRY(reader_get_mapping(r, m, ip, "region", REQUIRED, region_keys,
                            "give region: {min: [x, y, z], max: [x, y, z]} (m)", &region, rp));

@@ -10,7 +10,6 @@
  * spinning_friction, compliance, cohesion; penalty: the rest). */
 #include "scenario/contact_sections.h"
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 void scenario_set_contact_defaults(Scenario *sc)
@@ -181,17 +180,13 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
                                              NULL};
   const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
   char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  yaml_node_t *list = reader_field(r, root, "", "materials", kp);
-  if (!list) return reader_missing(r, root, kp, hint);
-  TRY(reader_expect_list(r, list, kp, hint));
+  yaml_node_t *list, *m;
+  TRY(reader_get_list(r, root, "", "materials", REQUIRED, hint, &list, kp));
   if (!reader_count(list)) return reader_fail(r, list, kp, "defines no material; %s", hint);
-  sc->materials = calloc((size_t)reader_count(list), sizeof(Material));
-  if (!sc->materials) return reader_fail(r, list, kp, "out of memory");
+  if (!(sc->materials = reader_calloc(r, list, kp, (size_t)reader_count(list), sizeof(Material)))) return -1;
   for (int i = 0; i < reader_count(list); i++) {
-    yaml_node_t *m = reader_item(r, list, i);
     Material *mat = &sc->materials[i];
-    reader_index_path(ip, kp, i);
-    TRY(reader_expect_mapping(r, m, ip, "write {name: N, density: RHO, friction: MU}"));
+    TRY(reader_get_entry(r, list, kp, i, "write {name: N, density: RHO, friction: MU}", &m, ip));
     TRY(reader_check_keys(r, m, ip, keys));
     TRY(reject_model_keys(r, m, ip, sc->contact_model == CONTACT_MODEL_PENALTY ? ccp_keys : penalty_keys,
                           sc->contact_model == CONTACT_MODEL_PENALTY ? "ccp" : "penalty"));

@@ -61,18 +61,14 @@ static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   int n;
   TRY(reader_get_mapping(r, root, "", "analysis", OPTIONAL, keys, hint, &m, kp));
   if (!m) return 0;
-  list = reader_field(r, m, kp, "repose", lp);
-  if (!list) return reader_missing(r, m, lp, hint);
-  TRY(reader_expect_list(r, list, lp, hint));
+  TRY(reader_get_list(r, m, kp, "repose", REQUIRED, hint, &list, lp));
   n = reader_count(list);
-  sc->repose = calloc((size_t)n + 1, sizeof(ReposeSpec));
-  if (!sc->repose) return reader_fail(r, list, lp, "out of memory");
+  if (!(sc->repose = reader_calloc(r, list, lp, (size_t)n + 1, sizeof(ReposeSpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    yaml_node_t *p = reader_item(r, list, i);
+    yaml_node_t *p;
     ReposeSpec  *spec = &sc->repose[i];
     double       range[2] = {0, 0};
-    reader_index_path(ip, lp, i);
-    TRY(reader_expect_mapping(r, p, ip, hint));
+    TRY(reader_get_entry(r, list, lp, i, hint, &p, ip));
     TRY(reader_check_keys(r, p, ip, pile_keys));
     TRY(reader_get_string(r, p, ip, "name", REQUIRED, "give the pile a name for the summary", spec->name,
                           sizeof spec->name));

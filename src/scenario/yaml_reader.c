@@ -16,7 +16,7 @@ int reader_count(const yaml_node_t *list)
 {
   return (int)(list->data.sequence.items.top - list->data.sequence.items.start);
 }
-yaml_node_t *reader_item(YamlReader *r, const yaml_node_t *list, int i)
+static yaml_node_t *list_item(YamlReader *r, const yaml_node_t *list, int i)
 {
   return node_at(r, list->data.sequence.items.start[i]);
 }
@@ -167,7 +167,7 @@ void reader_join_path(char out[KEY_PATH_MAX], const char *path, const char *key)
   mark_truncated(out, path[0] ? snprintf(out, KEY_PATH_MAX, "%s.%s", path, key)
                                : snprintf(out, KEY_PATH_MAX, "%s", key));
 }
-void reader_index_path(char out[KEY_PATH_MAX], const char *path, int i)
+static void index_path(char out[KEY_PATH_MAX], const char *path, int i)
 {
   mark_truncated(out, snprintf(out, KEY_PATH_MAX, "%s[%d]", path, i));
 }
@@ -250,6 +250,29 @@ int reader_get_mapping(YamlReader *r, const yaml_node_t *m, const char *path, co
   if (!*out) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
   TRY(reader_expect_mapping(r, *out, kpath, hint));
   return reader_check_keys(r, *out, kpath, allowed);
+}
+
+int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
+                    const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX])
+{
+  *out = reader_field(r, m, path, key, kpath);
+  if (!*out) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
+  return reader_expect_list(r, *out, kpath, hint);
+}
+
+int reader_get_entry(YamlReader *r, const yaml_node_t *list, const char *path, int i, const char *hint,
+                     yaml_node_t **out, char ipath[KEY_PATH_MAX])
+{
+  *out = list_item(r, list, i);
+  index_path(ipath, path, i);
+  return reader_expect_mapping(r, *out, ipath, hint);
+}
+
+void *reader_calloc(YamlReader *r, const yaml_node_t *list, const char *path, size_t n, size_t size)
+{
+  void *p = calloc(n, size);
+  if (!p) reader_fail(r, list, path, "out of memory");
+  return p;
 }
 
 /* ---- values ------------------------------------------------------------------------------- */
@@ -348,8 +371,8 @@ int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, con
                        n == 4 ? "[w, x, y, z]" : "[x, y, z]", got, hint);
   }
   for (int i = 0; i < n; i++) {
-    const yaml_node_t *e = reader_item(r, v, i);
-    reader_index_path(epath, kpath, i);
+    const yaml_node_t *e = list_item(r, v, i);
+    index_path(epath, kpath, i);
     TRY(number_value(r, e, epath, hint, &x[i]));
     TRY(check_bound(r, e, epath, b, x[i], hint));
   }

@@ -7,7 +7,7 @@
  * dotted with list indices. Functions returning int return 0 if the value was read, -1 after a
  * problem (the message is then set); TRY returns -1 from the calling function on a problem.
  * Numbers must be plain (unquoted) decimal numbers, so "abc", true, null and "5" are rejected
- * rather than read as 0 or 5. Not thread-safe per reader; no MPI. */
+ * rather than read as 0 or 5. Not collective (no MPI). */
 #ifndef CCPDEM_SCENARIO_YAML_READER_H
 #define CCPDEM_SCENARIO_YAML_READER_H
 #include <stddef.h>
@@ -52,18 +52,15 @@ int reader_fail(YamlReader *r, const yaml_node_t *at, const char *path, const ch
 /* "missing; hint" at mapping m, the one that lacks key path kpath; returns -1. */
 int reader_missing(YamlReader *r, const yaml_node_t *m, const char *kpath, const char *hint);
 
-/* Node facts: line (1-based), sequence length and items, and what a node is for "expected X, got Y"
+/* Node facts: line (1-based), number of entries of a list, and what a node is for "expected X, got Y"
  * messages ('text', nothing, a list of N entries, a mapping). */
-int          reader_line(const yaml_node_t *n);
-int          reader_count(const yaml_node_t *list);
-yaml_node_t *reader_item(YamlReader *r, const yaml_node_t *list, int i);
-void         reader_describe(const yaml_node_t *n, char *buf, size_t len);
+int  reader_line(const yaml_node_t *n);
+int  reader_count(const yaml_node_t *list);
+void reader_describe(const yaml_node_t *n, char *buf, size_t len);
 /* names (NULL-terminated) as "a, b, c" in buf of n bytes, cut short if it does not fit. */
-void         reader_join_names(const char *const *names, char *buf, size_t n);
-
-/* Key paths for messages: out = path.key (key alone at the top level, path ""), or path[i]. */
+void reader_join_names(const char *const *names, char *buf, size_t n);
+/* Key path for messages: out = path.key (key alone at the top level, path ""). */
 void reader_join_path(char out[KEY_PATH_MAX], const char *path, const char *key);
-void reader_index_path(char out[KEY_PATH_MAX], const char *path, int i);
 
 /* Structure. The expect_ functions check what node n (at key path) is; hint ends the message. */
 int reader_expect_mapping(YamlReader *r, const yaml_node_t *n, const char *path, const char *hint);
@@ -76,6 +73,15 @@ yaml_node_t *reader_field(YamlReader *r, const yaml_node_t *m, const char *path,
 /* Mapping under key (checked: a mapping, keys from `allowed` only). *out = NULL if absent and optional. */
 int reader_get_mapping(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
                        const char *const *allowed, const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX]);
+
+/* List under key (checked: a list). *out = NULL if absent and optional. */
+int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
+                    const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX]);
+/* Entry i of list (at path), checked to be a mapping, in *out; ipath receives its path path[i]. */
+int reader_get_entry(YamlReader *r, const yaml_node_t *list, const char *path, int i, const char *hint,
+                     yaml_node_t **out, char ipath[KEY_PATH_MAX]);
+/* calloc(n, size) for what list (at path) describes; NULL after the problem "out of memory" there. */
+void *reader_calloc(YamlReader *r, const yaml_node_t *list, const char *path, size_t n, size_t size);
 
 /* Values under key in mapping m (at path). An absent optional key leaves *out alone (the default);
  * an absent required one is a problem. hint ends every message. */

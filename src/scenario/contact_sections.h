@@ -9,8 +9,8 @@
 
 /* Sets the defaults of these sections' keys in sc (contact model ccp, solver apgd, ...: contact_sections.c). */
 void scenario_set_contact_defaults(Scenario *sc);
-/* contact (optional): the model, envelope, and that model's settings; *envelope_given = 1 if the
- * file gives contact.envelope (else the caller sets the default). */
+/* contact (optional): the model, envelope, and that model's settings. *envelope_given = whether the
+ * file gives contact.envelope (left alone without a contact section); if not, the caller sets the default. */
 int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given);
 /* solver (optional; contact.model ccp only). */
 int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc);

@@ -1,0 +1,245 @@
+/* Sections of solids given one by one: walls, bodies, joints (contracts in body_sections.h).
+ *
+ * Defaults: walls: box velocity 0, orientation [1, 0, 0, 0];
+ *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
+ *     mass and inertia from the material density and the shape; no id.
+ * Box bodies are errors with the penalty model's Hertz law (corners have no radius). */
+#include "scenario/body_sections.h"
+#include "scenario/shared_values.h"
+#include "base/vec3.h"
+#include <string.h>
+
+int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const types[] = {"plane", "box", NULL};
+  static const char *const plane_keys[] = {"type", "point", "normal", "material", NULL};
+  static const char *const box_keys[] = {"type", "center", "half_extents", "material", "velocity", "orientation", NULL};
+  const char *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t *list, *m;
+  int n;
+  TRY(reader_get_list(r, root, "", "walls", OPTIONAL, hint, &list, kp));
+  if (!list) return 0;
+  n = reader_count(list);
+  if (!(sc->walls = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(Wall)))) return -1;
+  if (!(sc->wall_lines = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(int)))) return -1;
+  for (int i = 0; i < n; i++) {
+    Wall *w = &sc->walls[i];
+    int type = -1;
+    TRY(reader_get_entry(r, list, kp, i, "write {type: plane, ...} or {type: box, ...}", &m, ip));
+    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane or box", &type));
+    w->type = (WallType)type;
+    w->quat[0] = 1;
+    if (w->type == WALL_PLANE) {
+      TRY(reader_check_keys(r, m, ip, plane_keys));
+      TRY(reader_get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, "give a point on the plane [x, y, z] (m)",
+                            w->point));
+      TRY(reader_get_vector(r, m, ip, "normal", REQUIRED, 3, ANY_NUMBER,
+                            "give the outward normal [x, y, z] (bodies live on its side)", w->normal));
+      if (v3_norm(w->normal) == 0)
+        return reader_fail(r, reader_field(r, m, ip, "normal", np), np,
+                           "must not be the zero vector; give the outward normal, e.g. [0, 0, 1]");
+      v3_scale(w->normal, 1.0 / v3_norm(w->normal), w->normal);
+      v3_copy(w->center, w->point);
+    } else {
+      TRY(reader_check_keys(r, m, ip, box_keys));
+      TRY(reader_get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)",
+                            w->center));
+      TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
+                            "give the box half extents [a, b, c] in m, each > 0", w->half_extents));
+      TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
+                            "give the prescribed velocity [x, y, z] in m/s", w->velocity));
+      TRY(scenario_get_quaternion(r, m, ip, "orientation", w->quat));
+      v3_copy(w->point, w->center);
+    }
+    TRY(scenario_get_material(r, sc, m, ip, &w->material));
+    sc->wall_lines[i] = reader_line(m);
+    sc->n_walls = i + 1;
+  }
+  return 0;
+}
+
+/* bodies[i].id: a name for joints, unique, not "ground" (the name of the fixed world). */
+static int read_body_label(YamlReader *r, Scenario *sc, const yaml_node_t *m, const char *ip, int i)
+{
+  char kpath[KEY_PATH_MAX];
+  BodySpec *b = &sc->bodies[i];
+  TRY(reader_get_string(r, m, ip, "id", OPTIONAL, "give the body a name that joints refer to, e.g. id: arm", b->label,
+                        sizeof b->label));
+  if (!b->label[0]) return 0;
+  if (!strcmp(b->label, "ground"))
+    return reader_fail(r, reader_field(r, m, ip, "id", kpath), kpath,
+                       "'ground' names the fixed world; give the body another id");
+  for (int j = 0; j < i; j++)
+    if (!strcmp(sc->bodies[j].label, b->label))
+      return reader_fail(r, reader_field(r, m, ip, "id", kpath), kpath,
+                         "duplicate id '%s' (bodies[%d] has it too); give each body its own id", b->label, j);
+  return 0;
+}
+
+int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const shapes[] = {"sphere", "box", NULL};
+  static const char *const sphere_keys[] = {"shape", "radius", "position", "velocity", "angular_velocity",
+                                            "orientation", "material", "mass", "inertia", "id", NULL};
+  static const char *const box_keys[] = {"shape", "half_extents", "position", "velocity", "angular_velocity",
+                                         "orientation", "material", "mass", "inertia", "id", NULL};
+  const char *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
+  yaml_node_t *list, *m;
+  int n;
+  TRY(reader_get_list(r, root, "", "bodies", OPTIONAL, hint, &list, kp));
+  if (!list) return 0;
+  n = reader_count(list);
+  if (!(sc->bodies = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(BodySpec)))) return -1;
+  for (int i = 0; i < n; i++) {
+    BodySpec *b = &sc->bodies[i];
+    int shape = -1;
+    TRY(reader_get_entry(r, list, kp, i, "write {shape: sphere, ...} or {shape: box, ...}", &m, ip));
+    TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere or box", &shape));
+    b->shape = (ShapeKind)shape;
+    b->orientation[0] = 1;
+    if (b->shape == SHAPE_SPHERE) {
+      TRY(reader_check_keys(r, m, ip, sphere_keys));
+      TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &b->size[0]));
+      b->size[1] = b->size[2] = b->size[0];
+    } else {
+      TRY(reader_check_keys(r, m, ip, box_keys));
+      TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
+                            "give the box half extents [a, b, c] in m, each > 0", b->size));
+      if (sc->contact_model == CONTACT_MODEL_PENALTY && sc->penalty.normal == PENALTY_NORMAL_HERTZ)
+        return reader_fail(r, m, ip,
+                           "a box touches with its corners, which have no Hertz radius; "
+                           "set contact.normal: hooke with normal_stiffness for boxes");
+    }
+    TRY(reader_get_vector(r, m, ip, "position", REQUIRED, 3, ANY_NUMBER, "give the centre position [x, y, z] in m",
+                          b->position));
+    TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the velocity [x, y, z] in m/s",
+                          b->velocity));
+    TRY(reader_get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER,
+                          "give the angular velocity [x, y, z] in rad/s, world frame", b->angular_velocity));
+    TRY(scenario_get_quaternion(r, m, ip, "orientation", b->orientation));
+    TRY(scenario_get_material(r, sc, m, ip, &b->material));
+    TRY(reader_get_number(r, m, ip, "mass", OPTIONAL, POSITIVE,
+                          "give the mass in kg, or leave it out to use the material density", &b->mass));
+    TRY(reader_get_vector(r, m, ip, "inertia", OPTIONAL, 3, POSITIVE,
+                          "give the principal moments [Ixx, Iyy, Izz] in kg m^2, or leave them out", b->inertia));
+    TRY(read_body_label(r, sc, m, ip, i));
+    b->line = reader_line(m);
+    sc->n_bodies = i + 1;
+  }
+  return 0;
+}
+
+/* The body a joint names under key (by its `id`); "ground" (or an absent optional key) is JOINT_GROUND. */
+static int get_joint_body(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, const char *key,
+                          Need need, int ground_ok, int *out)
+{
+  char kpath[KEY_PATH_MAX], name[64] = "";
+  *out = JOINT_GROUND;
+  TRY(reader_get_string(r, m, ip, key, need,
+                        ground_ok ? "name a body by its id (bodies: [{id: NAME, ...}]) or ground"
+                                  : "name a body by its id (bodies: [{id: NAME, ...}])",
+                        name, sizeof name));
+  if (!name[0] || (ground_ok && !strcmp(name, "ground"))) return 0;
+  for (int i = 0; i < sc->n_bodies; i++)
+    if (!strcmp(sc->bodies[i].label, name)) {
+      *out = i;
+      return 0;
+    }
+  return reader_fail(r, reader_field(r, m, ip, key, kpath), kpath,
+                     "no body has id '%s'; give a body 'id: %s' under 'bodies'%s", name, name,
+                     ground_ok ? ", or use ground" : "");
+}
+
+/* A unit vector under key (required, not zero). */
+static int get_axis(YamlReader *r, const yaml_node_t *m, const char *ip, const char *key, double a[3])
+{
+  char kpath[KEY_PATH_MAX];
+  TRY(reader_get_vector(r, m, ip, key, REQUIRED, 3, ANY_NUMBER, "give the axis direction [x, y, z] (world, at time 0)",
+                        a));
+  if (v3_norm(a) == 0)
+    return reader_fail(r, reader_field(r, m, ip, key, kpath), kpath,
+                       "must not be the zero vector; give a direction, e.g. [0, 1, 0]");
+  v3_scale(a, 1.0 / v3_norm(a), a);
+  return 0;
+}
+
+/* joints: (after bodies, which they name by id; see src/scenario/joint_spec.h and README "Joints") */
+int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const types[] = {"fixed", "spherical", "revolute", "prismatic", "distance", "motion", NULL};
+  static const char *const keys[][8] = {
+      {"type", "body_a", "body_b", "point", NULL},
+      {"type", "body_a", "body_b", "point", NULL},
+      {"type", "body_a", "body_b", "point", "axis", NULL},
+      {"type", "body_a", "body_b", "point", "axis", "friction", NULL},
+      {"type", "body_a", "body_b", "point_a", "point_b", NULL},
+      {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity", "until", NULL}};
+  const char *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
+  const char *ph = "give the anchor point [x, y, z] (world, at time 0)";
+  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t *list = reader_field(r, root, "", "joints", kp), *m;
+  if (!list) return 0;
+  if (sc->contact_model == CONTACT_MODEL_PENALTY)
+    return reader_fail(r, list, kp,
+                       "joints are rows of the CCP and do not run with contact.model penalty; "
+                       "use contact.model ccp, or remove the joints");
+  TRY(reader_expect_list(r, list, kp, hint));
+  if (!(sc->joints = reader_calloc(r, list, kp, (size_t)reader_count(list) + 1, sizeof(JointSpec)))) return -1;
+  for (int i = 0; i < reader_count(list); i++) {
+    JointSpec *j = &sc->joints[i];
+    int type = -1;
+    TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
+    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the joint type", &type));
+    TRY(reader_check_keys(r, m, ip, keys[type]));
+    j->type = (JointType)type;
+    if (j->type == JOINT_MOTION) {
+      j->body_a = JOINT_GROUND;
+      TRY(get_joint_body(r, sc, m, ip, "body", REQUIRED, 0, &j->body_b));
+      TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the mean velocity [x, y, z] in m/s",
+                            j->velocity));
+      TRY(reader_get_vector(r, m, ip, "amplitude", OPTIONAL, 3, ANY_NUMBER,
+                            "give the velocity amplitude [x, y, z] in m/s "
+                            "of v(t) = velocity + amplitude sin(2 pi frequency t)", j->amplitude));
+      TRY(reader_get_number(r, m, ip, "frequency", OPTIONAL, NON_NEGATIVE,
+                            "give the frequency in Hz (0: constant velocity)", &j->frequency));
+      if (j->frequency == 0 && v3_norm(j->amplitude) > 0)
+        return reader_fail(r, reader_field(r, m, ip, "amplitude", np), np,
+                           "needs a frequency > 0; give frequency: F (Hz) or drop the amplitude");
+      TRY(reader_get_number(r, m, ip, "until", OPTIONAL, POSITIVE,
+                            "give the time in s at which the prescribed motion ends and the body is released "
+                            "(leave it out: never)", &j->until));
+      j->angular = reader_field(r, m, ip, "angular_velocity", np) != NULL;
+      TRY(reader_get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER,
+                            "give the prescribed angular velocity [x, y, z] in rad/s (world), "
+                            "or leave it out to let the body rotate freely", j->angular_velocity));
+    } else {
+      TRY(get_joint_body(r, sc, m, ip, "body_a", OPTIONAL, 1, &j->body_a));
+      TRY(get_joint_body(r, sc, m, ip, "body_b", REQUIRED, 0, &j->body_b));
+      if (j->body_a == j->body_b)
+        return reader_fail(r, reader_field(r, m, ip, "body_b", np), np,
+                           "joins body '%s' to itself; name two different bodies", sc->bodies[j->body_b].label);
+      if (j->type == JOINT_DISTANCE) {
+        TRY(reader_get_vector(r, m, ip, "point_a", REQUIRED, 3, ANY_NUMBER, ph, j->point));
+        TRY(reader_get_vector(r, m, ip, "point_b", REQUIRED, 3, ANY_NUMBER, ph, j->point_b));
+        double d[3];
+        v3_sub(d, j->point_b, j->point);
+        if (!(v3_norm(d) > 0))
+          return reader_fail(r, reader_field(r, m, ip, "point_b", np), np,
+                             "coincides with point_a; a distance joint needs two distinct anchors "
+                             "(use spherical for a zero distance)");
+      } else if (j->type == JOINT_FIXED) {
+        v3_copy(j->point, sc->bodies[j->body_b].position);
+        TRY(reader_get_vector(r, m, ip, "point", OPTIONAL, 3, ANY_NUMBER, ph, j->point));
+      } else TRY(reader_get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, ph, j->point));
+      if (j->type == JOINT_REVOLUTE || j->type == JOINT_PRISMATIC) TRY(get_axis(r, m, ip, "axis", j->axis));
+      if (j->type == JOINT_PRISMATIC)
+        TRY(reader_get_number(r, m, ip, "friction", OPTIONAL, NON_NEGATIVE,
+                              "give the friction force S in N on the sliding direction (0 = none)", &j->friction));
+    }
+    j->line = reader_line(m);
+    sc->n_joints = i + 1;
+  }
+  return 0;
+}

@@ -1,5 +1,6 @@
 /* Private: the solvers' packed layout of one CCP problem, built once per solve (O(contacts),
- * amortized over the iterations) and the sweep kernels that run on it (ccp/sweep.c).
+ * amortized over the iterations) and the sweep kernels that run on it (ccp/sweep.c). It sees the
+ * problem and, for passes over several ranks, a coupling (ccp/coupling.h), never the solver object.
  *
  * Why (notes/performance.md): one struct per contact read through body indices ran 50-110 ns per
  * contact-iteration; blocks of 4 contacts with each field a 4-lane array (AoSoA) let the
@@ -22,7 +23,8 @@
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
 #ifndef CCPDEM_CCP_PACK_H
 #define CCPDEM_CCP_PACK_H
-#include "ccp/solver.h"
+#include "ccp/problem.h"
+#include "ccp/coupling.h"
 #include "base/scratch_pool.h"
 #include "base/simd4_isa.h"
 #include <stddef.h>
@@ -188,29 +190,33 @@ PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, doub
  * pk->stash_tail. CCPPackedUnstash copies it back, bit for bit; P->gamma holds no impulses meanwhile. */
 PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P);
 void           CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x);
-/* The functions below run on s->pk and take part in s's coupling over ranks (ccp/solver.h), if any. */
+/* The functions below take part in the coupling over ranks (ccp/coupling.h): collective over its
+ * ranks when it has hooks, local when they are NULL. */
 /* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. fresh: the
  * bodies' v are still v_free as CCPPackedBuild wrote them (right after it), so v_free is not
  * evaluated again. */
-PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh);
+PetscErrorCode CCPPackedVelocity(CCPPacked *pk, const CCPCoupling *coupling, const CCPProblem *P, const double *x,
+                                 PetscBool fresh);
 /* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
-PetscErrorCode CCPPackedMark(CCPSolver s);
-PetscErrorCode CCPPackedSum(CCPSolver s);
+PetscErrorCode CCPPackedMark(const CCPPacked *pk, const CCPCoupling *coupling);
+PetscErrorCode CCPPackedSum(CCPPacked *pk, const CCPCoupling *coupling);
 /* The same around a pass that adds to the bodies' velocity slot `slot`. */
-PetscErrorCode CCPPackedMarkSlot(CCPSolver s, int slot);
-PetscErrorCode CCPPackedSumSlot(CCPSolver s, int slot);
+PetscErrorCode CCPPackedMarkSlot(const CCPPacked *pk, const CCPCoupling *coupling, int slot);
+PetscErrorCode CCPPackedSumSlot(CCPPacked *pk, const CCPCoupling *coupling, int slot);
 /* The GUIDE residual of x at the bodies' velocities in `slot` over all ranks' contacts: max and RMS. */
-PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, int slot, double *res_max, double *res_rms);
-/* End of a packed solve (ccp_finish of ccp/kernels.h on the packed layout): P->gamma <- x,
- * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
-PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
+PetscErrorCode CCPPackedResidual(const CCPPacked *pk, const CCPCoupling *coupling, const double *x, int slot,
+                                 double *res_max, double *res_rms);
+/* The end of a packed solve at x: P->gamma <- x (problem order), the bodies' v <- v_free + M^-1 D x
+ * recomputed from scratch, and the exact GUIDE residual of x. Then x and the pool are dead: the caller
+ * may give P->vel a buffer from the pool (CCPWorkspaceOutputVelocity) and CCPPackedVelocityOut fills it. */
+PetscErrorCode CCPPackedFinish(CCPPacked *pk, const CCPCoupling *coupling, CCPProblem *P, const double *x,
+                               double *res_max, double *res_rms);
+/* P->vel <- the bodies' v (CCP_SLOT_V), for P's nbodies bodies. */
+void           CCPPackedVelocityOut(const CCPPacked *pk, CCPProblem *P);
 /* Free the body records: dead from the end of a solve to the next build, which refills them from
  * the body source anyway (see CCPSolverSolve). */
 PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk);
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
-/* The checkpointed sweeps of ccp/jacobi.c (gauss_seidel false) and ccp/gauss_seidel.c (true) on s's packed
- * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */
-PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats);
 
 /* ---- Sweep kernels (ccp/sweep.c): AVX2+FMA when the CPU has it, else portable C ---- */
 

@@ -15,8 +15,8 @@
  * velocity) with zero geometry: every kernel maps them to zero, so no lane needs a branch.
  * A 3-dof contact is a 6-dof one with rho = sigma = 0, torque step t = 0 and rot = 0 (its torque
  * rows read no velocity), so its torque impulses stay exactly 0.
- * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
- * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
+ * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l of block q at
+ * [CCP_LANES (rows q + k) + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
  * hold only zeros; this halves the solvers' vectors, 2 or 3 of them, and their traffic).
  * The multipliers and velocities are double, the contacts' inputs single (CCPBlock).
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so

@@ -30,9 +30,9 @@
  * d^T C d, so no gradient vector is stored and no second pass over the contacts is needed. The
  * contact pass has V_k at hand, so it also yields the exact GUIDE residual of gamma_k, on the
  * iterations apgd_check picks (one iteration late: a converged gamma_k is returned and the step
- * made from it dropped). Until session 14 the iteration stored the gradients N gamma + r of its
- * last two iterates and took the step test from a second, gathering pass (6-dof pile of 10^5
- * spheres: 58-62 ns per contact-iteration, now 39-47; 7 multiplier-sized vectors, now 3).
+ * made from it dropped). Why velocities rather than stored gradients N gamma + r and a second,
+ * gathering pass for the step test: 39-47 ns per contact-iteration instead of 58-62 (6-dof pile of
+ * 10^5 spheres) and 3 multiplier-sized vectors instead of 7.
  * V(gamma+) is made from V(y), so its rounding errors e_k follow the momentum,
  * e_k+1 = (1 + beta) e_k - beta e_k-1 + eps: they grow like k^1.5 eps |v| until a restart,
  * about 1e-11 |v| after 10^4 iterations without one; the solve's end recomputes the velocity
@@ -111,10 +111,10 @@ static inline PetscBool apgd_check(const CCPSettings *set, double indicator, dou
 
 /* *buf <- a buffer of G[0, n) that is none of x, y, z and the best iterate's. When only the best
  * iterate's is left, the best iterate moves to P->gamma's storage (CCPPackedStash: a copy in
- * packed order; *best <- NULL) and frees its buffer: one multiplier vector fewer. Until session 18
- * it was scattered there in problem order (CCPPackedUnpackGamma), up to once per check interval:
- * 1.4% of all samples of `bench_core -n 100000 -dof 6`, 3% of APGD's. Without blocks the buffers
- * may all be one empty array (NULL then: nothing is read or written). */
+ * packed order; *best <- NULL) and frees its buffer: one multiplier vector fewer. A copy, not a
+ * scatter in problem order (CCPPackedUnpackGamma), which, up to once per check interval, took 3% of
+ * APGD's samples in `bench_core -n 100000 -dof 6`. Without blocks the buffers may all be one empty
+ * array (NULL then: nothing is read or written). */
 static PetscErrorCode apgd_free_buffer(CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x, const double *y, const double *z, double **best, double **buf)
 {
   PetscFunctionBegin;

@@ -55,12 +55,11 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   /* About log(1/d)/log(g) of the iterations backtrack (an extra pass each): 15% at g = 2 (Mazhar
    * et al.'s value), 7.6% at g = 4. On the bench's settled 10^4 piles (6 solves to 1e-4 m/s on
    * each of 4 piles) g = 4 took 8.8% fewer passes than 2 (10234 against 11219) and 2.2% fewer
-   * iterations; on the two piles tried, 3 and 6 took fewer passes than 2 as well, 8 more on one
-   * (docs/performance-history.md, session 19). */
+   * iterations (docs/history/ccp-solver-layout.md has the other factors measured). */
   n->set.apgd_L_grow         = 4.0;
-  /* 0.95-0.97 backtracked less but left L high for longer after a spike, and APGD then stalled
-   * above 1e-7 m/s on a step of test_distributed_pour (measured); 0.93 with g = 4 failed
-   * test_pile_rest and test_repose_sweep (session 19). */
+  /* Below 1 lets the step grow back after a spike; 0.95-0.97 left L high for longer, and APGD stalled
+   * above 1e-7 m/s on a step of test_distributed_pour; 0.93 with g = 4 failed test_pile_rest and
+   * test_repose_sweep (docs/history/ccp-solver-layout.md). */
   n->set.apgd_L_decay        = 0.9;
   *s               = n;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,12 +12,12 @@
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
  * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line of them a
- * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots;
- * before session 20 all 3 lines a 160-byte record spanned), and that block's own lines too when
- * the layout outgrows the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
- * start and of its inverse inertia (until session 10) left the one between, which holds the
- * velocity's end or the inverse mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps
- * waited on it, Jacobi 25-27 -> 15 and APGD 43-44 -> 25 ns per contact-iteration. */
+ * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots),
+ * and that block's own lines too when the layout outgrows the cache (pk->prefetch_blocks,
+ * CCP_PREFETCH_BLOCKS_ABOVE). Every line, not only those of the record's start and of its inverse
+ * inertia: the one between, which holds the velocity's end or the inverse mass, missed otherwise,
+ * and out of cache (10^5 spheres, 3-dof) the sweeps waited on it (Jacobi 25-27 instead of 15, APGD
+ * 43-44 instead of 25 ns per contact-iteration). */
 #include "ccp/pack.h"
 #include "ccp/cone.h"
 #include "base/simd4.h"

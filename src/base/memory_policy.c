@@ -7,11 +7,11 @@
 #include <sys/mman.h>
 
 /* Arrays of at least 64 KB are mapped (a fixed threshold: glibc's adaptive one would move them
- * back into the heap after the first free) and the heap top is returned beyond 1 MB free. With
- * 256 KB (until session 17) a 10^4-sphere pile's per-body arrays of 64-256 KB stayed in the heap,
- * and what the steps freed there fragmented it: stepping took 60-70 bytes per body more (APGD,
- * 6-dof pile: 1537-1541 against 1469-1471; `bench_core -n 10000`, alternating pairs), with no
- * difference in time that the VM's noise let show (nor in the main job's). */
+ * back into the heap after the first free) and the heap top is returned beyond 1 MB free. Why 64 KB,
+ * not 256: at 256 KB a 10^4-sphere pile's per-body arrays of 64-256 KB stay in the heap, and what the
+ * steps free there fragments it: stepping took 60-70 bytes per body more (APGD, 6-dof pile: 1537-1541
+ * against 1469-1471; `bench_core -n 10000`, alternating pairs), with no difference in time that the
+ * VM's noise let show (nor in the main job's). */
 #define MAP_THRESHOLD_BYTES  (64 * 1024)
 #define TRIM_THRESHOLD_BYTES (1024 * 1024)
 #define MAX_MAPPED_ARRAYS    65536 /* glibc's default */

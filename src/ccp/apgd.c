@@ -30,13 +30,13 @@
  * d^T C d, so no gradient vector is stored and no second pass over the contacts is needed. The
  * contact pass has V_k at hand, so it also yields the exact GUIDE residual of gamma_k, on the
  * iterations apgd_check picks (one iteration late: a converged gamma_k is returned and the step
- * made from it dropped). Until session 14 the iteration stored the gradients N gamma + r of its
- * last two iterates and took the step test from a second, gathering pass (6-dof pile of 10^5
- * spheres: 58-62 ns per contact-iteration, now 39-47; 7 multiplier-sized vectors, now 3).
+ * made from it dropped). Why velocities rather than stored gradients N gamma + r and a second,
+ * gathering pass for the step test: 39-47 ns per contact-iteration instead of 58-62 (6-dof pile of
+ * 10^5 spheres) and 3 multiplier-sized vectors instead of 7.
  * V(gamma+) is made from V(y), so its rounding errors e_k follow the momentum,
  * e_k+1 = (1 + beta) e_k - beta e_k-1 + eps: they grow like k^1.5 eps |v| until a restart,
  * about 1e-11 |v| after 10^4 iterations without one; the solve's end recomputes the velocity
- * from scratch and reports the exact residual of what it returns (CCPPackedFinish).
+ * from scratch and reports the exact residual of what it returns (CCPFinishPacked).
  *
  * Buffers: the multipliers gamma_k, gamma_k-1, gamma+ (a best iterate that would need a fourth
  * moves to P->gamma: apgd_free_buffer), and per body the three velocity slots of V_k, V_k-1,
@@ -50,7 +50,7 @@
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
  * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
  * -ccp_apgd_check_interval. */
-#include "ccp/kernels.h"
+#include "ccp/method.h"
 
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
 
@@ -103,17 +103,18 @@ static inline PetscBool accept(double **best, double *best_res, double *gnew, do
  * iteration checked; with a check every 4 iterations and a factor of 4, 16 missed the tolerance,
  * with a factor of 10 none (6 with every 6), with 30 none at every 4 or 6 (measured). */
 #define APGD_CHECK_FACTOR 30
-static inline PetscBool apgd_check(const CCPSolver s, double indicator, double best_res, PetscInt k)
+static inline PetscBool apgd_check(const CCPSettings *set, double indicator, double best_res, PetscInt k)
 {
-  return (PetscBool)(k == 0 || ccp_need_check(s, indicator / APGD_CHECK_FACTOR, best_res, k - 1, s->apgd_check_interval));
+  const double scaled = indicator / APGD_CHECK_FACTOR;
+  return (PetscBool)(k == 0 || ccp_need_check(set->tol, scaled, best_res, k - 1, set->apgd_check_interval));
 }
 
 /* *buf <- a buffer of G[0, n) that is none of x, y, z and the best iterate's. When only the best
  * iterate's is left, the best iterate moves to P->gamma's storage (CCPPackedStash: a copy in
- * packed order; *best <- NULL) and frees its buffer: one multiplier vector fewer. Until session 18
- * it was scattered there in problem order (CCPPackedUnpackGamma), up to once per check interval:
- * 1.4% of all samples of `bench_core -n 100000 -dof 6`, 3% of APGD's. Without blocks the buffers
- * may all be one empty array (NULL then: nothing is read or written). */
+ * packed order; *best <- NULL) and frees its buffer: one multiplier vector fewer. A copy, not a
+ * scatter in problem order (CCPPackedUnpackGamma), which, up to once per check interval, took 3% of
+ * APGD's samples in `bench_core -n 100000 -dof 6`. Without blocks the buffers may all be one empty
+ * array (NULL then: nothing is read or written). */
 static PetscErrorCode apgd_free_buffer(CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x, const double *y, const double *z, double **best, double **buf)
 {
   PetscFunctionBegin;
@@ -144,12 +145,13 @@ typedef struct {
 
 /* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd sum; the last entry is the
  * max of the squared residual of gamma_k (residual) or of the step's gradient mapping. */
-static PetscErrorCode apgd_reduce(CCPSolver s, const CCPApgdSums *c, double pMp, double L, PetscBool residual, ApgdStepSums *r)
+static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums *c, double pMp, double L,
+                                  PetscBool residual, ApgdStepSums *r)
 {
   double x[4] = {c->dBd, c->uphill, c->dCd + pMp, residual ? c->res2 : c->change2 * L * L};
 
   PetscFunctionBegin;
-  PetscCall(CCPCouplingReduce(s, x, 4));
+  PetscCall(CCPCouplingReduce(coupling, x, 4));
   *r = (ApgdStepSums){x[0], x[1], x[2], sqrt(x[3])};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -164,22 +166,20 @@ static int unused_slot(int a, int b)
   return -1; /* (unreachable: three slots, two excluded) */
 }
 
-/* The bodies' owned count on this rank (the coupling's, else all; CCPSolverSetCoupling requires it). */
-static PetscInt owned_bodies(CCPSolver s, PetscInt nbodies) { return CCPCoupled(s) ? s->coupling.owned(s->coupling.ctx) : nbodies; }
-
 /* One step's passes on the packed layout: the contact pass from p into x (with the residual of
  * p->xk when asked), the accumulators summed over ranks, the body pass into slot vnew. */
-static PetscErrorCode apgd_step_packed(CCPSolver s, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r)
+static PetscErrorCode apgd_step_packed(const CCPSolveContext *ctx, const CCPApgdStep *p, double *x, int vnew,
+                                       PetscBool residual, double L, ApgdStepSums *r)
 {
-  CCPPacked  *pk = &s->pk;
+  CCPPacked  *pk = &ctx->work->pk;
   CCPApgdSums c;
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedMarkSlot(s, CCP_SLOT_DV));
+  PetscCall(CCPPackedMarkSlot(pk, ctx->coupling, CCP_SLOT_DV));
   ccp_sweep_apgd(pk, p, x, residual, &c);
-  PetscCall(CCPPackedSumSlot(s, CCP_SLOT_DV));
-  const double pMp = ccp_sweep_apgd_bodies(pk, p, vnew, owned_bodies(s, pk->nbodies));
-  PetscCall(apgd_reduce(s, &c, pMp, L, residual, r));
+  PetscCall(CCPPackedSumSlot(pk, ctx->coupling, CCP_SLOT_DV));
+  const double pMp = ccp_sweep_apgd_bodies(pk, p, vnew, CCPCouplingOwned(ctx->coupling, pk->nbodies));
+  PetscCall(apgd_reduce(ctx->coupling, &c, pMp, L, residual, r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,16 +215,17 @@ typedef struct {
  * (NULL: stashed by ops->buffer), its residual and the warm start's, the iteration count k of
  * the last iterate gamma_k and the passes over the contacts that made a step (the rejected ones
  * too: on the bench's piles about 1.16 per iteration). */
-static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep *p, double **best, double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes)
+static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, CCPApgdStep *p, double **best,
+                                   double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes)
 {
-  double    L = s->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
+  double    L = set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
   PetscBool known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
 
   PetscFunctionBegin;
   *best_res = *res_start = PETSC_INFINITY;
   *iterations = *passes = 0;
-  for (PetscInt it = 1; it <= s->max_it && !stop; it++) {
-    const PetscBool check = apgd_check(s, indicator, *best_res, it - 1); /* gamma_k's residual (k = it - 1) */
+  for (PetscInt it = 1; it <= set->max_it && !stop; it++) {
+    const PetscBool check = apgd_check(set, indicator, *best_res, it - 1); /* gamma_k's residual (k = it - 1) */
     const int       vnew  = unused_slot(p->vk, p->vkm1);
     double         *xnew;
     ApgdStepSums    r = {0, 0, 0, 0}; /* (set by the first pass; initialized for -Wmaybe-uninitialized) */
@@ -237,11 +238,12 @@ static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep 
       if (check && bt == 0) {
         known     = PETSC_TRUE;
         indicator = r.res_or_indicator;
-        stop      = apgd_residual_known((PetscBool)(it == 1), p->xk, r.res_or_indicator, best, best_res, res_start, s->tol);
+        stop      = apgd_residual_known((PetscBool)(it == 1), p->xk, r.res_or_indicator, best, best_res, res_start,
+                                        set->tol);
         if (stop) break;
       }
       if (!(r.dNd > L * r.dBd) || bt == MAX_BACKTRACKS) break;
-      L *= s->apgd_L_grow;
+      L *= set->apgd_L_grow;
     }
     if (stop) break; /* at gamma_k: the step made from it is dropped */
     if (!check) indicator = r.res_or_indicator;
@@ -249,12 +251,12 @@ static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep 
     known       = PETSC_FALSE;
     momentum(r.uphill, &theta, &p->beta);
     rotate_step(p, xnew, vnew);
-    L *= s->apgd_L_decay;
+    L *= set->apgd_L_decay;
   }
   if (!known) { /* the last iterate's residual (the cap, or no iteration) */
     double res;
     PetscCall(ops->residual(ops->ctx, p, &res));
-    (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, s->tol);
+    (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, set->tol);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -264,40 +266,45 @@ static PetscErrorCode apgd_iterate(CCPSolver s, const ApgdOps *ops, CCPApgdStep 
 /* Multiplier vectors: gamma_k, gamma_k-1, gamma+ (a best iterate that would need a fourth moves out). */
 #define APGD_VECTORS 3
 typedef struct {
-  CCPSolver   s;
-  CCPProblem *P;
+  const CCPSolveContext *ctx;
+  CCPProblem            *P;
 } ApgdPacked;
 
-static PetscErrorCode packed_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r) { return apgd_step_packed(((ApgdPacked *)ctx)->s, p, x, vnew, residual, L, r); }
+static PetscErrorCode packed_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L,
+                                  ApgdStepSums *r)
+{
+  return apgd_step_packed(((ApgdPacked *)ctx)->ctx, p, x, vnew, residual, L, r);
+}
 
 static PetscErrorCode packed_residual(void *ctx, const CCPApgdStep *p, double *res)
 {
-  double rms;
-  return CCPPackedResidual(((ApgdPacked *)ctx)->s, p->xk, p->vk, res, &rms);
+  const CCPSolveContext *solve = ((ApgdPacked *)ctx)->ctx;
+  double                 rms;
+  return CCPPackedResidual(&solve->work->pk, solve->coupling, p->xk, p->vk, res, &rms);
 }
 
 static PetscErrorCode packed_buffer(void *ctx, const CCPApgdStep *p, double **best, double **x)
 {
   const ApgdPacked *a = (const ApgdPacked *)ctx;
-  CCPPacked        *pk = &a->s->pk;
+  CCPPacked        *pk = &a->ctx->work->pk;
   return apgd_free_buffer(pk, a->P, pk->g, APGD_VECTORS, p->xk, p->xkm1, NULL, best, x);
 }
 
-static PetscErrorCode APGD_Packed(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+static PetscErrorCode APGD_Packed(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
-  CCPPacked    *pk  = &s->pk;
-  ApgdPacked    ctx = {s, P};
-  const ApgdOps ops = {packed_step, packed_residual, packed_buffer, &ctx};
+  CCPPacked    *pk     = &ctx->work->pk;
+  ApgdPacked    packed = {ctx, P};
+  const ApgdOps ops    = {packed_step, packed_residual, packed_buffer, &packed};
   double       *best = pk->g[0], best_res, res_start;
   PetscInt      iterations, passes;
   CCPApgdStep   p = {pk->g[0], pk->g[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
 
   PetscFunctionBegin;
-  PetscCall(CCPPackedVelocity(s, P, p.xk, PETSC_TRUE));
-  PetscCall(apgd_iterate(s, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  PetscCall(CCPPackedVelocity(pk, ctx->coupling, P, p.xk, PETSC_TRUE));
+  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
   apgd_best(pk, P, pk->g[0], &best);
   stats->improved = (PetscBool)(best_res < res_start);
-  PetscCall(CCPPackedFinish(s, P, best, iterations, stats));
+  PetscCall(CCPFinishPacked(ctx, P, best, iterations, stats));
   stats->passes = passes;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -386,34 +393,38 @@ static PetscErrorCode reference_buffer(void *ctx, const CCPApgdStep *p, double *
   return PETSC_SUCCESS;
 }
 
-static PetscErrorCode APGD_Reference(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
-  double  *best, best_res, res_start;
-  PetscInt iterations, passes;
+  CCPWorkspace *w = ctx->work;
+  double       *best, best_res, res_start;
+  PetscInt      iterations, passes;
 
   PetscFunctionBegin;
-  PetscCall(CCPSolverEnsureWork(s, P));
-  ApgdReference ref = {P, {P->vel, s->work_v[0], s->work_v[1], s->work_v[2]}, {P->gamma, s->work_g[0], s->work_g[1], s->work_g[2]}};
+  PetscCall(CCPWorkspaceEnsure(w, P));
+  ApgdReference ref = {P, {P->vel, w->work_v[0], w->work_v[1], w->work_v[2]},
+                       {P->gamma, w->work_g[0], w->work_g[1], w->work_g[2]}};
   const ApgdOps ops = {reference_step, reference_residual, reference_buffer, &ref};
   CCPApgdStep   p   = {ref.G[0], ref.G[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
   ccp_velocity_from_impulses(P, p.xk, ref.V[CCP_SLOT_V]);
   PetscCall(PetscArrayzero(ref.V[CCP_SLOT_DV], 6 * (size_t)P->nbodies));
   best = ref.G[0];
-  PetscCall(apgd_iterate(s, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
   stats->improved = (PetscBool)(best_res < res_start);
-  ccp_finish(P, best, iterations, s->tol, stats);
+  ccp_finish_reference(P, best, iterations, ctx->set->tol, stats);
   stats->passes = passes;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPSolve_APGD(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+PetscErrorCode CCPSolve_APGD(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
-  PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
-  if (s->packed) {
-    PetscCall(CCPPackedBuild(&s->pk, P, APGD_VECTORS, PETSC_FALSE, CCP_SLOTS_APGD));
-    s->pk.simd = s->simd;
-    PetscCall(APGD_Packed(s, P, stats));
-  } else PetscCall(APGD_Reference(s, P, stats));
+  PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
+             "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
+             " several ranks");
+  if (ctx->set->packed) {
+    PetscCall(CCPPackedBuild(&ctx->work->pk, P, APGD_VECTORS, PETSC_FALSE, CCP_SLOTS_APGD));
+    ctx->work->pk.simd = ctx->set->simd;
+    PetscCall(APGD_Packed(ctx, P, stats));
+  } else PetscCall(APGD_Reference(ctx, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

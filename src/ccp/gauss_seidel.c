@@ -20,13 +20,61 @@
  * after another) in the packed order, which is deterministic but not the problem's order; the
  * reference loops (-ccp_packed false) sweep in the problem's order. Both are Gauss-Seidel
  * sweeps, in different orders: their iterates differ, not their fixed points. */
-#include "ccp/kernels.h"
+#include "ccp/method.h"
 
-PetscErrorCode CCPSolve_GaussSeidel(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+/* One sweep of the reference loops: each contact's update (ccp_kernel_relax, lambda 1) at the
+ * velocity P->vel, its M^-1 D_i (change) added to P->vel at once. Returns the largest |B_i^-1 change|^2. */
+static double gauss_seidel_sweep_reference(CCPProblem *P, const CCPMetric *metric, double omega)
+{
+  double change2 = 0;
+
+  for (PetscInt i = 0; i < P->ncontacts; i++)
+    ccp_keep_max(&change2, ccp_kernel_relax(P, &metric[i], i, P->vel, omega, 1, P->vel));
+  return change2;
+}
+
+/* The reference sweeps, in the problem's contact order. */
+static PetscErrorCode GaussSeidelReference(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
+{
+  const double   omega = ctx->set->gs_omega;
+  CCPSweepChecks checks;
+  CCPMetric     *metric;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSweepsStartReference(ctx, P, &metric, &checks));
+  while (!ccp_sweeps_done(&checks)) {
+    const double change2 = gauss_seidel_sweep_reference(P, metric, omega);
+    ccp_sweeps_next_reference(&checks, P, sqrt(change2) / omega);
+  }
+  ccp_sweeps_finish_reference(&checks, P, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The packed sweeps (ccp_sweep_gauss_seidel) over conflict-free blocks, in the packed order. One rank
+ * (CCPSolve_GaussSeidel refuses a coupling): no coupling calls around them. */
+static PetscErrorCode GaussSeidelPacked(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
+{
+  const double   omega = ctx->set->gs_omega;
+  CCPPacked     *pk    = &ctx->work->pk;
+  CCPSweepChecks checks;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSweepsStartPacked(ctx, P, PETSC_TRUE, &checks));
+  while (!ccp_sweeps_done(&checks)) {
+    const double change2 = ccp_sweep_gauss_seidel(pk, pk->g[0], omega);
+    PetscCall(CCPSweepsNextPacked(&checks, ctx, sqrt(change2) / omega));
+  }
+  PetscCall(CCPSweepsFinishPacked(&checks, ctx, P, stats));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_GaussSeidel(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
-  PetscCheck(!CCPCoupled(s), s->comm, PETSC_ERR_SUP, "Gauss-Seidel is sequential over all contacts and cannot run on several ranks: use solver type apgd (or jacobi)");
-  if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_TRUE, stats));
-  else PetscCall(CCPReferenceSweepSolve(s, P, PETSC_TRUE, stats));
+  PetscCheck(!CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
+             "Gauss-Seidel is sequential over all contacts and cannot run on several ranks: use solver type apgd (or"
+             " jacobi)");
+  if (ctx->set->packed) PetscCall(GaussSeidelPacked(ctx, P, stats));
+  else PetscCall(GaussSeidelReference(ctx, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -21,15 +21,74 @@
  * keeps a copy of the best iterate).
  *
  * Two implementations of the same iteration: the packed one (default; ccp/pack.h, vectorized
- * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
- * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums. */
-#include "ccp/kernels.h"
+ * blocks of 4 contacts, contacts in an order of their own; on several ranks with a coupling) and the
+ * reference loops over the problem's contacts (-ccp_packed false; one rank). They differ only in the
+ * order of floating-point sums. */
+#include "ccp/method.h"
 
-PetscErrorCode CCPSolve_Jacobi(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
+/* One sweep of the reference loops: every contact's update (ccp_kernel_relax) at the same velocity
+ * P->vel, its M^-1 D_i (change) added to dv in contact order; then dv is added to P->vel and zeroed.
+ * Returns the largest |B_i^-1 change|^2. */
+static double jacobi_sweep_reference(CCPProblem *P, const CCPMetric *metric, double omega, double lambda, double *dv)
+{
+  double *v = P->vel, change2 = 0;
+
+  for (PetscInt i = 0; i < P->ncontacts; i++)
+    ccp_keep_max(&change2, ccp_kernel_relax(P, &metric[i], i, v, omega, lambda, dv));
+  for (size_t k = 0; k < 6 * (size_t)P->nbodies; k++) {
+    v[k] += dv[k];
+    dv[k] = 0;
+  }
+  return change2;
+}
+
+/* The reference sweeps, in the problem's contact order (one rank). */
+static PetscErrorCode JacobiReference(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
+{
+  const double   omega = ctx->set->jacobi_omega, lambda = ctx->set->jacobi_lambda;
+  CCPMetric     *metric;
+  CCPSweepChecks checks;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSweepsStartReference(ctx, P, &metric, &checks));
+  double *dv = ctx->work->work_v[0]; /* the sweep's increments */
+  PetscCall(PetscArrayzero(dv, 6 * (size_t)P->nbodies));
+  while (!ccp_sweeps_done(&checks)) {
+    const double change2 = jacobi_sweep_reference(P, metric, omega, lambda, dv);
+    ccp_sweeps_next_reference(&checks, P, sqrt(change2) / (omega * lambda));
+  }
+  ccp_sweeps_finish_reference(&checks, P, stats);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The packed sweeps (ccp_sweep_jacobi), each a pass over this rank's contacts between the coupling's
+ * mark and sum, so that a shared body's velocity gets every rank's changes. */
+static PetscErrorCode JacobiPacked(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
+{
+  const double   omega = ctx->set->jacobi_omega, lambda = ctx->set->jacobi_lambda;
+  CCPPacked     *pk    = &ctx->work->pk;
+  CCPSweepChecks checks;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSweepsStartPacked(ctx, P, PETSC_FALSE, &checks));
+  while (!ccp_sweeps_done(&checks)) {
+    PetscCall(CCPPackedMark(pk, ctx->coupling));
+    double change2[2] = {0, ccp_sweep_jacobi(pk, pk->g[0], omega, lambda)};
+    PetscCall(CCPPackedSum(pk, ctx->coupling));
+    PetscCall(CCPCouplingReduce(ctx->coupling, change2, 2)); /* change2[1]: the largest change over all ranks */
+    PetscCall(CCPSweepsNextPacked(&checks, ctx, sqrt(change2[1]) / (omega * lambda)));
+  }
+  PetscCall(CCPSweepsFinishPacked(&checks, ctx, P, stats));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_Jacobi(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
-  PetscCheck(s->packed || !CCPCoupled(s), s->comm, PETSC_ERR_SUP, "The reference Jacobi loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on several ranks");
-  if (s->packed) PetscCall(CCPPackedSweepSolve(s, P, PETSC_FALSE, stats));
-  else PetscCall(CCPReferenceSweepSolve(s, P, PETSC_FALSE, stats));
+  PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
+             "The reference Jacobi loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
+             " several ranks");
+  if (ctx->set->packed) PetscCall(JacobiPacked(ctx, P, stats));
+  else PetscCall(JacobiReference(ctx, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,9 +1,9 @@
 /* Private: the per-contact kernels behind ccp/problem.h, as static inline functions so that the
- * reference solver sweeps (ccp/sweep_reference.c, ccp/apgd.c with -ccp_packed false) inline them:
+ * reference loops (ccp/jacobi.c, ccp/gauss_seidel.c, ccp/apgd.c with -ccp_packed false) inline them:
  * no call and no branch on the method per contact. ccp/problem.c wraps them for everyone else;
  * the packed layout (ccp/pack.c) takes its per-contact steps from here. The fast sweeps are the
  * vectorized ones of ccp/sweep.c, which follow the same formulas. Also the sweeps' per-contact
- * step (CCPMetric) and the bookkeeping the three methods share (checkpoint, divergence, finish).
+ * step (CCPMetric). They see a contact, its terms and its bodies' data, never the solver object.
  *
  * Conventions (ccp/problem.h, contact/contact_set.h): a solver body's velocity is 6 doubles, linear then
  * angular, both world frame. Contact c acts between bodies a (A) and b (B) with frame (n, u, w);
@@ -13,8 +13,8 @@
 #ifndef CCPDEM_CCP_KERNELS_H
 #define CCPDEM_CCP_KERNELS_H
 #include <float.h>
-#include <string.h>
-#include "ccp/solver_impl.h"
+#include <math.h>
+#include "ccp/problem.h"
 #include "ccp/cone.h"
 #include "base/vec3.h"
 
@@ -343,76 +343,14 @@ static inline double ccp_kernel_residual2(const Contact *c, const CCPContactTerm
   return ccp_kernel_dist2(c, gamma, y) / (t->eta * t->eta);
 }
 
-/* ---- Bookkeeping shared by the three methods ---- */
-
-/* An iteration whose residual is not finite, or exceeds this factor times the best residual seen,
- * is diverging (too large a Jacobi step, or an unsolvable step): the method stops and returns
- * its best iterate. Well-posed solves never come near: their residual decreases overall. */
-#define CCP_DIVERGENCE_FACTOR 1e8
-
-static inline PetscBool ccp_diverged(double res, double best)
+/* An error unless eta, contact i's ccp_contact_eta (the solve's step), is a usable step. Not collective. */
+static inline PetscErrorCode CCPCheckEta(PetscInt i, double eta)
 {
-  return (PetscBool)(!isfinite(res) || res > CCP_DIVERGENCE_FACTOR * best);
-}
-
-/* Whether an iterate of residual res replaces the best so far (residual best): only when lower by
- * more than rounding. Along a direction that changes no velocity (the drift of an unsolvable
- * step, GUIDE "When the exact CCP is ill-posed"; the redundant constraints of a jammed pack) the
- * residuals of the iterates differ only in their last bits; following those walked the impulses
- * away from the warm start for nothing, in a way that depends on the summation order (the
- * number of ranks). */
-#define CCP_IMPROVEMENT_MIN 1e-9
-static inline PetscBool ccp_improves(double res, double best) { return (PetscBool)(res < best * (1 - CCP_IMPROVEMENT_MIN)); }
-
-/* Checkpoint of the in-place methods (Jacobi, Gauss-Seidel): the exact GUIDE residual of gamma at
- * its velocity v. Keeps a copy of the best iterate so far in best (residual *best_res). Returns
- * CCP_CONVERGED, CCP_STOP (last iteration, or diverging) or CCP_CONTINUE. */
-typedef enum {
-  CCP_CONTINUE,
-  CCP_CONVERGED,
-  CCP_STOP
-} CCPCheckpoint;
-
-/* Whether to run the exact residual check before the next iteration, given the last iteration's
- * largest change (velocity units): when the change reaches the tolerance, when it explodes, and
- * every `interval` iterations. */
-static inline PetscBool ccp_need_check(const CCPSolver s, double change, double best_res, PetscInt it, PetscInt interval)
-{
-  return (PetscBool)(!(change > s->tol) || change > CCP_DIVERGENCE_FACTOR * best_res || (it + 1) % interval == 0);
-}
-
-/* The decision of a checkpoint given the exact residual res_max of the current iterate; *improved
- * tells the caller to keep a copy of it as the best. */
-static inline CCPCheckpoint ccp_checkpoint_decide(double res_max, double tol, PetscBool last, double *best_res, PetscBool *improved)
-{
-  *improved = PETSC_FALSE;
-  if (res_max <= tol) return CCP_CONVERGED;
-  if (ccp_improves(res_max, *best_res)) {
-    *best_res = res_max;
-    *improved = PETSC_TRUE;
-  }
-  return last || ccp_diverged(res_max, *best_res) ? CCP_STOP : CCP_CONTINUE;
-}
-
-static inline CCPCheckpoint ccp_checkpoint(const CCPProblem *P, const double *gamma, const double *v, double tol, PetscBool last, double *best, double *best_res)
-{
-  double        res_max, res_rms;
-  PetscBool     improved;
-  ccp_residual(P, gamma, v, &res_max, &res_rms);
-  CCPCheckpoint state = ccp_checkpoint_decide(res_max, tol, last, best_res, &improved);
-  if (improved) memcpy(best, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
-  return state;
-}
-
-/* End of a solve: the returned multipliers gamma (any buffer) go to P->gamma, P->vel is recomputed
- * from them in contact order (so it is exactly v_free + M^-1 D gamma, whatever the method's
- * incremental updates accumulated), and stats get the exact GUIDE residual of what is returned. */
-static inline void ccp_finish(CCPProblem *P, const double *gamma, PetscInt iterations, double tol, CCPSolveStats *stats)
-{
-  if (gamma != P->gamma) memcpy(P->gamma, gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
-  ccp_velocity_from_impulses(P, P->gamma, P->vel);
-  ccp_residual(P, P->gamma, P->vel, &stats->res_max, &stats->res_rms);
-  stats->iterations = stats->passes = iterations; /* (APGD counts its passes after) */
-  stats->converged  = (PetscBool)(stats->res_max <= tol);
+  PetscFunctionBegin;
+  PetscCheck(eta > 0 && isfinite(eta), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Contact %" PetscInt_FMT " has eta %g (dof / trace of its diagonal block; > 0 needed): two immovable"
+             " bodies without compliance cannot be in contact",
+             i, eta);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -381,103 +381,72 @@ static double *slot_field(const CCPPacked *pk, int slot, size_t *stride)
   return ccp_body_velocity(pk, 0, slot);
 }
 
-PetscErrorCode CCPPackedMarkSlot(CCPSolver s, int slot)
+PetscErrorCode CCPPackedMarkSlot(const CCPPacked *pk, const CCPCoupling *coupling, int slot)
 {
   size_t        stride;
-  const double *v = slot_field(&s->pk, slot, &stride);
-  return CCPCouplingMark(s, v, stride);
+  const double *v = slot_field(pk, slot, &stride);
+  return CCPCouplingMark(coupling, v, stride);
 }
 
-PetscErrorCode CCPPackedSumSlot(CCPSolver s, int slot)
+PetscErrorCode CCPPackedSumSlot(CCPPacked *pk, const CCPCoupling *coupling, int slot)
 {
   size_t  stride;
-  double *v = slot_field(&s->pk, slot, &stride);
-  return CCPCouplingSum(s, v, stride);
+  double *v = slot_field(pk, slot, &stride);
+  return CCPCouplingSum(coupling, v, stride);
 }
 
-PetscErrorCode CCPPackedMark(CCPSolver s) { return CCPPackedMarkSlot(s, CCP_SLOT_V); }
-PetscErrorCode CCPPackedSum(CCPSolver s) { return CCPPackedSumSlot(s, CCP_SLOT_V); }
-
-PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh)
+PetscErrorCode CCPPackedMark(const CCPPacked *pk, const CCPCoupling *coupling)
 {
-  CCPPacked *pk = &s->pk;
+  return CCPPackedMarkSlot(pk, coupling, CCP_SLOT_V);
+}
 
+PetscErrorCode CCPPackedSum(CCPPacked *pk, const CCPCoupling *coupling)
+{
+  return CCPPackedSumSlot(pk, coupling, CCP_SLOT_V);
+}
+
+PetscErrorCode CCPPackedVelocity(CCPPacked *pk, const CCPCoupling *coupling, const CCPProblem *P, const double *x,
+                                 PetscBool fresh)
+{
   PetscFunctionBegin;
   if (!fresh) { /* (fresh: PackBodies wrote these very values; evaluating the bodies again costs a body source's work per body) */
     for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, ccp_body_velocity(pk, i, CCP_SLOT_V));
     for (int k = 0; k < 6; k++) ccp_body_velocity(pk, pk->nbodies, CCP_SLOT_V)[k] = 0;
   }
-  PetscCall(CCPPackedMark(s));
+  PetscCall(CCPPackedMark(pk, coupling));
   ccp_sweep_velocity(pk, x);
-  PetscCall(CCPPackedSum(s));
+  PetscCall(CCPPackedSum(pk, coupling));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, int slot, double *res_max, double *res_rms)
+PetscErrorCode CCPPackedResidual(const CCPPacked *pk, const CCPCoupling *coupling, const double *x, int slot,
+                                 double *res_max, double *res_rms)
 {
   double r[3]; /* sum of squares, contacts, max of squares */
 
   PetscFunctionBegin;
-  ccp_sweep_residual(&s->pk, x, slot, &r[2], &r[0]);
-  r[1] = (double)s->pk.nc;
-  PetscCall(CCPCouplingReduce(s, r, 3));
+  ccp_sweep_residual(pk, x, slot, &r[2], &r[0]);
+  r[1] = (double)pk->nc;
+  PetscCall(CCPCouplingReduce(coupling, r, 3));
   *res_max = sqrt(r[2]);
   *res_rms = r[1] > 0 ? sqrt(r[0] / r[1]) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats)
+PetscErrorCode CCPPackedFinish(CCPPacked *pk, const CCPCoupling *coupling, CCPProblem *P, const double *x,
+                               double *res_max, double *res_rms)
 {
-  CCPPacked *pk = &s->pk;
-
   PetscFunctionBegin;
   CCPPackedUnpackGamma(pk, x, P);
-  PetscCall(CCPPackedVelocity(s, P, x, PETSC_FALSE));
-  PetscCall(CCPPackedResidual(s, x, CCP_SLOT_V, &stats->res_max, &stats->res_rms));
-  PetscCall(CCPSolverOutputVelocity(s, P)); /* x and the pool are dead now */
-  for (PetscInt i = 0; i < pk->nbodies; i++)
-    for (int k = 0; k < 6; k++) P->vel[6 * i + k] = ccp_body_velocity(pk, i, CCP_SLOT_V)[k];
-  stats->iterations = stats->passes = iterations; /* (APGD counts its passes after) */
-  stats->converged  = (PetscBool)(stats->res_max <= s->tol);
+  PetscCall(CCPPackedVelocity(pk, coupling, P, x, PETSC_FALSE));
+  PetscCall(CCPPackedResidual(pk, coupling, x, CCP_SLOT_V, res_max, res_rms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats)
+void CCPPackedVelocityOut(const CCPPacked *pk, CCPProblem *P)
 {
-  CCPPacked    *pk = &s->pk;
-  const double  tol = s->tol, scale = gauss_seidel ? s->gs_omega : s->jacobi_omega * s->jacobi_lambda;
-  double        best_res = PETSC_INFINITY, res_start = PETSC_INFINITY; /* res_start: the warm start's */
-  PetscBool     check = PETSC_TRUE, improved;
-  CCPCheckpoint state = CCP_CONTINUE;
-  PetscInt      it;
-
-  PetscFunctionBegin;
-  PetscCall(CCPPackedBuild(pk, P, 2, gauss_seidel, CCP_SLOTS_SWEEP));
-  pk->simd      = s->simd;
-  double *gamma = pk->g[0], *best = pk->g[1];
-  PetscCall(CCPPackedVelocity(s, P, gamma, PETSC_TRUE));
-  for (it = 0;; it++) {
-    if (check || it == s->max_it) {
-      double res_max, res_rms;
-      PetscCall(CCPPackedResidual(s, gamma, CCP_SLOT_V, &res_max, &res_rms));
-      state = ccp_checkpoint_decide(res_max, tol, (PetscBool)(it == s->max_it), &best_res, &improved);
-      if (improved) PetscCall(PetscArraycpy(best, gamma, ccp_packed_len(pk)));
-      if (it == 0) res_start = best_res;
-      if (state != CCP_CONTINUE) break;
-    }
-    PetscCall(CCPPackedMark(s));
-    double change2 = gauss_seidel ? ccp_sweep_gauss_seidel(pk, gamma, s->gs_omega) : ccp_sweep_jacobi(pk, gamma, s->jacobi_omega, s->jacobi_lambda);
-    PetscCall(CCPPackedSum(s));
-    if (CCPCoupled(s)) { /* the largest change over all ranks */
-      double r[2] = {0, change2};
-      PetscCall(CCPCouplingReduce(s, r, 2));
-      change2 = r[1];
-    }
-    check = ccp_need_check(s, sqrt(change2) / scale, best_res, it, s->check_interval);
-  }
-  stats->improved = (PetscBool)(best_res < res_start);
-  PetscCall(CCPPackedFinish(s, P, state == CCP_STOP && best_res < PETSC_INFINITY ? best : gamma, it, stats));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < pk->nbodies; i++)
+    for (int k = 0; k < 6; k++) P->vel[6 * i + k] = ccp_body_velocity(pk, i, CCP_SLOT_V)[k];
 }
 
 PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk)

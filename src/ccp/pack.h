@@ -1,5 +1,6 @@
 /* Private: the solvers' packed layout of one CCP problem, built once per solve (O(contacts),
- * amortized over the iterations) and the sweep kernels that run on it (ccp/sweep.c).
+ * amortized over the iterations) and the sweep kernels that run on it (ccp/sweep.c). It sees the
+ * problem and, for passes over several ranks, a coupling (ccp/coupling.h), never the solver object.
  *
  * Why (notes/performance.md): one struct per contact read through body indices ran 50-110 ns per
  * contact-iteration; blocks of 4 contacts with each field a 4-lane array (AoSoA) let the
@@ -14,15 +15,16 @@
  * velocity) with zero geometry: every kernel maps them to zero, so no lane needs a branch.
  * A 3-dof contact is a 6-dof one with rho = sigma = 0, torque step t = 0 and rot = 0 (its torque
  * rows read no velocity), so its torque impulses stay exactly 0.
- * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l at
- * [rows L blk + L k + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
+ * Multipliers in packed order: rows x CCP_LANES doubles per block, entry k of lane l of block q at
+ * [CCP_LANES (rows q + k) + l], rows = 6, or 3 when every contact is 3-dof (all3: the torque rows would
  * hold only zeros; this halves the solvers' vectors, 2 or 3 of them, and their traffic).
  * The multipliers and velocities are double, the contacts' inputs single (CCPBlock).
  * Joint blocks (contacts with a RowBox) come after all contact blocks, in blocks of their own, so
  * a sweep tells them apart by the block index alone and a contact-only problem pays nothing. */
 #ifndef CCPDEM_CCP_PACK_H
 #define CCPDEM_CCP_PACK_H
-#include "ccp/solver.h"
+#include "ccp/problem.h"
+#include "ccp/coupling.h"
 #include "base/scratch_pool.h"
 #include "base/simd4_isa.h"
 #include <stddef.h>
@@ -35,42 +37,20 @@
  * extra instructions cost a little. */
 #define CCP_PREFETCH_BLOCKS_ABOVE ((size_t)8 << 20)
 
-/* A block of CCP_LANES contacts. The fields a 3-dof contact needs come first (384 bytes, 6 cache
- * lines); a layout of 3-dof contacts only (all3) stores just those, blocks CCP_BLOCK3_BYTES
- * apart, and its kernels read no field from `rho` on (ccp_block_at; ccp/sweep.c's ldf6 and block_metric):
- * a quarter less memory and traffic per sweep for 3-dof piles (40% when 6-dof blocks were 640 bytes).
- * Precision: the contact's inputs are single precision: the geometry n, ra, rb, the
- * friction coefficients and the law's parameters (c_lin, cohesion and yield impulses). The
- * stabilization bn stays double: it is phi / h, and phi, a difference of nearly equal lengths,
- * carries the positions' last-bit differences (between rank counts, say) magnified by 10^4 and
- * more, which single rounding would turn into jumps of 6e-8 relative (measured on the earlier
- * double blocks with n, ra, rb rounded: the 1- and 2-rank pours of test_distributed_pour within
- * 2.2e-9 m/s; with bn rounded too, 1.7e-7). What the
- * iteration derives stays double (the tangents' us and wt, eta, the metric, the torque
- * compliance), as do the multipliers and the velocities. The sweeps, the residual and the final
- * velocities all read the same rounded numbers, so a solve is exact (to its tolerance) for a
- * problem whose contact normals and lever arms moved by at most 2^-24 relative (6 nm on a 0.1 m
- * lever), far below the time stepping's own error. It takes 64 bytes off every contact (224 ->
- * 160 for 6-dof then, 160 -> 96 for 3-dof): what brought stepping under 1.5 KB per body at 10^5 and
- * more; the sweeps run as fast as on double blocks (README, Performance > Core, and design
- * decision "Precision of the packed contacts"). The packing's tangents come from the rounded n, so the frame is
- * v3_tangents of the n the sweeps see. -ccp_packed false runs the reference loops on the
- * unrounded problem: the two agree to about 1e-7 relative, not bit for bit.
- * A contact's tangents are those of v3_tangents(n) (contact_frame): the sweeps rebuild them from
- * n, the scale us that normalized u and the one component of w that is not a single product (wt,
- * at the axis v3_tangent_axis(n); the other products, exact, would round the same in a fused
- * multiply-add, so the rebuilt frame is the stored one bit for bit). 2 fields instead of 6: 32
- * bytes less per contact in memory and in every sweep's traffic, for about 20 vector operations
- * per block visit. A joint block's frame is its own: in CCPRowBlock.
- * Not stored, as the sweeps derive them per block visit: the cap of gn (yield + coh), rot (1
- * unless a lane of a mixed block is 3-dof: rho = sigma = 0), in a 3-dof layout f (eta) and
- * 1/f (one division), and in a 6-dof one the whole metric (CCPMetric of ccp/kernels.h: f, t,
- * their inverses, ell, il) from its seed f, ell in single precision (one division per block,
- * ccp/sweep.c's block_metric). Its 6 doubles took 192 of a block's 640 bytes; the seed takes
- * 32, so a 6-dof contact is 128 bytes instead of 160. The metric is the step of the sweeps, not
- * part of the problem: it only has to be consistent (ell^2 = t / f, il = 1 / ell, inv_f = 1 / f
- * to rounding) for the fixed points to be the CCP's solutions, and every entry derived from the
- * same rounded seed is. */
+/* A block of CCP_LANES contacts, each field one entry per lane. The fields a 3-dof contact needs come
+ * first (CCP_BLOCK3_BYTES, 6 cache lines), the 6-dof ones from `rho` on: a layout of 3-dof contacts
+ * only (all3) stores blocks CCP_BLOCK3_BYTES apart and its kernels read nothing from `rho` on.
+ * Single precision: the contacts' inputs (n, ra, rb, the friction coefficients, the law's c_lin,
+ * cohesion and yield). Double: bn (phi / h: rounded, it set the 1- and 2-rank pours of
+ * test_distributed_pour 1.7e-7 m/s apart instead of 2.2e-9), what the iteration derives (us, wt, eta,
+ * crot), the multipliers and the velocities. Everything reads the rounded numbers, so a solve is exact
+ * (to its tolerance) for normals and lever arms moved by at most 2^-24 relative; the reference loops
+ * (-ccp_packed false) solve the unrounded problem, within about 1e-7 relative of the packed iterates.
+ * Derived per block visit, not stored: the tangents, bit for bit those of v3_tangents(n), from us and
+ * wt (a joint block's are in CCPRowBlock), and the metric (CCPMetric of ccp/kernels.h) from its seed
+ * f, ell (ccp_kernel_metric_seed; consistent to rounding, so the fixed points stay the CCP's).
+ * Why: 128 bytes per 6-dof contact instead of 224 (3-dof: 96, not 160); the single inputs, at no cost
+ * in sweep speed, brought stepping under 1.5 KB per body at 10^5 bodies (docs/history/ccp-solver-layout.md). */
 typedef struct {
   uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
   float   n[3][CCP_LANES];
@@ -188,29 +168,33 @@ PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, doub
  * pk->stash_tail. CCPPackedUnstash copies it back, bit for bit; P->gamma holds no impulses meanwhile. */
 PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P);
 void           CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x);
-/* The functions below run on s->pk and take part in s's coupling over ranks (ccp/solver.h), if any. */
+/* The functions below take part in the coupling over ranks (ccp/coupling.h): collective over its
+ * ranks when it has hooks, local when they are NULL. */
 /* bodies' v <- v_free + M^-1 D x (packed order of accumulation), summed over ranks. fresh: the
  * bodies' v are still v_free as CCPPackedBuild wrote them (right after it), so v_free is not
  * evaluated again. */
-PetscErrorCode CCPPackedVelocity(CCPSolver s, const CCPProblem *P, const double *x, PetscBool fresh);
+PetscErrorCode CCPPackedVelocity(CCPPacked *pk, const CCPCoupling *coupling, const CCPProblem *P, const double *x,
+                                 PetscBool fresh);
 /* Around a sweep that adds to the bodies' v: mark before, sum the ranks' contributions after. */
-PetscErrorCode CCPPackedMark(CCPSolver s);
-PetscErrorCode CCPPackedSum(CCPSolver s);
+PetscErrorCode CCPPackedMark(const CCPPacked *pk, const CCPCoupling *coupling);
+PetscErrorCode CCPPackedSum(CCPPacked *pk, const CCPCoupling *coupling);
 /* The same around a pass that adds to the bodies' velocity slot `slot`. */
-PetscErrorCode CCPPackedMarkSlot(CCPSolver s, int slot);
-PetscErrorCode CCPPackedSumSlot(CCPSolver s, int slot);
+PetscErrorCode CCPPackedMarkSlot(const CCPPacked *pk, const CCPCoupling *coupling, int slot);
+PetscErrorCode CCPPackedSumSlot(CCPPacked *pk, const CCPCoupling *coupling, int slot);
 /* The GUIDE residual of x at the bodies' velocities in `slot` over all ranks' contacts: max and RMS. */
-PetscErrorCode CCPPackedResidual(CCPSolver s, const double *x, int slot, double *res_max, double *res_rms);
-/* End of a packed solve (ccp_finish of ccp/kernels.h on the packed layout): P->gamma <- x,
- * P->vel <- v_free + M^-1 D x recomputed from scratch, stats get the exact GUIDE residual of x. */
-PetscErrorCode CCPPackedFinish(CCPSolver s, CCPProblem *P, const double *x, PetscInt iterations, CCPSolveStats *stats);
+PetscErrorCode CCPPackedResidual(const CCPPacked *pk, const CCPCoupling *coupling, const double *x, int slot,
+                                 double *res_max, double *res_rms);
+/* The end of a packed solve at x: P->gamma <- x (problem order), the bodies' v <- v_free + M^-1 D x
+ * recomputed from scratch, and the exact GUIDE residual of x. Then x and the pool are dead: the caller
+ * may give P->vel a buffer from the pool (CCPWorkspaceOutputVelocity) and CCPPackedVelocityOut fills it. */
+PetscErrorCode CCPPackedFinish(CCPPacked *pk, const CCPCoupling *coupling, CCPProblem *P, const double *x,
+                               double *res_max, double *res_rms);
+/* P->vel <- the bodies' v (CCP_SLOT_V), for P's nbodies bodies. */
+void           CCPPackedVelocityOut(const CCPPacked *pk, CCPProblem *P);
 /* Free the body records: dead from the end of a solve to the next build, which refills them from
  * the body source anyway (see CCPSolverSolve). */
 PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk);
 PetscErrorCode CCPPackedDestroy(CCPPacked *pk);
-/* The checkpointed sweeps of ccp/jacobi.c (gauss_seidel false) and ccp/gauss_seidel.c (true) on s's packed
- * layout: exact residual checks as ccp_need_check says, best iterate kept, CCPPackedFinish. */
-PetscErrorCode CCPPackedSweepSolve(CCPSolver s, CCPProblem *P, PetscBool gauss_seidel, CCPSolveStats *stats);
 
 /* ---- Sweep kernels (ccp/sweep.c): AVX2+FMA when the CPU has it, else portable C ---- */
 

@@ -12,33 +12,38 @@
  *
  * Software prefetch: the blocks stream, but their bodies are reached through indices; the body
  * records of the block PREFETCH_AHEAD blocks ahead are requested early, every line of them a
- * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots;
- * before session 20 all 3 lines a 160-byte record spanned), and that block's own lines too when
- * the layout outgrows the cache (pk->prefetch_blocks, CCP_PREFETCH_BLOCKS_ABOVE). Requesting only the lines of the record's
- * start and of its inverse inertia (until session 10) left the one between, which holds the
- * velocity's end or the inverse mass, to miss: out of cache (10^5 spheres, 3-dof) the sweeps
- * waited on it, Jacobi 25-27 -> 15 and APGD 43-44 -> 25 ns per contact-iteration. */
+ * contact sweep touches (2 of a Jacobi or Gauss-Seidel record, the 3 of APGD's velocity slots),
+ * and that block's own lines too when the layout outgrows the cache (pk->prefetch_blocks,
+ * CCP_PREFETCH_BLOCKS_ABOVE). Every line, not only those of the record's start and of its inverse
+ * inertia: the one between, which holds the velocity's end or the inverse mass, missed otherwise,
+ * and out of cache (10^5 spheres, 3-dof) the sweeps waited on it (Jacobi 25-27 instead of 15, APGD
+ * 43-44 instead of 25 ns per contact-iteration). */
 #include "ccp/pack.h"
 #include "ccp/cone.h"
 #include "base/simd4.h"
 #include <math.h>
 #include <string.h>
 
-#define L              CCP_LANES
 #define PREFETCH_AHEAD 8
-_Static_assert(L == SIMD4_LANES, "a block's lanes are the vector's");
+_Static_assert(CCP_LANES == SIMD4_LANES, "a block's lanes are the vector's");
 
 /* The kernels' constant argument `six`: which contacts the layout holds. DOF_MIXED and DOF6 both
  * have the torque rows; with DOF6 every rot is 1 and its multiply is skipped (padding lanes have
  * rot 0, but both their ends are the dummy body, at rest: their rotation difference is 0 anyway). */
 enum { DOF3 = 0, DOF_MIXED = 1, DOF6 = 2 };
 
-/* block q's multipliers: entry k of lane l at x[rows L q + L k + l], rows = ROWS(six) (ccp_packed_rows) */
+/* block q's multipliers: entry k of lane l at x[CCP_LANES (rows q + k) + l], rows = ROWS(six) (ccp_packed_rows) */
 #define ROWS(six) ((six) ? 6 : 3)
-ALWAYS_INLINE const double *cblk(const double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * L; }
-ALWAYS_INLINE double       *blk(double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * L; }
+ALWAYS_INLINE const double *cblk(const double *x, PetscInt q, const int six)
+{
+  return x + (size_t)q * ROWS(six) * CCP_LANES;
+}
+ALWAYS_INLINE double *blk(double *x, PetscInt q, const int six) { return x + (size_t)q * ROWS(six) * CCP_LANES; }
 /* entry k of a block's multipliers, 0 for the rows a 3-dof layout does not store */
-ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six) { return k < ROWS(six) ? ld(x + k * L) : splat(0); }
+ALWAYS_INLINE v4d ldrow(const double *x, int k, const int six)
+{
+  return k < ROWS(six) ? ld(x + k * CCP_LANES) : splat(0);
+}
 
 /* A single-precision field of a block (ccp/pack.h: the contacts' inputs), widened to double.
  * Element by element: GCC 12 makes this one vcvtps2pd ymm, but __builtin_convertvector of a
@@ -63,7 +68,7 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
     const int lines = pk->body_bytes > 128 ? 3 : 2; /* APGD's: its 3 lines of velocity slots (the contact pass reads no mass); the others' whole records */
-    for (int l = 0; l < L; l++) {
+    for (int l = 0; l < CCP_LANES; l++) {
       const char *A = pk->body + K->a[l], *B = pk->body + K->b[l];
       for (int o = 0; o < lines; o++) { /* the lines the contact sweeps touch (ccp/pack.h: records on lines) */
         __builtin_prefetch((const char *)A + 64 * o, 1);
@@ -80,7 +85,7 @@ ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, Pe
 {
   if (pk->prefetch_blocks && q < pk->nblk) {
     const char *p = (const char *)cblk(x, q, six);
-    for (size_t o = 0; o < ROWS(six) * L * sizeof(double); o += 64) {
+    for (size_t o = 0; o < ROWS(six) * CCP_LANES * sizeof(double); o += 64) {
       if (write) __builtin_prefetch(p + o, 1);
       else __builtin_prefetch(p + o, 0);
     }
@@ -97,7 +102,7 @@ ALWAYS_INLINE v2d ld2(const double *p)
 }
 
 /* x[k] = entry k (0..5) of 4 records given as their quads q[l] (entries 0-3) and pairs u[l] (4, 5) */
-ALWAYS_INLINE void records_to_lanes(const v4d q[L], const v2d u[L], v4d x[6])
+ALWAYS_INLINE void records_to_lanes(const v4d q[CCP_LANES], const v2d u[CCP_LANES], v4d x[6])
 {
   transpose4(q, x);
   const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
@@ -107,21 +112,22 @@ ALWAYS_INLINE void records_to_lanes(const v4d q[L], const v2d u[L], v4d x[6])
 }
 
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
-ALWAYS_INLINE void load6(const double *const p[L], v4d x[6])
+ALWAYS_INLINE void load6(const double *const p[CCP_LANES], v4d x[6])
 {
-  const v4d q[L] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
-  const v2d u[L] = {ld2(p[0] + 4), ld2(p[1] + 4), ld2(p[2] + 4), ld2(p[3] + 4)};
+  const v4d q[CCP_LANES] = {ld(p[0]), ld(p[1]), ld(p[2]), ld(p[3])};
+  const v2d u[CCP_LANES] = {ld2(p[0] + 4), ld2(p[1] + 4), ld2(p[2] + 4), ld2(p[3] + 4)};
   records_to_lanes(q, u, x);
 }
 
 /* x[k] = entry k of p[l] + beta (p[l] - pm[l]) (APGD's extrapolated velocity): made record by
  * record before the one transpose (the same arithmetic per entry as on the lanes, half the shuffles) */
-ALWAYS_INLINE void load6_extrapolated(const double *const p[L], const double *const pm[L], double beta, v4d x[6])
+ALWAYS_INLINE void load6_extrapolated(const double *const p[CCP_LANES], const double *const pm[CCP_LANES], double beta,
+                                      v4d x[6])
 {
   const v2d b2 = {beta, beta};
-  v4d       q[L];
-  v2d       u[L];
-  for (int l = 0; l < L; l++) {
+  v4d       q[CCP_LANES];
+  v2d       u[CCP_LANES];
+  for (int l = 0; l < CCP_LANES; l++) {
     const v4d q0 = ld(p[l]);
     const v2d u0 = ld2(p[l] + 4);
     q[l]         = q0 + beta * (q0 - ld(pm[l]));
@@ -131,13 +137,14 @@ ALWAYS_INLINE void load6_extrapolated(const double *const p[L], const double *co
 }
 
 /* p[l][k] += x[k][l], lane after lane (lanes may share a record: each add sees the previous) */
-ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
+ALWAYS_INLINE void add6(double *const p[CCP_LANES], const v4d x[6])
 {
   v4d r[4];
   transpose4(x, r);
   const v4d u01 = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5), u23 = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
-  const v2d u[L] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3), __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
-  for (int l = 0; l < L; l++) {
+  const v2d u[CCP_LANES] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3),
+                            __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
+  for (int l = 0; l < CCP_LANES; l++) {
     vst(p[l], ld(p[l]) + r[l]);
     const v2d s = ld2(p[l] + 4) + u[l];
     memcpy(p[l] + 4, &s, sizeof(s));
@@ -146,10 +153,12 @@ ALWAYS_INLINE void add6(double *const p[L], const v4d x[6])
 
 /* A body's inverse mass and inertia as 2 single-precision quads (im, I[0..2]), (I[3..5], pad) of
  * its record (CCPBodyMass at byte mass_at): 2 widening loads and a transpose each for 4 records. */
-ALWAYS_INLINE void load_inverse_mass(char *const B[L], size_t mass_at, v4d *im, v4d I[6])
+ALWAYS_INLINE void load_inverse_mass(char *const B[CCP_LANES], size_t mass_at, v4d *im, v4d I[6])
 {
-  const float *p[L] = {(const float *)(B[0] + mass_at), (const float *)(B[1] + mass_at), (const float *)(B[2] + mass_at), (const float *)(B[3] + mass_at)};
-  const v4d    rlo[L] = {ldf(p[0]), ldf(p[1]), ldf(p[2]), ldf(p[3])}, rhi[L] = {ldf(p[0] + 4), ldf(p[1] + 4), ldf(p[2] + 4), ldf(p[3] + 4)};
+  const float *p[CCP_LANES]   = {(const float *)(B[0] + mass_at), (const float *)(B[1] + mass_at),
+                                 (const float *)(B[2] + mass_at), (const float *)(B[3] + mass_at)};
+  const v4d    rlo[CCP_LANES] = {ldf(p[0]), ldf(p[1]), ldf(p[2]), ldf(p[3])};
+  const v4d    rhi[CCP_LANES] = {ldf(p[0] + 4), ldf(p[1] + 4), ldf(p[2] + 4), ldf(p[3] + 4)};
   v4d          lo[4], hi[4];
   transpose4(rlo, lo);
   transpose4(rhi, hi);
@@ -206,14 +215,14 @@ ALWAYS_INLINE BlockFrame block_frame(const CCPBlock *restrict K, const CCPRowBlo
  * block_gradient_of and block_apply_of: its stores to the multipliers in between would make the
  * compiler reload and add the offsets again (it cannot tell the multipliers from the block). */
 typedef struct {
-  char *a[L], *b[L];
+  char *a[CCP_LANES], *b[CCP_LANES];
 } BlockBodies;
 
 /* (the records are written only through the callers' writable body array) */
 ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, char *body)
 {
   BlockBodies r;
-  for (int l = 0; l < L; l++) {
+  for (int l = 0; l < CCP_LANES; l++) {
     r.a[l] = body_at(body, K->a[l]);
     r.b[l] = body_at(body, K->b[l]);
   }
@@ -223,8 +232,8 @@ ALWAYS_INLINE BlockBodies block_bodies(const CCPBlock *restrict K, char *body)
 /* The velocities in slot `slot` of the block's bodies, lane-wise: va of the A ends, vb of the B ends. */
 ALWAYS_INLINE void block_velocities(const BlockBodies *AB, int slot, v4d va[6], v4d vb[6])
 {
-  const double *pa[L], *pb[L];
-  for (int l = 0; l < L; l++) {
+  const double *pa[CCP_LANES], *pb[CCP_LANES];
+  for (int l = 0; l < CCP_LANES; l++) {
     pa[l] = slot_of(AB->a[l], slot);
     pb[l] = slot_of(AB->b[l], slot);
   }
@@ -236,8 +245,8 @@ ALWAYS_INLINE void block_velocities(const BlockBodies *AB, int slot, v4d va[6], 
  * (APGD), lane-wise: va of the A ends, vb of the B ends. */
 ALWAYS_INLINE void block_velocities_extrapolated(const BlockBodies *AB, int vk, int vkm1, double beta, v4d va[6], v4d vb[6])
 {
-  const double *pa[L], *pb[L], *qa[L], *qb[L];
-  for (int l = 0; l < L; l++) {
+  const double *pa[CCP_LANES], *pb[CCP_LANES], *qa[CCP_LANES], *qb[CCP_LANES];
+  for (int l = 0; l < CCP_LANES; l++) {
     pa[l] = slot_of(AB->a[l], vk);
     pb[l] = slot_of(AB->b[l], vk);
     qa[l] = slot_of(AB->a[l], vkm1);
@@ -377,8 +386,8 @@ ALWAYS_INLINE BlockWrench block_wrench(const BlockFrame *Fr, const v4d dg[6], co
  * (deterministic when lanes share a body) */
 ALWAYS_INLINE void block_add(const BlockBodies *AB, int slot, const v4d oa[6], const v4d ob[6])
 {
-  double *ta[L], *tb[L];
-  for (int l = 0; l < L; l++) {
+  double *ta[CCP_LANES], *tb[CCP_LANES];
+  for (int l = 0; l < CCP_LANES; l++) {
     ta[l] = slot_of(AB->a[l], slot);
     tb[l] = slot_of(AB->b[l], slot);
   }
@@ -445,9 +454,9 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
      * iteration. Norms as plain square roots of sums of squares: ccp/cone.c's hypot fallback only
      * matters below 1e-150 or above 1e150. */
     v4d ns = splat(0), nr = splat(0), nt = splat(0);
-    for (int l = 0; l < L; l++) ns[l] = sqrt(z[1][l] * z[1][l] + z[2][l] * z[2][l]);
+    for (int l = 0; l < CCP_LANES; l++) ns[l] = sqrt(z[1][l] * z[1][l] + z[2][l] * z[2][l]);
     if (six)
-      for (int l = 0; l < L; l++) {
+      for (int l = 0; l < CCP_LANES; l++) {
         nr[l] = sqrt(z[4][l] * z[4][l] + z[5][l] * z[5][l]);
         nt[l] = fabs(z[3][l]);
       }
@@ -492,7 +501,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
   const v4d cap = ldf(K->yield) + coh; /* as ccp/pack.c's yield_impulse + cohesion_impulse */
   const v4l over = z[0] > cap;
   if (simd4_any(over)) /* a yielding contact (rare): cone_cap lane by lane */
-    for (int l = 0; l < L; l++) {
+    for (int l = 0; l < CCP_LANES; l++) {
       double g[6] = {z[0][l], z[1][l], z[2][l], z[3][l], z[4][l], z[5][l]};
       cone_cap(six ? 6 : 3, K->mu[l], six ? rho[l] : 0, six ? sg[l] : 0, cap[l], g);
       for (int k = 0; k < 6; k++) z[k][l] = g[k];
@@ -514,7 +523,7 @@ ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock 
   for (int k = 0; k < 6; k++) y[k] = ldrow(x, k, six) - eta * g[k];
   block_project(K, R, y, six, NULL);
   for (int k = 0; k < (six ? 6 : 3); k++) {
-    const v4d e = ld(x + k * L) - y[k];
+    const v4d e = ld(x + k * CCP_LANES) - y[k];
     s += e * e;
   }
   return s / (eta * eta);
@@ -526,7 +535,7 @@ ALWAYS_INLINE void lane_max(v4d *m, const v4d *r) { *m = sel(*r <= *m, *m, *r); 
 ALWAYS_INLINE double hmax(const v4d *m)
 {
   double r = 0;
-  for (int l = 0; l < L; l++)
+  for (int l = 0; l < CCP_LANES; l++)
     if (!isnan(r) && !((*m)[l] <= r)) r = (*m)[l];
   return r;
 }
@@ -563,15 +572,15 @@ ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double om
     const BlockMetric M  = block_metric(K, R, six);
     const v4d         sf = omega * M.f, st = omega * M.t;
     for (int k = 0; k < 3; k++) {
-      z[k]     = ld(x + k * L) - sf * g[k];
-      z[k + 3] = six ? ld(x + (k + 3) * L) - st * g[k + 3] : splat(0);
+      z[k]     = ld(x + k * CCP_LANES) - sf * g[k];
+      z[k + 3] = six ? ld(x + (k + 3) * CCP_LANES) - st * g[k + 3] : splat(0);
     }
     block_project(K, R, z, six, &M);
     for (int k = 0; k < 6; k++) d[k] = splat(0);
     for (int k = 0; k < ROWS(six); k++) {
-      const v4d xk = ld(x + k * L);
+      const v4d xk = ld(x + k * CCP_LANES);
       d[k]         = lambda * (z[k] - xk);
-      vst(x + k * L, xk + d[k]);
+      vst(x + k * CCP_LANES, xk + d[k]);
     }
     const v4d f2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], t2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
     const v4d fi = M.inv_f, ti = M.inv_t;
@@ -663,7 +672,7 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
         et += d[k] * e;
       }
     }
-    for (int k = 0; k < ROWS(six); k++) vst(Out + k * L, z[k]);
+    for (int k = 0; k < ROWS(six); k++) vst(Out + k * CCP_LANES, z[k]);
     const v4d fi = M.inv_f, ti = M.inv_t, crot = six ? ld(K->crot) : splat(0);
     acc.dd += ff * fi + ft * ti;
     acc.de += ef * fi + et * ti;

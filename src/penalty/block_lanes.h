@@ -1,6 +1,6 @@
-/* The body of the penalty model's block kernel, for L contacts at once, one per SIMD lane: included
+/* The body of the penalty model's block kernel, for PENALTY_LANES contacts at once, one per SIMD lane: included
  * by penalty/kernel.c (4 lanes, src/base/simd4.h) and penalty/kernel8.c (8 lanes, src/base/simd8.h), each
- * having defined first the lane count L, the vector types vd (doubles) and vl (64-bit integers,
+ * having defined first the lane count PENALTY_LANES, the vector types vd (doubles) and vl (64-bit integers,
  * masks), and the helpers ld, vst, splat, sel, vsqrt, gather4, scatter4 and lanes_any. The
  * formulas, step by step, are those of the per-contact code; the comments name the function each
  * part mirrors. Branches become lane selects (sel): the stick/slip caps, a wall on side A, a pair
@@ -10,7 +10,7 @@
 #include "penalty/history.h"
 #include <stddef.h>
 
-_Static_assert(L <= PENALTY_BLOCK_MAX, "a block holds the lanes");
+_Static_assert(PENALTY_LANES <= PENALTY_BLOCK_MAX, "a block holds the lanes");
 _Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
 _Static_assert(sizeof(struct PenaltySide) == 192 && _Alignof(struct PenaltySide) == 64, "a side is 3 cache lines");
@@ -26,7 +26,7 @@ _Static_assert(offsetof(PenaltyHistory, state) == H_STATE * sizeof(double) && of
                  offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
                "the block kernel's view of a history record");
 
-/* ---- lane-wise 3-vectors: v[k] is component k of the L lanes ---- */
+/* ---- lane-wise 3-vectors: v[k] is component k, one contact per lane ---- */
 ALWAYS_INLINE vd dot3(const vd a[3], const vd b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 ALWAYS_INLINE void cross3(vd r[3], const vd a[3], const vd b[3])
 {
@@ -44,20 +44,20 @@ ALWAYS_INLINE vd vabs(vd x) { return (vd)((vl)x & ~(vl)splat(-0.0)); }
 ALWAYS_INLINE int lane_bits(vl m)
 {
   int bits = 0;
-  for (int l = 0; l < L; l++) bits |= m[l] ? 1 << l : 0;
+  for (int l = 0; l < PENALTY_LANES; l++) bits |= m[l] ? 1 << l : 0;
   return bits;
 }
 
-/* A side of the block's L contacts: the doubles of PenaltySide, loaded by groups of 4. */
+/* A side of the block's contacts, one per lane: the doubles of PenaltySide, loaded by groups of 4. */
 typedef struct {
   vd x[3], R[9], vel[3], omega[3], mass, inertia, kappa;
 } SideLanes;
 
-ALWAYS_INLINE void load_side(const PenaltySide *const s[L], SideLanes *o)
+ALWAYS_INLINE void load_side(const PenaltySide *const s[PENALTY_LANES], SideLanes *o)
 {
-  const double *p[L];
+  const double *p[PENALTY_LANES];
   vd           g[5][4];
-  for (int l = 0; l < L; l++) p[l] = (const double *)s[l];
+  for (int l = 0; l < PENALTY_LANES; l++) p[l] = (const double *)s[l];
   for (int k = 0; k < 5; k++) gather4(p, 4 * k, g[k]);
   for (int i = 0; i < 3; i++) o->x[i] = g[0][i];
   o->R[0] = g[0][3];
@@ -71,7 +71,7 @@ ALWAYS_INLINE void load_side(const PenaltySide *const s[L], SideLanes *o)
   }
   o->mass    = g[3][3];
   o->inertia = g[4][3];
-  for (int l = 0; l < L; l++) o->kappa[l] = s[l]->kappa;
+  for (int l = 0; l < PENALTY_LANES; l++) o->kappa[l] = s[l]->kappa;
 }
 
 /* The pair constants the kernel reads, per lane (one material pair, the common case: splats). */
@@ -80,18 +80,18 @@ typedef struct {
 } PairLanes;
 
 /* the double at byte `at` of each lane's pair */
-ALWAYS_INLINE vd pair_lanes(const PenaltyPair *const p[L], int one, size_t at)
+ALWAYS_INLINE vd pair_lanes(const PenaltyPair *const p[PENALTY_LANES], int one, size_t at)
 {
   vd r;
   if (one) return splat(*(const double *)((const char *)p[0] + at));
-  for (int l = 0; l < L; l++) r[l] = *(const double *)((const char *)p[l] + at);
+  for (int l = 0; l < PENALTY_LANES; l++) r[l] = *(const double *)((const char *)p[l] + at);
   return r;
 }
 
-ALWAYS_INLINE void load_pair(const PenaltyPair *const p[L], PairLanes *o)
+ALWAYS_INLINE void load_pair(const PenaltyPair *const p[PENALTY_LANES], PairLanes *o)
 {
   int one = 1; /* one material pair in the block (the common case): splats */
-  for (int l = 1; l < L; l++) one &= p[l] == p[0];
+  for (int l = 1; l < PENALTY_LANES; l++) one &= p[l] == p[0];
 #define PAIR_LANES(f) pair_lanes(p, one, offsetof(PenaltyPair, f))
   o->E_eff         = PAIR_LANES(E_eff);
   o->G_eff         = PAIR_LANES(G_eff);
@@ -152,29 +152,29 @@ ALWAYS_INLINE vd state_of_bits(vl bits) { return (vd)(bits | (vl)splat(0x1p52)) 
 ALWAYS_INLINE vd mode_of(vl bits, PenaltyState bit) { return sel((bits & (int64_t)bit) != 0, splat(PENALTY_SLIP), splat(PENALTY_STICK)); }
 ALWAYS_INLINE vl bit_of(vd mode, PenaltyState bit) { return (mode == splat(PENALTY_SLIP)) & (int64_t)bit; }
 
-/* A history record's doubles of the L lanes: h[i] = double i of the record, in groups of 4. */
-ALWAYS_INLINE void load_history(const PenaltyHistory *const r[L], vd h[PENALTY_HISTORY_WIDTH])
+/* The history records' doubles, one record per lane: h[i] = double i of the record, in groups of 4. */
+ALWAYS_INLINE void load_history(const PenaltyHistory *const r[PENALTY_LANES], vd h[PENALTY_HISTORY_WIDTH])
 {
-  const double *p[L];
-  for (int l = 0; l < L; l++) p[l] = (const double *)r[l];
+  const double *p[PENALTY_LANES];
+  for (int l = 0; l < PENALTY_LANES; l++) p[l] = (const double *)r[l];
   for (int k = 0; k < H_GROUPS; k++) gather4(p, 4 * k, h + 4 * k);
 }
 /* ... and back, for the lanes not in `skip` (bit l: lane l), whose records stay as they were */
-ALWAYS_INLINE void store_history(PenaltyHistory *const r[L], const vd h[PENALTY_HISTORY_WIDTH], int skip)
+ALWAYS_INLINE void store_history(PenaltyHistory *const r[PENALTY_LANES], const vd h[PENALTY_HISTORY_WIDTH], int skip)
 {
-  double *p[L];
-  for (int l = 0; l < L; l++) p[l] = (double *)r[l];
+  double *p[PENALTY_LANES];
+  for (int l = 0; l < PENALTY_LANES; l++) p[l] = (double *)r[l];
   for (int k = 0; k < H_GROUPS; k++) scatter4(p, 4 * k, h + 4 * k, skip);
 }
 
 ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
 {
-  const PenaltySide *sa[L], *sb[L];
-  const PenaltyPair *pp[L];
+  const PenaltySide *sa[PENALTY_LANES], *sb[PENALTY_LANES];
+  const PenaltyPair *pp[PENALTY_LANES];
   SideLanes          A, B;
   PairLanes          P;
   vd                n[3], rb[3], phi, h[PENALTY_HISTORY_WIDTH];
-  for (int l = 0; l < L; l++) {
+  for (int l = 0; l < PENALTY_LANES; l++) {
     const Contact *c = blk->c[l];
     sa[l]            = &ctx->side[c->a];
     sb[l]            = &ctx->side[c->b];
@@ -185,9 +185,9 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   load_pair(pp, &P);
   load_history(blk->prev, h);
   {
-    const double *p[L];
+    const double *p[PENALTY_LANES];
     vd           g[4];
-    for (int l = 0; l < L; l++) p[l] = (const double *)blk->c[l];
+    for (int l = 0; l < PENALTY_LANES; l++) p[l] = (const double *)blk->c[l];
     gather4(p, CONTACT_N, g); /* n and phi */
     for (int k = 0; k < 3; k++) n[k] = g[k];
     phi = g[3];
@@ -195,7 +195,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     for (int k = 0; k < 3; k++) rb[k] = g[k];
   }
   vl wall;
-  for (int l = 0; l < L; l++) wall[l] = sa[l]->wall ? -1 : 0;
+  for (int l = 0; l < PENALTY_LANES; l++) wall[l] = sa[l]->wall ? -1 : 0;
 
   /* contact_loads: the point, masses, relative velocity */
   const vd delta = -phi, inv_h = splat(1.0 / ctx->h);

@@ -2,7 +2,7 @@
  * src/base/simd4.h) and the dispatch between them and the 8-lane one (penalty/kernel8.c). */
 #include "base/simd4.h"
 
-#define L SIMD4_LANES
+#define PENALTY_LANES SIMD4_LANES /* contacts per call of block_lanes.h's kernel: one per vector lane */
 typedef v4d vd;
 typedef v4l vl;
 #define lanes_any simd4_any

@@ -5,7 +5,7 @@
 #include "base/simd8.h"
 
 #if SIMD4_HAVE_AVX2
-#define L SIMD8_LANES
+#define PENALTY_LANES SIMD8_LANES /* contacts per call of block_lanes.h's kernel: one per vector lane */
 typedef v8d vd;
 typedef v8l vl;
 #define lanes_any simd8_any

@@ -46,7 +46,7 @@
 #ifndef CCPDEM_IO_CHECKPOINT_H
 #define CCPDEM_IO_CHECKPOINT_H
 #include "bodies/body_store.h"
-#include "contact/contact_set.h"
+#include "contact/impulse_memory.h"
 
 #define CHECKPOINT_FORMAT_VERSION 5
 

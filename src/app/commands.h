@@ -8,6 +8,11 @@
 #include "scenario/scenario.h"
 #include <petscsys.h>
 
+/* ccpdem's exit codes (README "Command line"); 0 is success. */
+#define CCPDEM_EXIT_RUNTIME   1 /* a run failed for a reason other than its input */
+#define CCPDEM_EXIT_BAD_INPUT 2 /* the scenario or the command line was rejected */
+#define CCPDEM_EXIT_REQUEUE   3 /* checkpointed on a signal: requeue me */
+
 /* One line on stderr (rank 0 prints it): "ccpdem: error: msg". */
 void ReportBadInput(const char *msg);
 

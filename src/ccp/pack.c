@@ -1,5 +1,6 @@
 /* Packing a CCP problem into the solvers' layout (ccp/pack.h) and back. */
 #include "ccp/pack.h"
+#include "base/growth.h"
 #include <math.h>
 #include <string.h>
 #include "ccp/kernels.h"
@@ -14,7 +15,7 @@ static PetscErrorCode grow(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
   if (n > *cap) {
-    const size_t c = n + n / 2 + 8; /* headroom: the contact count changes every step */
+    const size_t c = GrowthCapacity(*cap, n);
     PetscCall(PetscFree(*p));
     PetscCall(PetscMalloc(c * sz, p));
     *cap = c;
@@ -29,7 +30,7 @@ static PetscErrorCode grow_aligned(void **p, size_t *cap, size_t n, size_t sz)
 {
   PetscFunctionBegin;
   if (n > *cap) {
-    const size_t c = n + n / 2 + 8;
+    const size_t c = GrowthCapacity(*cap, n);
     MemoryFreeAligned(p);
     PetscCall(MemoryAllocAligned(c * sz, SCRATCH_ALIGN, "the packed body records", p));
     *cap = c;
@@ -43,7 +44,7 @@ static PetscErrorCode grow_keep(void **p, size_t *cap, size_t keep, size_t n, si
 {
   PetscFunctionBegin;
   if (n > *cap) {
-    const size_t c = n + n / 2 + 8;
+    const size_t c = GrowthCapacity(*cap, n);
     void        *q;
     PetscCall(PetscMalloc(c * sz, &q));
     if (keep) PetscCall(PetscMemcpy(q, *p, keep * sz));

@@ -1,34 +1,11 @@
 /* The CCP solver object (ccp/solver.h): lifecycle, options, argument checks, workspace and the
  * dispatch to one file per method (ccp/jacobi.c, ccp/gauss_seidel.c, ccp/apgd.c). */
 #include "ccp/solver_impl.h"
+#include "base/log_events.h"
 
 #define CCP_PACKED_DEFAULT PETSC_TRUE /* -ccp_packed */
 
 static const char *const CCPSolverTypes[] = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
-
-static PetscClassId  CCP_CLASSID;
-static PetscLogEvent CCP_SOLVE;
-static PetscBool     ccp_registered = PETSC_FALSE;
-
-/* PETSc forgets registrations at PetscFinalize; so must we, for a later PetscInitialize. */
-static PetscErrorCode CCPSolverFinalizePackage(void)
-{
-  PetscFunctionBegin;
-  ccp_registered = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CCPSolverRegisterLogging(void)
-{
-  PetscFunctionBegin;
-  if (!ccp_registered) {
-    PetscCall(PetscClassIdRegister("CCP solver", &CCP_CLASSID));
-    PetscCall(PetscLogEventRegister("CCPSolve", CCP_CLASSID, &CCP_SOLVE));
-    PetscCall(PetscRegisterFinalize(CCPSolverFinalizePackage));
-    ccp_registered = PETSC_TRUE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
 {
@@ -36,7 +13,7 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
 
   PetscFunctionBegin;
   PetscCheck(s, comm, PETSC_ERR_ARG_NULL, "CCPSolverCreate needs the address of a CCPSolver");
-  PetscCall(CCPSolverRegisterLogging());
+  PetscCall(CcpdemLogEventsRegister());
   PetscCall(PetscNew(&n));
   n->comm                    = comm;
   n->type                    = SOLVER_APGD;
@@ -193,7 +170,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   PetscFunctionBegin;
   PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
-  PetscCall(PetscLogEventBegin(CCP_SOLVE, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
   const CCPSolveContext ctx   = {s->comm, &s->set, &s->coupling, &s->work};
   const PetscBool       alone = (PetscBool)(P->ncontacts == 0 && !CCPCoupled(&s->coupling));
   /* no packed layout below (else CCPFinishPacked gives P->vel its buffer) */
@@ -226,7 +203,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
    * costs time), the body records, a quarter of their size, are not. */
   if (s->set.release_layout) PetscCall(CCPWorkspaceRelease(&s->work));
   else PetscCall(CCPPackedReleaseBodies(&s->work.pk));
-  PetscCall(PetscLogEventEnd(CCP_SOLVE, 0, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,5 +1,6 @@
 /* The memory of a CCP solver's solves (ccp/workspace.h). */
 #include "ccp/workspace.h"
+#include "base/growth.h"
 #include "ccp/kernels.h"
 
 PetscErrorCode CCPWorkspaceEnsure(CCPWorkspace *w, const CCPProblem *P)
@@ -8,7 +9,7 @@ PetscErrorCode CCPWorkspaceEnsure(CCPWorkspace *w, const CCPProblem *P)
 
   PetscFunctionBegin;
   if (ng > w->ngamma_cap) {
-    const size_t cap = ng + ng / 2; /* headroom: the contact count changes every step */
+    const size_t cap = GrowthCapacity(w->ngamma_cap, ng);
     for (int k = 0; k < 6; k++) {
       PetscCall(PetscFree(w->work_g[k]));
       PetscCall(PetscMalloc1(cap, &w->work_g[k]));
@@ -16,7 +17,7 @@ PetscErrorCode CCPWorkspaceEnsure(CCPWorkspace *w, const CCPProblem *P)
     w->ngamma_cap = cap;
   }
   if (nv > w->nvel_cap) {
-    const size_t cap = nv + nv / 2;
+    const size_t cap = GrowthCapacity(w->nvel_cap, nv);
     for (int k = 0; k < 3; k++) {
       PetscCall(PetscFree(w->work_v[k]));
       PetscCall(PetscMalloc1(cap, &w->work_v[k]));
@@ -34,7 +35,7 @@ PetscErrorCode CCPWorkspaceReferenceProblem(CCPWorkspace *w, const CCPProblem *P
   *R = *P;
   if (P->body) {
     if (nb > w->nbody_cap) {
-      const size_t cap = nb + nb / 2 + 1;
+      const size_t cap = GrowthCapacity(w->nbody_cap, nb);
       PetscCall(PetscFree3(w->ref_body[0], w->ref_body[1], w->ref_body[2]));
       PetscCall(PetscMalloc3(cap, &w->ref_body[0], 6 * cap, &w->ref_body[1], 6 * cap, &w->ref_body[2]));
       w->nbody_cap = cap;
@@ -47,7 +48,7 @@ PetscErrorCode CCPWorkspaceReferenceProblem(CCPWorkspace *w, const CCPProblem *P
     R->vel_free    = w->ref_body[2];
   }
   if ((size_t)P->ncontacts > w->nterms_cap) {
-    const size_t cap = (size_t)P->ncontacts + (size_t)P->ncontacts / 2 + 1;
+    const size_t cap = GrowthCapacity(w->nterms_cap, (size_t)P->ncontacts);
     PetscCall(PetscFree(w->ref_terms));
     PetscCall(PetscMalloc1(cap, &w->ref_terms));
     w->nterms_cap = cap;

@@ -2,7 +2,7 @@
  *
  * Loading never aborts: bad input yields a non-zero return and one message of the form
  *   FILE:LINE: key 'a.b[2].c': what is wrong; what to change
- * which the caller prints before exiting with CCPDEM_EXIT_BAD_INPUT. */
+ * which the caller reports as bad input (app/commands.h). */
 #ifndef CCPDEM_SCENARIO_SCENARIO_H
 #define CCPDEM_SCENARIO_SCENARIO_H
 #include <stddef.h>
@@ -11,10 +11,6 @@
 #include "bodies/walls.h"
 #include "bodies/shapes.h"
 #include "scenario/joint_spec.h"
-
-#define CCPDEM_EXIT_RUNTIME   1 /* a run failed for a reason other than its input */
-#define CCPDEM_EXIT_BAD_INPUT 2 /* the scenario or the command line was rejected */
-#define CCPDEM_EXIT_REQUEUE   3 /* checkpointed on a signal: requeue me */
 
 #define SCENARIO_ERR_MAX 1024
 #define SCENARIO_PATH_MAX 4096

@@ -1,5 +1,6 @@
 /* Reading one YAML document into typed values (contracts in yaml_reader.h). */
 #include "scenario/yaml_reader.h"
+#include "base/growth.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -36,7 +37,7 @@ int reader_read_file(const char *path, char **text_out, char *err, size_t errlen
   }
   do {
     if (len + 4096 + 1 > cap) {
-      char *bigger = realloc(text, cap = 2 * cap + 4096 + 1);
+      char *bigger = realloc(text, cap = GrowthCapacity(cap, len + 4096 + 1));
       if (!bigger) {
         free(text);
         fclose(fp);

@@ -418,9 +418,7 @@ static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, 
 PetscErrorCode CCPSolve_APGD(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
-  PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
-             "The reference APGD loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
-             " several ranks");
+  PetscCall(CCPCheckReferenceLocal(ctx, "APGD"));
   if (ctx->set->packed) {
     PetscCall(CCPPackedBuild(&ctx->work->pk, P, APGD_VECTORS, PETSC_FALSE, CCP_SLOTS_APGD));
     ctx->work->pk.simd = ctx->set->simd;

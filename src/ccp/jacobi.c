@@ -85,9 +85,7 @@ static PetscErrorCode JacobiPacked(const CCPSolveContext *ctx, CCPProblem *P, CC
 PetscErrorCode CCPSolve_Jacobi(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   PetscFunctionBegin;
-  PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
-             "The reference Jacobi loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
-             " several ranks");
+  PetscCall(CCPCheckReferenceLocal(ctx, "Jacobi"));
   if (ctx->set->packed) PetscCall(JacobiPacked(ctx, P, stats));
   else PetscCall(JacobiReference(ctx, P, stats));
   PetscFunctionReturn(PETSC_SUCCESS);

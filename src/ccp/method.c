@@ -135,3 +135,12 @@ PetscErrorCode CCPFinishPacked(const CCPSolveContext *ctx, CCPProblem *P, const 
   finish_stats(stats, iterations, ctx->set->tol);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode CCPCheckReferenceLocal(const CCPSolveContext *ctx, const char *method)
+{
+  PetscFunctionBegin;
+  PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
+             "The reference %s loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
+             " several ranks", method);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

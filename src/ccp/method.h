@@ -40,6 +40,9 @@ typedef struct {
  * iterate found, vel its velocity), P checked by the solver object and with the reference loops'
  * arrays when !ctx->set->packed (CCPWorkspaceReferenceProblem). Collective over the coupling's ranks. */
 PetscErrorCode CCPSolve_Jacobi(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
+/* An error (PETSC_ERR_SUP, naming the method) when the reference loops (-ccp_packed false) of
+ * `method` are asked to run coupled over ranks: they are single-rank only. */
+PetscErrorCode CCPCheckReferenceLocal(const CCPSolveContext *ctx, const char *method);
 PetscErrorCode CCPSolve_GaussSeidel(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolve_APGD(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 

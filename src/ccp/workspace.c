@@ -3,27 +3,24 @@
 #include "base/growth.h"
 #include "ccp/kernels.h"
 
+/* count vectors v[k] with room for n doubles each (contents not kept), sharing the capacity *cap. */
+static PetscErrorCode EnsureVectors(double **v, int count, size_t *cap, size_t n)
+{
+  PetscFunctionBegin;
+  if (n <= *cap) PetscFunctionReturn(PETSC_SUCCESS);
+  *cap = GrowthCapacity(*cap, n);
+  for (int k = 0; k < count; k++) {
+    PetscCall(PetscFree(v[k]));
+    PetscCall(PetscMalloc1(*cap, &v[k]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPWorkspaceEnsure(CCPWorkspace *w, const CCPProblem *P)
 {
-  const size_t ng = (size_t)CONTACT_DOF_MAX * P->ncontacts, nv = 6 * (size_t)P->nbodies;
-
   PetscFunctionBegin;
-  if (ng > w->ngamma_cap) {
-    const size_t cap = GrowthCapacity(w->ngamma_cap, ng);
-    for (int k = 0; k < 6; k++) {
-      PetscCall(PetscFree(w->work_g[k]));
-      PetscCall(PetscMalloc1(cap, &w->work_g[k]));
-    }
-    w->ngamma_cap = cap;
-  }
-  if (nv > w->nvel_cap) {
-    const size_t cap = GrowthCapacity(w->nvel_cap, nv);
-    for (int k = 0; k < 3; k++) {
-      PetscCall(PetscFree(w->work_v[k]));
-      PetscCall(PetscMalloc1(cap, &w->work_v[k]));
-    }
-    w->nvel_cap = cap;
-  }
+  PetscCall(EnsureVectors(w->work_g, 6, &w->ngamma_cap, (size_t)CONTACT_DOF_MAX * P->ncontacts));
+  PetscCall(EnsureVectors(w->work_v, 3, &w->nvel_cap, 6 * (size_t)P->nbodies));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -25,15 +25,11 @@ typedef struct {
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
 
-static PetscErrorCode Create(Simulation sim, char *err, size_t errlen)
+static PetscErrorCode Create(Simulation sim)
 {
-  CCPModel *m;
+  CCPModel *m = State(sim);
 
   PetscFunctionBegin;
-  (void)err;
-  (void)errlen;
-  PetscCall(PetscNew(&m));
-  sim->model_state = m;
   PetscCall(CCPSolverCreate(sim->comm, &m->solver));
   PetscCall(CCPSolverSetFromScenario(m->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
   PetscCall(CCPSolverSetFromOptions(m->solver));
@@ -71,11 +67,9 @@ static PetscErrorCode Destroy(Simulation sim)
   CCPModel *m = State(sim);
 
   PetscFunctionBegin;
-  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CCPSolverDestroy(&m->solver));
   if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
   PetscCall(PetscFree(m->pairs));
-  PetscCall(PetscFree(sim->model_state));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -191,34 +185,11 @@ static PetscErrorCode Advance(Simulation sim, StepWork *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void   Rearranged(Simulation sim) { (void)sim; }
-static double LocalMaximum(Simulation sim) { return (void)sim, -INFINITY; }
-
-static PetscErrorCode Reduced(Simulation sim, double maximum)
-{
-  PetscFunctionBegin;
-  (void)sim;
-  (void)maximum;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-const ContactModelOps ContactModelCCP = {
-  .name            = "ccp",
-  .impulses        = PETSC_TRUE,
-  .record_width    = CCP_RECORD_WIDTH,
-  .list_by_default = PETSC_FALSE,
-  .ghosts_persist  = PETSC_FALSE,
-  .coupled_solve   = PETSC_TRUE,
-  .create          = Create,
-  .distribute      = Distribute,
-  .destroy         = Destroy,
-  .detect          = Detect,
-  .respond         = Respond,
-  .advance         = Advance,
-  .rearranged      = Rearranged,
-  .local_maximum   = LocalMaximum,
-  .reduced         = Reduced,
-};
+/* Impulses kept between steps, detection without a list by default, ghosts rebuilt every step
+ * (the solve's coupling reads their maps); nothing to redo when the bodies are rearranged, and no
+ * figure of its own in the step's reduction. */
+const ContactModelOps ContactModelCCP = {.name = "ccp", .state_size = sizeof(CCPModel), .impulses = PETSC_TRUE, .record_width = CCP_RECORD_WIDTH, .coupled_solve = PETSC_TRUE,
+                                         .create = Create, .distribute = Distribute, .destroy = Destroy, .detect = Detect, .respond = Respond, .advance = Advance};
 
 CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }
 

@@ -65,13 +65,14 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   PetscCall(BroadphaseCreate(&sim->bp));
   sim->last.converged     = PETSC_TRUE;
   sim->last.keep_impulses = PETSC_TRUE;
-  PetscCall(sim->model->create(sim, err, errlen));
-  if (!err[0]) PetscCall(SetFromOptions(sim));
-  if (!err[0]) PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
-  if (!err[0]) PetscCall(JointsCreate(&sim->sc, &sim->joints));
-  if (!err[0] && size > 1) {
+  PetscCall(PetscCalloc(sim->model->state_size, &sim->model_state));
+  PetscCall(sim->model->create(sim));
+  PetscCall(SetFromOptions(sim));
+  PetscCall(NeighbourListCreate(&sim->nlist, sim->neighbour_skin));
+  PetscCall(JointsCreate(&sim->sc, &sim->joints));
+  if (size > 1) {
     PetscCall(PlacementCreate(sim));
-    PetscCall(sim->model->distribute(sim, err, errlen));
+    if (sim->model->distribute) PetscCall(sim->model->distribute(sim, err, errlen));
   }
   if (err[0]) { /* bad input: the caller reports it */
     PetscCall(SimulationDestroy(&sim));
@@ -118,7 +119,8 @@ PetscErrorCode SimulationDestroy(Simulation *simp)
 
   PetscFunctionBegin;
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(sim->model->destroy(sim));
+  if (sim->model_state) PetscCall(sim->model->destroy(sim));
+  PetscCall(PetscFree(sim->model_state));
   PetscCall(BodyStoreDestroy(&sim->bodies));
   PetscCall(ContactSetDestroy(&sim->contacts));
   PetscCall(ImpulseMemoryDestroy(&sim->memory));
@@ -135,7 +137,7 @@ PetscErrorCode SimulationDestroy(Simulation *simp)
 
 void SimulationBodiesRearranged(Simulation sim)
 {
-  sim->model->rearranged(sim);
+  if (sim->model->rearranged) sim->model->rearranged(sim);
   sim->advanced.valid = PETSC_FALSE;
 }
 

@@ -47,7 +47,7 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   sum[5]              = (double)w->bytes;
   sum[6]              = (double)w->matched;
   max[1]              = (double)(s->n_owned - leaving);
-  max[2]              = sim->model->local_maximum(sim);
+  max[2]              = sim->model->local_maximum ? sim->model->local_maximum(sim) : -INFINITY;
   for (int k = 0; k < RUN_FLAGS; k++) max[STEP_MAX_FLAGS + k] = sim->requests[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
   for (int k = 0; k < STEP_MOVE_SUMS; k++) pl->moves_global[k] = (PetscInt)gsum[STEP_SUM_MOVES + k];
@@ -61,6 +61,6 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   st->max_speed        = gmax[0];
   st->imbalance        = gsum[2] > 0 ? gmax[1] * sim->size / gsum[2] : 1.0; /* as DomainImbalance */
   for (int k = 0; k < RUN_FLAGS; k++) sim->agreed[k] = (PetscBool)(gmax[STEP_MAX_FLAGS + k] > 0);
-  PetscCall(sim->model->reduced(sim, gmax[2]));
+  if (sim->model->reduced) PetscCall(sim->model->reduced(sim, gmax[2]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # The dependency rule of README "Architecture": every #include "..." in src/, decomp/ and io/ names
-# its folder ("ccp/solver.h", "decomp/domain.h", "io/h5.h"), and a folder includes only itself and
-# the folders below it in the list ALLOWED. Prints every include that breaks the rule; exit 1 if
+# its folder ("ccp/solver.h", "decomp/domain.h", "io/h5.h"), a folder includes only itself and the
+# folders below it in the table ALLOWED, and a private header (*_impl.h) only its own folder. Prints every include that breaks the rule; exit 1 if
 # any does, 0 otherwise.   Usage: check_includes.sh [REPO]   (default: this checkout)
 set -uo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cd "$repo" || exit 2
 
-# folder: the folders it may include besides itself (keep in step with README "Architecture")
+# folder: the folders it may include besides itself (keep in step with README "Architecture";
+# PHYSICS stands for scenario bodies collision contact ccp penalty joints analysis)
+rule_table='
+app:       step decomp io PHYSICS base
+step:      decomp io PHYSICS base
+decomp:    PHYSICS base
+io:        PHYSICS base
+joints:    scenario bodies contact ccp base
+ccp:       scenario bodies contact base
+penalty:   scenario bodies contact base
+collision: scenario bodies contact base
+contact:   base
+scenario:  bodies base
+bodies:    base
+analysis:  base
+base:
+'
 physics="scenario bodies collision contact ccp penalty joints analysis"
-declare -A ALLOWED=(
-  [app]="step decomp io $physics base"
-  [step]="decomp io $physics base"
-  [decomp]="$physics base"
-  [io]="$physics base"
-  [joints]="scenario bodies contact ccp base"
-  [ccp]="scenario bodies contact base"
-  [penalty]="scenario bodies contact base"
-  [collision]="scenario bodies contact base"
-  [contact]="base"
-  [scenario]="bodies base"
-  [bodies]="base"
-  [analysis]="base"
-  [base]=""
-)
+declare -A ALLOWED
+while read -r folder deps; do
+  [ -n "$folder" ] && ALLOWED[${folder%:}]=${deps//PHYSICS/$physics}
+done <<< "$rule_table"
 # generated headers (in the build tree) a folder may include unqualified
 declare -A GENERATED=([app]="default_scenario.h")
 
@@ -49,6 +54,11 @@ while IFS= read -r file; do
     fi
     to=${target%%/*}
     [ "$to" = "$from" ] && continue
+    if [[ $target == *_impl.h ]]; then
+      echo "$file:$line: #include \"$target\": a private header (*_impl.h) is for its own folder, $to/, only"
+      bad=1
+      continue
+    fi
     if [ -z "${ALLOWED[$to]+x}" ]; then
       echo "$file:$line: #include \"$target\": '$to' is not a folder of the project"
       bad=1

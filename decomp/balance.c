@@ -7,7 +7,7 @@ static void CutsFromHistogram(const PetscInt64 *count, double lo, double hi, Pet
 {
   const double width = (hi - lo) / BALANCE_BINS;
   PetscInt64   total = 0, below = 0;
-  PetscInt     b     = 0;
+  PetscInt     b = 0;
 
   for (PetscInt k = 0; k < BALANCE_BINS; k++) total += count[k];
   cuts[0] = lo;
@@ -16,7 +16,7 @@ static void CutsFromHistogram(const PetscInt64 *count, double lo, double hi, Pet
     const double target = (double)total * (double)j / (double)p;
     while (b < BALANCE_BINS - 1 && (double)(below + count[b]) < target) below += count[b++];
     const double frac = count[b] > 0 ? PetscClipInterval((target - (double)below) / (double)count[b], 0.0, 1.0) : 0.5;
-    cuts[j] = total > 0 ? lo + width * ((double)b + frac) : lo + (hi - lo) * (double)j / (double)p;
+    cuts[j]           = total > 0 ? lo + width * ((double)b + frac) : lo + (hi - lo) * (double)j / (double)p;
   }
   const double gap = halo * (1 + 1e-9); /* so that rounding cannot make a slab narrower than halo */
   for (PetscInt j = 1; j < p; j++) cuts[j] = PetscMax(cuts[j], cuts[j - 1] + gap);
@@ -25,9 +25,9 @@ static void CutsFromHistogram(const PetscInt64 *count, double lo, double hi, Pet
 
 PetscErrorCode DomainBalance(Domain d, const BodyStore *s, PetscBool *moved)
 {
-  MPI_Comm  comm;
-  PetscInt  dims[3];
-  double    lo[3], hi[3], halo;
+  MPI_Comm    comm;
+  PetscInt    dims[3];
+  double      lo[3], hi[3], halo;
   PetscInt64 *local, *global;
 
   PetscFunctionBegin;

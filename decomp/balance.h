@@ -14,10 +14,10 @@
  * on a 2 x 2 grid is, by symmetry). Recursive coordinate bisection (Zoltan) would balance cells
  * exactly but breaks the Cartesian neighbour structure the ghost exchange relies on.
  *
- * Call between steps, before the bodies migrate (the stepper does it every -balance_interval
+ * Call between steps, before the bodies migrate (the time step does it every -balance_interval
  * steps); ExchangeMigrate then moves the bodies to their new owners. Collective. */
-#ifndef CCPDEM_BALANCE_H
-#define CCPDEM_BALANCE_H
+#ifndef CCPDEM_DECOMP_BALANCE_H
+#define CCPDEM_DECOMP_BALANCE_H
 #include "bodies/body_store.h"
 #include "decomp/domain.h"
 

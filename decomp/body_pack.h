@@ -5,8 +5,8 @@
  *
  * Not collective: nothing here communicates. Inline, since the ghost update packs every shared body
  * every step. */
-#ifndef CCPDEM_BODY_PACK_H
-#define CCPDEM_BODY_PACK_H
+#ifndef CCPDEM_DECOMP_BODY_PACK_H
+#define CCPDEM_DECOMP_BODY_PACK_H
 #include "bodies/body_store.h"
 #include <string.h>
 
@@ -15,7 +15,7 @@ enum {
 #define EXCHANGE_FIELD_BIT_DECL(type, name, width) EXCHANGE_FIELD_BIT_##name,
   BODY_FIELDS(EXCHANGE_FIELD_BIT_DECL)
 #undef EXCHANGE_FIELD_BIT_DECL
-  EXCHANGE_NUM_FIELDS
+    EXCHANGE_NUM_FIELDS
 };
 typedef unsigned ExchangeFields;
 #define EXCHANGE_FIELD(name)   ((ExchangeFields)1u << EXCHANGE_FIELD_BIT_##name)

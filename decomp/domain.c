@@ -4,17 +4,17 @@
 #include <stdio.h>
 
 struct _p_Domain {
-  MPI_Comm     cart;          /* Cartesian communicator (reorder = 0: same rank numbers as the input) */
-  MPI_Comm     comm;          /* PETSc's inner duplicate of cart, used for all communication */
+  MPI_Comm     cart;                  /* Cartesian communicator (reorder = 0: same rank numbers as the input) */
+  MPI_Comm     comm;                  /* PETSc's inner duplicate of cart, used for all communication */
   PetscMPIInt  tags[DOMAIN_NUM_TAGS]; /* reserved point-to-point tags on comm */
   PetscMPIInt  rank, size;
-  PetscInt     dims[3];       /* subdomains per axis; dims[0] * dims[1] * dims[2] == size */
-  PetscInt     coords[3];     /* this rank's cell */
-  double       lo[3], hi[3];  /* the domain box */
-  double      *cuts[3];       /* cuts[k][0 .. dims[k]], strictly increasing, ends lo[k] and hi[k] */
-  PetscMPIInt *rank_of_cell;  /* [(i * dims[1] + j) * dims[2] + l] */
-  PetscInt    *cell_of_rank;  /* [3 * rank + k]: the inverse map */
-  double       halo;          /* halo width set by DomainSetHalo (0 = none) */
+  PetscInt     dims[3];      /* subdomains per axis; dims[0] * dims[1] * dims[2] == size */
+  PetscInt     coords[3];    /* this rank's cell */
+  double       lo[3], hi[3]; /* the domain box */
+  double      *cuts[3];      /* cuts[k][0 .. dims[k]], strictly increasing, ends lo[k] and hi[k] */
+  PetscMPIInt *rank_of_cell; /* [(i * dims[1] + j) * dims[2] + l] */
+  PetscInt    *cell_of_rank; /* [3 * rank + k]: the inverse map */
+  double       halo;         /* halo width set by DomainSetHalo (0 = none) */
 };
 
 static const char axis_name[3] = {'x', 'y', 'z'};
@@ -39,17 +39,14 @@ static PetscMPIInt RankOfCell(const Domain d, PetscInt i, PetscInt j, PetscInt l
 }
 
 /* Distance along one axis from [a, b] to [c0, c1] (0 when they overlap). */
-static inline double Gap(double a, double b, double c0, double c1)
-{
-  return PetscMax(0.0, PetscMax(c0 - b, a - c1));
-}
+static inline double Gap(double a, double b, double c0, double c1) { return PetscMax(0.0, PetscMax(c0 - b, a - c1)); }
 
 /* Slabs [*first, *last] of axis k whose interval is at distance < r from [a, b]; empty if last < first.
  * Gap < r is "c[i] - b < r and a - c[i+1] < r"; the first holds for a prefix of the slabs, the second
  * for a suffix, so two binary searches find the range, with exactly the comparisons of Gap. */
 static void SlabsNear(const Domain d, int k, double a, double b, double r, PetscInt *first, PetscInt *last)
 {
-  const double *c = d->cuts[k];
+  const double *c  = d->cuts[k];
   PetscInt      lo = 0, hi = d->dims[k]; /* first: smallest i with a - c[i+1] < r (dims if none) */
 
   while (lo < hi) {
@@ -58,8 +55,8 @@ static void SlabsNear(const Domain d, int k, double a, double b, double r, Petsc
     else lo = m + 1;
   }
   *first = lo;
-  lo = -1;
-  hi = d->dims[k] - 1; /* last: largest i with c[i] - b < r (-1 if none) */
+  lo     = -1;
+  hi     = d->dims[k] - 1; /* last: largest i with c[i] - b < r (-1 if none) */
   while (lo < hi) {
     const PetscInt m = (lo + hi + 1) / 2;
     if (c[m] - b < r) lo = m;
@@ -70,29 +67,39 @@ static void SlabsNear(const Domain d, int k, double a, double b, double r, Petsc
 }
 
 /* The process grid asked for (grid, then -decomp_grid) and whether it fits the rank count. */
-static PetscErrorCode GridWanted(MPI_Comm comm, const PetscInt grid[3], PetscInt want[3], PetscBool *ok, char msg[], size_t msglen)
+static PetscErrorCode GridWanted(MPI_Comm comm, const PetscInt grid[3], PetscInt want[3], PetscBool *ok, char msg[],
+                                 size_t msglen)
 {
   PetscInt    nopt = 3, fixed = 1;
   PetscBool   set = PETSC_FALSE, all_fixed = PETSC_TRUE;
   PetscMPIInt size;
 
   PetscFunctionBegin;
-  *ok = PETSC_TRUE;
+  *ok    = PETSC_TRUE;
   msg[0] = 0;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   for (int k = 0; k < 3; k++) want[k] = grid ? grid[k] : 0;
   PetscOptionsBegin(comm, NULL, "Domain decomposition", "DomainCreate");
-  PetscCall(PetscOptionsIntArray("-decomp_grid", "Subdomains per axis px,py,pz (product = number of MPI ranks; 0 = let MPI_Dims_create choose)", "DomainCreate", want, &nopt, &set));
+  PetscCall(
+    PetscOptionsIntArray("-decomp_grid",
+                         "Subdomains per axis px,py,pz (product = number of MPI ranks; 0 = let MPI_Dims_create choose)",
+                         "DomainCreate", want, &nopt, &set));
   PetscOptionsEnd();
   if (set && nopt != 3) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid needs three counts px,py,pz, got %" PetscInt_FMT "; e.g. -decomp_grid %d,1,1", nopt, size));
+    PetscCall(PetscSNPrintf(msg, msglen,
+                            "option -decomp_grid needs three counts px,py,pz, got %" PetscInt_FMT
+                            "; e.g. -decomp_grid %d,1,1",
+                            nopt, size));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (int k = 0; k < 3; k++) {
     if (want[k] < 0) {
       *ok = PETSC_FALSE;
-      PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has a negative count; give counts >= 1 (or 0 to let MPI choose)", want[0], want[1], want[2]));
+      PetscCall(PetscSNPrintf(msg, msglen,
+                              "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                              " has a negative count; give counts >= 1 (or 0 to let MPI choose)",
+                              want[0], want[1], want[2]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     if (want[k]) fixed *= want[k];
@@ -100,10 +107,20 @@ static PetscErrorCode GridWanted(MPI_Comm comm, const PetscInt grid[3], PetscInt
   }
   if (all_fixed && fixed != size) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " has %" PetscInt_FMT " subdomains but the run has %d MPI ranks; give counts whose product is %d, or 0 entries to let MPI choose", want[0], want[1], want[2], fixed, size, size));
+    PetscCall(PetscSNPrintf(msg, msglen,
+                            "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                            " has %" PetscInt_FMT " subdomains but the run has %d MPI ranks; give counts whose product "
+                            "is %d, or 0 entries to let MPI choose",
+                            want[0], want[1], want[2], fixed, size, size));
   } else if (!all_fixed && size % fixed) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(msg, msglen, "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ": the fixed counts multiply to %" PetscInt_FMT ", which does not divide the %d MPI ranks; change them or run on a multiple of %" PetscInt_FMT " ranks", want[0], want[1], want[2], fixed, size, fixed));
+    PetscCall(
+      PetscSNPrintf(msg, msglen,
+                    "option -decomp_grid %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                    ": the fixed counts multiply to %" PetscInt_FMT
+                    ", which does not divide the %d MPI ranks; change them or run on a multiple of %" PetscInt_FMT
+                    " ranks",
+                    want[0], want[1], want[2], fixed, size, fixed));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -129,7 +146,9 @@ PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3
   *dp = NULL;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   for (int k = 0; k < 3; k++)
-    PetscCheck(lo[k] < hi[k] && isfinite(lo[k]) && isfinite(hi[k]), comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainCreate: the domain must have min < max along every axis; along %c it is [%g, %g]", axis_name[k], lo[k], hi[k]);
+    PetscCheck(lo[k] < hi[k] && isfinite(lo[k]) && isfinite(hi[k]), comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "DomainCreate: the domain must have min < max along every axis; along %c it is [%g, %g]", axis_name[k],
+               lo[k], hi[k]);
   PetscCall(GridWanted(comm, grid, want, &ok, msg, sizeof(msg)));
   PetscCheck(ok, comm, PETSC_ERR_ARG_INCOMP, "%s", msg);
   for (int k = 0; k < 3; k++) PetscCall(PetscMPIIntCast(want[k], &idims[k]));
@@ -186,7 +205,8 @@ static PetscErrorCode CheckSlabs(const double *c, PetscInt p, int k, double w, P
     if (msg && msglen) /* plain snprintf: PETSc's would print -1 as "-1." */
       snprintf(msg, msglen,
                "subdomain %lld (of %lld) along axis %c, [%g, %g], is %g m wide, less than the halo w = %g m "
-               "(2 x largest bounding radius + envelope); use fewer ranks along that axis (-decomp_grid) or a larger domain",
+               "(2 x largest bounding radius + envelope); use fewer ranks along that axis (-decomp_grid) or a larger "
+               "domain",
                (long long)i, (long long)p, axis_name[k], c[i], c[i + 1], c[i + 1] - c[i], w);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -207,7 +227,8 @@ PetscErrorCode DomainSetHalo(Domain d, double w)
   char      msg[512];
 
   PetscFunctionBegin;
-  PetscCheck(w >= 0 && isfinite(w), d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetHalo: the halo width must be a finite number >= 0, got %g", w);
+  PetscCheck(w >= 0 && isfinite(w), d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainSetHalo: the halo width must be a finite number >= 0, got %g", w);
   PetscCall(DomainCheckHalo(d, w, &ok, msg, sizeof(msg)));
   PetscCheck(ok, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
   d->halo = w;
@@ -224,11 +245,13 @@ PetscErrorCode DomainSetCuts(Domain d, PetscInt axis, const double cuts[])
   PetscMPIInt n;
 
   PetscFunctionBegin;
-  PetscCheck(axis >= 0 && axis < 3, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts: axis must be 0, 1 or 2, got %" PetscInt_FMT, axis);
+  PetscCheck(axis >= 0 && axis < 3, d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainSetCuts: axis must be 0, 1 or 2, got %" PetscInt_FMT, axis);
   p = d->dims[axis];
   for (PetscInt i = 0; i <= p; i++) finite = finite && isfinite(cuts[i]);
   PetscCallMPI(MPI_Allreduce(&finite, &all_finite, 1, MPI_INT, MPI_LAND, d->comm));
-  PetscCheck(all_finite, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts: the cuts along %c are not all finite numbers (on some rank)", axis_name[axis]);
+  PetscCheck(all_finite, d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainSetCuts: the cuts along %c are not all finite numbers (on some rank)", axis_name[axis]);
   /* the cuts are replicated data: every rank must pass the same ones */
   PetscCall(PetscMPIIntCast(p + 1, &n));
   PetscCall(PetscMalloc2(p + 1, &cmax, p + 1, &cmin));
@@ -237,11 +260,18 @@ PetscErrorCode DomainSetCuts(Domain d, PetscInt axis, const double cuts[])
   for (PetscInt i = 0; i <= p; i++) same = same && cmax[i] == cmin[i];
   PetscCall(PetscFree2(cmax, cmin));
   PetscCallMPI(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, d->comm));
-  PetscCheck(all_same, d->comm, PETSC_ERR_ARG_INCOMP, "DomainSetCuts: the ranks passed different cuts along %c; compute them from replicated data", axis_name[axis]);
+  PetscCheck(all_same, d->comm, PETSC_ERR_ARG_INCOMP,
+             "DomainSetCuts: the ranks passed different cuts along %c; compute them from replicated data",
+             axis_name[axis]);
   /* from here on every rank decides the same */
-  PetscCheck(cuts[0] == d->lo[axis] && cuts[p] == d->hi[axis], d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts: the cuts along %c must start at the domain min %g and end at its max %g, got %g and %g", axis_name[axis], d->lo[axis], d->hi[axis], cuts[0], cuts[p]);
+  PetscCheck(cuts[0] == d->lo[axis] && cuts[p] == d->hi[axis], d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainSetCuts: the cuts along %c must start at the domain min %g and end at its max %g, got %g and %g",
+             axis_name[axis], d->lo[axis], d->hi[axis], cuts[0], cuts[p]);
   for (PetscInt i = 0; i < p; i++)
-    PetscCheck(cuts[i] < cuts[i + 1], d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts: the cuts along %c must increase strictly, but cut %" PetscInt_FMT " = %g and cut %" PetscInt_FMT " = %g", axis_name[axis], i, cuts[i], i + 1, cuts[i + 1]);
+    PetscCheck(cuts[i] < cuts[i + 1], d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "DomainSetCuts: the cuts along %c must increase strictly, but cut %" PetscInt_FMT
+               " = %g and cut %" PetscInt_FMT " = %g",
+               axis_name[axis], i, cuts[i], i + 1, cuts[i + 1]);
   PetscCall(CheckSlabs(cuts, p, (int)axis, d->halo, &ok, msg, sizeof(msg)));
   PetscCheck(ok, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
   PetscCall(PetscArraycpy(d->cuts[axis], cuts, p + 1));
@@ -258,7 +288,8 @@ PetscErrorCode DomainGetComm(Domain d, MPI_Comm *comm)
 PetscErrorCode DomainGetTag(Domain d, PetscInt which, PetscMPIInt *tag)
 {
   PetscFunctionBegin;
-  PetscCheck(which >= 0 && which < DOMAIN_NUM_TAGS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DomainGetTag: tag %" PetscInt_FMT " is not in [0, %d)", which, DOMAIN_NUM_TAGS);
+  PetscCheck(which >= 0 && which < DOMAIN_NUM_TAGS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainGetTag: tag %" PetscInt_FMT " is not in [0, %d)", which, DOMAIN_NUM_TAGS);
   *tag = d->tags[which];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -283,7 +314,8 @@ PetscErrorCode DomainGetBounds(Domain d, double lo[3], double hi[3])
 PetscErrorCode DomainGetCuts(Domain d, PetscInt axis, const double **cuts)
 {
   PetscFunctionBegin;
-  PetscCheck(axis >= 0 && axis < 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DomainGetCuts: axis must be 0, 1 or 2, got %" PetscInt_FMT, axis);
+  PetscCheck(axis >= 0 && axis < 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainGetCuts: axis must be 0, 1 or 2, got %" PetscInt_FMT, axis);
   *cuts = d->cuts[axis];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -309,7 +341,8 @@ PetscMPIInt DomainOwnerOfPoint(Domain d, const double x[3])
 PetscErrorCode DomainSubdomainBox(Domain d, PetscMPIInt rank, double lo[3], double hi[3])
 {
   PetscFunctionBegin;
-  PetscCheck(rank >= 0 && rank < d->size, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DomainSubdomainBox: rank %d is not in [0, %d)", rank, d->size);
+  PetscCheck(rank >= 0 && rank < d->size, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "DomainSubdomainBox: rank %d is not in [0, %d)", rank, d->size);
   for (int k = 0; k < 3; k++) {
     const PetscInt i = d->cell_of_rank[3 * rank + k];
     lo[k]            = d->cuts[k][i];
@@ -320,7 +353,8 @@ PetscErrorCode DomainSubdomainBox(Domain d, PetscMPIInt rank, double lo[3], doub
 
 /* Ranks of the cells in the index ranges [first[k], last[k]] whose box is at distance < r from the
  * box [a, b] (a point when a == b), excluding skip (-1: none), sorted. */
-static PetscErrorCode CellsNear(Domain d, const double a[3], const double b[3], double r, PetscMPIInt skip, PetscInt maxn, PetscMPIInt ranks[], PetscInt *n)
+static PetscErrorCode CellsNear(Domain d, const double a[3], const double b[3], double r, PetscMPIInt skip,
+                                PetscInt maxn, PetscMPIInt ranks[], PetscInt *n)
 {
   PetscInt first[3], last[3];
 
@@ -338,14 +372,16 @@ static PetscErrorCode CellsNear(Domain d, const double a[3], const double b[3], 
           d2 += g * g;
         }
         if (rk == skip || !(d2 < r * r)) continue;
-        PetscCheck(*n < maxn, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "more than %" PetscInt_FMT " ranks within distance %g; pass a larger array", maxn, r);
+        PetscCheck(*n < maxn, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+                   "more than %" PetscInt_FMT " ranks within distance %g; pass a larger array", maxn, r);
         ranks[(*n)++] = rk;
       }
   PetscCall(PetscSortMPIInt(*n, ranks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DomainRanksNearPoint(Domain d, const double x[3], double r, PetscInt maxn, PetscMPIInt ranks[], PetscInt *n)
+PetscErrorCode DomainRanksNearPoint(Domain d, const double x[3], double r, PetscInt maxn, PetscMPIInt ranks[],
+                                    PetscInt *n)
 {
   PetscFunctionBegin;
   PetscCall(CellsNear(d, x, x, r, -1, maxn, ranks, n));

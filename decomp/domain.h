@@ -1,5 +1,5 @@
 /* The process grid: a tensor product of px x py x pz subdomains (boxes) over the scenario's domain
- * box [lo, hi], one per MPI rank, and the queries the exchange and the stepper ask of it (owner of
+ * box [lo, hi], one per MPI rank, and the queries the exchange and the time step ask of it (owner of
  * a point, ranks near a point, neighbours of a subdomain), in the manner of MESA-PD's IDomain.
  *
  * Geometry: per axis k a strictly increasing array of cuts cuts[k][0 .. p_k] with cuts[k][0] = lo[k]
@@ -18,8 +18,8 @@
  * on every rank (the check runs on replicated data, no communication needed to agree).
  *
  * Every function is collective on the domain's communicator unless marked "Not collective". */
-#ifndef CCPDEM_DOMAIN_H
-#define CCPDEM_DOMAIN_H
+#ifndef CCPDEM_DECOMP_DOMAIN_H
+#define CCPDEM_DECOMP_DOMAIN_H
 #include <petscsys.h>
 
 typedef struct _p_Domain *Domain;
@@ -71,7 +71,8 @@ PetscErrorCode DomainSubdomainBox(Domain d, PetscMPIInt rank, double lo[3], doub
 /* Not collective. The ranks whose subdomain box is at distance < r from x (box distance: faces,
  * edges and corners; 0 inside), the owner of x included, in increasing order: the ranks a sphere of
  * radius r at x touches. Fills at most maxn entries of ranks; more is an error. */
-PetscErrorCode DomainRanksNearPoint(Domain d, const double x[3], double r, PetscInt maxn, PetscMPIInt ranks[], PetscInt *n);
+PetscErrorCode DomainRanksNearPoint(Domain d, const double x[3], double r, PetscInt maxn, PetscMPIInt ranks[],
+                                    PetscInt *n);
 
 /* Not collective. The other ranks whose subdomain box is at distance < r from this rank's box, in
  * increasing order (with r > 0 that includes all adjacent subdomains, edges and corners too). The

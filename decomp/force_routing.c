@@ -29,7 +29,9 @@ static PetscErrorCode SumByBodyInKeyOrder(const Contribution *all, PetscInt n, P
   PetscCall(PetscCalloc1(nown + 1, &start));
   PetscCall(PetscMalloc1(n + 1, &order));
   for (PetscInt e = 0; e < n; e++) {
-    PetscCheck(all[e].body >= 0 && all[e].body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned", (PetscInt64)all[e].body, nown);
+    PetscCheck(all[e].body >= 0 && all[e].body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned",
+               (PetscInt64)all[e].body, nown);
     start[all[e].body + 1]++;
   }
   for (PetscInt b = 0; b < nown; b++) start[b + 1] += start[b];
@@ -45,7 +47,8 @@ static PetscErrorCode SumByBodyInKeyOrder(const Contribution *all, PetscInt n, P
       order[m] = t;
     }
     for (PetscInt k = lo; k < hi; k++) {
-      PetscCheck(k == lo || KeyLess(&all[order[k - 1]].key, &all[order[k]].key), PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: body %" PetscInt_FMT " receives two loads of one contact", b);
+      PetscCheck(k == lo || KeyLess(&all[order[k - 1]].key, &all[order[k]].key), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "ForceRoutingSum: body %" PetscInt_FMT " receives two loads of one contact", b);
       for (int c = 0; c < 6; c++) acc[6 * b + c] += all[order[k]].load[c];
     }
   }
@@ -54,7 +57,8 @@ static PetscErrorCode SumByBodyInKeyOrder(const Contribution *all, PetscInt n, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[], PetscInt64 *bytes_sent)
+PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[],
+                               PetscInt64 *bytes_sent)
 {
   const PetscInt nown = ex->n_owned, nbody = ex->n_owned + ex->n_ghost;
   PetscMPIInt    tag, *dest;
@@ -68,15 +72,18 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   PetscCall(PetscMalloc3(cs->n + 1, &remote, cs->n + 1, &dest, 2 * (size_t)cs->n + 1, &side));
   for (PetscInt i = 0; i < cs->n; i++) {
     const PetscInt b = side[2 * i + 1] = cs->c[i].b;
-    side[2 * i] = cs->c[i].a;
-    PetscCheck(side[2 * i] >= nbody || side[2 * i] < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: contact %" PetscInt_FMT " has a ghost as body A", i);
+    side[2 * i]                        = cs->c[i].a;
+    PetscCheck(side[2 * i] >= nbody || side[2 * i] < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ForceRoutingSum: contact %" PetscInt_FMT " has a ghost as body A", i);
     if (b < nown || b >= nbody) continue;
     remote[nremote].body = ex->ghost_owner_index[b - nown];
     remote[nremote].key  = cs->key[i];
     memcpy(remote[nremote].load, load + (size_t)PENALTY_LOAD_WIDTH * i + 6, sizeof(double) * 6);
     dest[nremote++] = ex->ghost_owner_rank[b - nown];
   }
-  PetscCall(ExchangeSendToNeighbors(ex->comm, tag, ex->n_neighbors, ex->neighbor, sizeof(Contribution), nremote, dest, (const char *)remote, &nrecv, &recvbuf, bytes_sent)); /* ghost owners are neighbours */
+  PetscCall(ExchangeSendToNeighbors(ex->comm, tag, ex->n_neighbors, ex->neighbor, sizeof(Contribution), nremote, dest,
+                                    (const char *)remote, &nrecv, &recvbuf,
+                                    bytes_sent)); /* ghost owners are neighbours */
 
   /* Every load on an owned body summed from zero in key order. A body with arrivals (near a cut)
    * gets its local loads and the arrivals sorted together; every other body's loads are all local
@@ -85,7 +92,9 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
   for (PetscInt e = 0; e < nrecv; e++) {
     Contribution in;
     memcpy(&in, recvbuf + sizeof(Contribution) * (size_t)e, sizeof(in));
-    PetscCheck(in.body >= 0 && in.body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned", (PetscInt64)in.body, nown);
+    PetscCheck(in.body >= 0 && in.body < nown, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ForceRoutingSum: a load for body %" PetscInt64_FMT " of %" PetscInt_FMT " owned", (PetscInt64)in.body,
+               nown);
     mixed[in.body] = 1;
   }
   memset(acc, 0, sizeof(double) * 6 * (size_t)nown);
@@ -105,7 +114,9 @@ PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *c
     }
   }
   if (nrecv) memcpy(all + nlocal, recvbuf, sizeof(Contribution) * (size_t)nrecv);
-  if (nlocal + nrecv) PetscCall(SumByBodyInKeyOrder(all, nlocal + nrecv, nown, acc)); /* none on most ranks most steps: no pass over the bodies */
+  if (nlocal + nrecv)
+    PetscCall(
+      SumByBodyInKeyOrder(all, nlocal + nrecv, nown, acc)); /* none on most ranks most steps: no pass over the bodies */
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(mixed));
   PetscCall(PetscFree(recvbuf));

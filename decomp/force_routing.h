@@ -9,10 +9,11 @@
  * Pre: ex was built on the store the contacts were detected on (contact solver indices below
  * n_owned + n_ghost are storage indices; walls from there on); body A of every contact is owned.
  * Post: acc[6 k ..] = force and torque on owned body k (k < n_owned). Collective. */
-#ifndef CCPDEM_FORCE_ROUTING_H
-#define CCPDEM_FORCE_ROUTING_H
+#ifndef CCPDEM_DECOMP_FORCE_ROUTING_H
+#define CCPDEM_DECOMP_FORCE_ROUTING_H
 #include "contact/contact_set.h"
 #include "decomp/ghosts.h"
 
-PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[], PetscInt64 *bytes_sent);
+PetscErrorCode ForceRoutingSum(Domain d, const Exchange *ex, const ContactSet *cs, const double load[], double acc[],
+                               PetscInt64 *bytes_sent);
 #endif

@@ -81,7 +81,8 @@ static int CompareRank(const void *pa, const void *pb)
   return (a > b) - (a < b);
 }
 
-PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt *ncopies, PetscInt **index, PetscMPIInt **to, PetscInt *npeers, PetscMPIInt **peers)
+PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt *ncopies, PetscInt **index,
+                                PetscMPIInt **to, PetscInt *npeers, PetscMPIInt **peers)
 {
   BondCopy *c;
   PetscInt  nc = 0, np = 0;
@@ -94,8 +95,8 @@ PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt
     const PetscMPIInt rg = gb->owner[kg], rh = gb->owner[kh];
     if (rg < 0 || rh < 0 || rg == rh) continue; /* a body gone, or both on one rank */
     if (rg == rank) {
-      c[nc].index = gb->local[kg];
-      c[nc++].to  = rh;
+      c[nc].index    = gb->local[kg];
+      c[nc++].to     = rh;
       (*peers)[np++] = rh;
     }
     if (rh == rank) (*peers)[np++] = rg;
@@ -104,7 +105,7 @@ PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt
   *ncopies = 0;
   for (PetscInt e = 0; e < nc; e++)
     if (!*ncopies || CompareCopy(&c[e], &c[e - 1])) {
-      (*index)[*ncopies] = c[e].index;
+      (*index)[*ncopies]  = c[e].index;
       (*to)[(*ncopies)++] = c[e].to;
     }
   qsort(*peers, (size_t)np, sizeof(PetscMPIInt), CompareRank);

@@ -9,8 +9,8 @@
  * then knows every bond's two owners, so the extra copies and the extra neighbour pairs they need
  * follow from replicated data, and the neighbour relation stays symmetric (both ends of a bond
  * whose bodies live on different ranks add each other), as the ghost messages require. */
-#ifndef CCPDEM_GHOST_BONDS_H
-#define CCPDEM_GHOST_BONDS_H
+#ifndef CCPDEM_DECOMP_GHOST_BONDS_H
+#define CCPDEM_DECOMP_GHOST_BONDS_H
 #include "bodies/body_store.h"
 
 typedef struct {
@@ -18,12 +18,12 @@ typedef struct {
 } GhostBond;
 
 typedef struct {
-  PetscInt     n;      /* bonds */
+  PetscInt     n; /* bonds */
   GhostBond   *bond;
-  PetscInt     nid;    /* distinct bonded ids, sorted */
+  PetscInt     nid; /* distinct bonded ids, sorted */
   int64_t     *id;
-  PetscMPIInt *owner;  /* per id: its owner rank at the last GhostBondsFindOwners (-1: none) */
-  PetscInt    *local;  /* per id: its owned storage index on this rank (-1: not owned here) */
+  PetscMPIInt *owner; /* per id: its owner rank at the last GhostBondsFindOwners (-1: none) */
+  PetscInt    *local; /* per id: its owned storage index on this rank (-1: not owned here) */
 } GhostBonds;
 
 /* Copy the bonds (n = 0: none; replaces earlier ones). Not collective; give every rank the same. */
@@ -39,5 +39,6 @@ PetscErrorCode GhostBondsFindOwners(GhostBonds *gb, MPI_Comm comm, PetscMPIInt r
  * sorted by index then rank, duplicates removed. *copies allocated here (PetscFree3). Also the
  * ranks this rank exchanges bonded ghosts with in either direction (sorted, unique), to add to the
  * ghost neighbours. */
-PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt *ncopies, PetscInt **index, PetscMPIInt **to, PetscInt *npeers, PetscMPIInt **peers);
+PetscErrorCode GhostBondsCopies(const GhostBonds *gb, PetscMPIInt rank, PetscInt *ncopies, PetscInt **index,
+                                PetscMPIInt **to, PetscInt *npeers, PetscMPIInt **peers);
 #endif

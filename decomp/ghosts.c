@@ -108,7 +108,7 @@ static PetscErrorCode MergeNeighbors(Exchange *ex, PetscInt npeers, const PetscM
   while (a < ex->n_neighbors || b < npeers) {
     const PetscBool   from_a = (PetscBool)(b >= npeers || (a < ex->n_neighbors && ex->neighbor[a] <= peers[b]));
     const PetscMPIInt r      = from_a ? ex->neighbor[a] : peers[b];
-    all[n++] = r;
+    all[n++]                 = r;
     while (a < ex->n_neighbors && ex->neighbor[a] == r) a++;
     while (b < npeers && peers[b] == r) b++;
   }
@@ -181,7 +181,7 @@ static PetscErrorCode PostGhostSends(Exchange *ex, const BodyStore *s)
   PetscCall(MessageBufferGrow(&ex->buffers.sendbuf, &ex->buffers.sendcap, need));
   PetscCall(MessageBuffersReserveRequests(&ex->buffers, 2 * ex->n_neighbors));
   for (PetscInt k = 0; k < ex->n_neighbors; k++) {
-    char       *p = ex->buffers.sendbuf + at;
+    char       *p   = ex->buffers.sendbuf + at;
     PetscMPIInt len = 0;
     memcpy(p, &ex->owned_offset, sizeof(PetscInt));
     p += sizeof(PetscInt);
@@ -238,7 +238,7 @@ static int CompareArrival(const void *pa, const void *pb)
  * recv_ghost (item q of the messages -> ghost index). */
 static PetscErrorCode PlaceGhosts(Exchange *ex, BodyStore *s, const size_t msg_at[])
 {
-  const size_t   rec   = ExchangeFieldsBytes(EXCHANGE_FIELDS_ALL), item = GhostItemSize();
+  const size_t   rec = ExchangeFieldsBytes(EXCHANGE_FIELDS_ALL), item = GhostItemSize();
   const size_t   id_at = ExchangeFieldOffset(EXCHANGE_FIELD_BIT_id);
   const PetscInt ng    = ex->recv_start[ex->n_neighbors];
   Arrival       *arr;
@@ -360,7 +360,8 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
     PetscCall(DomainGetHalo(d, &last_halo));
     PetscCheck(ex->comm == comm && ex->n_owned == nown && last_halo == halo, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
                "ExchangeBuildGhosts: counts_kept, but %" PetscInt_FMT " owned bodies and halo %g now, %" PetscInt_FMT
-               " and %g at the last build", nown, halo, ex->n_owned, last_halo);
+               " and %g at the last build",
+               nown, halo, ex->n_owned, last_halo);
     offset = ex->owned_offset;
   } else PetscCall(CheckPlacedAndCount(d, comm, halo, s, &offset));
   PetscCall(DomainSetHalo(d, halo));
@@ -375,7 +376,7 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   ex->owned_offset                               = offset;
   PetscCall(DomainGetNeighbors(d, halo, &ex->n_neighbors, &ex->neighbor));
   {
-    BondedCopies bc = {0, NULL, NULL};
+    BondedCopies bc     = {0, NULL, NULL};
     PetscInt     npeers = 0;
     PetscMPIInt *peers  = NULL;
     if (ex->bonds.n) {

@@ -21,8 +21,8 @@
  *   maps), integrate the owned bodies.
  *
  * Functions are collective on the domain's communicator unless marked "Not collective". */
-#ifndef CCPDEM_GHOSTS_H
-#define CCPDEM_GHOSTS_H
+#ifndef CCPDEM_DECOMP_GHOSTS_H
+#define CCPDEM_DECOMP_GHOSTS_H
 #include "bodies/body_store.h"
 #include "decomp/body_pack.h"
 #include "decomp/domain.h"
@@ -53,30 +53,30 @@
  *   recv_ghost[recv_start[k] .. recv_start[k+1]) ghost index of item j of neighbor[k]'s message
  * Valid until the store's owned or ghost bodies are reordered, added or removed. */
 typedef struct {
-  MPI_Comm       comm;             /* the domain's communicator (borrowed) */
-  PetscMPIInt    tag_ghost, tag_index, tag_update, tag_reduce;
-  PetscInt       n_owned, n_ghost; /* the store's counts at the build */
-  PetscInt       owned_offset;
-  PetscMPIInt   *ghost_owner_rank;
-  PetscInt      *ghost_owner_index, *ghost_global;
-  PetscInt      *shared_start, *shared_ghost;
-  PetscMPIInt   *shared_rank;
-  PetscInt       n_neighbors;
-  PetscMPIInt   *neighbor;
-  PetscInt      *send_start, *send_body, *recv_start, *recv_ghost;
-  GhostBonds     bonds;            /* pairs ghosted however far apart (ExchangeSetBonds) */
-  PetscBool      skip_copy_lists;  /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
-                                      the round of ghost-index replies they need (the penalty model
-                                      routes loads by ghost_owner_*; the CCP coupling reads them) */
-  PetscBool      counts_kept;      /* set by the caller before a build, alike on every rank: since the
-                                      last build with this halo no rank's owned bodies were added,
-                                      removed or exchanged (ExchangeMoves moving = removed = 0), so they
-                                      lie in their subdomains and owned_offset holds: the build skips
-                                      the collective that checks and counts them (one round) */
+  MPI_Comm     comm; /* the domain's communicator (borrowed) */
+  PetscMPIInt  tag_ghost, tag_index, tag_update, tag_reduce;
+  PetscInt     n_owned, n_ghost; /* the store's counts at the build */
+  PetscInt     owned_offset;
+  PetscMPIInt *ghost_owner_rank;
+  PetscInt    *ghost_owner_index, *ghost_global;
+  PetscInt    *shared_start, *shared_ghost;
+  PetscMPIInt *shared_rank;
+  PetscInt     n_neighbors;
+  PetscMPIInt *neighbor;
+  PetscInt    *send_start, *send_body, *recv_start, *recv_ghost;
+  GhostBonds   bonds;           /* pairs ghosted however far apart (ExchangeSetBonds) */
+  PetscBool    skip_copy_lists; /* set by the owner: ExchangeBuildGhosts leaves shared_* NULL and saves
+                                   the round of ghost-index replies they need (the penalty model
+                                   routes loads by ghost_owner_*; the CCP coupling reads them) */
+  PetscBool counts_kept;        /* set by the caller before a build, alike on every rank: since the
+                                   last build with this halo no rank's owned bodies were added,
+                                   removed or exchanged (ExchangeMoves moving = removed = 0), so they
+                                   lie in their subdomains and owned_offset holds: the build skips
+                                   the collective that checks and counts them (one round) */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64     build_bytes_sent, build_messages_sent;
-  MessageBuffers buffers;          /* reused by every build, update and reduce */
+  MessageBuffers buffers; /* reused by every build, update and reduce */
 } Exchange;
 
 /* Not collective. ExchangeCreate: an empty Exchange (no plan). ExchangeDestroy: frees everything ex

@@ -9,7 +9,8 @@ static size_t RouteRecord(const ImpulseMemory *m) { return sizeof(ContactKey) + 
 
 /* The memory's entries with dest[i] >= 0 as route records (key, then the record), compacted in
  * index order with their destinations in *to; *n of them. */
-static PetscErrorCode PackEntries(const ImpulseMemory *m, const PetscMPIInt dest[], char **records, PetscMPIInt **to, PetscInt *n)
+static PetscErrorCode PackEntries(const ImpulseMemory *m, const PetscMPIInt dest[], char **records, PetscMPIInt **to,
+                                  PetscInt *n)
 {
   const size_t rec = RouteRecord(m), w = (size_t)m->width;
 
@@ -51,30 +52,37 @@ static PetscErrorCode MergeEntries(ImpulseMemory *m, const PetscBool *keep, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv, ImpulseMemory *m, PetscInt64 *bytes_sent)
+PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv,
+                                  ImpulseMemory *m, PetscInt64 *bytes_sent)
 {
-  MPI_Comm     comm;
-  PetscMPIInt  rank, tag, *dest, *to;
-  PetscInt     nrecv = 0, nsend;
-  PetscBool   *keep;
-  char        *records, *recvbuf = NULL;
+  MPI_Comm    comm;
+  PetscMPIInt rank, tag, *dest, *to;
+  PetscInt    nrecv = 0, nsend;
+  PetscBool  *keep;
+  char       *records, *recvbuf = NULL;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
   PetscCall(DomainGetTag(d, EXCHANGE_TAG_ROUTE, &tag));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCheck(m->n == cs->n, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRoute: the memory (%" PetscInt_FMT " entries) must be stored from these contacts (%" PetscInt_FMT ")", m->n, cs->n);
+  PetscCheck(m->n == cs->n, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryRoute: the memory (%" PetscInt_FMT
+             " entries) must be stored from these contacts (%" PetscInt_FMT ")",
+             m->n, cs->n);
   if (!mv->moving && !mv->removed) PetscFunctionReturn(PETSC_SUCCESS); /* every body stays: so does every entry */
   PetscCall(PetscMalloc2(m->n + 1, &dest, m->n + 1, &keep));
   for (PetscInt i = 0; i < m->n; i++) {
     const PetscInt body = m->key[i].ida >= 0 ? cs->c[i].a : cs->c[i].b; /* the owning body */
-    PetscCheck(body >= 0 && body < s->n_owned, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ImpulseMemoryRoute: contact %" PetscInt_FMT " is not owned here (its body %" PetscInt_FMT " is not)", i, body);
+    PetscCheck(body >= 0 && body < s->n_owned, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ImpulseMemoryRoute: contact %" PetscInt_FMT " is not owned here (its body %" PetscInt_FMT " is not)", i,
+               body);
     const PetscMPIInt owner = DomainOwnerOfPoint(d, s->pos + 3 * (size_t)body); /* -1: leaves the domain */
-    keep[i] = (PetscBool)(owner == rank);
-    dest[i] = owner == rank ? -1 : owner;
+    keep[i]                 = (PetscBool)(owner == rank);
+    dest[i]                 = owner == rank ? -1 : owner;
   }
   PetscCall(PackEntries(m, dest, &records, &to, &nsend));
-  PetscCall(ExchangeSendMoved(d, mv, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf, bytes_sent)); /* entries go where their bodies will: mv covers them */
+  PetscCall(ExchangeSendMoved(d, mv, tag, RouteRecord(m), nsend, to, records, &nrecv, &recvbuf,
+                              bytes_sent)); /* entries go where their bodies will: mv covers them */
   if (nsend || nrecv) PetscCall(MergeEntries(m, keep, nrecv, recvbuf)); /* else every entry stays: m is unchanged */
   PetscCall(PetscFree(recvbuf));
   PetscCall(PetscFree(records));
@@ -98,11 +106,11 @@ static int CompareIdOwner(const void *pa, const void *pb)
 
 PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemory *m, PetscInt64 *bytes_sent)
 {
-  MPI_Comm     comm;
-  PetscMPIInt  rank, size, tag, *dest, *to;
-  PetscInt     nowners = 0, nentries = 0, nmine = 0, nsend;
-  IdOwner     *mine, *owners = NULL;
-  char        *records, *entries = NULL, *arrived = NULL;
+  MPI_Comm    comm;
+  PetscMPIInt rank, size, tag, *dest, *to;
+  PetscInt    nowners = 0, nentries = 0, nmine = 0, nsend;
+  IdOwner    *mine, *owners     = NULL;
+  char       *records, *entries = NULL, *arrived = NULL;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
@@ -116,7 +124,8 @@ PetscErrorCode ImpulseMemoryRouteById(Domain d, const BodyStore *s, ImpulseMemor
     mine[i].rank = rank;
     dest[i]      = DirectoryOf(s->id[i], size);
   }
-  PetscCall(ExchangeSendToRanks(comm, tag, sizeof(IdOwner), s->n_owned, dest, (const char *)mine, &nowners, (char **)&owners, bytes_sent));
+  PetscCall(ExchangeSendToRanks(comm, tag, sizeof(IdOwner), s->n_owned, dest, (const char *)mine, &nowners,
+                                (char **)&owners, bytes_sent));
   qsort(owners, (size_t)nowners, sizeof(IdOwner), CompareIdOwner);
   /* 2. entries go to the directory of their owning body */
   for (PetscInt i = 0; i < m->n; i++) dest[i] = DirectoryOf(m->key[i].ida >= 0 ? m->key[i].ida : m->key[i].idb, size);

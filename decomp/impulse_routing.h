@@ -13,8 +13,8 @@
  * the migration will take. Entries bound for another rank are sent there (entries of bodies
  * leaving the domain dropped), received ones merged, and m sorted by key again: the result does not
  * depend on message arrival order. Collective on the domain's communicator. */
-#ifndef CCPDEM_IMPULSE_ROUTING_H
-#define CCPDEM_IMPULSE_ROUTING_H
+#ifndef CCPDEM_DECOMP_IMPULSE_ROUTING_H
+#define CCPDEM_DECOMP_IMPULSE_ROUTING_H
 #include "bodies/body_store.h"
 #include "contact/contact_set.h"
 #include "decomp/domain.h"
@@ -22,7 +22,8 @@
 
 /* mv: the decision of the migration that follows (ExchangeDecideMoves), which covers the entries:
  * they go where their bodies go. */
-PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv, ImpulseMemory *m, PetscInt64 *bytes_sent);
+PetscErrorCode ImpulseMemoryRoute(Domain d, const BodyStore *s, const ContactSet *cs, const ExchangeMoves *mv,
+                                  ImpulseMemory *m, PetscInt64 *bytes_sent);
 
 /* After a restart: the memory's entries may be on any rank (rows as read), the bodies on their
  * owners (after ExchangeMigrate). Each entry goes to the owner of its owning body, found through a

@@ -183,11 +183,11 @@ PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt 
                                        size_t rec, PetscInt n, const PetscMPIInt dest[], const char *records,
                                        PetscInt *nrecv, char **recvbuf, PetscInt64 *bytes)
 {
-  PetscMPIInt   *slot, len;
-  PetscInt      *start;
-  char          *sendbuf;
-  MPI_Request   *req;
-  size_t        *at, cap = 0;
+  PetscMPIInt *slot, len;
+  PetscInt    *start;
+  char        *sendbuf;
+  MPI_Request *req;
+  size_t      *at, cap = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n + 1, &slot));
@@ -196,7 +196,8 @@ PetscErrorCode ExchangeSendToNeighbors(MPI_Comm comm, PetscMPIInt tag, PetscInt 
     if (dest[i] >= 0) PetscCall(PetscFindMPIInt(dest[i], nn, neighbor, &k));
     PetscCheck(dest[i] < 0 || k >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
                "ExchangeSendToNeighbors: record %" PetscInt_FMT " goes to rank %d, not a neighbour; "
-               "use ExchangeSendToRanks", i, dest[i]);
+               "use ExchangeSendToRanks",
+               i, dest[i]);
     slot[i] = (PetscMPIInt)k;
   }
   PetscCall(PackBySlot(rec, n, slot, records, nn, &start, &sendbuf));

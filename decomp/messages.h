@@ -8,8 +8,8 @@
  *   segments of a plan both sides know (MessageExchangeSegments: the ghost update and reduce).
  * Whatever the arrival order, what is received is laid out by source rank, so results do not depend
  * on it. Messages are bytes; a record is whatever the caller packs (decomp/body_pack.h for bodies). */
-#ifndef CCPDEM_MESSAGES_H
-#define CCPDEM_MESSAGES_H
+#ifndef CCPDEM_DECOMP_MESSAGES_H
+#define CCPDEM_DECOMP_MESSAGES_H
 #include <petscsys.h>
 
 /* Which of the domain's tags (DomainGetTag; DOMAIN_NUM_TAGS of them) each kind of message is sent on,

@@ -73,9 +73,9 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
 PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit,
                                   PetscInt local[EXCHANGE_MOVE_COUNTS])
 {
-  MPI_Comm     comm;
-  PetscMPIInt  rank, *ranks;
-  PetscInt     nn;
+  MPI_Comm    comm;
+  PetscMPIInt rank, *ranks;
+  PetscInt    nn;
 
   PetscFunctionBegin;
   PetscCall(DomainGetComm(d, &comm));
@@ -97,7 +97,7 @@ PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[
     if (x0 && !local[3]) { /* the squared move against the limit's square (no root); a NaN position counts as drifted */
       const double *y  = x0 + 3 * i;
       const double  dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-      local[3]         = !(dx * dx + dy * dy + dz * dz <= limit * limit);
+      local[3] = !(dx * dx + dy * dy + dz * dz <= limit * limit);
     }
   }
   PetscCall(PetscFree(ranks));

@@ -13,8 +13,8 @@
  * owned bodies and so invalidates any ghost maps built on the store.
  *
  * Functions are collective on the domain's communicator unless marked "Not collective". */
-#ifndef CCPDEM_MIGRATION_H
-#define CCPDEM_MIGRATION_H
+#ifndef CCPDEM_DECOMP_MIGRATION_H
+#define CCPDEM_DECOMP_MIGRATION_H
 #include "bodies/body_store.h"
 #include "decomp/domain.h"
 
@@ -37,14 +37,14 @@ PetscErrorCode ExchangeMigrate(Domain d, BodyStore *s, PetscInt *removed_global,
  * bodies the same way (ExchangeMigrate's pre- and postconditions). Valid while the cuts and the
  * owned bodies' positions stay as they were at the decision. */
 typedef struct {
-  PetscBool nearby;  /* every destination on every rank is a nearby subdomain */
-  PetscInt  removed; /* bodies leaving the domain, on all ranks */
-  PetscInt  moving;  /* bodies changing rank, on all ranks; 0 (a settled pile's usual step): nothing
-                        is sent, and ExchangeSendMoved skips its round */
+  PetscBool nearby;     /* every destination on every rank is a nearby subdomain */
+  PetscInt  removed;    /* bodies leaving the domain, on all ranks */
+  PetscInt  moving;     /* bodies changing rank, on all ranks; 0 (a settled pile's usual step): nothing
+                           is sent, and ExchangeSendMoved skips its round */
   PetscBool keep_order; /* set by the caller before ExchangeMigrateMoves (ExchangeDecideMoves clears it):
                            a rank none of whose bodies leaves or arrives keeps them in their order
                            instead of sorting them by id, for a caller that orders them itself (the
-                           stepper's spatial sort, then a pass instead of two permutations) */
+                           time step's spatial sort, then a pass instead of two permutations) */
   PetscBool drifted;    /* ExchangeMovesLocal with x0: some owned body on some rank moved more than
                            the limit from its reference position (ExchangeDecideMoves: PETSC_FALSE) */
 } ExchangeMoves;
@@ -56,7 +56,9 @@ PetscErrorCode ExchangeDecideMoves(Domain d, const BodyStore *s, ExchangeMoves *
  * update): this rank's counts (bodies leaving the domain, whether one goes beyond the nearby ranks,
  * bodies changing rank, whether one drifted), not collective; then the decision from their sums
  * over all ranks, not collective. */
-enum { EXCHANGE_MOVE_COUNTS = 4 };
+enum {
+  EXCHANGE_MOVE_COUNTS = 4
+};
 PetscErrorCode ExchangeMovesLocal(Domain d, const BodyStore *s, const double x0[], double limit,
                                   PetscInt local[EXCHANGE_MOVE_COUNTS]);
 void           ExchangeMovesFromSums(const PetscInt global[EXCHANGE_MOVE_COUNTS], ExchangeMoves *mv);

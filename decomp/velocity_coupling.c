@@ -6,9 +6,9 @@
 
 struct _p_VelocityCoupling {
   MPI_Comm      comm;
-  PetscSF       sf;          /* roots: owned bodies; leaves: ghosts 0 .. n_ghost - 1 */
-  MPI_Datatype  unit6;       /* one body's 6 velocity values */
-  MPI_Op        sum_max;     /* sum of all entries but the last, maximum of the last */
+  PetscSF       sf;      /* roots: owned bodies; leaves: ghosts 0 .. n_ghost - 1 */
+  MPI_Datatype  unit6;   /* one body's 6 velocity values */
+  MPI_Op        sum_max; /* sum of all entries but the last, maximum of the last */
   PetscInt      n_owned, n_ghost, n_shared, n_copies;
   PetscInt     *shared;      /* owned bodies with ghost copies elsewhere */
   double       *root, *leaf; /* 6 n_owned (shared entries used), 6 n_ghost */
@@ -74,7 +74,8 @@ PetscErrorCode VelocityCouplingSetUp(VelocityCoupling vc, const Exchange *ex)
     vc->ghost_cap = GrowthCapacity(vc->ghost_cap, (size_t)ex->n_ghost + 1);
     PetscCall(PetscMalloc2(6 * vc->ghost_cap, &vc->leaf, 6 * vc->ghost_cap, &vc->mark));
   }
-  PetscCheck(ex->shared_start, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "VelocityCouplingSetUp: the exchange was built without its copy lists (skip_copy_lists)");
+  PetscCheck(ex->shared_start, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "VelocityCouplingSetUp: the exchange was built without its copy lists (skip_copy_lists)");
   vc->n_shared = 0;
   for (PetscInt i = 0; i < ex->n_owned; i++)
     if (ex->shared_start[i + 1] > ex->shared_start[i]) vc->shared[vc->n_shared++] = i;
@@ -108,7 +109,8 @@ static PetscErrorCode Sum(void *ctx, double *v, size_t stride)
   const double     t0 = MPI_Wtime();
 
   PetscFunctionBegin;
-  PetscCheck(vc->sf, vc->comm, PETSC_ERR_ARG_WRONGSTATE, "VelocityCoupling: call VelocityCouplingSetUp after each ghost build");
+  PetscCheck(vc->sf, vc->comm, PETSC_ERR_ARG_WRONGSTATE,
+             "VelocityCoupling: call VelocityCouplingSetUp after each ghost build");
   for (PetscInt g = 0; g < vc->n_ghost; g++) { /* what this rank's pass added to its ghosts */
     const double *x = v + stride * (size_t)(vc->n_owned + g);
     for (int k = 0; k < 6; k++) vc->leaf[6 * g + k] = x[k] - vc->mark[6 * g + k];

@@ -27,8 +27,8 @@
  * Determinism: the SF sums in a fixed order (PetscSF unpacks by rank, not by arrival) and the
  * Allreduce of a fixed rank count runs a fixed algorithm, so runs on the same ranks are bitwise
  * identical. */
-#ifndef CCPDEM_VELOCITY_COUPLING_H
-#define CCPDEM_VELOCITY_COUPLING_H
+#ifndef CCPDEM_DECOMP_VELOCITY_COUPLING_H
+#define CCPDEM_DECOMP_VELOCITY_COUPLING_H
 #include "ccp/solver.h"
 #include "decomp/ghosts.h"
 
@@ -36,10 +36,10 @@ typedef struct _p_VelocityCoupling *VelocityCoupling;
 
 /* Communication counters since VelocityCouplingResetStats, this rank. */
 typedef struct {
-  PetscInt64 bytes_sent;  /* velocity messages and Allreduce payloads */
-  PetscInt   sums;        /* velocity sums (one per pass) */
-  PetscInt   reductions;  /* Allreduces */
-  double     seconds;     /* wall time inside the communication calls */
+  PetscInt64 bytes_sent; /* velocity messages and Allreduce payloads */
+  PetscInt   sums;       /* velocity sums (one per pass) */
+  PetscInt   reductions; /* Allreduces */
+  double     seconds;    /* wall time inside the communication calls */
 } CouplingStats;
 
 PetscErrorCode VelocityCouplingCreate(MPI_Comm comm, VelocityCoupling *vc);

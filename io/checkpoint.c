@@ -20,7 +20,8 @@
 #define WHY_MAX    512
 
 /* HDF5 memory type of a BODY_FIELDS array; a field of a new C type needs a line here. */
-#define FIELD_MEMTYPE(ptr) _Generic((ptr), int64_t *: H5T_NATIVE_INT64, int32_t *: H5T_NATIVE_INT32, double *: H5T_NATIVE_DOUBLE)
+#define FIELD_MEMTYPE(ptr) \
+  _Generic((ptr), int64_t * : H5T_NATIVE_INT64, int32_t * : H5T_NATIVE_INT32, double * : H5T_NATIVE_DOUBLE)
 
 static uint64_t Fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -35,8 +36,10 @@ static uint64_t Fnv1a(uint64_t h, const void *data, size_t n)
 /* This rank's part of the checksum (checkpoint.h) for rows [offset, offset + n_local) of dataset name. */
 static uint64_t RowsHash(const char *name, const void *buf, size_t row_bytes, const IoH5Rows *rows)
 {
-  enum { LANES = 8 }; /* rows hashed side by side: FNV is one multiply chain per row, so eight
-                         independent chains keep the multiplier busy (the same hashes, ~5x faster) */
+  enum {
+    LANES = 8
+  }; /* rows hashed side by side: FNV is one multiply chain per row, so eight
+        independent chains keep the multiplier busy (the same hashes, ~5x faster) */
   const uint64_t       seed = Fnv1a(FNV_OFFSET, name, strlen(name));
   const unsigned char *b    = (const unsigned char *)buf;
   uint64_t             sum  = 0;
@@ -91,7 +94,8 @@ static uint64_t HeaderHash(const Header *h)
 
 /* ------------------------------------------------------------------ writer */
 
-static PetscErrorCode WriteHashed(hid_t file, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, const void *buf, uint64_t *sum)
+static PetscErrorCode WriteHashed(hid_t file, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+                                  const void *buf, uint64_t *sum)
 {
   PetscFunctionBegin;
   PetscCall(IoH5WriteRows(file, name, memtype, width, rows, buf));
@@ -107,7 +111,8 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreate(comm, s->n_owned, &rows));
   PetscCall(IoH5CreateGroup(file, "bodies", &group));
-#define WRITE_FIELD(type, name, width) PetscCall(WriteHashed(file, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
+#define WRITE_FIELD(type, name, width) \
+  PetscCall(WriteHashed(file, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
   BODY_FIELDS(WRITE_FIELD)
 #undef WRITE_FIELD
   CCPDEM_H5(H5Gclose(group));
@@ -116,7 +121,10 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s,
 }
 
 /* The CCP's impulses are /contacts/impulse, the penalty model's friction history /contacts/history. */
-const char *CheckpointContactDataset(PetscInt width) { return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history"; }
+const char *CheckpointContactDataset(PetscInt width)
+{
+  return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history";
+}
 
 static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
 {
@@ -138,7 +146,8 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
   PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(WriteHashed(file, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
+  PetscCall(
+    WriteHashed(file, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
@@ -259,15 +268,19 @@ static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt kee
 
   PetscFunctionBegin;
   if (!d) {
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot list %s to delete old checkpoints: %s\n", dir, strerror(errno)));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot list %s to delete old checkpoints: %s\n",
+                           dir, strerror(errno)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   while ((e = readdir(d))) {
     long long step;
     int       end = 0;
-    if (sscanf(e->d_name, ".ckpt-%lld.h5.tmp%n", &step, &end) == 1 && e->d_name[end] == 0) { /* left by a killed writer */
+    if (sscanf(e->d_name, ".ckpt-%lld.h5.tmp%n", &step, &end) == 1 &&
+        e->d_name[end] == 0) { /* left by a killed writer */
       PetscCall(IoPathPrintf(path, sizeof(path), "%s/%s", dir, e->d_name));
-      if (unlink(path)) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete %s: %s\n", path, strerror(errno)));
+      if (unlink(path))
+        PetscCall(
+          PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete %s: %s\n", path, strerror(errno)));
       continue;
     }
     if (sscanf(e->d_name, "ckpt-%lld.h5%n", &step, &end) != 1 || e->d_name[end] != 0) continue;
@@ -286,7 +299,9 @@ static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt kee
       continue;
     }
     PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, steps[i]));
-    if (unlink(path)) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete old checkpoint %s: %s\n", path, strerror(errno)));
+    if (unlink(path))
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: cannot delete old checkpoint %s: %s\n", path,
+                             strerror(errno)));
   }
   free(steps);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -297,11 +312,13 @@ PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep)
   PetscFunctionBegin;
   *keep = 2;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_keep", keep, NULL));
-  PetscCheck(*keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, *keep);
+  PetscCheck(*keep >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-checkpoint_keep must be >= 1 (the newest checkpoint is always kept), got %" PetscInt_FMT, *keep);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path_out, size_t pathlen)
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path_out,
+                               size_t pathlen)
 {
   char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   Header      h;
@@ -344,7 +361,8 @@ PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const c
   sum += HeaderHash(&h);
   PetscCall(WriteHeader(file, &h, sum));
   PetscCall(IoH5OpenObjects(file, &open_objects));
-  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CheckpointWrite left %zd HDF5 objects open in %s (a bug in io/checkpoint.c)", open_objects, tmp);
+  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "CheckpointWrite left %zd HDF5 objects open in %s (a bug in io/checkpoint.c)", open_objects, tmp);
   CCPDEM_H5(H5Fclose(file));
   PetscCall(IoFsyncOnRoot(comm, tmp));
   PetscCall(IoRenameOnRoot(comm, tmp, path));
@@ -362,7 +380,7 @@ typedef struct {
   hid_t         file;
   Header        header;
   char         *text, *spath;
-  BodyStore     bodies;  /* read and verified before any of it is used */
+  BodyStore     bodies; /* read and verified before any of it is used */
   ImpulseMemory memory;
   double       *centers; /* walls x 3 */
   int64_t       grid[3]; /* the writer's process grid (0 0 0: not stored) */
@@ -385,7 +403,8 @@ static PetscErrorCode ReadScalar(Reader *r, const char *name, hid_t memtype, voi
   CCPDEM_H5_ID(attr, H5Aopen(r->file, name, H5P_DEFAULT));
   CCPDEM_H5_ID(type, H5Aget_type(attr));
   CCPDEM_H5_ID(space, H5Aget_space(attr));
-  if (H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype) || H5Sget_simple_extent_npoints(space) != 1)
+  if (H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype) ||
+      H5Sget_simple_extent_npoints(space) != 1)
     snprintf(r->why, sizeof(r->why), "attribute %s is not a scalar of the expected type", name);
   else if (H5Aread(attr, memtype, value) < 0) snprintf(r->why, sizeof(r->why), "attribute %s cannot be read", name);
   CCPDEM_H5(H5Sclose(space));
@@ -394,7 +413,8 @@ static PetscErrorCode ReadScalar(Reader *r, const char *name, hid_t memtype, voi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ReadHashed(Reader *r, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, uint64_t *sum)
+static PetscErrorCode ReadHashed(Reader *r, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+                                 void *buf, uint64_t *sum)
 {
   PetscFunctionBegin;
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
@@ -449,7 +469,8 @@ static PetscErrorCode OpenFile(MPI_Comm comm, const char *file, Reader *r)
 /* A snapshot has step and time and /bodies/id but no checkpoint version. */
 static PetscBool IsSnapshot(hid_t file)
 {
-  return (PetscBool)(H5Aexists(file, "step") > 0 && H5Aexists(file, "time") > 0 && H5Lexists(file, "bodies", H5P_DEFAULT) > 0 && H5Lexists(file, "/bodies/id", H5P_DEFAULT) > 0);
+  return (PetscBool)(H5Aexists(file, "step") > 0 && H5Aexists(file, "time") > 0 &&
+                     H5Lexists(file, "bodies", H5P_DEFAULT) > 0 && H5Lexists(file, "/bodies/id", H5P_DEFAULT) > 0);
 }
 
 static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
@@ -457,12 +478,15 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
   PetscFunctionBegin;
   memset(h, 0, sizeof(*h));
   if (H5Aexists(r->file, "ccpdem_checkpoint_version") <= 0) {
-    snprintf(r->why, sizeof(r->why), IsSnapshot(r->file) ? "it is a ccpdem snapshot; restart from a checkpoint (OUT/checkpoints/ckpt-NNNNNN.h5)" : "it has no ccpdem_checkpoint_version attribute (not written by ccpdem)");
+    snprintf(r->why, sizeof(r->why),
+             IsSnapshot(r->file) ? "it is a ccpdem snapshot; restart from a checkpoint (OUT/checkpoints/ckpt-NNNNNN.h5)"
+                                 : "it has no ccpdem_checkpoint_version attribute (not written by ccpdem)");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(ReadScalar(r, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
   if (!r->why[0] && h->version != CHECKPOINT_FORMAT_VERSION) {
-    snprintf(r->why, sizeof(r->why), "format version %d, but this ccpdem reads version %d", (int)h->version, CHECKPOINT_FORMAT_VERSION);
+    snprintf(r->why, sizeof(r->why), "format version %d, but this ccpdem reads version %d", (int)h->version,
+             CHECKPOINT_FORMAT_VERSION);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &h->step));
@@ -474,7 +498,8 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
   PetscCall(ReadScalar(r, "contacts", H5T_NATIVE_INT64, &h->contacts));
   PetscCall(ReadScalar(r, "walls", H5T_NATIVE_INT32, &h->walls));
   PetscCall(ReadScalar(r, "checksum", H5T_NATIVE_UINT64, stored_sum));
-  if (!r->why[0] && (h->step < 0 || h->bodies < 0 || h->contacts < 0 || h->walls < 0)) snprintf(r->why, sizeof(r->why), "negative counts in its attributes");
+  if (!r->why[0] && (h->step < 0 || h->bodies < 0 || h->contacts < 0 || h->walls < 0))
+    snprintf(r->why, sizeof(r->why), "negative counts in its attributes");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -518,7 +543,8 @@ static PetscErrorCode ReadBodies(MPI_Comm comm, Reader *r, int64_t n, uint64_t *
   PetscCall(IoH5RowsCreateSplit(comm, (hsize_t)n, &rows));
   PetscCall(BodyStoreReserve(s, (PetscInt)rows.n_local));
   s->n_owned = (PetscInt)rows.n_local;
-#define READ_FIELD(type, name, width) PetscCall(ReadHashed(r, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
+#define READ_FIELD(type, name, width) \
+  PetscCall(ReadHashed(r, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
   BODY_FIELDS(READ_FIELD)
 #undef READ_FIELD
   PetscCall(IoH5RowsDestroy(&rows));
@@ -538,7 +564,8 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   nl = (PetscInt)rows.n_local;
   /* The record width from the dataset present: impulses (CCP) or friction history (penalty);
    * the caller checks it against the scenario's contact model. */
-  PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CCP_RECORD_WIDTH));
+  PetscCall(ImpulseMemorySetWidth(m, H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH
+                                                                                              : CCP_RECORD_WIDTH));
   /* Allocated as ImpulseMemoryStore does (PetscMalloc2 of keys and records), so
    * ImpulseMemoryDestroy and later stores manage it. */
   m->capacity = nl;
@@ -547,7 +574,8 @@ static PetscErrorCode ReadContacts(MPI_Comm comm, Reader *r, int64_t n, uint64_t
   PetscCall(ReadHashed(r, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
   PetscCall(ReadHashed(r, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
   PetscCall(ReadHashed(r, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
-  PetscCall(ReadHashed(r, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
+  PetscCall(
+    ReadHashed(r, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   for (PetscInt i = 0; i < nl; i++) {
     m->key[i].ida = ida[i];
     m->key[i].idb = idb[i];
@@ -618,7 +646,8 @@ static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(IoH5DatasetRows(r->file, "/layout/rows_per_rank", &n, &found));
   if (!found || n < 1 || n > (1u << 24)) {
-    snprintf(r->why, sizeof(r->why), "dataset /layout/rows_per_rank is missing or has %llu rows", (unsigned long long)n);
+    snprintf(r->why, sizeof(r->why), "dataset /layout/rows_per_rank is missing or has %llu rows",
+             (unsigned long long)n);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -631,7 +660,10 @@ static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint
       nb += counts[2 * k];
       nc += counts[2 * k + 1];
     }
-    if (nb != h->bodies || nc != h->contacts) snprintf(r->why, sizeof(r->why), "its rows per rank add up to %" PRId64 " bodies and %" PRId64 " contacts, not %" PRId64 " and %" PRId64, nb, nc, h->bodies, h->contacts);
+    if (nb != h->bodies || nc != h->contacts)
+      snprintf(r->why, sizeof(r->why),
+               "its rows per rank add up to %" PRId64 " bodies and %" PRId64 " contacts, not %" PRId64 " and %" PRId64,
+               nb, nc, h->bodies, h->contacts);
   }
   PetscCall(IoH5RowsDestroy(&all));
   PetscCall(PetscFree(counts));
@@ -663,7 +695,8 @@ static PetscErrorCode ReadCuts(MPI_Comm comm, Reader *r, uint64_t *sum)
   PetscCall(IoH5RowsDestroy(&all));
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   if (r->grid[0] < 1 || r->grid[1] < 1 || r->grid[2] < 1 || (hsize_t)(r->grid[0] + r->grid[1] + r->grid[2] + 3) != nc) {
-    snprintf(r->why, sizeof(r->why), "dataset /layout/cuts has %llu rows, not the %lld the grid needs", (unsigned long long)nc, (long long)(r->grid[0] + r->grid[1] + r->grid[2] + 3));
+    snprintf(r->why, sizeof(r->why), "dataset /layout/cuts has %llu rows, not the %lld the grid needs",
+             (unsigned long long)nc, (long long)(r->grid[0] + r->grid[1] + r->grid[2] + 3));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscMalloc1(nc, &r->cuts));
@@ -684,7 +717,9 @@ static PetscErrorCode CheckRows(Reader *r, const char *name, int64_t expected)
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(IoH5DatasetRows(r->file, name, &n, &found));
   if (!found) snprintf(r->why, sizeof(r->why), "dataset %s is missing", name);
-  else if ((int64_t)n != expected) snprintf(r->why, sizeof(r->why), "dataset %s has %llu rows but the attributes say %" PRId64, name, (unsigned long long)n, expected);
+  else if ((int64_t)n != expected)
+    snprintf(r->why, sizeof(r->why), "dataset %s has %llu rows but the attributes say %" PRId64, name,
+             (unsigned long long)n, expected);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -716,7 +751,9 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   if (any_bad) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   sum += HeaderHash(&h);
-  if (sum != stored) snprintf(r->why, sizeof(r->why), "checksum mismatch (stored %016" PRIx64 ", computed %016" PRIx64 "): the file is corrupt", stored, sum);
+  if (sum != stored)
+    snprintf(r->why, sizeof(r->why),
+             "checksum mismatch (stored %016" PRIx64 ", computed %016" PRIx64 "): the file is corrupt", stored, sum);
   r->header = h;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

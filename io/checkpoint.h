@@ -2,12 +2,12 @@
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
  * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
  *
- * Format version 5 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and /contacts/history;
- * 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
+ * Format version 5 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and
+ * /contacts/history; 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
  * doubles, the touching flag and the four stick/slip modes as bits of one; 5: last_keep_impulses in
- * place of last_converged; the reader refuses other versions, also files whose other parts did not change). Root attributes (scalars, little-endian):
- *   ccpdem_checkpoint_version int32   step int64   time double   removed int64   next_id int64
- *   last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the warm-start decay)
+ * place of last_converged; the reader refuses other versions, also files whose other parts did not change). Root
+ * attributes (scalars, little-endian): ccpdem_checkpoint_version int32   step int64   time double   removed int64
+ * next_id int64 last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the warm-start decay)
  *   bodies int64   contacts int64   walls int32   checksum uint64
  * Datasets (n = bodies, c = contacts, w = walls; width-1 fields are 1-D):
  *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies/body_store.h), named as the field, n x width,
@@ -62,12 +62,12 @@ typedef struct {
   BodyStore     *bodies;             /* this rank's owned bodies [0, n_owned): its rows */
   ImpulseMemory *memory;             /* this rank's contact records, sorted by key: its rows */
   int            n_walls;
-  double        *wall_centers;       /* 3 per wall */
+  double        *wall_centers; /* 3 per wall */
   char          *scenario_text, *scenario_path;
-  int64_t        grid[3];            /* the writer's process grid (1 1 1 on one rank; read 0 0 0: not stored) */
-  double        *cuts;               /* its cuts: grid[0] + 1 along x, then y, then z (one rank: the domain box) */
-  int64_t        n_emitters;         /* read: 0 when not stored */
-  int64_t       *emitted;            /* bodies each emitter has made (read: NULL when not stored) */
+  int64_t        grid[3];    /* the writer's process grid (1 1 1 on one rank; read 0 0 0: not stored) */
+  double        *cuts;       /* its cuts: grid[0] + 1 along x, then y, then z (one rank: the domain box) */
+  int64_t        n_emitters; /* read: 0 when not stored */
+  int64_t       *emitted;    /* bodies each emitter has made (read: NULL when not stored) */
 } CheckpointState;
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 (NNNNNN = st->step), then keeps the newest
@@ -75,7 +75,8 @@ typedef struct {
  * (checkpoints of later steps belong to a history this run has replaced) and temporary files left
  * by killed writers, only after the new checkpoint is in place. path (may be NULL) receives the
  * file written. */
-PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path, size_t pathlen);
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path,
+                               size_t pathlen);
 /* -checkpoint_keep (default 2), checked (>= 1): CheckpointWrite's, and the run's set-up reads it
  * too, so that a bad value is refused before the run, not at its first checkpoint. */
 PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep);

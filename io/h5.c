@@ -16,7 +16,8 @@ PetscErrorCode IoH5RowsCreate(MPI_Comm comm, PetscInt n_local, IoH5Rows *rows)
   PetscMPIInt rank;
 
   PetscFunctionBegin;
-  PetscCheck(n_local >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "IoH5RowsCreate: negative row count %" PetscInt_FMT, n_local);
+  PetscCheck(n_local >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "IoH5RowsCreate: negative row count %" PetscInt_FMT, n_local);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Exscan(&n, &offset, 1, MPI_INT64_T, MPI_SUM, comm));
   if (rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
@@ -65,7 +66,8 @@ PetscErrorCode IoH5CreateParallel(MPI_Comm comm, const char *path, hid_t *file)
   CCPDEM_H5(H5Pset_coll_metadata_write(fapl, 1)); /* metadata as one collective write, not many small ones */
   *file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   CCPDEM_H5(H5Pclose(fapl));
-  PetscCheck(*file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create HDF5 file %s: check that its directory is writable (HDF5 error stack above)", path);
+  PetscCheck(*file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN,
+             "Cannot create HDF5 file %s: check that its directory is writable (HDF5 error stack above)", path);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -90,13 +92,14 @@ PetscErrorCode IoH5CreateGroup(hid_t loc, const char *name, hid_t *group)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, const void *buf)
+PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+                             const void *buf)
 {
-  const int     ndims          = width == 1 ? 1 : 2;
-  const hsize_t file_dims[2]   = {rows->n_global, width};
-  const hsize_t local_dims[2]  = {rows->n_local, width};
-  const hsize_t start[2]       = {rows->offset, 0};
-  const char    placeholder    = 0; /* H5Dwrite rejects a NULL buffer even with nothing selected */
+  const int     ndims         = width == 1 ? 1 : 2;
+  const hsize_t file_dims[2]  = {rows->n_global, width};
+  const hsize_t local_dims[2] = {rows->n_local, width};
+  const hsize_t start[2]      = {rows->offset, 0};
+  const char    placeholder   = 0; /* H5Dwrite rejects a NULL buffer even with nothing selected */
   hid_t         filetype, filespace, memspace, dcpl, dset;
 
   PetscFunctionBegin;
@@ -115,7 +118,8 @@ PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t
     CCPDEM_H5(H5Sselect_none(memspace));
   }
   /* An empty dataset has no storage to write to (HDF5 fails on it); every rank skips alike. */
-  if (rows->n_global > 0) CCPDEM_H5(H5Dwrite(dset, memtype, memspace, filespace, rows->dxpl, buf ? buf : (const void *)&placeholder));
+  if (rows->n_global > 0)
+    CCPDEM_H5(H5Dwrite(dset, memtype, memspace, filespace, rows->dxpl, buf ? buf : (const void *)&placeholder));
   CCPDEM_H5(H5Sclose(memspace));
   CCPDEM_H5(H5Dclose(dset));
   CCPDEM_H5(H5Sclose(filespace));
@@ -150,20 +154,24 @@ PetscErrorCode IoH5DatasetRows(hid_t loc, const char *name, hsize_t *n, PetscBoo
 static void DescribeMismatch(hid_t dset, hid_t memtype, hsize_t width, const IoH5Rows *rows, char *why, size_t len)
 {
   const int ndims_expected = width == 1 ? 1 : 2;
-  hid_t     type  = H5Dget_type(dset), space = H5Dget_space(dset);
+  hid_t     type = H5Dget_type(dset), space = H5Dget_space(dset);
   hsize_t   dims[H5S_MAX_RANK];
   int       ndims = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
 
   why[0] = 0;
-  if (type < 0 || H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype)) snprintf(why, len, "has another element type than expected");
+  if (type < 0 || H5Tget_class(type) != H5Tget_class(memtype) || H5Tget_size(type) != H5Tget_size(memtype))
+    snprintf(why, len, "has another element type than expected");
   else if (ndims != ndims_expected) snprintf(why, len, "has %d dimensions instead of %d", ndims, ndims_expected);
   else if (dims[0] != rows->n_global || (ndims == 2 && dims[1] != width))
-    snprintf(why, len, "has %llu x %llu values instead of %llu x %llu", (unsigned long long)dims[0], ndims == 2 ? (unsigned long long)dims[1] : 1ULL, (unsigned long long)rows->n_global, (unsigned long long)width);
+    snprintf(why, len, "has %llu x %llu values instead of %llu x %llu", (unsigned long long)dims[0],
+             ndims == 2 ? (unsigned long long)dims[1] : 1ULL, (unsigned long long)rows->n_global,
+             (unsigned long long)width);
   if (type >= 0) H5Tclose(type);
   if (space >= 0) H5Sclose(space);
 }
 
-PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, char *err, size_t errlen)
+PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf,
+                            char *err, size_t errlen)
 {
   const int     ndims         = width == 1 ? 1 : 2;
   const hsize_t local_dims[2] = {rows->n_local, width};
@@ -223,7 +231,8 @@ PetscErrorCode IoH5ReadAttribute(hid_t loc, const char *name, hid_t memtype, voi
   PetscFunctionBegin;
   CCPDEM_H5_ID(attr, H5Aopen(loc, name, H5P_DEFAULT));
   CCPDEM_H5_ID(space, H5Aget_space(attr));
-  PetscCheck(H5Sget_simple_extent_npoints(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "HDF5 attribute %s is not a scalar", name);
+  PetscCheck(H5Sget_simple_extent_npoints(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "HDF5 attribute %s is not a scalar", name);
   CCPDEM_H5(H5Sclose(space));
   CCPDEM_H5(H5Aread(attr, memtype, value));
   CCPDEM_H5(H5Aclose(attr));
@@ -247,7 +256,8 @@ PetscErrorCode IoPathPrintf(char *buf, size_t size, const char *fmt, ...)
   va_start(ap, fmt);
   len = vsnprintf(buf, size, fmt, ap);
   va_end(ap);
-  PetscCheck(len >= 0 && (size_t)len < size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Path longer than %zu characters (starts '%.60s'): use a shorter output directory", size - 1, buf);
+  PetscCheck(len >= 0 && (size_t)len < size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "Path longer than %zu characters (starts '%.60s'): use a shorter output directory", size - 1, buf);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -264,7 +274,7 @@ static int MakeDirsLocal(const char *path, char *failed, size_t size)
     if (buf[k] != '/' && buf[k] != '\0') continue;
     if (buf[k - 1] == '/') continue; /* repeated slash */
     const char saved = buf[k];
-    buf[k] = '\0';
+    buf[k]           = '\0';
     if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
       const int err = errno;
       snprintf(failed, size, "%s", buf);
@@ -282,7 +292,7 @@ static int MakeDirsLocal(const char *path, char *failed, size_t size)
 PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path)
 {
   PetscMPIInt rank;
-  int         err = 0;
+  int         err                        = 0;
   char        failed[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBegin;
@@ -290,7 +300,9 @@ PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) err = MakeDirsLocal(path, failed, sizeof(failed));
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "Cannot create output directory %s (at %s): %s; choose a writable output directory (-o)", path, rank == 0 ? failed : "rank 0", strerror(err));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE,
+             "Cannot create output directory %s (at %s): %s; choose a writable output directory (-o)", path,
+             rank == 0 ? failed : "rank 0", strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,7 +326,8 @@ PetscErrorCode IoFsyncOnRoot(MPI_Comm comm, const char *path)
 PetscErrorCode IoRename(const char *from, const char *to)
 {
   PetscFunctionBegin;
-  PetscCheck(rename(from, to) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s: %s", from, to, strerror(errno));
+  PetscCheck(rename(from, to) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s: %s", from, to,
+             strerror(errno));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,7 @@
 /* Checked HDF5 calls: every call goes through CCPDEM_H5, which turns a negative return into a
  * PETSc error naming the call, so no HDF5 failure passes silently. */
-#ifndef CCPDEM_H5_H
-#define CCPDEM_H5_H
+#ifndef CCPDEM_IO_H5_H
+#define CCPDEM_IO_H5_H
 #include <petscsys.h>
 #include <hdf5.h>
 #ifndef H5_HAVE_PARALLEL
@@ -44,14 +44,16 @@ PetscErrorCode IoH5CreateGroup(hid_t loc, const char *name, hid_t *group);
 /* Collective on a parallel file. Creates dataset loc/name of rows->n_global rows of width values
  * of memtype each (width 1: 1-D (n), else 2-D (n x width)), stored little-endian, and writes this
  * rank's buf (n_local * width values, may be NULL when n_local = 0) at rows->offset. */
-PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, const void *buf);
+PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+                             const void *buf);
 /* Collective on a parallel file. Reads this rank's rows [offset, offset + n_local) of dataset
  * loc/name into buf (n_local * width values of memtype). A file that does not hold what is expected
  * is the user's input, not a bug: a missing dataset, another type class or element size than
  * memtype, another shape than rows->n_global x width, or a failed read (a truncated file) returns
  * PETSC_SUCCESS with err set to one line naming the dataset (err untouched on success). The caller
  * silences HDF5's own error printing if it wants only that line. */
-PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf, char *err, size_t errlen);
+PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows, void *buf,
+                            char *err, size_t errlen);
 /* Number of rows (first dimension) of dataset loc/name; found = PETSC_FALSE (and *n = 0) if there
  * is no such dataset. Not collective. */
 PetscErrorCode IoH5DatasetRows(hid_t loc, const char *name, hsize_t *n, PetscBool *found);

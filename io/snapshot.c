@@ -20,7 +20,7 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s)
   const PetscInt n = s->n_owned;
   IoH5Rows       rows;
   hid_t          group;
-  double        *vec3s;   /* n x 3 scratch for the fields not stored contiguously */
+  double        *vec3s; /* n x 3 scratch for the fields not stored contiguously */
   int32_t       *ranks;
   PetscMPIInt    rank;
 
@@ -35,7 +35,8 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s)
   PetscCall(IoH5WriteRows(group, "quaternion", H5T_NATIVE_DOUBLE, 4, &rows, s->quat));
   for (PetscInt i = 0; i < n; i++) v3_copy(&vec3s[3 * i], &s->vel[6 * i]);
   PetscCall(IoH5WriteRows(group, "velocity", H5T_NATIVE_DOUBLE, 3, &rows, vec3s));
-  for (PetscInt i = 0; i < n; i++) quat_rotate(&vec3s[3 * i], &s->quat[4 * i], &s->vel[6 * i + 3]); /* body -> world frame */
+  for (PetscInt i = 0; i < n; i++)
+    quat_rotate(&vec3s[3 * i], &s->quat[4 * i], &s->vel[6 * i + 3]); /* body -> world frame */
   PetscCall(IoH5WriteRows(group, "angular_velocity", H5T_NATIVE_DOUBLE, 3, &rows, vec3s));
   PetscCall(IoH5WriteRows(group, "radius", H5T_NATIVE_DOUBLE, 1, &rows, s->radius));
   PetscCall(IoH5WriteRows(group, "material", H5T_NATIVE_INT32, 1, &rows, s->material));
@@ -83,7 +84,8 @@ static PetscErrorCode WriteBoxes(MPI_Comm comm, hid_t file, const BodyStore *s)
   PetscCall(IoH5WriteRows(group, "half_extents", H5T_NATIVE_DOUBLE, 3, &rows, d));
   for (PetscInt k = 0; k < nbox; k++) v3_copy(&d[3 * k], &s->vel[6 * pick[k]]);
   PetscCall(IoH5WriteRows(group, "velocity", H5T_NATIVE_DOUBLE, 3, &rows, d));
-  for (PetscInt k = 0; k < nbox; k++) quat_rotate(&d[3 * k], &s->quat[4 * pick[k]], &s->vel[6 * pick[k] + 3]); /* body -> world frame */
+  for (PetscInt k = 0; k < nbox; k++)
+    quat_rotate(&d[3 * k], &s->quat[4 * pick[k]], &s->vel[6 * pick[k] + 3]); /* body -> world frame */
   PetscCall(IoH5WriteRows(group, "angular_velocity", H5T_NATIVE_DOUBLE, 3, &rows, d));
   for (PetscInt k = 0; k < nbox; k++)
     for (int c = 0; c < 4; c++) d[4 * k + c] = s->quat[4 * pick[k] + c];
@@ -112,7 +114,10 @@ static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double ti
   PetscCallMPI(MPI_Bcast(&root_time, 1, MPI_DOUBLE, 0, comm));
   same = root_step == step && !memcmp(&root_time, &time, sizeof(time)); /* bitwise, so NaN counts as equal */
   PetscCallMPI(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm));
-  PetscCheck(all_same, comm, PETSC_ERR_ARG_WRONG, "SnapshotWrite: step or time differ between ranks (rank 0 has step %" PRId64 ", time %.17g): pass the same values on every rank", root_step, root_time);
+  PetscCheck(all_same, comm, PETSC_ERR_ARG_WRONG,
+             "SnapshotWrite: step or time differ between ranks (rank 0 has step %" PRId64
+             ", time %.17g): pass the same values on every rank",
+             root_step, root_time);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,7 +144,8 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, d
   PetscCall(WriteBodies(comm, file, s));
   PetscCall(WriteBoxes(comm, file, s));
   PetscCall(IoH5OpenObjects(file, &open_objects));
-  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SnapshotWrite left %zd HDF5 objects open in %s (a bug in io/snapshot.c)", open_objects, tmp);
+  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "SnapshotWrite left %zd HDF5 objects open in %s (a bug in io/snapshot.c)", open_objects, tmp);
   CCPDEM_H5(H5Fclose(file));
   PetscCall(IoRenameOnRoot(comm, tmp, path));
 
@@ -147,6 +153,7 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, d
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) index_err = XdmfWriteSnapshotIndex(outdir, step);
   PetscCallMPI(MPI_Bcast(&index_err, 1, MPI_INT, 0, comm));
-  PetscCheck(index_err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_WRITE, "Wrote %s but could not update %s/snapshots.xmf (see the error above)", path, outdir);
+  PetscCheck(index_err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_WRITE,
+             "Wrote %s but could not update %s/snapshots.xmf (see the error above)", path, outdir);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

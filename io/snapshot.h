@@ -1,7 +1,7 @@
 /* Snapshots (GUIDE "Files"): OUT/snapshots/snap-NNNNNN.h5, written collectively, each rank its own
  * rows (hyperslab), plus OUT/snapshots.xmf, the XDMF temporal collection ParaView opens. */
-#ifndef CCPDEM_SNAPSHOT_H
-#define CCPDEM_SNAPSHOT_H
+#ifndef CCPDEM_IO_SNAPSHOT_H
+#define CCPDEM_IO_SNAPSHOT_H
 #include "bodies/body_store.h"
 
 /* Collective. Writes the owned bodies [0, s->n_owned) of every rank; angular velocity is written in

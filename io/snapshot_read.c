@@ -30,7 +30,10 @@ static PetscErrorCode ReadBodies(const char *path, SnapshotBodies *b, char *err,
   PetscCall(IoH5DatasetRows(file, "/bodies/position", &n, &found_pos));
   PetscCall(IoH5DatasetRows(file, "/bodies/radius", &nr, &found_r));
   if (!found_pos || !found_r || n != nr || H5Aexists(file, "step") <= 0 || H5Aexists(file, "time") <= 0) {
-    snprintf(err, errlen, "%s is not a ccpdem snapshot (no /bodies/position and /bodies/radius of equal rows, or no step and time); give OUT/snapshots/snap-NNNNNN.h5", path);
+    snprintf(err, errlen,
+             "%s is not a ccpdem snapshot (no /bodies/position and /bodies/radius of equal rows, or no step and time); "
+             "give OUT/snapshots/snap-NNNNNN.h5",
+             path);
     CCPDEM_H5(H5Fclose(file));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -57,13 +60,16 @@ static int ReadLammpsDump(const char *path, SnapshotBodies *b)
   int       ok = 0;
 
   if (!fp) return 1;
-  if (fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: TIMESTEP", 14) && fscanf(fp, "%lld ", &step) == 1 && fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: NUMBER OF ATOMS", 21) &&
-      fscanf(fp, "%lld ", &n) == 1 && n >= 0) {
-    while (fgets(line, sizeof line, fp) && strncmp(line, "ITEM: ATOMS", 11)) { }
+  if (fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: TIMESTEP", 14) && fscanf(fp, "%lld ", &step) == 1 &&
+      fgets(line, sizeof line, fp) && !strncmp(line, "ITEM: NUMBER OF ATOMS", 21) && fscanf(fp, "%lld ", &n) == 1 &&
+      n >= 0) {
+    while (fgets(line, sizeof line, fp) && strncmp(line, "ITEM: ATOMS", 11)) {}
     if (!strcmp(line, "ITEM: ATOMS x y z radius\n") && !PetscMalloc2(3 * n + 1, &b->pos, n + 1, &b->radius)) {
       long long i = 0;
-      while (i < n && fscanf(fp, "%lf %lf %lf %lf", &b->pos[3 * i], &b->pos[3 * i + 1], &b->pos[3 * i + 2], &b->radius[i]) == 4) i++;
-      ok     = i == n;
+      while (i < n &&
+             fscanf(fp, "%lf %lf %lf %lf", &b->pos[3 * i], &b->pos[3 * i + 1], &b->pos[3 * i + 2], &b->radius[i]) == 4)
+        i++;
+      ok      = i == n;
       b->n    = (PetscInt)n;
       b->step = step;
       b->time = NAN; /* not in the dump */

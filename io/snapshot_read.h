@@ -1,12 +1,12 @@
 /* Reading a snapshot back (not collective: one process, e.g. rank 0 of `ccpdem analyze`). */
-#ifndef CCPDEM_SNAPSHOT_READ_H
-#define CCPDEM_SNAPSHOT_READ_H
+#ifndef CCPDEM_IO_SNAPSHOT_READ_H
+#define CCPDEM_IO_SNAPSHOT_READ_H
 #include <petscsys.h>
 
 typedef struct {
-  PetscInt n;       /* bodies */
-  double  *pos;     /* 3 per body */
-  double  *radius;  /* bounding radius */
+  PetscInt n;      /* bodies */
+  double  *pos;    /* 3 per body */
+  double  *radius; /* bounding radius */
   int64_t  step;
   double   time;
 } SnapshotBodies;

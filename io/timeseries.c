@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
-                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent\n";
+                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,"
+                             "ghosts,imbalance,bytes_sent\n";
 
 /* Opens the existing time series at path for reading, positioned after its header; *in = NULL if
  * there is no file (or an empty one). A file with other columns is refused before anything is
@@ -22,7 +23,8 @@ static PetscErrorCode OpenExisting(const char *path, FILE **in)
 
   PetscFunctionBegin;
   *in = fopen(path, "r");
-  PetscCheck(*in || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s to continue it: %s", path, strerror(errno));
+  PetscCheck(*in || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s to continue it: %s", path,
+             strerror(errno));
   if (!*in) PetscFunctionReturn(PETSC_SUCCESS);
   len = getline(&line, &cap, *in);
   if (len > 0 && strcmp(line, header)) {
@@ -31,7 +33,10 @@ static PetscErrorCode OpenExisting(const char *path, FILE **in)
     free(line);
     (void)fclose(*in); /* read-only, and already failing */
     *in = NULL;
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s has other columns than this ccpdem writes (header '%s'): move it away, or continue into a new output directory (-o)", path, shown);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+            "%s has other columns than this ccpdem writes (header '%s'): move it away, or continue into a new output "
+            "directory (-o)",
+            path, shown);
   }
   free(line);
   if (len <= 0) { /* empty: nothing to keep */
@@ -59,11 +64,15 @@ static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, con
       dropped++;
       continue;
     }
-    if (step < first_step) PetscCheck(fputs(line, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp, strerror(errno));
+    if (step < first_step)
+      PetscCheck(fputs(line, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp,
+                 strerror(errno));
   }
   free(line);
   PetscCheck(!ferror(in), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read %s: %s", path, strerror(errno));
-  if (dropped) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: dropped %ld incomplete or unreadable rows of %s\n", dropped, path));
+  if (dropped)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: dropped %ld incomplete or unreadable rows of %s\n",
+                           dropped, path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -79,7 +88,8 @@ static PetscErrorCode OpenOnRoot(const char *outdir, PetscBool append, PetscInt 
   if (append) PetscCall(OpenExisting(path, &in));
   out = fopen(tmp, "w");
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
-  PetscCheck(fputs(header, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp, strerror(errno));
+  PetscCheck(fputs(header, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp,
+             strerror(errno));
   if (in) {
     PetscCall(CopyEarlierRows(in, path, out, tmp, first_step));
     PetscCheck(fclose(in) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close %s: %s", path, strerror(errno));
@@ -103,7 +113,8 @@ PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool appen
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) err = OpenOnRoot(outdir, append, first_step, &ts->fp);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_OPEN, "Cannot start %s/timeseries.csv (see the error above)", outdir);
+  PetscCheck(err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_OPEN, "Cannot start %s/timeseries.csv (see the error above)",
+             outdir);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -113,10 +124,15 @@ static PetscErrorCode WriteRow(FILE *fp, const StepStats *st, double wall_io)
 
   PetscFunctionBegin;
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TimeseriesWrite: call TimeseriesOpen first");
-  len = fprintf(fp, "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT ",%.6g,%" PetscInt64_FMT "\n", st->step, st->time, st->bodies, st->contacts,
-                st->iterations, st->residual_max, st->residual_rms, st->converged ? 1 : 0, st->max_speed, st->kinetic_energy, st->potential_energy, st->wall_detect, st->wall_solve,
-                st->wall_integrate, st->wall_comm, wall_io, st->ghosts, st->imbalance, st->bytes_sent);
-  PetscCheck(len >= 0 && fflush(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write timeseries.csv: %s", strerror(errno));
+  len = fprintf(fp,
+                "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT ",%.6g,%" PetscInt64_FMT
+                "\n",
+                st->step, st->time, st->bodies, st->contacts, st->iterations, st->residual_max, st->residual_rms,
+                st->converged ? 1 : 0, st->max_speed, st->kinetic_energy, st->potential_energy, st->wall_detect,
+                st->wall_solve, st->wall_integrate, st->wall_comm, wall_io, st->ghosts, st->imbalance, st->bytes_sent);
+  PetscCheck(len >= 0 && fflush(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write timeseries.csv: %s",
+             strerror(errno));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -138,7 +154,8 @@ PetscErrorCode TimeseriesCheck(MPI_Comm comm, const Timeseries *ts)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Bcast(&failed, 1, MPIU_INT, 0, comm)); /* so that every rank stops, not only rank 0 */
-  PetscCheck(failed < 0, comm, PETSC_ERR_FILE_WRITE, "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", failed);
+  PetscCheck(failed < 0, comm, PETSC_ERR_FILE_WRITE,
+             "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", failed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -148,6 +165,8 @@ PetscErrorCode TimeseriesClose(Timeseries *ts)
 
   PetscFunctionBegin;
   ts->fp = NULL;
-  if (fp) PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot close timeseries.csv: %s", strerror(errno));
+  if (fp)
+    PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot close timeseries.csv: %s",
+               strerror(errno));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,6 @@
 /* OUT/timeseries.csv: one row per step (GUIDE "Files"), written by rank 0. */
-#ifndef CCPDEM_TIMESERIES_H
-#define CCPDEM_TIMESERIES_H
+#ifndef CCPDEM_IO_TIMESERIES_H
+#define CCPDEM_IO_TIMESERIES_H
 #include <stdio.h>
 #include <petscsys.h>
 
@@ -8,27 +8,27 @@
  * the fields below but warm_started, passes and keep_impulses), the progress line and the tests
  * read it; the simulation fills it (step/step_stats.c). */
 typedef struct {
-  PetscInt   step;             /* number of the step just taken (1 = first) */
-  double     time;             /* simulated time after it */
-  PetscInt   bodies, contacts;
-  PetscInt   warm_started;     /* contacts that found last step's impulse in the memory */
-  PetscInt   iterations;
-  PetscInt   passes;           /* the solve's passes over the contacts (CCPSolveStats) */
-  double     residual_max, residual_rms;
-  PetscBool  converged;
-  PetscBool  keep_impulses;    /* the next warm start takes this step's impulses whole: it converged, or its
-                                  solve returned its warm start unchanged (else times -ccp_warm_start_decay) */
-  double     max_speed;        /* largest body speed after the step (m/s) */
-  double     kinetic_energy, potential_energy; /* J; potential relative to the origin, -m g.x */
+  PetscInt  step; /* number of the step just taken (1 = first) */
+  double    time; /* simulated time after it */
+  PetscInt  bodies, contacts;
+  PetscInt  warm_started; /* contacts that found last step's impulse in the memory */
+  PetscInt  iterations;
+  PetscInt  passes; /* the solve's passes over the contacts (CCPSolveStats) */
+  double    residual_max, residual_rms;
+  PetscBool converged;
+  PetscBool keep_impulses; /* the next warm start takes this step's impulses whole: it converged, or its
+                              solve returned its warm start unchanged (else times -ccp_warm_start_decay) */
+  double     max_speed;    /* largest body speed after the step (m/s) */
+  double     kinetic_energy, potential_energy;                   /* J; potential relative to the origin, -m g.x */
   double     wall_detect, wall_solve, wall_integrate, wall_comm; /* s */
-  PetscInt64 ghosts;           /* ghost copies this step, all ranks (0 on one rank) */
-  double     imbalance;        /* max / mean owned bodies over ranks (1 on one rank) */
-  PetscInt64 bytes_sent;       /* bytes sent by all ranks this step (migration, ghosts, solve) */
+  PetscInt64 ghosts;                                             /* ghost copies this step, all ranks (0 on one rank) */
+  double     imbalance;  /* max / mean owned bodies over ranks (1 on one rank) */
+  PetscInt64 bytes_sent; /* bytes sent by all ranks this step (migration, ghosts, solve) */
 } StepStats;
 
 typedef struct {
-  FILE    *fp;                /* rank 0 only */
-  PetscInt failed_step;       /* rank 0: the first step whose row could not be written, or -1 */
+  FILE    *fp;          /* rank 0 only */
+  PetscInt failed_step; /* rank 0: the first step whose row could not be written, or -1 */
 } Timeseries;
 
 /* Collective. Creates (or with append, opens for appending and drops rows with step >= first_step,

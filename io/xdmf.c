@@ -26,26 +26,26 @@ typedef struct {
 } PointAttribute;
 
 static const PointAttribute point_attributes[] = {
-  {"radius",           "Scalar", "Float", 1, 8},
-  {"velocity",         "Vector", "Float", 3, 8},
+  {"radius", "Scalar", "Float", 1, 8},
+  {"velocity", "Vector", "Float", 3, 8},
   {"angular_velocity", "Vector", "Float", 3, 8},
-  {"id",               "Scalar", "Int",   1, 8},
-  {"rank",             "Scalar", "Int",   1, 4},
-  {"material",         "Scalar", "Int",   1, 4},
-  {"shape",            "Scalar", "Int",   1, 4},
-  {"half_extents",     "Vector", "Float", 3, 8},
-  {"quaternion",       "Matrix", "Float", 4, 8},
+  {"id", "Scalar", "Int", 1, 8},
+  {"rank", "Scalar", "Int", 1, 4},
+  {"material", "Scalar", "Int", 1, 4},
+  {"shape", "Scalar", "Int", 1, 4},
+  {"half_extents", "Vector", "Float", 3, 8},
+  {"quaternion", "Matrix", "Float", 4, 8},
 };
 
 /* The box bodies again, in their own grid (/boxes: the writer's BOX_DATASETS). */
 static const PointAttribute box_attributes[] = {
-  {"half_extents",     "Vector", "Float", 3, 8},
-  {"quaternion",       "Matrix", "Float", 4, 8},
-  {"velocity",         "Vector", "Float", 3, 8},
+  {"half_extents", "Vector", "Float", 3, 8},
+  {"quaternion", "Matrix", "Float", 4, 8},
+  {"velocity", "Vector", "Float", 3, 8},
   {"angular_velocity", "Vector", "Float", 3, 8},
-  {"id",               "Scalar", "Int",   1, 8},
-  {"rank",             "Scalar", "Int",   1, 4},
-  {"material",         "Scalar", "Int",   1, 4},
+  {"id", "Scalar", "Int", 1, 8},
+  {"rank", "Scalar", "Int", 1, 4},
+  {"material", "Scalar", "Int", 1, 4},
 };
 
 /* Rows of a 2-D dataset of width 3 (its first dimension), or -1. */
@@ -55,7 +55,9 @@ static long long Rows3(hid_t file, const char *name)
   long long rows = -1;
   hsize_t   dims[2];
 
-  if (dset >= 0 && (space = H5Dget_space(dset)) >= 0 && H5Sget_simple_extent_ndims(space) == 2 && H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[1] == 3) rows = (long long)dims[0];
+  if (dset >= 0 && (space = H5Dget_space(dset)) >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
+      H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[1] == 3)
+    rows = (long long)dims[0];
   if (space >= 0 && H5Sclose(space) < 0) rows = -1;
   if (dset >= 0 && H5Dclose(dset) < 0) rows = -1;
   return rows;
@@ -90,18 +92,22 @@ static int ReadSnapshotEntry(const char *path, SnapshotEntry *e)
   int   status = -1;
   hid_t file;
 
-  H5E_BEGIN_TRY {
+  H5E_BEGIN_TRY
+  {
     file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file >= 0) {
-      const long long rows = Rows3(file, "/bodies/position"), boxes = H5Lexists(file, "/boxes", H5P_DEFAULT) > 0 ? Rows3(file, "/boxes/position") : 0;
-      if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 && ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 && rows >= 0 && boxes >= 0) {
+      const long long rows  = Rows3(file, "/bodies/position"),
+                      boxes = H5Lexists(file, "/boxes", H5P_DEFAULT) > 0 ? Rows3(file, "/boxes/position") : 0;
+      if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 &&
+          ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 && rows >= 0 && boxes >= 0) {
         e->rows     = (hsize_t)rows;
         e->box_rows = (hsize_t)boxes;
         status      = 0;
       }
       if (H5Fclose(file) < 0) status = -1;
     }
-  } H5E_END_TRY;
+  }
+  H5E_END_TRY;
   return status;
 }
 
@@ -136,7 +142,10 @@ static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, Snap
     if (!ParseSnapshotName(ent->d_name, &name_step) || name_step > (int64_t)last_step) continue;
     PetscCall(IoPathPrintf(path, sizeof(path), "%s/%s", dirpath, ent->d_name));
     if (ReadSnapshotEntry(path, &e) < 0 || e.step != name_step) {
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: %s is not a readable ccpdem snapshot of step %" PRId64 "; left out of %s/snapshots.xmf\n", path, name_step, outdir));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                             "Warning: %s is not a readable ccpdem snapshot of step %" PRId64
+                             "; left out of %s/snapshots.xmf\n",
+                             path, name_step, outdir));
       continue;
     }
     if (e.rows == 0) continue;
@@ -148,7 +157,8 @@ static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, Snap
     (*entries)[(*count)++] = e;
   }
   PetscCheck(errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot list %s: %s", dirpath, strerror(errno));
-  PetscCheck(closedir(dir) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close directory %s: %s", dirpath, strerror(errno));
+  PetscCheck(closedir(dir) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close directory %s: %s", dirpath,
+             strerror(errno));
   qsort(*entries, *count, sizeof(**entries), CompareSteps);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -168,28 +178,36 @@ static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...)
 }
 
 /* <DataItem> for dataset /<group>/<name> of e's file, rows x width. */
-static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, hsize_t rows, const char *group, const char *name, int width, const char *number_type, int precision)
+static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, hsize_t rows, const char *group,
+                                   const char *name, int width, const char *number_type, int precision)
 {
   PetscFunctionBegin;
   PetscCall(Emit(fp, path, "          <DataItem Dimensions=\"%llu", (unsigned long long)rows));
   if (width > 1) PetscCall(Emit(fp, path, " %d", width));
-  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/%s/%s</DataItem>\n", number_type, precision, e->file, group, name));
+  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/%s/%s</DataItem>\n",
+                 number_type, precision, e->file, group, name));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One Polyvertex grid over /<group> of e's file: a point per row with the given attributes. */
-static PetscErrorCode EmitPoints(FILE *fp, const char *path, const SnapshotEntry *e, const char *name, const char *group, hsize_t rows, const PointAttribute *attrs, size_t nattrs, PetscBool with_time)
+static PetscErrorCode EmitPoints(FILE *fp, const char *path, const SnapshotEntry *e, const char *name,
+                                 const char *group, hsize_t rows, const PointAttribute *attrs, size_t nattrs,
+                                 PetscBool with_time)
 {
   PetscFunctionBegin;
   PetscCall(Emit(fp, path, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", name));
   if (with_time) PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
-  PetscCall(Emit(fp, path, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n", (unsigned long long)rows));
+  PetscCall(Emit(fp, path,
+                 "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n",
+                 (unsigned long long)rows));
   PetscCall(Emit(fp, path, "        <Geometry GeometryType=\"XYZ\">\n"));
   PetscCall(EmitDataItem(fp, path, e, rows, group, "position", 3, "Float", 8));
   PetscCall(Emit(fp, path, "        </Geometry>\n"));
   for (size_t k = 0; k < nattrs; k++) {
-    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[k].name, attrs[k].attribute_type));
-    PetscCall(EmitDataItem(fp, path, e, rows, group, attrs[k].name, attrs[k].width, attrs[k].number_type, attrs[k].precision));
+    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[k].name,
+                   attrs[k].attribute_type));
+    PetscCall(
+      EmitDataItem(fp, path, e, rows, group, attrs[k].name, attrs[k].width, attrs[k].number_type, attrs[k].precision));
     PetscCall(Emit(fp, path, "        </Attribute>\n"));
   }
   PetscCall(Emit(fp, path, "      </Grid>\n"));
@@ -199,8 +217,9 @@ static PetscErrorCode EmitPoints(FILE *fp, const char *path, const SnapshotEntry
 /* One time step: all bodies as points; with boxes, a spatial collection of that grid and the boxes' own. */
 static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *e)
 {
-  const size_t nb = sizeof(point_attributes) / sizeof(point_attributes[0]), nx = sizeof(box_attributes) / sizeof(box_attributes[0]);
-  char         name[64];
+  const size_t nb = sizeof(point_attributes) / sizeof(point_attributes[0]),
+               nx = sizeof(box_attributes) / sizeof(box_attributes[0]);
+  char name[64];
 
   PetscFunctionBegin;
   snprintf(name, sizeof(name), "step %" PRId64, e->step);
@@ -230,7 +249,9 @@ PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step)
   fp = fopen(tmp, "w");
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
   PetscCall(Emit(fp, tmp, "<?xml version=\"1.0\" ?>\n"));
-  PetscCall(Emit(fp, tmp, "<!-- ccpdem snapshots: one point per body (spheres and boxes), and the boxes again in a grid of their own; see io/xdmf.h -->\n"));
+  PetscCall(Emit(fp, tmp,
+                 "<!-- ccpdem snapshots: one point per body (spheres and boxes), and the boxes again in a grid of "
+                 "their own; see io/xdmf.h -->\n"));
   PetscCall(Emit(fp, tmp, "<Xdmf Version=\"3.0\">\n  <Domain>\n"));
   PetscCall(Emit(fp, tmp, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n"));
   for (size_t k = 0; k < count; k++) PetscCall(EmitGrid(fp, tmp, &entries[k]));

@@ -6,8 +6,8 @@
  * step a spatial collection of that grid ("bodies") and a second one ("boxes", from /boxes) with a
  * point per box at its centre and half_extents, quaternion, velocity, angular_velocity, id, rank,
  * material: glyph a cube scaled by half_extents and oriented by quaternion. */
-#ifndef CCPDEM_XDMF_H
-#define CCPDEM_XDMF_H
+#ifndef CCPDEM_IO_XDMF_H
+#define CCPDEM_IO_XDMF_H
 #include <petscsys.h>
 
 /* Not collective (the snapshot writer calls it on rank 0). Scans OUT/snapshots/ for files named

@@ -19,5 +19,6 @@ static const char test_block_512[] =
   "  - {type: plane, point: [0, -0.16, 0], normal: [0, 1, 0], material: m}\n"
   "  - {type: plane, point: [0, 0.16, 0], normal: [0, -1, 0], material: m}\n"
   "fills:\n"
-  "  - {type: lattice, region: {min: [-0.16, -0.16, -0.16], max: [0.16, 0.16, 0.16]}, radius: 0.02, spacing: 0.04, material: m, velocity: [0.3, -0.2, 0.1]}\n";
+  "  - {type: lattice, region: {min: [-0.16, -0.16, -0.16], max: [0.16, 0.16, 0.16]}, radius: 0.02, spacing: 0.04, "
+  "material: m, velocity: [0.3, -0.2, 0.1]}\n";
 #endif

@@ -14,9 +14,7 @@
   "domain: {min: [-0.2, -0.2, -0.05], max: [0.2, 0.2, 0.5]}\n" \
   "gravity: [0, 0, -9.81]\n" \
   "time: {step: 1.0e-4, end: 1}\n" \
-  "contact: {model: penalty, envelope: 0.001}\n" \
-  PENALTY_POUR_MATERIALS \
-  "walls:\n" \
+  "contact: {model: penalty, envelope: 0.001}\n" PENALTY_POUR_MATERIALS "walls:\n" \
   "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n" \
   "fills:\n" \
   "  - {type: random, region: {min: [-0.1, -0.1, 0.0], max: [0.1, 0.1, 0.1]}, radius: 0.01, count: 200, seed: 3,\n" \

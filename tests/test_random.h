@@ -9,8 +9,8 @@ static uint64_t rng_state = 0x9E3779B97F4A7C15ull; /* assign to reseed */
 static inline double urand(void) /* [0, 1) */
 {
   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
 static inline double srand1(void) { return 2 * urand() - 1; } /* [-1, 1) */

@@ -56,7 +56,7 @@ static inline PetscErrorCode TestRunUntil(Simulation sim, double t)
 static inline PetscErrorCode TestBodyGet(Simulation sim, int64_t id, double x[3], double v[6], PetscInt *found)
 {
   double   mine[10] = {0}, all[10];
-  PetscInt i = SimulationFindBody(sim, id);
+  PetscInt i        = SimulationFindBody(sim, id);
 
   PetscFunctionBegin;
   if (i >= 0) {
@@ -112,8 +112,8 @@ static inline int TestCompareBodyVel(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of SimulationComm(sim), sorted by id (*out
- * allocated there, PetscFree it; other ranks get *n = 0). Collective. */
+/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of SimulationComm(sim), sorted by id
+ * (*out allocated there, PetscFree it; other ranks get *n = 0). Collective. */
 static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **out, PetscInt *n)
 {
   PetscMPIInt  size, rank, nloc = (PetscMPIInt)SimulationBodies(sim)->n_owned;
@@ -150,7 +150,8 @@ static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **
 
 /* Largest velocity difference (m/s; angular rates times the length scale R) between two gathered
  * sets, which must hold the same ids (*same_ids says whether they do). */
-static inline double TestLargestVelocityDifference(const TestBodyVel *a, PetscInt na, const TestBodyVel *b, PetscInt nb, double R, PetscBool *same_ids)
+static inline double TestLargestVelocityDifference(const TestBodyVel *a, PetscInt na, const TestBodyVel *b, PetscInt nb,
+                                                   double R, PetscBool *same_ids)
 {
   double worst = 0;
   *same_ids    = (PetscBool)(na == nb);

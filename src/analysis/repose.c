@@ -11,7 +11,8 @@ static int compare_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-int repose_angle(size_t n, const double *pos, const double *radius, const unsigned char *keep, double floor_z, ReposeResult *res)
+int repose_angle(size_t n, const double *pos, const double *radius, const unsigned char *keep, double floor_z,
+                 ReposeResult *res)
 {
   double cx = 0, cy = 0, dmean = 0, rmax = 0, hmax = 0;
   size_t m = 0;
@@ -49,20 +50,24 @@ int repose_angle(size_t n, const double *pos, const double *radius, const unsign
     const double dx = pos[3 * i] - cx, dy = pos[3 * i + 1] - cy;
     const int    ring = (int)(hypot(dx, dy) / dmean);
     if (ring >= nrings) continue; /* beyond the extent */
-    int          sec  = (int)floor((atan2(dy, dx) + M_PI) / (2 * M_PI) * REPOSE_SECTORS);
+    int sec = (int)floor((atan2(dy, dx) + M_PI) / (2 * M_PI) * REPOSE_SECTORS);
     if (sec >= REPOSE_SECTORS) sec = REPOSE_SECTORS - 1;
     double *t = &top[(size_t)ring * REPOSE_SECTORS + sec];
-    *t = fmax(*t, pos[3 * i + 2] + radius[i] - floor_z);
+    *t        = fmax(*t, pos[3 * i + 2] + radius[i] - floor_z);
   }
   double angles[REPOSE_SECTORS], toe = 0;
   int    used = 0;
   for (int s = 0; s < REPOSE_SECTORS; s++) {
     double st = 0, sh = 0, stt = 0, sth = 0;
-    int    k  = 0;
+    int    k = 0;
     for (int r = 0; r < nrings; r++) {
       const double h = top[(size_t)r * REPOSE_SECTORS + s], rc = (r + 0.5) * dmean;
       if (h <= 0.1 * hmax || h >= 0.9 * hmax) continue; /* toe or apex zone */
-      st += rc; sh += h; stt += rc * rc; sth += rc * h; k++;
+      st += rc;
+      sh += h;
+      stt += rc * rc;
+      sth += rc * h;
+      k++;
       toe = fmax(toe, rc);
     }
     if (k < 3) continue;
@@ -93,9 +98,10 @@ int repose_angle(size_t n, const double *pos, const double *radius, const unsign
   return 0;
 }
 
-int repose_angle_x_range(size_t n, const double *pos, const double *radius, double x_min, double x_max, const double *floor_z, ReposeResult *res, size_t *kept, double *floor_used)
+int repose_angle_x_range(size_t n, const double *pos, const double *radius, double x_min, double x_max,
+                         const double *floor_z, ReposeResult *res, size_t *kept, double *floor_used)
 {
-  unsigned char *keep = malloc(n + 1);
+  unsigned char *keep   = malloc(n + 1);
   double         lowest = INFINITY;
   int            status;
 

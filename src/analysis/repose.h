@@ -15,18 +15,20 @@
 #include <stddef.h>
 
 typedef struct {
-  double angle_deg;      /* mean over the sectors */
-  double uncertainty_deg;/* standard error of the mean */
-  double height;         /* pile height above the floor (m) */
-  double radius;         /* horizontal extent of the flank fit (toe radius, m) */
-  int    sectors_used;   /* sectors with a usable flank (>= 3 rings) */
+  double angle_deg;       /* mean over the sectors */
+  double uncertainty_deg; /* standard error of the mean */
+  double height;          /* pile height above the floor (m) */
+  double radius;          /* horizontal extent of the flank fit (toe radius, m) */
+  int    sectors_used;    /* sectors with a usable flank (>= 3 rings) */
 } ReposeResult;
 
 /* Bodies i in [0, n) with keep == NULL or keep[i] != 0 form the pile. floor_z: height of the
  * floor. Returns 0 on success, -1 when there are too few bodies or no usable flank. */
-int repose_angle(size_t n, const double *pos /* 3 per body */, const double *radius, const unsigned char *keep, double floor_z, ReposeResult *res);
+int repose_angle(size_t n, const double *pos /* 3 per body */, const double *radius, const unsigned char *keep,
+                 double floor_z, ReposeResult *res);
 /* The pile of the bodies with x_min <= x <= x_max, the floor at their lowest bottom (z - radius),
  * or at *floor_z when floor_z is not NULL. *kept: bodies selected; *floor_used: the floor.
  * Returns 0, or -1 as repose_angle (also when no body is selected, or out of memory). */
-int repose_angle_x_range(size_t n, const double *pos, const double *radius, double x_min, double x_max, const double *floor_z, ReposeResult *res, size_t *kept, double *floor_used);
+int repose_angle_x_range(size_t n, const double *pos, const double *radius, double x_min, double x_max,
+                         const double *floor_z, ReposeResult *res, size_t *kept, double *floor_used);
 #endif

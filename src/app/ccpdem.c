@@ -11,23 +11,24 @@
 #include "base/memory_policy.h"
 #include <string.h>
 
-static const char help[] = "ccpdem: granular and multibody dynamics with frictional contact (CCP time stepping).\n"
-                           "Usage:\n"
-                           "  ccpdem run [SCENARIO.yaml] [-o OUT] [options]   run a scenario (default: the embedded pile)\n"
-                           "  ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]\n"
-                           "                                                  continue a run from a checkpoint, into OUT (default:\n"
-                           "                                                  the checkpoint's run directory), to the end time T\n"
-                           "                                                  (default: the scenario's time.end)\n"
-                           "  ccpdem check SCENARIO.yaml [options]            validate a scenario (for the solver the options name) and exit\n"
-                           "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
-                           "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
-                           "                                                  angle of repose of the pile (of bodies with A <= x <= B)\n"
-                           "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
-                           "checkpoints: -checkpoint_every_steps N, -checkpoint_interval T (simulated s, overrides\n"
-                           "output.checkpoint_interval), -checkpoint_wall_interval W (wall s), -checkpoint_keep K (default 2);\n"
-                           "SIGUSR1 or SIGTERM: finish the step, checkpoint, exit 3 (requeue).\n"
-                           "Solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n"
-                           "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 checkpointed on a signal (requeue).\n";
+static const char help[] =
+  "ccpdem: granular and multibody dynamics with frictional contact (CCP time stepping).\n"
+  "Usage:\n"
+  "  ccpdem run [SCENARIO.yaml] [-o OUT] [options]   run a scenario (default: the embedded pile)\n"
+  "  ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]\n"
+  "                                                  continue a run from a checkpoint, into OUT (default:\n"
+  "                                                  the checkpoint's run directory), to the end time T\n"
+  "                                                  (default: the scenario's time.end)\n"
+  "  ccpdem check SCENARIO.yaml [options]            validate a scenario (for the solver the options name) and exit\n"
+  "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
+  "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
+  "                                                  angle of repose of the pile (of bodies with A <= x <= B)\n"
+  "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
+  "checkpoints: -checkpoint_every_steps N, -checkpoint_interval T (simulated s, overrides\n"
+  "output.checkpoint_interval), -checkpoint_wall_interval W (wall s), -checkpoint_keep K (default 2);\n"
+  "SIGUSR1 or SIGTERM: finish the step, checkpoint, exit 3 (requeue).\n"
+  "Solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n"
+  "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 checkpointed on a signal (requeue).\n";
 
 void ReportBadInput(const char *msg)
 {
@@ -37,10 +38,7 @@ void ReportBadInput(const char *msg)
 }
 
 /* The positional argument after the command, if any (PETSc options start with '-'). */
-static const char *Positional(int argc, char **argv)
-{
-  return argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
-}
+static const char *Positional(int argc, char **argv) { return argc > 2 && argv[2][0] != '-' ? argv[2] : NULL; }
 
 int main(int argc, char **argv)
 {
@@ -48,7 +46,7 @@ int main(int argc, char **argv)
   int            exit_code = CCPDEM_EXIT_RUNTIME;
   const char    *cmd       = argc > 1 ? argv[1] : "";
 
-  const int      runs = !strcmp(cmd, "run") || !strcmp(cmd, "restart");
+  const int runs = !strcmp(cmd, "run") || !strcmp(cmd, "restart");
 
   if (runs && RunLoopCatchStopSignals()) return CCPDEM_EXIT_RUNTIME; /* a batch system's signal may come at any time */
   ierr = PetscInitialize(&argc, &argv, NULL, help);
@@ -64,8 +62,7 @@ int main(int argc, char **argv)
     char err[SCENARIO_ERR_MAX];
     ierr = CommandAnalyze(argc, argv, err, sizeof(err), &exit_code);
     if (!ierr && err[0]) ReportBadInput(err);
-  }
-  else {
+  } else {
     char msg[256];
     PetscHelpPrintf(PETSC_COMM_WORLD, "%s", help);
     snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check', 'info' or 'analyze'", cmd);

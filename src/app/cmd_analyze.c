@@ -39,16 +39,21 @@ static PetscErrorCode Repose(const char *path, const char *xrange, const char *f
   }
   PetscCall(SnapshotReadBodies(path, &b, err, errlen));
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  status = repose_angle_x_range((size_t)b.n, b.pos, b.radius, lo, hi, floor_opt ? &floor_z : NULL, &res, &kept, &floor_z);
+  status = repose_angle_x_range((size_t)b.n, b.pos, b.radius, lo, hi, floor_opt ? &floor_z : NULL, &res, &kept,
+                                &floor_z);
   if (!kept) snprintf(err, errlen, "%s: no body has %g <= x <= %g; give an --x-range around a pile", path, lo, hi);
   else if (status)
-    snprintf(err, errlen, "%s: the %zu bodies selected do not form a pile with a usable flank (too few, or not settled on a floor at z = %g m); select one pile with --x-range A,B", path, kept, floor_z);
+    snprintf(err, errlen,
+             "%s: the %zu bodies selected do not form a pile with a usable flank (too few, or not settled on a floor "
+             "at z = %g m); select one pile with --x-range A,B",
+             path, kept, floor_z);
   else {
     printf("angle of repose: %.1f deg (± %.1f)\n", res.angle_deg, res.uncertainty_deg);
     char when[64];
     if (isfinite(b.time)) snprintf(when, sizeof(when), "step %lld, t = %g s", (long long)b.step, b.time);
     else snprintf(when, sizeof(when), "step %lld", (long long)b.step); /* a LAMMPS dump has no time */
-    printf("  %s (%s): %zu bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n", path, when, kept, res.height, floor_z, res.radius, res.sectors_used);
+    printf("  %s (%s): %zu bodies, pile height %.4g m above z = %.4g m, toe radius %.4g m, %d of 8 sectors fitted\n",
+           path, when, kept, res.height, floor_z, res.radius, res.sectors_used);
   }
   PetscCall(SnapshotBodiesDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -63,9 +68,14 @@ PetscErrorCode CommandAnalyze(int argc, char **argv, char *err, size_t errlen, i
   err[0]     = 0;
   *exit_code = CCPDEM_EXIT_BAD_INPUT;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  if (strcmp(what, "repose")) snprintf(err, errlen, "unknown analysis '%s'; use: ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]", what);
-  else if (!path) snprintf(err, errlen, "no snapshot given; usage: ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]");
-  else if (!rank) PetscCall(Repose(path, OptionValue(argc, argv, 4, "--x-range"), OptionValue(argc, argv, 4, "--floor"), err, errlen));
+  if (strcmp(what, "repose"))
+    snprintf(err, errlen, "unknown analysis '%s'; use: ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]",
+             what);
+  else if (!path)
+    snprintf(err, errlen, "no snapshot given; usage: ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]");
+  else if (!rank)
+    PetscCall(
+      Repose(path, OptionValue(argc, argv, 4, "--x-range"), OptionValue(argc, argv, 4, "--floor"), err, errlen));
   PetscCallMPI(MPI_Bcast(err, (PetscMPIInt)errlen, MPI_CHAR, 0, PETSC_COMM_WORLD));
   if (!err[0]) *exit_code = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -32,8 +32,10 @@ PetscErrorCode CommandCheck(const char *path, int *exit_code)
   PetscCall(OptionErrorsRelease(&oe, ierr, err, sizeof(err)));
   if (err[0]) ReportBadInput(err);
   else {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: ok: %" PetscInt_FMT " bodies, %d emitters, %d walls, %d materials, %g s in steps of %g s\n", path, bodies.n_owned, sc.n_emitters, sc.n_walls, sc.n_materials,
-                          sc.time_end, sc.time_step));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%s: ok: %" PetscInt_FMT
+                          " bodies, %d emitters, %d walls, %d materials, %g s in steps of %g s\n",
+                          path, bodies.n_owned, sc.n_emitters, sc.n_walls, sc.n_materials, sc.time_end, sc.time_step));
     *exit_code = 0;
   }
   PetscCall(BodyStoreDestroy(&bodies));

@@ -14,10 +14,15 @@ static PetscErrorCode PrintCheckpoint(const char *path, char *err, size_t errlen
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
   memory = SimulationMemory(sim);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT
-                        " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT " (%s)\n  walls %d, scenario %s\n",
-                        path, CHECKPOINT_FORMAT_VERSION, SimulationStepCount(sim), SimulationTime(sim), SimulationScenario(sim)->time_end, SimulationLastStep(sim)->bodies, SimulationRemoved(sim),
-                        SimulationNextId(sim), memory->n, memory->width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements" : "penalty friction history",
+                        "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT
+                        ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT
+                        " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT
+                        " (%s)\n  walls %d, scenario %s\n",
+                        path, CHECKPOINT_FORMAT_VERSION, SimulationStepCount(sim), SimulationTime(sim),
+                        SimulationScenario(sim)->time_end, SimulationLastStep(sim)->bodies, SimulationRemoved(sim),
+                        SimulationNextId(sim), memory->n,
+                        memory->width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements"
+                                                          : "penalty friction history",
                         SimulationScenario(sim)->n_walls, SimulationScenario(sim)->path));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -37,8 +42,10 @@ PetscErrorCode CommandInfo(const char *path, int *exit_code)
   PetscCall(CheckpointInspect(PETSC_COMM_WORLD, path, &info, err, sizeof(err)));
   if (!err[0] && info.checkpoint) PetscCall(PrintCheckpoint(path, err, sizeof(err)));
   else if (!err[0])
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: ccpdem snapshot\n  step %" PRId64 ", time %.17g s\n  bodies %llu\n  contacts stored: none (snapshots hold bodies only)\n", path, info.step, info.time,
-                          (unsigned long long)info.bodies));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%s: ccpdem snapshot\n  step %" PRId64
+                          ", time %.17g s\n  bodies %llu\n  contacts stored: none (snapshots hold bodies only)\n",
+                          path, info.step, info.time, (unsigned long long)info.bodies));
   if (err[0]) ReportBadInput(err);
   else *exit_code = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -42,7 +42,8 @@ static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *
   PetscFunctionBegin;
   *sim = NULL;
   PetscCall(OptionErrorsCatch(&oe));
-  ierr = sc ? SimulationCreate(PETSC_COMM_WORLD, sc, sim, err, errlen) : SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, from, sim, err, errlen);
+  ierr = sc ? SimulationCreate(PETSC_COMM_WORLD, sc, sim, err, errlen)
+            : SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, from, sim, err, errlen);
   if (!ierr && !err[0]) ierr = RunLoopCheckOptions(*sim);
   PetscCall(OptionErrorsRelease(&oe, ierr, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -54,7 +55,7 @@ static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *
 static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, const char *dir_hint, PetscBool *ok)
 {
   char        err[SCENARIO_ERR_MAX] = "";
-  int         rc = 0;
+  int         rc                    = 0;
   PetscMPIInt rank;
 
   PetscFunctionBegin;
@@ -64,7 +65,9 @@ static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, const cha
   if (!err[0]) { /* all checks passed: only now touch the output directory */
     if (!rank) rc = MakeDirs(outdir);
     PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-    if (rc) PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); %s", outdir, strerror(rc), dir_hint));
+    if (rc)
+      PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); %s", outdir,
+                              strerror(rc), dir_hint));
   }
   if (err[0]) {
     ReportBadInput(err);
@@ -88,7 +91,7 @@ static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, int *ex
 PetscErrorCode CommandRun(const char *path, int *exit_code)
 {
   Scenario   sc;
-  Simulation sim = NULL;
+  Simulation sim                   = NULL;
   char       err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
   PetscBool  has_o, ok, help;
   PetscInt   nbodies;
@@ -96,7 +99,8 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
 
   PetscFunctionBegin;
   *exit_code = CCPDEM_EXIT_BAD_INPUT;
-  bad = path ? scenario_load_file(path, &sc, err, sizeof(err)) : scenario_load_string(ccpdem_default_scenario, "<embedded default scenario>", &sc, err, sizeof(err));
+  if (path) bad = scenario_load_file(path, &sc, err, sizeof(err));
+  else bad = scenario_load_string(ccpdem_default_scenario, "<embedded default scenario>", &sc, err, sizeof(err));
   if (bad) {
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -118,8 +122,10 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
   PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT or output.dir", &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n", path ? path : "embedded default scenario", nbodies,
-                        SimulationScenario(sim)->n_walls, SimulationScenario(sim)->time_step, SimulationScenario(sim)->time_end, outdir));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n",
+                        path ? path : "embedded default scenario", nbodies, SimulationScenario(sim)->n_walls,
+                        SimulationScenario(sim)->time_step, SimulationScenario(sim)->time_end, outdir));
   PetscCall(RunAndDestroy(&sim, outdir, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,24 +162,30 @@ static int UntilOption(int argc, char **argv, double *t)
 }
 
 /* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step. */
-static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_given, double until, char *err, size_t errlen)
+static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_given, double until, char *err,
+                                   size_t errlen)
 {
   const Scenario *sc = SimulationScenario(sim);
 
   PetscFunctionBegin;
   if (until_given) {
     if (llround(until / sc->time_step) <= SimulationStepCount(sim))
-      PetscCall(PetscSNPrintf(err, errlen, "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT " of %g s); give a later end time", until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
+      PetscCall(PetscSNPrintf(err, errlen,
+                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT
+                              " of %g s); give a later end time",
+                              until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
     else SimulationSetEndTime(sim, until);
   } else if (llround(sc->time_end / sc->time_step) <= SimulationStepCount(sim))
-    PetscCall(PetscSNPrintf(err, errlen, "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt, sc->time_end));
+    PetscCall(PetscSNPrintf(err, errlen,
+                            "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt,
+                            sc->time_end));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
 {
-  const char *ckpt = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
-  Simulation  sim  = NULL;
+  const char *ckpt                  = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
+  Simulation  sim                   = NULL;
   char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
   PetscBool   has_o, ok;
   double      until = 0;
@@ -193,7 +205,10 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   outdir[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
   if (!has_o && RunDirOf(ckpt, outdir, sizeof(outdir))) {
-    PetscCall(PetscSNPrintf(err, sizeof(err), "%s is not inside a run's checkpoints/ folder, so its run directory is unknown; give the output directory with -o OUT", ckpt));
+    PetscCall(PetscSNPrintf(err, sizeof(err),
+                            "%s is not inside a run's checkpoints/ folder, so its run directory is unknown; give the "
+                            "output directory with -o OUT",
+                            ckpt));
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -206,8 +221,11 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   }
   PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT", &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT " bodies, to t = %g s, output in %s\n", ckpt, SimulationStepCount(sim), SimulationTime(sim),
-                        SimulationLastStep(sim)->bodies, SimulationScenario(sim)->time_end, outdir));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT
+                        " bodies, to t = %g s, output in %s\n",
+                        ckpt, SimulationStepCount(sim), SimulationTime(sim), SimulationLastStep(sim)->bodies,
+                        SimulationScenario(sim)->time_end, outdir));
   PetscCall(RunAndDestroy(&sim, outdir, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -9,19 +9,44 @@
  * an error. tests/cli/options.sh checks that every option the sources read is listed. */
 static const char *const ccpdem_options[] = {
   "o",
-  "ccp_type", "ccp_max_it", "ccp_tol", "ccp_jacobi_omega", "ccp_jacobi_lambda", "ccp_gs_omega", "ccp_check_interval",
-  "ccp_apgd_check_interval", "ccp_packed", "ccp_release_layout", "ccp_simd", "ccp_apgd_lipschitz_initial",
-  "ccp_apgd_lipschitz_grow", "ccp_apgd_lipschitz_decay", "ccp_warm_start_scale", "ccp_warm_start_decay",
-  "balance_interval", "sort_interval", "neighbour_skin", "ghost_update", "decomp_grid",
-  "penalty_simd", "penalty_per_contact", "penalty_check_sides",
-  "checkpoint_every_steps", "checkpoint_interval", "checkpoint_wall_interval", "checkpoint_keep",
-  "progress_interval", "until",
+  "ccp_type",
+  "ccp_max_it",
+  "ccp_tol",
+  "ccp_jacobi_omega",
+  "ccp_jacobi_lambda",
+  "ccp_gs_omega",
+  "ccp_check_interval",
+  "ccp_apgd_check_interval",
+  "ccp_packed",
+  "ccp_release_layout",
+  "ccp_simd",
+  "ccp_apgd_lipschitz_initial",
+  "ccp_apgd_lipschitz_grow",
+  "ccp_apgd_lipschitz_decay",
+  "ccp_warm_start_scale",
+  "ccp_warm_start_decay",
+  "balance_interval",
+  "sort_interval",
+  "neighbour_skin",
+  "ghost_update",
+  "decomp_grid",
+  "penalty_simd",
+  "penalty_per_contact",
+  "penalty_check_sides",
+  "checkpoint_every_steps",
+  "checkpoint_interval",
+  "checkpoint_wall_interval",
+  "checkpoint_keep",
+  "progress_interval",
+  "until",
 };
 #define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 
 /* PETSc's own families, some read only at PetscFinalize (-options_left, -malloc_dump, -log_*): let
  * through whole rather than named one by one. */
-static const char *const petsc_prefixes[] = {"options_", "malloc", "log_", "memory_", "objects_", "info", "on_error", "fp_trap", "viewer_", "mpidump", "no_signal_handler", "help", "version"};
+static const char *const petsc_prefixes[] = {"options_", "malloc",  "log_",    "memory_", "objects_",          "info",
+                                             "on_error", "fp_trap", "viewer_", "mpidump", "no_signal_handler", "help",
+                                             "version"};
 #define N_PREFIXES (sizeof(petsc_prefixes) / sizeof(petsc_prefixes[0]))
 
 /* Edit distance of a and b (both shorter than 64 characters; longer ones compare as far apart). */
@@ -35,8 +60,8 @@ static size_t edit_distance(const char *a, const char *b)
     row[0]      = i;
     for (size_t j = 1; j <= lb; j++) {
       const size_t up = row[j], sub = diag + (a[i - 1] != b[j - 1]);
-      row[j]          = PetscMin(PetscMin(up + 1, row[j - 1] + 1), sub);
-      diag            = up;
+      row[j] = PetscMin(PetscMin(up + 1, row[j - 1] + 1), sub);
+      diag   = up;
     }
   }
   return row[lb];
@@ -86,8 +111,16 @@ PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen)
     const char *name = names[i][0] == '-' ? names[i] + 1 : names[i];
     if (listed(name)) continue;
     const char *near = nearest_option(name);
-    if (near) PetscCall(PetscSNPrintf(err, errlen, "command line: unknown option -%s (neither ccpdem nor PETSc reads it); did you mean -%s? (-help lists the options)", name, near));
-    else PetscCall(PetscSNPrintf(err, errlen, "command line: unknown option -%s (neither ccpdem nor PETSc reads it); remove it or see the options that -help lists", name));
+    if (near)
+      PetscCall(PetscSNPrintf(err, errlen,
+                              "command line: unknown option -%s (neither ccpdem nor PETSc reads it); did you mean -%s? "
+                              "(-help lists the options)",
+                              name, near));
+    else
+      PetscCall(PetscSNPrintf(err, errlen,
+                              "command line: unknown option -%s (neither ccpdem nor PETSc reads it); remove it or see "
+                              "the options that -help lists",
+                              name));
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -95,14 +128,17 @@ PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen)
 
 static PetscBool is_option_error(PetscErrorCode n)
 {
-  return (PetscBool)(n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_ARG_WRONG || n == PETSC_ERR_ARG_INCOMP || n == PETSC_ERR_ARG_UNKNOWN_TYPE || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_USER);
+  return (PetscBool)(n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_ARG_WRONG || n == PETSC_ERR_ARG_INCOMP ||
+                     n == PETSC_ERR_ARG_UNKNOWN_TYPE || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_USER);
 }
 
-static PetscErrorCode option_error_handler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+static PetscErrorCode option_error_handler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                           PetscErrorType p, const char *mess, void *ctx)
 {
   OptionErrors *oe = (OptionErrors *)ctx;
   if (!is_option_error(n)) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, NULL);
-  if (p == PETSC_ERROR_INITIAL && !oe->msg[0]) snprintf(oe->msg, sizeof(oe->msg), "command line: %s", mess && mess[0] ? mess : "a bad option value (see -help)");
+  if (p == PETSC_ERROR_INITIAL && !oe->msg[0])
+    snprintf(oe->msg, sizeof(oe->msg), "command line: %s", mess && mess[0] ? mess : "a bad option value (see -help)");
   return n; /* unwinds the callers quietly: the message is reported once, as bad input */
 }
 

@@ -13,7 +13,7 @@ typedef struct {
   double    wall_detect, wall_solve, wall_integrate, wall_io;
   PetscInt  unconverged, iterations;
   double    max_speed;
-  PetscInt  first_step;                       /* step the run (or restart) began at */
+  PetscInt  first_step; /* step the run (or restart) began at */
 } Progress;
 
 /* When to checkpoint (0 = never by that criterion). */
@@ -41,15 +41,18 @@ static PetscErrorCode InstallStopHandlers(struct sigaction old[2])
   PetscFunctionBegin;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = OnStopSignal;
-  sigemptyset(&sa.sa_mask); /* stop_requested is kept: a signal caught before the loop (RunLoopCatchStopSignals) counts */
-  PetscCheck(sigaction(SIGUSR1, &sa, &old[0]) == 0 && sigaction(SIGTERM, &sa, &old[1]) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot install the SIGUSR1/SIGTERM handlers");
+  sigemptyset(
+    &sa.sa_mask); /* stop_requested is kept: a signal caught before the loop (RunLoopCatchStopSignals) counts */
+  PetscCheck(sigaction(SIGUSR1, &sa, &old[0]) == 0 && sigaction(SIGTERM, &sa, &old[1]) == 0, PETSC_COMM_SELF,
+             PETSC_ERR_SYS, "Cannot install the SIGUSR1/SIGTERM handlers");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode RestoreStopHandlers(const struct sigaction old[2])
 {
   PetscFunctionBegin;
-  PetscCheck(sigaction(SIGUSR1, &old[0], NULL) == 0 && sigaction(SIGTERM, &old[1], NULL) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot restore the SIGUSR1/SIGTERM handlers");
+  PetscCheck(sigaction(SIGUSR1, &old[0], NULL) == 0 && sigaction(SIGTERM, &old[1], NULL) == 0, PETSC_COMM_SELF,
+             PETSC_ERR_SYS, "Cannot restore the SIGUSR1/SIGTERM handlers");
   stop_requested = 0; /* acted on: a later run in this process starts afresh */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -74,13 +77,22 @@ static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
   cp->last_step = -1;
   cp->wall_last = MPI_Wtime();
   PetscOptionsBegin(SimulationComm(sim), NULL, "Checkpoints", NULL);
-  PetscCall(PetscOptionsInt("-checkpoint_every_steps", "Write a checkpoint every N steps (0 = not by step count)", NULL, cp->every_steps, &cp->every_steps, NULL));
-  PetscCall(PetscOptionsReal("-checkpoint_interval", "Write a checkpoint every T simulated seconds (overrides output.checkpoint_interval; 0 = not by simulated time)", NULL, interval, &interval, NULL));
-  PetscCall(PetscOptionsReal("-checkpoint_wall_interval", "Write a checkpoint every W wall-clock seconds (0 = not by wall time)", NULL, cp->wall_interval, &cp->wall_interval, NULL));
+  PetscCall(PetscOptionsInt("-checkpoint_every_steps", "Write a checkpoint every N steps (0 = not by step count)", NULL,
+                            cp->every_steps, &cp->every_steps, NULL));
+  PetscCall(PetscOptionsReal("-checkpoint_interval",
+                             "Write a checkpoint every T simulated seconds (overrides output.checkpoint_interval; 0 = "
+                             "not by simulated time)",
+                             NULL, interval, &interval, NULL));
+  PetscCall(PetscOptionsReal("-checkpoint_wall_interval",
+                             "Write a checkpoint every W wall-clock seconds (0 = not by wall time)", NULL,
+                             cp->wall_interval, &cp->wall_interval, NULL));
   PetscOptionsEnd();
-  PetscCheck(cp->every_steps >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every_steps must be >= 0, got %" PetscInt_FMT, cp->every_steps);
-  PetscCheck(interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_interval must be >= 0, got %g", interval);
-  PetscCheck(cp->wall_interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
+  PetscCheck(cp->every_steps >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
+             "-checkpoint_every_steps must be >= 0, got %" PetscInt_FMT, cp->every_steps);
+  PetscCheck(interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_interval must be >= 0, got %g",
+             interval);
+  PetscCheck(cp->wall_interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
+             "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
   cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sc->time_step)) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -91,9 +103,12 @@ static PetscErrorCode ProgressInterval(Simulation sim, double *interval)
   PetscFunctionBegin;
   *interval = isatty(fileno(stderr)) ? 0.5 : 10.0;
   PetscOptionsBegin(SimulationComm(sim), NULL, "Progress", NULL);
-  PetscCall(PetscOptionsReal("-progress_interval", "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL, *interval, interval, NULL));
+  PetscCall(PetscOptionsReal("-progress_interval",
+                             "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL,
+                             *interval, interval, NULL));
   PetscOptionsEnd();
-  PetscCheck(*interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval must be >= 0 seconds, got %g", *interval);
+  PetscCheck(*interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
+             "-progress_interval must be >= 0 seconds, got %g", *interval);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -114,15 +129,19 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt n
 {
   const StepStats *st   = SimulationLastStep(sim);
   const PetscInt   step = SimulationStepCount(sim);
-  const double     now  = MPI_Wtime(), el = now - pr->wall_start;
+  const double     now = MPI_Wtime(), el = now - pr->wall_start;
   const double     rate = el > 0 ? (step - pr->first_step) / el : 0;
   const double     eta  = rate > 0 ? (nsteps - step) / rate : 0;
 
   if (!final && now - pr->last_print < pr->interval) return;
   pr->last_print = now;
-  PetscCallVoid(PetscFPrintf(comm, stderr, "%sstep %" PetscInt_FMT "/%" PetscInt_FMT "  t=%.4g/%.4g s  bodies %" PetscInt_FMT "  contacts %" PetscInt_FMT "  it %" PetscInt_FMT "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
-                             pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end, st->bodies, st->contacts, st->iterations, st->residual_max,
-                             st->converged ? "" : "*", rate, eta, pr->tty && !final ? "   " : "\n"));
+  PetscCallVoid(PetscFPrintf(comm, stderr,
+                             "%sstep %" PetscInt_FMT "/%" PetscInt_FMT "  t=%.4g/%.4g s  bodies %" PetscInt_FMT
+                             "  contacts %" PetscInt_FMT "  it %" PetscInt_FMT
+                             "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
+                             pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end,
+                             st->bodies, st->contacts, st->iterations, st->residual_max, st->converged ? "" : "*", rate,
+                             eta, pr->tty && !final ? "   " : "\n"));
 }
 
 /* The angle of repose of each pile of the scenario's analysis.repose. */
@@ -138,8 +157,15 @@ static PetscErrorCode PrintRepose(MPI_Comm comm, Simulation sim)
   PetscCall(SimulationRepose(sim, res, status));
   for (int p = 0; p < sc->n_repose; p++) {
     const ReposeSpec *spec = &sc->repose[p];
-    if (status[p]) PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name, spec->x_min, spec->x_max));
-    else PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n", spec->name, spec->x_min, spec->x_max, res[p].angle_deg, res[p].uncertainty_deg, res[p].height, res[p].radius));
+    if (status[p])
+      PetscCall(PetscPrintf(comm, "  angle of repose (%s, %g <= x <= %g): no pile with a usable flank\n", spec->name,
+                            spec->x_min, spec->x_max));
+    else
+      PetscCall(
+        PetscPrintf(comm,
+                    "  angle of repose (%s, %g <= x <= %g): %.1f deg (± %.1f), pile height %.3g m, toe radius %.3g m\n",
+                    spec->name, spec->x_min, spec->x_max, res[p].angle_deg, res[p].uncertainty_deg, res[p].height,
+                    res[p].radius));
   }
   PetscCall(PetscFree2(res, status));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -151,17 +177,29 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   const NeighbourList *nlist = SimulationNeighbourList(sim);
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n", SimulationStepCount(sim), SimulationTime(sim), total));
-  PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n", pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
-  PetscCall(PetscPrintf(comm, "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
-                        SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts, pr->iterations, pr->unconverged, pr->max_speed));
+  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n",
+                        SimulationStepCount(sim), SimulationTime(sim), total));
+  PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n",
+                        pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
+  PetscCall(PetscPrintf(comm,
+                        "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT
+                        ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT
+                        " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
+                        SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
+                        pr->iterations, pr->unconverged, pr->max_speed));
   if (nlist->skin > 0) {
     PetscInt64 local[2] = {nlist->builds, nlist->steps}, global[2];
     PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT64, MPI_SUM, comm));
-    PetscCall(PetscPrintf(comm, "  neighbour list (skin %g m): built %" PetscInt64_FMT " times in %" PetscInt64_FMT " rank-steps\n", nlist->skin, global[0], global[1]));
+    PetscCall(PetscPrintf(comm,
+                          "  neighbour list (skin %g m): built %" PetscInt64_FMT " times in %" PetscInt64_FMT
+                          " rank-steps\n",
+                          nlist->skin, global[0], global[1]));
   }
   PetscCall(PrintRepose(comm, sim));
-  PetscCall(PetscPrintf(comm, "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, Apply, then glyph the points by 'radius')\n", outdir, outdir, outdir));
+  PetscCall(PetscPrintf(comm,
+                        "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, "
+                        "Apply, then glyph the points by 'radius')\n",
+                        outdir, outdir, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,7 +215,8 @@ static PetscErrorCode WriteSnapshot(Simulation sim, const char *outdir, Progress
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteCheckpoint(Simulation sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path, size_t len)
+static PetscErrorCode WriteCheckpoint(Simulation sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path,
+                                      size_t len)
 {
   double t0 = MPI_Wtime();
 
@@ -197,34 +236,36 @@ static PetscErrorCode WriteCheckpoint(Simulation sim, const char *outdir, Progre
 static void SetRunFlags(Simulation sim, PetscMPIInt rank, const CheckpointPlan *cp, const Timeseries *ts)
 {
   SimulationRequest(sim, RUN_FLAG_STOP, (PetscBool)(stop_requested != 0));
-  SimulationRequest(sim, RUN_FLAG_WALL_CHECKPOINT, (PetscBool)(rank == 0 && cp->wall_interval > 0 && MPI_Wtime() - cp->wall_last >= cp->wall_interval));
+  SimulationRequest(sim, RUN_FLAG_WALL_CHECKPOINT,
+                    (PetscBool)(rank == 0 && cp->wall_interval > 0 &&
+                                MPI_Wtime() - cp->wall_last >= cp->wall_interval));
   SimulationRequest(sim, RUN_FLAG_OUTPUT_FAILED, (PetscBool)(rank == 0 && ts->failed_step >= 0));
 }
 
 PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
 {
-  const Scenario  *sc         = SimulationScenario(sim);
-  const StepStats *last       = SimulationLastStep(sim);
-  const MPI_Comm   comm       = SimulationComm(sim);
-  const double     h          = sc->time_step;
-  const PetscInt   nsteps     = (PetscInt)llround(sc->time_end / h);
-  const PetscInt   snap_every = sc->snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sc->snapshot_interval / h)) : 0;
+  const Scenario  *sc       = SimulationScenario(sim);
+  const StepStats *last     = SimulationLastStep(sim);
+  const MPI_Comm   comm     = SimulationComm(sim);
+  const double     h        = sc->time_step;
+  const PetscInt   nsteps   = (PetscInt)llround(sc->time_end / h);
+  const PetscInt snap_every = sc->snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sc->snapshot_interval / h)) : 0;
   Timeseries     ts;
-  Progress       pr = {0};
+  Progress       pr      = {0};
   double         io_prev = 0;
   CheckpointPlan cp;
   PetscBool      checkpointing;
   struct sigaction old_handlers[2];
-  char           ckpt_path[PETSC_MAX_PATH_LEN] = "";
-  PetscMPIInt    rank;
+  char             ckpt_path[PETSC_MAX_PATH_LEN] = "";
+  PetscMPIInt      rank;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   *requeue = PETSC_FALSE;
   PetscCall(CcpdemLogEventsRegister());
   pr.wall_start = pr.last_print = MPI_Wtime();
-  pr.tty        = (PetscBool)isatty(fileno(stderr));
-  pr.first_step = SimulationStepCount(sim);
+  pr.tty                        = (PetscBool)isatty(fileno(stderr));
+  pr.first_step                 = SimulationStepCount(sim);
   PetscCall(ProgressInterval(sim, &pr.interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
@@ -238,7 +279,8 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
     SetRunFlags(sim, rank, &cp, &ts);
     PetscCall(SimulationStep(sim));
     step = SimulationStepCount(sim);
-    if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED)) PetscCall(TimeseriesCheck(comm, &ts)); /* the error, on every rank */
+    if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED))
+      PetscCall(TimeseriesCheck(comm, &ts)); /* the error, on every rank */
     stop     = SimulationAgreed(sim, RUN_FLAG_STOP);
     wall_due = SimulationAgreed(sim, RUN_FLAG_WALL_CHECKPOINT);
     pr.wall_detect += last->wall_detect;
@@ -250,7 +292,8 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
     io0          = MPI_Wtime();
     PetscCall(TimeseriesWrite(comm, &ts, last, io_prev));
     if ((snap_every && step % snap_every == 0) || step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
-    if (stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) || (cp.every_sim_steps && step % cp.every_sim_steps == 0) || (checkpointing && step == nsteps))
+    if (stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) ||
+        (cp.every_sim_steps && step % cp.every_sim_steps == 0) || (checkpointing && step == nsteps))
       PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path)));
     io_prev = MPI_Wtime() - io0;
     ProgressLine(comm, &pr, sim, nsteps, PETSC_FALSE);
@@ -264,7 +307,10 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
   ProgressLine(comm, &pr, sim, nsteps, PETSC_TRUE);
   if (*requeue) {
     PetscCall(TimeseriesClose(&ts));
-    PetscCall(PetscPrintf(comm, "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT " (t = %.17g s) to %s; continue with: ccpdem restart %s\n", SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
+    PetscCall(PetscPrintf(comm,
+                          "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT
+                          " (t = %.17g s) to %s; continue with: ccpdem restart %s\n",
+                          SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(TimeseriesClose(&ts));

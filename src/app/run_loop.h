@@ -5,7 +5,7 @@
  * end when any of those is set; with a progress line and a closing summary.
  * SIGUSR1 or SIGTERM: the current step is finished, a checkpoint written, and RunLoop returns with
  * *requeue set (ccpdem then exits with CCPDEM_EXIT_REQUEUE). Ranks agree on stopping every step.
- * Like the stepper, a composing layer: it calls io/. */
+ * A composing layer above step/: it calls io/ too. */
 #ifndef CCPDEM_APP_RUN_LOOP_H
 #define CCPDEM_APP_RUN_LOOP_H
 #include "step/simulation.h"

@@ -20,8 +20,11 @@ PetscErrorCode MemoryPolicyApply(void)
 {
   PetscFunctionBegin;
 #if defined(__GLIBC__)
-  PetscCheck(mallopt(M_MMAP_MAX, MAX_MAPPED_ARRAYS) && mallopt(M_MMAP_THRESHOLD, MAP_THRESHOLD_BYTES) && mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES), PETSC_COMM_SELF, PETSC_ERR_LIB,
-             "glibc refused the heap policy (mallopt): report this with the glibc version; memory per body will be higher");
+  PetscCheck(mallopt(M_MMAP_MAX, MAX_MAPPED_ARRAYS) && mallopt(M_MMAP_THRESHOLD, MAP_THRESHOLD_BYTES) &&
+               mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES),
+             PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "glibc refused the heap policy (mallopt): report this with the glibc version; memory per body will be "
+             "higher");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -30,7 +33,8 @@ PetscErrorCode MemoryAllocAligned(size_t bytes, size_t align, const char *what, 
 {
   PetscFunctionBegin;
   *p = NULL;
-  PetscCheck(!posix_memalign(p, align, bytes ? bytes : 1), PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory for %s (%zu bytes)", what, bytes);
+  PetscCheck(!posix_memalign(p, align, bytes ? bytes : 1), PETSC_COMM_SELF, PETSC_ERR_MEM,
+             "no memory for %s (%zu bytes)", what, bytes);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -43,7 +47,8 @@ void MemoryFreeAligned(void **p)
 void MemoryAdviseHugePages(void *p, size_t bytes)
 {
 #if defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+  const uintptr_t huge = (uintptr_t)2 << 20, lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+                  hi = ((uintptr_t)p + bytes) & ~(huge - 1);
   if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
   (void)p;

@@ -12,9 +12,9 @@
 PetscErrorCode MemoryPolicyApply(void);
 
 /* Ask for transparent huge pages on the whole 2 MB pages inside [p, p + bytes) of an array,
- * best before they are first touched (pages touched before stay 4 KB until the kernel merges them). For arrays allocated and freed every step (collision detection's):
- * with 4 KB pages, faulting them in and unmapping them cost more than filling them. Advice only:
- * where it is not supported, nothing changes. */
+ * best before they are first touched (pages touched before stay 4 KB until the kernel merges them). For arrays
+ * allocated and freed every step (collision detection's): with 4 KB pages, faulting them in and unmapping them cost
+ * more than filling them. Advice only: where it is not supported, nothing changes. */
 void MemoryAdviseHugePages(void *p, size_t bytes);
 
 /* *p = bytes (at least 1) starting on a multiple of `align` (a power of two, e.g. 64: records

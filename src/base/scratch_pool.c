@@ -4,7 +4,8 @@
 PetscErrorCode ScratchPoolGet(ScratchPool *p, int slot, size_t bytes, size_t keep, void **buf)
 {
   PetscFunctionBegin;
-  PetscCheck(slot >= 0 && slot < SCRATCH_SLOTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ScratchPoolGet: slot %d outside [0, %d)", slot, SCRATCH_SLOTS);
+  PetscCheck(slot >= 0 && slot < SCRATCH_SLOTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "ScratchPoolGet: slot %d outside [0, %d)", slot, SCRATCH_SLOTS);
   if (bytes > p->bytes[slot]) {
     const size_t grown = bytes + bytes / 2 + 64; /* headroom: the counts change every step */
     void        *q;

@@ -16,7 +16,7 @@
  *        method uses, so a method of two vectors (Jacobi, Gauss-Seidel) grows no slot of its own
  *        for them (about 130 bytes per body less in the 3-dof bench pile);
  *   7    the solver's packed blocks, during a solve; the warm-start memory (ImpulseMemoryUsePool)
- *        from the store after a solve to its release before the next (the stepper);
+ *        from the store after a solve to its release before the next (the time step);
  *   0    also the solve's velocities (CCPProblem.vel NULL), from the end of a solve to the pool's
  *        next user. */
 #ifndef CCPDEM_BASE_SCRATCH_POOL_H
@@ -25,7 +25,15 @@
 
 #define SCRATCH_SLOTS 8
 
-enum { SCRATCH_BP_CELLS = 0, SCRATCH_BP_BODIES = 1, SCRATCH_BP_PAIRS = 2, SCRATCH_PAIR_RECORDS = 0, SCRATCH_PAIR_SORT = 1, SCRATCH_PACKED_BLOCKS = 7, SCRATCH_SOLVE_VELOCITIES = 0 };
+enum {
+  SCRATCH_BP_CELLS         = 0,
+  SCRATCH_BP_BODIES        = 1,
+  SCRATCH_BP_PAIRS         = 2,
+  SCRATCH_PAIR_RECORDS     = 0,
+  SCRATCH_PAIR_SORT        = 1,
+  SCRATCH_PACKED_BLOCKS    = 7,
+  SCRATCH_SOLVE_VELOCITIES = 0
+};
 
 typedef struct {
   void  *buf[SCRATCH_SLOTS]; /* SCRATCH_ALIGN-aligned (MemoryAllocAligned) */

@@ -14,7 +14,7 @@
 #include "base/simd4_isa.h"
 #include "base/simd_quad.h"
 
-#define SIMD4_LANES   4
+#define SIMD4_LANES 4
 
 typedef double  v4d __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
 typedef int64_t v4l __attribute__((vector_size(SIMD4_LANES * sizeof(double))));
@@ -42,8 +42,14 @@ ALWAYS_INLINE v4d vsqrt(v4d x)
  * SSE2 movmskpd (baseline, so in both instantiations): 4 instructions, not 4 lane extractions. */
 #if defined(__x86_64__)
 #include <emmintrin.h>
-ALWAYS_INLINE int simd4_all(v4l m) { return _mm_movemask_pd((__m128d)(__builtin_shufflevector(m, m, 0, 1) & __builtin_shufflevector(m, m, 2, 3))) == 3; }
-ALWAYS_INLINE int simd4_any(v4l m) { return _mm_movemask_pd((__m128d)(__builtin_shufflevector(m, m, 0, 1) | __builtin_shufflevector(m, m, 2, 3))) != 0; }
+ALWAYS_INLINE int simd4_all(v4l m)
+{
+  return _mm_movemask_pd((__m128d)(__builtin_shufflevector(m, m, 0, 1) & __builtin_shufflevector(m, m, 2, 3))) == 3;
+}
+ALWAYS_INLINE int simd4_any(v4l m)
+{
+  return _mm_movemask_pd((__m128d)(__builtin_shufflevector(m, m, 0, 1) | __builtin_shufflevector(m, m, 2, 3))) != 0;
+}
 #else
 ALWAYS_INLINE int simd4_all(v4l m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
 ALWAYS_INLINE int simd4_any(v4l m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }

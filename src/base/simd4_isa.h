@@ -10,12 +10,23 @@
  * the same, and so are the results' bits (checked: snapshots of CCP piles with each solver and of the
  * penalty benchmark). INSTANTIATE(suffix, attr) is the caller's macro; simd4_isa(cap) picks at run
  * time the best instantiation this CPU runs, up to cap (the -penalty_simd / -ccp_simd options). */
-typedef enum { SIMD4_GENERIC, SIMD4_AVX2, SIMD4_AVX512VL, SIMD4_AVX512 } Simd4Isa;
+typedef enum {
+  SIMD4_GENERIC,
+  SIMD4_AVX2,
+  SIMD4_AVX512VL,
+  SIMD4_AVX512
+} Simd4Isa;
 /* SIMD4_AVX512: a family that also has an 8-lane instantiation (src/base/simd8.h: 512-bit vectors,
  * AVX-512F/VL/DQ) runs it; the others run their AVX512VL one. */
 /* names for PetscOptionsEnum: the values, the type's name, the prefix, NULL */
-#define SIMD4_ISA_NAMES {"generic", "avx2", "avx512vl", "avx512", "Simd4Isa", "SIMD4_", NULL}
-static inline const char *simd4_isa_name(Simd4Isa isa) { return isa == SIMD4_AVX512 ? "avx512" : isa == SIMD4_AVX512VL ? "avx512vl" : isa == SIMD4_AVX2 ? "avx2" : "generic"; }
+#define SIMD4_ISA_NAMES \
+  { \
+    "generic", "avx2", "avx512vl", "avx512", "Simd4Isa", "SIMD4_", NULL \
+  }
+static inline const char *simd4_isa_name(Simd4Isa isa)
+{
+  return isa == SIMD4_AVX512 ? "avx512" : isa == SIMD4_AVX512VL ? "avx512vl" : isa == SIMD4_AVX2 ? "avx2" : "generic";
+}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SIMD4_AVX2_ATTR   __attribute__((target("avx2,fma")))
@@ -30,11 +41,12 @@ static inline int simd8_cpu_supported(void)
 /* the best 4-lane instantiation the CPU runs */
 static inline Simd4Isa simd4_cpu_isa(void)
 {
-  static int known = 0;
-  static Simd4Isa isa = SIMD4_GENERIC;
+  static int      known = 0;
+  static Simd4Isa isa   = SIMD4_GENERIC;
   if (!known) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? SIMD4_AVX512VL : SIMD4_AVX2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      isa = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? SIMD4_AVX512VL : SIMD4_AVX2;
     known = 1;
   }
   return isa;

@@ -11,10 +11,10 @@
 #include "base/simd4_isa.h"
 #include "base/simd_quad.h"
 
-#define SIMD8_LANES   8
+#define SIMD8_LANES 8
 
-typedef double  v8d __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
-typedef int64_t v8l __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
+typedef double    v8d __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
+typedef int64_t   v8l __attribute__((vector_size(SIMD8_LANES * sizeof(double))));
 typedef simd_quad v8q; /* a quad: 4 doubles of one record (base/simd_quad.h) */
 
 /* a macro, not a function (see base/simd4.h) */

@@ -29,7 +29,7 @@ PetscErrorCode BodyStoreReserve(BodyStore *s, PetscInt n)
 #define BODY_FIELD_GROW(type, name, width) \
   { \
     type *p; \
-    PetscCall(PetscMalloc1((size_t)cap * (width), &p)); \
+    PetscCall(PetscMalloc1((size_t)cap *(width), &p)); \
     if (s->name) PetscCall(PetscArraycpy(p, s->name, (size_t)(s->n_owned + s->n_ghost) * (width))); \
     PetscCall(PetscFree(s->name)); \
     s->name = p; \
@@ -57,7 +57,8 @@ void BodyStoreSet(BodyStore *s, PetscInt i, const BodyRecord *b)
 PetscErrorCode BodyStoreAppendOwned(BodyStore *s, const BodyRecord *b)
 {
   PetscFunctionBegin;
-  PetscCheck(s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "BodyStoreAppendOwned: drop the ghosts before adding owned bodies");
+  PetscCheck(s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "BodyStoreAppendOwned: drop the ghosts before adding owned bodies");
   PetscCall(BodyStoreReserve(s, s->n_owned + 1));
   BodyStoreSet(s, s->n_owned, b);
   s->n_owned++;
@@ -89,7 +90,8 @@ PetscErrorCode BodyStorePermute(BodyStore *s, PetscInt n, const PetscInt *order)
 #define BODY_FIELD_PERMUTE(type, name, width) \
   { \
     type *p = (type *)(void *)scratch; \
-    for (PetscInt k = lo; k < hi; k++) memcpy(p + (size_t)(k - lo) * (width), s->name + (size_t)order[k] * (width), sizeof(type) * (width)); \
+    for (PetscInt k = lo; k < hi; k++) \
+      memcpy(p + (size_t)(k - lo) * (width), s->name + (size_t)order[k] * (width), sizeof(type) * (width)); \
     PetscCall(PetscArraycpy(s->name + (size_t)lo * (width), p, (size_t)(hi - lo) * (width))); \
   }
   BODY_FIELDS(BODY_FIELD_PERMUTE)

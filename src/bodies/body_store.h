@@ -12,15 +12,15 @@
 
 /* X(type, name, components per body) */
 #define BODY_FIELDS(X) \
-  X(int64_t, id, 1)       /* global id */                                        \
-  X(double, pos, 3)       /* centre of mass, world (m) */                        \
-  X(double, quat, 4)      /* orientation (w, x, y, z), body -> world */          \
-  X(double, vel, 6)       /* linear world (m/s), angular body frame (rad/s) */  \
-  X(double, mass, 1)      /* kg */                                               \
-  X(double, inertia, 3)   /* principal moments, body frame (kg m^2) */          \
-  X(int32_t, shape, 1)    /* ShapeKind */                                        \
-  X(double, size, 3)      /* sphere: radius in [0]; box: half extents */         \
-  X(double, radius, 1)    /* bounding radius (m) */                              \
+  X(int64_t, id, 1)       /* global id */ \
+  X(double, pos, 3)       /* centre of mass, world (m) */ \
+  X(double, quat, 4)      /* orientation (w, x, y, z), body -> world */ \
+  X(double, vel, 6)       /* linear world (m/s), angular body frame (rad/s) */ \
+  X(double, mass, 1)      /* kg */ \
+  X(double, inertia, 3)   /* principal moments, body frame (kg m^2) */ \
+  X(int32_t, shape, 1)    /* ShapeKind */ \
+  X(double, size, 3)      /* sphere: radius in [0]; box: half extents */ \
+  X(double, radius, 1)    /* bounding radius (m) */ \
   X(int32_t, material, 1) /* index into the scenario's materials */
 
 typedef struct {
@@ -43,8 +43,8 @@ PetscErrorCode BodyStoreDestroy(BodyStore *s);
 PetscErrorCode BodyStoreReserve(BodyStore *s, PetscInt n);
 /* Append an owned body. Precondition: no ghosts (n_ghost == 0). */
 PetscErrorCode BodyStoreAppendOwned(BodyStore *s, const BodyRecord *b);
-void BodyStoreGet(const BodyStore *s, PetscInt i, BodyRecord *b);
-void BodyStoreSet(BodyStore *s, PetscInt i, const BodyRecord *b);
+void           BodyStoreGet(const BodyStore *s, PetscInt i, BodyRecord *b);
+void           BodyStoreSet(BodyStore *s, PetscInt i, const BodyRecord *b);
 /* Reorder the first n bodies: new slot k receives old body order[k]. */
 PetscErrorCode BodyStorePermute(BodyStore *s, PetscInt n, const PetscInt *order);
 /* Remove owned body i (swap with the last owned one). Precondition: no ghosts. */

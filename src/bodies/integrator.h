@@ -12,10 +12,14 @@
 /* How the orientation follows the angular velocity: the exponential map evaluated with sincos
  * (quat_integrate_world), or by its series for small angles (quat_integrate_world_series: the same
  * rotation to rounding, faster; the penalty model's many small steps take it). */
-typedef enum { ORIENTATION_EXACT, ORIENTATION_SERIES } OrientationMap;
+typedef enum {
+  ORIENTATION_EXACT,
+  ORIENTATION_SERIES
+} OrientationMap;
 
 /* Body i's free linear velocity v + h g. */
-static inline void integrator_free_linear(const BodyStore *s, PetscInt i, const double g[3], double h, double vel_free[3])
+static inline void integrator_free_linear(const BodyStore *s, PetscInt i, const double g[3], double h,
+                                          double vel_free[3])
 {
   for (int k = 0; k < 3; k++) vel_free[k] = s->vel[6 * i + k] + h * g[k];
 }
@@ -23,7 +27,8 @@ static inline void integrator_free_linear(const BodyStore *s, PetscInt i, const 
 /* Body i, whose orientation matrix is R: its world inverse inertia (xx, yy, zz, xy, xz, yz), and its
  * free velocity M^-1 k with the angular part converted to the world frame. A moment equal to the
  * one before it takes that one's inverse: the same bits, and a sphere pays one division, not three. */
-static inline void integrator_free_velocity(const BodyStore *s, PetscInt i, const double R[9], const double g[3], double h, double inv_inertia[6], double vel_free[6])
+static inline void integrator_free_velocity(const BodyStore *s, PetscInt i, const double R[9], const double g[3],
+                                            double h, double inv_inertia[6], double vel_free[6])
 {
   const double *J = s->inertia + 3 * i, *wb = s->vel + 6 * i + 3;
   double        Jinv[3], Jw[3], gyro[3], wnew[3];
@@ -41,7 +46,8 @@ static inline void integrator_free_velocity(const BodyStore *s, PetscInt i, cons
 /* Body i (orientation matrix R, of its orientation before the step) takes the step's world
  * velocity vs (linear, angular): its stored velocity (angular in its own frame), its centre and its
  * orientation move on. */
-static inline void integrator_move_body(BodyStore *s, PetscInt i, const double R[9], const double vs[6], double h, OrientationMap map)
+static inline void integrator_move_body(BodyStore *s, PetscInt i, const double R[9], const double vs[6], double h,
+                                        OrientationMap map)
 {
   double *v = s->vel + 6 * i, *x = s->pos + 3 * i;
   for (int k = 0; k < 3; k++) v[k] = vs[k];

@@ -2,7 +2,10 @@
 #ifndef CCPDEM_BODIES_SHAPES_H
 #define CCPDEM_BODIES_SHAPES_H
 
-typedef enum { SHAPE_SPHERE = 0, SHAPE_BOX = 1 } ShapeKind;
+typedef enum {
+  SHAPE_SPHERE = 0,
+  SHAPE_BOX    = 1
+} ShapeKind;
 
 /* size[3]: sphere radius in size[0] (size[1] = size[2] = size[0]); box half extents. */
 static inline double shape_bounding_radius(ShapeKind k, const double size[3])
@@ -22,7 +25,9 @@ static inline void shape_inertia(ShapeKind k, const double size[3], double m, do
     moments[0] = moments[1] = moments[2] = 0.4 * m * size[0] * size[0];
   } else {
     const double a = 2 * size[0], b = 2 * size[1], c = 2 * size[2];
-    moments[0] = m * (b * b + c * c) / 12.0; moments[1] = m * (a * a + c * c) / 12.0; moments[2] = m * (a * a + b * b) / 12.0;
+    moments[0] = m * (b * b + c * c) / 12.0;
+    moments[1] = m * (a * a + c * c) / 12.0;
+    moments[2] = m * (a * a + b * b) / 12.0;
   }
 }
 #endif

@@ -32,7 +32,8 @@ PetscErrorCode BodyStoreSortSpatially(BodyStore *s, const double lo[3], const do
   PetscInt      *order;
 
   PetscFunctionBegin;
-  PetscCheck(s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "BodyStoreSortSpatially: drop the ghosts first");
+  PetscCheck(s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "BodyStoreSortSpatially: drop the ghosts first");
   if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc2(n, &keys, n, &order));
   for (PetscInt i = 0; i < n; i++) {

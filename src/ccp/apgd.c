@@ -55,7 +55,8 @@
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
 
 /* A buffer of bufs[0..n) that is none of x, y, z, w; NULL if there is none. */
-static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z, const double *w)
+static double *unused_buffer(double *const *bufs, int n, const double *x, const double *y, const double *z,
+                             const double *w)
 {
   for (int k = 0; k < n; k++)
     if (bufs[k] != x && bufs[k] != y && bufs[k] != z && bufs[k] != w) return bufs[k];
@@ -115,7 +116,8 @@ static inline PetscBool apgd_check(const CCPSettings *set, double indicator, dou
  * scatter in problem order (CCPPackedUnpackGamma), which, up to once per check interval, took 3% of
  * APGD's samples in `bench_core -n 100000 -dof 6`. Without blocks the buffers may all be one empty
  * array (NULL then: nothing is read or written). */
-static PetscErrorCode apgd_free_buffer(CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x, const double *y, const double *z, double **best, double **buf)
+static PetscErrorCode apgd_free_buffer(CCPPacked *pk, CCPProblem *P, double *const *G, int n, const double *x,
+                                       const double *y, const double *z, double **best, double **buf)
 {
   PetscFunctionBegin;
   *buf = unused_buffer(G, n, x, y, z, *best);
@@ -135,7 +137,6 @@ static void apgd_best(const CCPPacked *pk, const CCPProblem *P, double *G0, doub
     CCPPackedUnstash(pk, P, *best);
   }
 }
-
 
 /* One iteration's step in flight: the sums of its passes over all ranks (CCPApgdSums and
  * the bodies' p^T M^-1 p), and the residual of gamma_k when it was asked for. */
@@ -194,7 +195,8 @@ static void rotate_step(CCPApgdStep *p, const double *x, int vnew)
 
 /* The bookkeeping of gamma_k's exact residual res (a step's pass yields it): the warm start's
  * residual, the best iterate. True when the solve stops at gamma_k: converged, or diverging. */
-static PetscBool apgd_residual_known(PetscBool warm, const double *xk, double res, double **best, double *best_res, double *res_start, double tol)
+static PetscBool apgd_residual_known(PetscBool warm, const double *xk, double res, double **best, double *best_res,
+                                     double *res_start, double tol)
 {
   if (warm) *res_start = res;
   return (PetscBool)(!accept(best, best_res, (double *)xk, res) || *best_res <= tol);
@@ -203,7 +205,8 @@ static PetscBool apgd_residual_known(PetscBool warm, const double *xk, double re
 /* What the iteration (apgd_iterate) runs on: the packed layout or the reference loops. */
 typedef struct {
   /* one step's passes from p into x and the velocity slot vnew, with gamma_k's residual when asked */
-  PetscErrorCode (*step)(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r);
+  PetscErrorCode (*step)(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L,
+                         ApgdStepSums *r);
   /* the exact residual of p->xk at its velocities (slot p->vk) */
   PetscErrorCode (*residual)(void *ctx, const CCPApgdStep *p, double *res);
   /* a multiplier buffer for the step: none of p->xk, p->xkm1, *best (which may move out: NULL) */
@@ -285,7 +288,7 @@ static PetscErrorCode packed_residual(void *ctx, const CCPApgdStep *p, double *r
 
 static PetscErrorCode packed_buffer(void *ctx, const CCPApgdStep *p, double **best, double **x)
 {
-  const ApgdPacked *a = (const ApgdPacked *)ctx;
+  const ApgdPacked *a  = (const ApgdPacked *)ctx;
   CCPPacked        *pk = &a->ctx->work->pk;
   return apgd_free_buffer(pk, a->P, pk->g, APGD_VECTORS, p->xk, p->xkm1, NULL, best, x);
 }
@@ -295,7 +298,7 @@ static PetscErrorCode APGD_Packed(const CCPSolveContext *ctx, CCPProblem *P, CCP
   CCPPacked    *pk     = &ctx->work->pk;
   ApgdPacked    packed = {ctx, P};
   const ApgdOps ops    = {packed_step, packed_residual, packed_buffer, &packed};
-  double       *best = pk->g[0], best_res, res_start;
+  double       *best   = pk->g[0], best_res, res_start;
   PetscInt      iterations, passes;
   CCPApgdStep   p = {pk->g[0], pk->g[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
 
@@ -319,10 +322,11 @@ typedef struct {
 } ApgdReference;
 
 /* The same passes as apgd_step_packed over the problem's contacts and bodies. Single-rank. */
-static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L, ApgdStepSums *r)
+static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x, int vnew, PetscBool residual, double L,
+                                     ApgdStepSums *r)
 {
-  const ApgdReference *ref = (const ApgdReference *)ctx;
-  const CCPProblem    *P   = ref->P;
+  const ApgdReference *ref  = (const ApgdReference *)ctx;
+  const CCPProblem    *P    = ref->P;
   const double         beta = p->beta, *vk = ref->V[p->vk], *vkm1 = ref->V[p->vkm1];
   double              *acc = ref->V[CCP_SLOT_DV], *vout = ref->V[vnew];
   CCPApgdSums          c   = {0, 0, 0, 0, 0};
@@ -401,7 +405,8 @@ static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, 
 
   PetscFunctionBegin;
   PetscCall(CCPWorkspaceEnsure(w, P));
-  ApgdReference ref = {P, {P->vel, w->work_v[0], w->work_v[1], w->work_v[2]},
+  ApgdReference ref = {P,
+                       {P->vel, w->work_v[0], w->work_v[1], w->work_v[2]},
                        {P->gamma, w->work_g[0], w->work_g[1], w->work_g[2]}};
   const ApgdOps ops = {reference_step, reference_residual, reference_buffer, &ref};
   CCPApgdStep   p   = {ref.G[0], ref.G[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */

@@ -11,7 +11,7 @@ static inline double norm2(double a, double b)
 {
   const double s = a * a + b * b;
   if (s > 0x1p-1000 && s < 0x1p+1000) return sqrt(s);
-  if (a == 0 && b == 0) return 0;   /* common (zero impulse), and hypot is slow */
+  if (a == 0 && b == 0) return 0; /* common (zero impulse), and hypot is slow */
   return hypot(a, b);
 }
 
@@ -34,8 +34,8 @@ void cone_project3(double mu, double g[3])
    * polar) and t > 0 (t = 0 was either kept or sent to the apex above). For mu = 0 this gives
    * (gn, 0, 0) with gn > 0. */
   const double q = gn + mu * t, d = 1 + mu * mu;
-  const double s = mu * q / (d * t);   /* = mu gn_new / t; two independent divisions */
-  g[0] = q / d;
+  const double s = mu * q / (d * t); /* = mu gn_new / t; two independent divisions */
+  g[0]           = q / d;
   g[1] *= s;
   g[2] *= s;
 }
@@ -75,16 +75,18 @@ void cone_project6(double mu, double rho, double sigma, double g[6])
    * (Newton) sequence of at most four passes, usually one or two. "y_A < b_i" is tested as
    * m_i num < n_i den (den > 0), so only the final iterate is divided. A block with m_i = 0 stays
    * active but contributes nothing. */
-  int as = ns > 0, ar = nr > 0, at = nt > 0;
+  int    as = ns > 0, ar = nr > 0, at = nt > 0;
   double num, den;
   for (;;) {
-    num = x0 + (as ? ms : 0) + (ar ? mr : 0) + (at ? mt : 0);
-    den = 1 + (as ? mu * mu : 0) + (ar ? rho * rho : 0) + (at ? sigma * sigma : 0);
+    num          = x0 + (as ? ms : 0) + (ar ? mr : 0) + (at ? mt : 0);
+    den          = 1 + (as ? mu * mu : 0) + (ar ? rho * rho : 0) + (at ? sigma * sigma : 0);
     const int s2 = as && mu * num < ns * den;
     const int r2 = ar && rho * num < nr * den;
     const int t2 = at && sigma * num < nt * den;
     if (s2 == as && r2 == ar && t2 == at) break;
-    as = s2; ar = r2; at = t2;   /* the set shrank strictly: the loop ends */
+    as = s2;
+    ar = r2;
+    at = t2; /* the set shrank strictly: the loop ends */
   }
   /* y > 0 in exact arithmetic; the clamp only guards gn >= 0 against rounding when y* ~ eps |x|. */
   double y = num / den;
@@ -92,12 +94,12 @@ void cone_project6(double mu, double rho, double sigma, double g[6])
 
   const double fs = clamp_factor(ns, mu * y), fr = clamp_factor(nr, rho * y);
   const double ft = clamp_factor(nt, sigma * y);
-  g[0] = y;
-  g[1] = fs * gu;
-  g[2] = fs * gw;
-  g[3] = ft * tn;
-  g[4] = fr * tu;
-  g[5] = fr * tw;
+  g[0]            = y;
+  g[1]            = fs * gu;
+  g[2]            = fs * gw;
+  g[3]            = ft * tn;
+  g[4]            = fr * tu;
+  g[5]            = fr * tw;
 }
 
 /* Clamp the 2-vector v into the disk of radius r. */

@@ -66,7 +66,7 @@ static PetscErrorCode JacobiReference(const CCPSolveContext *ctx, CCPProblem *P,
 static PetscErrorCode JacobiPacked(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   const double   omega = ctx->set->jacobi_omega, lambda = ctx->set->jacobi_lambda;
-  CCPPacked     *pk    = &ctx->work->pk;
+  CCPPacked     *pk = &ctx->work->pk;
   CCPSweepChecks checks;
 
   PetscFunctionBegin;

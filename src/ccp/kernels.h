@@ -19,12 +19,13 @@
 #include "base/vec3.h"
 
 /* Contact i's 6 multipliers (or gradient entries) in a CONTACT_DOF_MAX-per-contact vector. */
-static inline double *ccp_block(double *x, PetscInt i) { return x + (size_t)CONTACT_DOF_MAX * i; }
+static inline double       *ccp_block(double *x, PetscInt i) { return x + (size_t)CONTACT_DOF_MAX * i; }
 static inline const double *ccp_cblock(const double *x, PetscInt i) { return x + (size_t)CONTACT_DOF_MAX * i; }
 
 /* u = D_c^T v without b: B's contact-point velocity relative to A's in (n, u, w), then for 6-dof
  * the relative angular velocity wB - wA in (n, u, w). Reads va, vb (6 each). */
-static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const double *restrict va, const double *restrict vb, double *restrict u)
+static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const double *restrict va,
+                                                const double *restrict vb, double *restrict u)
 {
   double pa[3], pb[3], d[3], eu[3], ew[3];
   contact_frame(c, eu, ew);
@@ -38,14 +39,16 @@ static inline void ccp_kernel_relative_velocity(const Contact *restrict c, const
   u[2] = v3_dot(ew, d);
   if (contact_dof(c) == 6) {
     const double dw[3] = {vb[3] - va[3], vb[4] - va[4], vb[5] - va[5]};
-    u[3] = v3_dot(c->n, dw);
-    u[4] = v3_dot(eu, dw);
-    u[5] = v3_dot(ew, dw);
+    u[3]               = v3_dot(c->n, dw);
+    u[4]               = v3_dot(eu, dw);
+    u[5]               = v3_dot(ew, dw);
   } else u[3] = u[4] = u[5] = 0;
 }
 
 /* g = D_c^T v + b_c + C_c gamma (the CCP gradient of one contact, terms t). */
-static inline void ccp_kernel_gradient(const Contact *restrict c, const CCPContactTerms *restrict t, const double *restrict va, const double *restrict vb, const double *restrict gamma, double *restrict g)
+static inline void ccp_kernel_gradient(const Contact *restrict c, const CCPContactTerms *restrict t,
+                                       const double *restrict va, const double *restrict vb,
+                                       const double *restrict gamma, double *restrict g)
 {
   ccp_kernel_relative_velocity(c, va, vb, g);
   g[0] += t->bn + t->c_lin * gamma[0];
@@ -69,7 +72,8 @@ static inline void ccp_kernel_clamp(const RowBox *restrict box, double *restrict
 }
 
 /* The impulse D_c dg on B: force F and torque T (A gets -F, -T), in the world frame. */
-static inline void ccp_kernel_force_torque(const Contact *restrict c, const double *restrict dg, double F[3], double T[3])
+static inline void ccp_kernel_force_torque(const Contact *restrict c, const double *restrict dg, double F[3],
+                                           double T[3])
 {
   double eu[3], ew[3];
   contact_frame(c, eu, ew);
@@ -85,7 +89,9 @@ static inline void ccp_kernel_force_torque(const Contact *restrict c, const doub
 }
 
 /* va += M_A^-1 (A's part of D_c dg), vb likewise: F and T on B, -F and -T on A. */
-static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb, const double *restrict Ib, const double *restrict dg, double *restrict va, double *restrict vb)
+static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const double *restrict Ia, double imb,
+                                    const double *restrict Ib, const double *restrict dg, double *restrict va,
+                                    double *restrict vb)
 {
   double F[3], T[3], m[3], dw[3];
   ccp_kernel_force_torque(c, dg, F, T);
@@ -102,7 +108,8 @@ static inline void ccp_kernel_apply(const Contact *restrict c, double ima, const
 }
 
 /* pa -= A's part of D_c dg (force, moment about A's centre), pb += B's: impulses, no M^-1. */
-static inline void ccp_kernel_impulse(const Contact *restrict c, const double *restrict dg, double *restrict pa, double *restrict pb)
+static inline void ccp_kernel_impulse(const Contact *restrict c, const double *restrict dg, double *restrict pa,
+                                      double *restrict pb)
 {
   double F[3], T[3], m[3];
   ccp_kernel_force_torque(c, dg, F, T);
@@ -148,7 +155,8 @@ static inline void ccp_kernel_project(const Contact *restrict c, const CCPContac
     if (dof == 6) cone_project6(c->mu, c->rho, c->sigma, g);
     else cone_project3(c->mu, g);
   }
-  if (t->yield_impulse > 0 && g[0] > t->yield_impulse + t->cohesion_impulse) cone_cap(dof, c->mu, c->rho, c->sigma, t->yield_impulse + t->cohesion_impulse, g);
+  if (t->yield_impulse > 0 && g[0] > t->yield_impulse + t->cohesion_impulse)
+    cone_cap(dof, c->mu, c->rho, c->sigma, t->yield_impulse + t->cohesion_impulse, g);
   g[0] -= t->cohesion_impulse;
 }
 
@@ -162,7 +170,8 @@ static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3
 }
 
 /* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i (C from c_lin). */
-static inline void ccp_kernel_traces(const Contact *restrict c, double c_lin, double ima, const double *restrict Ia, double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
+static inline void ccp_kernel_traces(const Contact *restrict c, double c_lin, double ima, const double *restrict Ia,
+                                     double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
 {
   *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c_lin;
   *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c, c_lin) : 0;
@@ -212,12 +221,12 @@ static inline void ccp_kernel_metric_seed(double tf, double tt, float *f, float 
 static inline void ccp_kernel_metric_from_seed(double f, double ell, CCPMetric *restrict m)
 {
   const double p = 1 / (f * ell);
-  m->f     = f;
-  m->ell   = ell;
-  m->t     = f * ell * ell;
-  m->inv_f = p * ell;
-  m->il    = p * f;
-  m->inv_t = m->inv_f * m->il * m->il;
+  m->f           = f;
+  m->ell         = ell;
+  m->t           = f * ell * ell;
+  m->inv_f       = p * ell;
+  m->il          = p * f;
+  m->inv_t       = m->inv_f * m->il * m->il;
 }
 
 /* The metric of a contact of `dof` rows from its eta and, for 6 rows, its traces (ccp_kernel_traces):
@@ -236,7 +245,9 @@ static inline void ccp_kernel_metric_of(int dof, double eta, double tf, double t
   ccp_kernel_metric_from_seed(f, ell, m);
 }
 
-static inline void ccp_kernel_metric(const Contact *restrict c, const CCPContactTerms *restrict t, double ima, const double *restrict Ia, double imb, const double *restrict Ib, CCPMetric *restrict m)
+static inline void ccp_kernel_metric(const Contact *restrict c, const CCPContactTerms *restrict t, double ima,
+                                     const double *restrict Ia, double imb, const double *restrict Ib,
+                                     CCPMetric *restrict m)
 {
   double tf = 0, tt = 0;
   if (contact_dof(c) == 6) ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
@@ -248,13 +259,15 @@ static inline double ccp_kernel_eta(int dof, double tf, double tt) { return dof 
 
 /* The metrics of all contacts, kept for a solve by Jacobi and Gauss-Seidel in a gamma-sized work
  * vector (APGD, which needs all its work vectors for iterates, recomputes them per sweep). */
-_Static_assert(sizeof(CCPMetric) <= CONTACT_DOF_MAX * sizeof(double), "a CCPMetric per contact must fit in a gamma-sized vector");
+_Static_assert(sizeof(CCPMetric) <= CONTACT_DOF_MAX * sizeof(double),
+               "a CCPMetric per contact must fit in a gamma-sized vector");
 static inline void ccp_kernel_metrics(const CCPProblem *P, CCPMetric *m)
 {
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     const Contact *c = &P->contact[i];
     const size_t   a = (size_t)c->a, b = (size_t)c->b;
-    ccp_kernel_metric(c, &P->terms[i], P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m[i]);
+    ccp_kernel_metric(c, &P->terms[i], P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b,
+                      &m[i]);
   }
 }
 
@@ -269,7 +282,8 @@ static inline void ccp_kernel_step(const CCPMetric *m, double s, const double ga
 }
 
 /* Projection onto the reaction set in the metric B^-1 (see CCPMetric). */
-static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPContactTerms *restrict t, const CCPMetric *restrict m, double *restrict z)
+static inline void ccp_kernel_project_metric(const Contact *restrict c, const CCPContactTerms *restrict t,
+                                             const CCPMetric *restrict m, double *restrict z)
 {
   if (contact_dof(c) == 3 || c->box) {
     ccp_kernel_project(c, t, z);
@@ -281,7 +295,8 @@ static inline void ccp_kernel_project_metric(const Contact *restrict c, const CC
   z[5] *= m->il;
   z[0] += t->cohesion_impulse;
   if (!ccp_kernel_inside(6, c->mu, rho, sigma, z)) cone_project6(c->mu, rho, sigma, z);
-  if (t->yield_impulse > 0 && z[0] > t->yield_impulse + t->cohesion_impulse) cone_cap(6, c->mu, rho, sigma, t->yield_impulse + t->cohesion_impulse, z);
+  if (t->yield_impulse > 0 && z[0] > t->yield_impulse + t->cohesion_impulse)
+    cone_cap(6, c->mu, rho, sigma, t->yield_impulse + t->cohesion_impulse, z);
   z[0] -= t->cohesion_impulse;
   z[3] *= m->ell;
   z[4] *= m->ell;
@@ -300,7 +315,8 @@ static inline double ccp_kernel_change2(const CCPMetric *m, const double d[6])
  * Seidel: lambda = 1): gamma_i += lambda (Proj_i(gamma_i - omega B_i g_i) - gamma_i), and
  * M^-1 D_i (change) added to `target` (Jacobi: the sweep's increment; Gauss-Seidel: v itself, so
  * later contacts see it). Returns |B_i^-1 change|^2. */
-static inline double ccp_kernel_relax(const CCPProblem *P, const CCPMetric *m, PetscInt i, const double *v, double omega, double lambda, double *target)
+static inline double ccp_kernel_relax(const CCPProblem *P, const CCPMetric *m, PetscInt i, const double *v,
+                                      double omega, double lambda, double *target)
 {
   const Contact         *c = &P->contact[i];
   const CCPContactTerms *t = &P->terms[i];
@@ -314,7 +330,8 @@ static inline double ccp_kernel_relax(const CCPProblem *P, const CCPMetric *m, P
     d[k] = lambda * (d[k] - gi[k]);
     gi[k] += d[k];
   }
-  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, d, target + 6 * a, target + 6 * b);
+  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, d, target + 6 * a,
+                   target + 6 * b);
   return ccp_kernel_change2(m, d);
 }
 
@@ -327,7 +344,7 @@ static inline double ccp_kernel_metric_dot(const CCPMetric *m, const double a[6]
 /* Squared norm of the first dof entries of a - b. */
 static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const double b[6])
 {
-  double s = 0;
+  double    s   = 0;
   const int dof = contact_dof(c);
   for (int k = 0; k < dof; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
   return s;
@@ -335,7 +352,8 @@ static inline double ccp_kernel_dist2(const Contact *c, const double a[6], const
 
 /* Square of the GUIDE residual |gamma - Proj(gamma - eta g)| / eta of one contact (sweeps take
  * the max and the sum of squares, so the root is taken once). */
-static inline double ccp_kernel_residual2(const Contact *c, const CCPContactTerms *t, const double gamma[6], const double g[6])
+static inline double ccp_kernel_residual2(const Contact *c, const CCPContactTerms *t, const double gamma[6],
+                                          const double g[6])
 {
   double y[6];
   for (int k = 0; k < 6; k++) y[k] = gamma[k] - t->eta * g[k];

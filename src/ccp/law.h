@@ -28,17 +28,18 @@
 #include "scenario/materials.h"
 
 /* bn and c_lin of contact c whose pair has parameters pp (its compliance and damping) */
-static inline void contact_law_normal(const Contact *c, const PairParams *pp, double h, double v_recover, double overlap_tolerance, double *bn, double *c_lin)
+static inline void contact_law_normal(const Contact *c, const PairParams *pp, double h, double v_recover,
+                                      double overlap_tolerance, double *bn, double *c_lin)
 {
   const double phi = c->phi + c->plastic; /* the elastic gap */
   if (pp->compliance > 0 && phi < 0) {
     const double tau = h + pp->damping;
-    *bn    = phi / tau;
-    *c_lin = pp->compliance / (h * tau);
+    *bn              = phi / tau;
+    *c_lin           = pp->compliance / (h * tau);
   } else if (phi < 0 && pp->compliance == 0) {
     const double held = phi + overlap_tolerance < 0 ? phi + overlap_tolerance : 0; /* the part pushed apart */
-    *bn    = held / h > -v_recover ? held / h : -v_recover;
-    *c_lin = 0;
+    *bn               = held / h > -v_recover ? held / h : -v_recover;
+    *c_lin            = 0;
   } else {
     *bn    = phi / h;
     *c_lin = pp->compliance / (h * h);
@@ -47,7 +48,8 @@ static inline void contact_law_normal(const Contact *c, const PairParams *pp, do
 
 /* All the CCP's terms of contact c over the step h (eta, the solve's, not set): the normal law's,
  * and the pair's cohesion and yield forces as impulses. */
-static inline void contact_law_terms(const Contact *c, const PairParams *pp, double h, double v_recover, double overlap_tolerance, CCPContactTerms *t)
+static inline void contact_law_terms(const Contact *c, const PairParams *pp, double h, double v_recover,
+                                     double overlap_tolerance, CCPContactTerms *t)
 {
   contact_law_normal(c, pp, h, v_recover, overlap_tolerance, &t->bn, &t->c_lin);
   t->cohesion_impulse = pp->cohesion * h;

@@ -8,7 +8,7 @@
 static void sweeps_decide(CCPSweepChecks *c, double res_max, PetscBool *improved)
 {
   const PetscBool last = (PetscBool)(c->it == c->set->max_it);
-  c->state = ccp_checkpoint_decide(res_max, c->set->tol, last, &c->best_res, improved);
+  c->state             = ccp_checkpoint_decide(res_max, c->set->tol, last, &c->best_res, improved);
   if (c->it == 0) c->res_start = c->best_res;
 }
 
@@ -86,8 +86,7 @@ static void sweeps_check_reference(CCPSweepChecks *c, const CCPProblem *P)
   if (improved) memcpy(c->best, c->gamma, (size_t)CONTACT_DOF_MAX * P->ncontacts * sizeof(double));
 }
 
-PetscErrorCode CCPSweepsStartReference(const CCPSolveContext *ctx, CCPProblem *P, CCPMetric **metric,
-                                       CCPSweepChecks *c)
+PetscErrorCode CCPSweepsStartReference(const CCPSolveContext *ctx, CCPProblem *P, CCPMetric **metric, CCPSweepChecks *c)
 {
   PetscFunctionBegin;
   PetscCall(CCPWorkspaceEnsure(ctx->work, P));
@@ -114,7 +113,7 @@ void ccp_sweeps_finish_reference(const CCPSweepChecks *c, CCPProblem *P, CCPSolv
 static void finish_stats(CCPSolveStats *stats, PetscInt iterations, double tol)
 {
   stats->iterations = stats->passes = iterations; /* (APGD counts its passes after) */
-  stats->converged  = (PetscBool)(stats->res_max <= tol);
+  stats->converged                  = (PetscBool)(stats->res_max <= tol);
 }
 
 void ccp_finish_reference(CCPProblem *P, const double *gamma, PetscInt iterations, double tol, CCPSolveStats *stats)
@@ -141,6 +140,7 @@ PetscErrorCode CCPCheckReferenceLocal(const CCPSolveContext *ctx, const char *me
   PetscFunctionBegin;
   PetscCheck(ctx->set->packed || !CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
              "The reference %s loops (-ccp_packed false) are single-rank only: drop -ccp_packed false to run on"
-             " several ranks", method);
+             " several ranks",
+             method);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -30,7 +30,7 @@ typedef struct {
 
 /* What a method solves with. It changes the workspace only. */
 typedef struct {
-  MPI_Comm           comm;     /* the solver's: where its errors are reported */
+  MPI_Comm           comm; /* the solver's: where its errors are reported */
   const CCPSettings *set;
   const CCPCoupling *coupling; /* over ranks; hooks NULL: a local solve */
   CCPWorkspace      *work;
@@ -150,8 +150,7 @@ void           ccp_sweeps_finish_reference(const CCPSweepChecks *c, CCPProblem *
  * contact order (so it is exactly v_free + M^-1 D gamma, whatever the method's incremental updates
  * accumulated), and stats get the exact GUIDE residual of what is returned and the iteration count
  * (also as passes: APGD counts its own after). Reference loops. */
-void           ccp_finish_reference(CCPProblem *P, const double *gamma, PetscInt iterations, double tol,
-                                    CCPSolveStats *stats);
+void ccp_finish_reference(CCPProblem *P, const double *gamma, PetscInt iterations, double tol, CCPSolveStats *stats);
 /* The same on the packed layout, x in packed order; P->vel NULL gets a workspace buffer
  * (CCPWorkspaceOutputVelocity). Collective over the coupling's ranks. */
 PetscErrorCode CCPFinishPacked(const CCPSolveContext *ctx, CCPProblem *P, const double *x, PetscInt iterations,

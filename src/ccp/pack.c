@@ -92,15 +92,18 @@ static int conflicts(const CCPPacked *pk, const CCPProblem *P, const PetscInt *p
  * conflict-free (no two lanes of a block share a movable body, so the lanes of a block may be
  * updated at once by Gauss-Seidel): each contact joins the oldest of the last OPEN_BLOCKS blocks
  * of this call it does not conflict with, else opens a new one. Deterministic. */
-static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt *sorted, PetscInt count, PetscBool conflict_free)
+static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt *sorted, PetscInt count,
+                             PetscBool conflict_free)
 {
   const PetscInt first = pk->nblk;
 
   PetscFunctionBegin;
-  PetscCall(grow_keep((void **)&pk->perm, &pk->perm_cap, (size_t)first * CCP_LANES, (size_t)(first + count) * CCP_LANES, sizeof(PetscInt))); /* worst case: a block per contact */
+  PetscCall(grow_keep((void **)&pk->perm, &pk->perm_cap, (size_t)first * CCP_LANES, (size_t)(first + count) * CCP_LANES,
+                      sizeof(PetscInt))); /* worst case: a block per contact */
   if (!conflict_free) {
     const PetscInt nblk = (count + CCP_LANES - 1) / CCP_LANES;
-    for (PetscInt slot = 0; slot < nblk * CCP_LANES; slot++) pk->perm[first * CCP_LANES + slot] = slot < count ? sorted[slot] : -1;
+    for (PetscInt slot = 0; slot < nblk * CCP_LANES; slot++)
+      pk->perm[first * CCP_LANES + slot] = slot < count ? sorted[slot] : -1;
     pk->nblk += nblk;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -111,7 +114,7 @@ static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt 
     for (; q < pk->nblk; q++) {
       const PetscInt *perm = pk->perm + q * CCP_LANES;
       if (perm[CCP_LANES - 1] >= 0 || conflicts(pk, P, perm, c)) continue;
-      for (lane = 0; perm[lane] >= 0; lane++) { }
+      for (lane = 0; perm[lane] >= 0; lane++) {}
       break;
     }
     if (lane < 0) { /* open a block */
@@ -127,7 +130,7 @@ static PetscErrorCode Layout(CCPPacked *pk, const CCPProblem *P, const PetscInt 
 /* Contacts first, joint blocks after (each part in sorted order), then their blocks. */
 static PetscErrorCode LayoutAll(CCPPacked *pk, const CCPProblem *P, PetscBool conflict_free)
 {
-  const PetscInt nc = P->ncontacts;
+  const PetscInt nc    = P->ncontacts;
   PetscInt       ncone = 0, nrow = 0, *part;
 
   PetscFunctionBegin;
@@ -176,7 +179,8 @@ static PetscBool sym_semidefinite(const double S[6])
 {
   const double xx = S[0], yy = S[1], zz = S[2], xy = S[3], xz = S[4], yz = S[5];
   const double det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
-  return (PetscBool)(xx >= 0 && yy >= 0 && zz >= 0 && xx * yy - xy * xy >= 0 && xx * zz - xz * xz >= 0 && yy * zz - yz * yz >= 0 && det >= 0);
+  return (PetscBool)(xx >= 0 && yy >= 0 && zz >= 0 && xx * yy - xy * xy >= 0 && xx * zz - xz * xz >= 0 &&
+                     yy * zz - yz * yz >= 0 && det >= 0);
 }
 
 /* Body i's inverse mass and world inverse inertia into its record, in single precision
@@ -194,7 +198,10 @@ static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double i
     rounded[k] = B->I[k];
   }
   PetscCheck(sym_semidefinite(rounded) || !sym_semidefinite(I), PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "solver body %" PetscInt_FMT " of %" PetscInt_FMT ": its world inverse inertia (%g %g %g; %g %g %g) is too ill-conditioned for the packed solvers' single-precision body records (its principal moments are about 10^7 or more apart). Make the body less elongated, or run with -ccp_packed false",
+             "solver body %" PetscInt_FMT " of %" PetscInt_FMT
+             ": its world inverse inertia (%g %g %g; %g %g %g) is too ill-conditioned for the packed solvers' "
+             "single-precision body records (its principal moments are about 10^7 or more apart). Make the body less "
+             "elongated, or run with -ccp_packed false",
              i, P->nbodies, I[0], I[1], I[2], I[3], I[4], I[5]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -208,7 +215,9 @@ static PetscErrorCode PackBodies(CCPPacked *pk, const CCPProblem *P, int slots)
   PetscFunctionBegin;
   pk->body_bytes = CCP_BODY_BYTES(slots);
   pk->mass_at    = CCP_BODY_MASS_AT(slots);
-  PetscCheck((size_t)nb + 1 <= UINT32_MAX / pk->body_bytes, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb, (size_t)(UINT32_MAX / pk->body_bytes) - 1);
+  PetscCheck((size_t)nb + 1 <= UINT32_MAX / pk->body_bytes, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%" PetscInt_FMT " bodies on one rank: the packed CCP layout holds at most %zu", nb,
+             (size_t)(UINT32_MAX / pk->body_bytes) - 1);
   PetscCall(grow_aligned((void **)&pk->body, &pk->body_cap, ((size_t)nb + 1) * pk->body_bytes, 1));
   for (PetscInt i = 0; i <= nb; i++) {
     CCPBodyMass *B = ccp_body_mass(pk, i);
@@ -245,8 +254,10 @@ static inline void prefetch_contact(const CCPProblem *P, PetscInt i)
 PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec)
 {
   PetscFunctionBegin;
-  PetscCheck(nvec >= 1 && nvec <= (int)PETSC_STATIC_ARRAY_LENGTH(pk->g), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CCPPackedVectors: %d vectors asked, 1 to %d exist", nvec, (int)PETSC_STATIC_ARRAY_LENGTH(pk->g));
-  for (int k = 0; k < nvec; k++) PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
+  PetscCheck(nvec >= 1 && nvec <= (int)PETSC_STATIC_ARRAY_LENGTH(pk->g), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "CCPPackedVectors: %d vectors asked, 1 to %d exist", nvec, (int)PETSC_STATIC_ARRAY_LENGTH(pk->g));
+  for (int k = 0; k < nvec; k++)
+    PetscCall(ScratchPoolGet(&pk->vectors, k, sizeof(double) * ccp_packed_len(pk), 0, (void **)&pk->g[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,7 +276,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   PetscCall(PetscFree(pk->sorted));
   PetscCall(PetscFree(pk->count));
   pk->sorted_cap = pk->count_cap = 0;
-  const PetscInt nblk = pk->nblk;
+  const PetscInt nblk            = pk->nblk;
   pk->all3 = pk->all6 = PETSC_TRUE; /* before the vectors: all3 sets their rows per contact */
   for (PetscInt i = 0; i < nc; i++) {
     if (contact_dof(&P->contact[i]) == 6) pk->all3 = PETSC_FALSE;
@@ -287,24 +298,27 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       const PetscInt slot = q * CCP_LANES + l;
       if (slot + PACK_AHEAD < nblk * CCP_LANES) prefetch_contact(P, pk->perm[slot + PACK_AHEAD]);
       pack_gamma_lane(pk, P, slot, pk->g[0]);
-      if (pk->perm[slot] < 0) { /* padding: zero geometry on the dummy body, eta and f 1 (any positive: the sweeps divide by f) */
+      if (pk->perm[slot] <
+          0) { /* padding: zero geometry on the dummy body, eta and f 1 (any positive: the sweeps divide by f) */
         K->a[l] = K->b[l] = (uint32_t)(nb * pk->body_bytes);
-        K->eta[l] = 1;
+        K->eta[l]         = 1;
         if (!pk->all3) K->f[l] = K->ell[l] = 1;
         K->yield[l] = INFINITY;
         continue;
       }
-      const PetscInt  i = pk->perm[slot];
-      const Contact  *c = &P->contact[i];
-      const size_t    a = (size_t)c->a, b = (size_t)c->b;
+      const PetscInt     i = pk->perm[slot];
+      const Contact     *c = &P->contact[i];
+      const size_t       a = (size_t)c->a, b = (size_t)c->b;
       const CCPBodyMass *A = ccp_body_mass(pk, (PetscInt)a), *B = ccp_body_mass(pk, (PetscInt)b);
-      const int       dof = contact_dof(c), six = dof == 6;
-      CCPContactTerms t;
-      double          tf, tt;
+      const int          dof = contact_dof(c), six = dof == 6;
+      CCPContactTerms    t;
+      double             tf, tt;
 
       ccp_problem_terms(P, i, &t);
-      const double    Ia[6] = {A->I[0], A->I[1], A->I[2], A->I[3], A->I[4], A->I[5]}, Ib[6] = {B->I[0], B->I[1], B->I[2], B->I[3], B->I[4], B->I[5]};
-      ccp_kernel_traces(c, t.c_lin, A->im, Ia, B->im, Ib, &tf, &tt); /* once for eta and the metric, from the rounded masses the sweeps use */
+      const double Ia[6] = {A->I[0], A->I[1], A->I[2], A->I[3], A->I[4], A->I[5]},
+                   Ib[6] = {B->I[0], B->I[1], B->I[2], B->I[3], B->I[4], B->I[5]};
+      ccp_kernel_traces(c, t.c_lin, A->im, Ia, B->im, Ib, &tf,
+                        &tt); /* once for eta and the metric, from the rounded masses the sweeps use */
       t.eta = ccp_kernel_eta(dof, tf, tt);
       PetscCall(CCPCheckEta(i, t.eta));
       double n[3];
@@ -312,9 +326,10 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
         K->n[k][l]  = (float)c->n[k];
         K->ra[k][l] = (float)c->ra[k];
         K->rb[k][l] = (float)c->rb[k];
-        n[k]        = K->n[k][l]; /* read back: GCC 12.2's SLP vectorizer at -O3 can drop a (double)(float) round trip */
+        n[k] = K->n[k][l]; /* read back: GCC 12.2's SLP vectorizer at -O3 can drop a (double)(float) round trip */
       }
-      if (!c->box) { /* the frame's tangents as the sweeps rebuild them from the rounded n (a joint's are in its row block) */
+      if (!c->box) { /* the frame's tangents as the sweeps rebuild them from the rounded n (a joint's are in its row
+                        block) */
         double u[3], w[3], us;
         v3_tangents_scaled(n, u, w, &us);
         K->us[l] = us;
@@ -332,7 +347,8 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
       K->rho[l]   = six ? (float)c->rho : 0;
       K->sigma[l] = six ? (float)c->sigma : 0;
-      ccp_kernel_metric_seed(tf, tt, &K->f[l], &K->ell[l]); /* (a 3-dof lane's is unused: block_metric gives it f = eta) */
+      ccp_kernel_metric_seed(tf, tt, &K->f[l],
+                             &K->ell[l]); /* (a 3-dof lane's is unused: block_metric gives it f = eta) */
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -353,7 +369,9 @@ PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P)
   const size_t head = stash_head(pk), tail = ccp_packed_len(pk) - head;
 
   PetscFunctionBegin;
-  PetscCheck(tail <= CCP_STASH_TAIL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "packed vector of %zu doubles for %" PetscInt_FMT " contacts: more padding than CCP_STASH_TAIL allows", ccp_packed_len(pk), pk->nc);
+  PetscCheck(tail <= CCP_STASH_TAIL, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "packed vector of %zu doubles for %" PetscInt_FMT " contacts: more padding than CCP_STASH_TAIL allows",
+             ccp_packed_len(pk), pk->nc);
   PetscCall(PetscArraycpy(P->gamma, x, head));
   PetscCall(PetscArraycpy(pk->stash_tail, x + head, tail));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -410,7 +428,8 @@ PetscErrorCode CCPPackedVelocity(CCPPacked *pk, const CCPCoupling *coupling, con
                                  PetscBool fresh)
 {
   PetscFunctionBegin;
-  if (!fresh) { /* (fresh: PackBodies wrote these very values; evaluating the bodies again costs a body source's work per body) */
+  if (!fresh) { /* (fresh: PackBodies wrote these very values; evaluating the bodies again costs a body source's work
+                   per body) */
     for (PetscInt i = 0; i < pk->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, ccp_body_velocity(pk, i, CCP_SLOT_V));
     for (int k = 0; k < 6; k++) ccp_body_velocity(pk, pk->nbodies, CCP_SLOT_V)[k] = 0;
   }

@@ -52,24 +52,27 @@
  * Why: 128 bytes per 6-dof contact instead of 224 (3-dof: 96, not 160); the single inputs, at no cost
  * in sweep speed, brought stepping under 1.5 KB per body at 10^5 bodies (docs/history/ccp-solver-layout.md). */
 typedef struct {
-  uint32_t a[CCP_LANES], b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
-  float   n[3][CCP_LANES];
-  float   ra[3][CCP_LANES], rb[3][CCP_LANES];
-  float   mu[CCP_LANES];
-  float   clin[CCP_LANES], coh[CCP_LANES];
-  float   yield[CCP_LANES];            /* the yield impulse: gn + coh is capped at yield + coh (INFINITY: no cap) */
-  float   pad[CCP_LANES];              /* unused: the doubles below start on a 32-byte boundary, the block on a line */
-  double  bn[CCP_LANES];
-  double  us[CCP_LANES], wt[CCP_LANES]; /* the tangents (above): u = us (e_k x n), w = n x u but w_k = wt */
-  double  eta[CCP_LANES];              /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp/kernels.h) */
+  uint32_t a[CCP_LANES],
+    b[CCP_LANES]; /* the bodies' records: byte offsets into body[] (index times body_bytes: no multiply per use) */
+  float  n[3][CCP_LANES];
+  float  ra[3][CCP_LANES], rb[3][CCP_LANES];
+  float  mu[CCP_LANES];
+  float  clin[CCP_LANES], coh[CCP_LANES];
+  float  yield[CCP_LANES]; /* the yield impulse: gn + coh is capped at yield + coh (INFINITY: no cap) */
+  float  pad[CCP_LANES];   /* unused: the doubles below start on a 32-byte boundary, the block on a line */
+  double bn[CCP_LANES];
+  double us[CCP_LANES], wt[CCP_LANES]; /* the tangents (above): u = us (e_k x n), w = n x u but w_k = wt */
+  double eta[CCP_LANES];               /* also the force rows' step f of a 3-dof contact (CCPMetric of ccp/kernels.h) */
   /* 6-dof contacts only: */
-  float   rho[CCP_LANES], sigma[CCP_LANES];
-  float   f[CCP_LANES], ell[CCP_LANES]; /* the seed of the sweeps' metric (ccp_kernel_metric_seed): the force rows' step and the torque rows' scale */
-  double  crot[CCP_LANES];             /* the torque rows' compliance */
-  double  pad6[CCP_LANES];             /* unused: the block ends on a line */
+  float rho[CCP_LANES], sigma[CCP_LANES];
+  float f[CCP_LANES], ell[CCP_LANES]; /* the seed of the sweeps' metric (ccp_kernel_metric_seed): the force rows' step
+                                         and the torque rows' scale */
+  double crot[CCP_LANES];             /* the torque rows' compliance */
+  double pad6[CCP_LANES];             /* unused: the block ends on a line */
 } CCPBlock;
 #define CCP_BLOCK3_BYTES offsetof(CCPBlock, rho)
-_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 512, "blocks of either size start on cache lines, their double fields aligned");
+_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 512,
+               "blocks of either size start on cache lines, their double fields aligned");
 
 /* The rows of a block of joint blocks (RowBox of contact/contact_set.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn; the
@@ -98,13 +101,22 @@ typedef struct {
   float im, I[6]; /* inverse mass, world inverse inertia (xx, yy, zz, xy, xz, yz) */
   float pad;
 } CCPBodyMass;
-enum { CCP_SLOT_V = 0, CCP_SLOT_DV = 1, CCP_SLOTS_SWEEP = 2, CCP_SLOTS_APGD = 4 };
-#define CCP_SLOT_BYTES           (6 * sizeof(double))
-#define CCP_BODY_MASS_AT(slots)  ((slots) * CCP_SLOT_BYTES) /* the mass's byte offset in a record */
+enum {
+  CCP_SLOT_V      = 0,
+  CCP_SLOT_DV     = 1,
+  CCP_SLOTS_SWEEP = 2,
+  CCP_SLOTS_APGD  = 4
+};
+#define CCP_SLOT_BYTES          (6 * sizeof(double))
+#define CCP_BODY_MASS_AT(slots) ((slots)*CCP_SLOT_BYTES) /* the mass's byte offset in a record */
 /* the slots and the mass, rounded up to whole cache lines */
-#define CCP_BODY_BYTES(slots)    ((CCP_BODY_MASS_AT(slots) + sizeof(CCPBodyMass) + 63) / 64 * 64)
-_Static_assert(sizeof(CCPBodyMass) == 32 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 128 && CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256, "ccp/sweep.c loads the mass as 2 float quads; records on whole lines, APGD's velocity slots on 3");
-_Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 16 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_APGD) % 16 == 0, "records on a line-aligned array start on lines, the mass quads aligned");
+#define CCP_BODY_BYTES(slots) ((CCP_BODY_MASS_AT(slots) + sizeof(CCPBodyMass) + 63) / 64 * 64)
+_Static_assert(sizeof(CCPBodyMass) == 32 && CCP_BODY_BYTES(CCP_SLOTS_SWEEP) == 128 &&
+                 CCP_BODY_BYTES(CCP_SLOTS_APGD) == 256,
+               "ccp/sweep.c loads the mass as 2 float quads; records on whole lines, APGD's velocity slots on 3");
+_Static_assert(SCRATCH_ALIGN % 64 == 0 && CCP_BODY_MASS_AT(CCP_SLOTS_SWEEP) % 16 == 0 &&
+                 CCP_BODY_MASS_AT(CCP_SLOTS_APGD) % 16 == 0,
+               "records on a line-aligned array start on lines, the mass quads aligned");
 
 /* A packed vector is longer than P->gamma's 6 nc doubles by the padding lanes' entries only: at most
  * 2 (CCP_LANES - 1) lanes (a contact part and a joint part, each padded) of 6 rows. */
@@ -116,38 +128,50 @@ typedef struct {
   PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (base/simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
-  CCPBlock *blk;               /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build: block q at blk_bytes q (ccp_block_at) */
-  size_t    blk_bytes;         /* sizeof(CCPBlock), or CCP_BLOCK3_BYTES when all3 */
-  PetscInt  row0;              /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
+  CCPBlock *blk; /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build: block q at blk_bytes q (ccp_block_at) */
+  size_t    blk_bytes; /* sizeof(CCPBlock), or CCP_BLOCK3_BYTES when all3 */
+  PetscInt  row0;      /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
-  size_t    rows_cap;
-  char     *body;              /* nbodies + 1 records of body_bytes, on a cache line (MemoryAllocAligned) */
-  size_t    body_bytes;        /* CCP_BODY_BYTES(slots) of the build */
-  size_t    mass_at;           /* CCP_BODY_MASS_AT(slots) of the build */
-  PetscInt *perm;              /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
-  size_t    body_cap, perm_cap;  /* body_cap in bytes */
-  PetscInt *count, *sorted;    /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
-  size_t    count_cap, sorted_cap;
-  double   *g[7];              /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
-  double    stash_tail[CCP_STASH_TAIL]; /* CCPPackedStash: what of a packed vector P->gamma's 6 nc doubles do not hold */
-  ScratchPool vectors;         /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory borrow them (CCPSolverScratch) */
+  size_t       rows_cap;
+  char        *body;               /* nbodies + 1 records of body_bytes, on a cache line (MemoryAllocAligned) */
+  size_t       body_bytes;         /* CCP_BODY_BYTES(slots) of the build */
+  size_t       mass_at;            /* CCP_BODY_MASS_AT(slots) of the build */
+  PetscInt    *perm;               /* packed slot -> problem contact (-1: padding), nblk CCP_LANES entries */
+  size_t       body_cap, perm_cap; /* body_cap in bytes */
+  PetscInt    *count,
+    *sorted; /* counting sort: buckets (nbodies + 1), contacts by lower body index; freed after the layout */
+  size_t  count_cap, sorted_cap;
+  double *g[7]; /* multiplier-sized packed vectors (ccp_packed_len): g[k] is slot k of `vectors`, set by each build */
+  double  stash_tail[CCP_STASH_TAIL]; /* CCPPackedStash: what of a packed vector P->gamma's 6 nc doubles do not hold */
+  ScratchPool vectors; /* the vectors and the blocks, dead between solves: collision detection and the warm-start memory
+                          borrow them (CCPSolverScratch) */
 } CCPPacked;
 
 /* Body i's record, its velocity slot `slot`, its inverse mass and inertia. */
 static inline char   *ccp_body_record(const CCPPacked *pk, PetscInt i) { return pk->body + (size_t)i * pk->body_bytes; }
-static inline double *ccp_body_velocity(const CCPPacked *pk, PetscInt i, int slot) { return (double *)(ccp_body_record(pk, i) + (size_t)slot * CCP_SLOT_BYTES); }
+static inline double *ccp_body_velocity(const CCPPacked *pk, PetscInt i, int slot)
+{
+  return (double *)(ccp_body_record(pk, i) + (size_t)slot * CCP_SLOT_BYTES);
+}
 /* where a record's mass starts: after its velocity slots, whichever kind of record */
-static inline size_t ccp_body_mass_at(const CCPPacked *pk) { return pk->mass_at; }
-static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i) { return (CCPBodyMass *)(ccp_body_record(pk, i) + ccp_body_mass_at(pk)); }
+static inline size_t       ccp_body_mass_at(const CCPPacked *pk) { return pk->mass_at; }
+static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i)
+{
+  return (CCPBodyMass *)(ccp_body_record(pk, i) + ccp_body_mass_at(pk));
+}
 
 /* Block q of the layout (its 6-dof fields exist only when !all3). */
-static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q) { return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes); }
+static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q)
+{
+  return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes);
+}
 static inline int    ccp_packed_rows(const CCPPacked *pk) { return pk->all3 ? 3 : 6; }
 static inline size_t ccp_packed_len(const CCPPacked *pk) { return (size_t)pk->nblk * ccp_packed_rows(pk) * CCP_LANES; }
 /* Where entry k (< ccp_packed_rows) of packed slot `slot` sits in a multiplier-sized vector. */
 static inline size_t ccp_packed_index(const CCPPacked *pk, PetscInt slot, int k)
 {
-  return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES + (size_t)(slot % CCP_LANES);
+  return (size_t)(slot / CCP_LANES) * ccp_packed_rows(pk) * CCP_LANES + (size_t)k * CCP_LANES +
+         (size_t)(slot % CCP_LANES);
 }
 
 /* Build the layout of P (metrics included; every contact's terms from P and eta from the body records) and
@@ -159,7 +183,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
  * after the build that it needs more asks here). Contents of the ones it adds: undefined. */
 PetscErrorCode CCPPackedVectors(CCPPacked *pk, int nvec);
 /* P->gamma <- packed multipliers x (problem order; 3-dof torque entries 0). */
-void           CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
+void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P);
 /* Packed multipliers x <- P->gamma (padding lanes 0): the inverse of CCPPackedUnpackGamma. */
 PetscErrorCode CCPPackedPackGamma(const CCPPacked *pk, const CCPProblem *P, double *x);
 /* Keep the packed vector x in P->gamma's storage while a solve does not need P->gamma (from the
@@ -190,7 +214,7 @@ PetscErrorCode CCPPackedResidual(const CCPPacked *pk, const CCPCoupling *couplin
 PetscErrorCode CCPPackedFinish(CCPPacked *pk, const CCPCoupling *coupling, CCPProblem *P, const double *x,
                                double *res_max, double *res_rms);
 /* P->vel <- the bodies' v (CCP_SLOT_V), for P's nbodies bodies. */
-void           CCPPackedVelocityOut(const CCPPacked *pk, CCPProblem *P);
+void CCPPackedVelocityOut(const CCPPacked *pk, CCPProblem *P);
 /* Free the body records: dead from the end of a solve to the next build, which refills them from
  * the body source anyway (see CCPSolverSolve). */
 PetscErrorCode CCPPackedReleaseBodies(CCPPacked *pk);
@@ -206,9 +230,9 @@ double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambd
  * changes added to v before the next block. Returns the largest |B_i^-1 change|^2. */
 double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega);
 /* Max and sum of squares of the GUIDE residual of x at the bodies' velocities in `slot`. */
-void   ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum);
+void ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum);
 /* bodies' v += M^-1 D x (all A lanes of a block, then all B lanes, block after block) */
-void   ccp_sweep_velocity(CCPPacked *pk, const double *x);
+void ccp_sweep_velocity(CCPPacked *pk, const double *x);
 /* An APGD step (ccp/apgd.c) from the iterate xk and the one before, xkm1, whose velocities are
  * in the bodies' slots vk and vkm1: at y = xk + beta (xk - xkm1), whose velocity is
  * V(y) = V(xk) + beta (V(xk) - V(xkm1)) by linearity, of length `step` in the metric B. */
@@ -226,7 +250,7 @@ typedef struct {
 /* APGD's pass over the contacts: x = Proj_B(y - step B (N y + r)), the gradient from V(y); the
  * impulses D (x - y) added to the bodies' accumulators (CCP_SLOT_DV, no M^-1: the body pass
  * applies it once per body); with `residual`, the GUIDE residual of xk at V(xk) too. */
-void   ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums);
+void ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums);
 /* APGD's pass over the bodies after it: slot vnew <- V(y) + M^-1 p with p the accumulator, which
  * is zeroed. Returns the sum of p^T M^-1 p over bodies [0, nowned) (so that the step test's
  * (x - y)^T N (x - y) = that + dCd counts each body once over the ranks). */

@@ -20,7 +20,7 @@ typedef struct {
   PetscInt          nb;
   const Wall       *walls;
   double            h, v_recover, overlap_tolerance; /* the step's, for contact_law_terms */
-  PetscBool         yields; /* some pair of the table has a yield force */
+  PetscBool         yields;                          /* some pair of the table has a yield force */
 } ContactPairs;
 
 /* The pair of contact c (not a joint block: its bodies need not have materials). A has the smaller

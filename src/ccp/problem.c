@@ -21,7 +21,8 @@ void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], doub
 {
   const Contact *c = &P->contact[i];
   const size_t   a = (size_t)c->a, b = (size_t)c->b;
-  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, dg, v + 6 * a, v + 6 * b);
+  ccp_kernel_apply(c, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, dg, v + 6 * a,
+                   v + 6 * b);
 }
 
 void ccp_problem_body(const CCPProblem *P, PetscInt i, double *inv_mass, double inv_inertia[6], double vel_free[6])
@@ -51,11 +52,13 @@ double ccp_contact_trace(const CCPProblem *P, PetscInt i)
   CCPContactTerms t;
   double          tf, tt;
   ccp_problem_terms(P, i, &t);
-  ccp_kernel_traces(c, t.c_lin, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf, &tt);
+  ccp_kernel_traces(c, t.c_lin, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf,
+                    &tt);
   return tf + tt;
 }
 
-double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, const double Ia[6], double imb, const double Ib[6])
+double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, const double Ia[6], double imb,
+                       const double Ib[6])
 {
   double tf, tt;
   ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
@@ -70,7 +73,10 @@ void ccp_velocity_from_impulses(const CCPProblem *P, const double *gamma, double
   for (PetscInt i = 0; i < P->ncontacts; i++) ccp_apply_impulse(P, i, ccp_cblock(gamma, i), v);
 }
 
-double ccp_contact_residual(const Contact *c, const CCPContactTerms *t, const double gamma_i[6], const double gi[6]) { return sqrt(ccp_kernel_residual2(c, t, gamma_i, gi)); }
+double ccp_contact_residual(const Contact *c, const CCPContactTerms *t, const double gamma_i[6], const double gi[6])
+{
+  return sqrt(ccp_kernel_residual2(c, t, gamma_i, gi));
+}
 
 void ccp_contact_gradient(const CCPProblem *P, PetscInt i, const double *v, const double gamma_i[6], double gi[6])
 {

@@ -4,7 +4,7 @@
  *
  * Solver bodies are the rank's bodies (owned, then ghosts) followed by the walls. A wall has zero
  * inverse mass and inertia and its prescribed velocity, so it needs no special case. Velocities in
- * the solver are 6 per solver body: linear and angular, BOTH in the world frame (the stepper
+ * the solver are 6 per solver body: linear and angular, BOTH in the world frame (the time step
  * converts the body-frame angular velocity on the way in and out); inverse inertia is the world
  * tensor R J^-1 R^T as a symmetric 3x3 (xx, yy, zz, xy, xz, yz).
  *
@@ -19,7 +19,7 @@ typedef void (*CCPBodyFn)(void *ctx, PetscInt i, double *inv_mass, double inv_in
 
 /* A contact's per-step terms: what its law adds to its rows, g_n = D_n^T v + bn + c_lin gamma_n
  * (ccp/law.h), and the bounds of gn, -cohesion_impulse <= gn <= yield_impulse (the pair's
- * forces times h). Not stored in the 128-byte Contact: the stepper computes them from the pair's
+ * forces times h). Not stored in the 128-byte Contact: the time step computes them from the pair's
  * parameters when the solve packs the contact (CCPTermsFn), tests pass them as an array. A joint
  * block's are its own (ccp_problem_terms). eta, the GUIDE residual step dof / trace(N_ii), is the
  * solve's: ignored on input, set in the terms the reference loops work on. */
@@ -33,28 +33,28 @@ typedef struct {
 typedef void (*CCPTermsFn)(void *ctx, const Contact *c, CCPContactTerms *t);
 
 typedef struct {
-  PetscInt       nbodies;      /* solver bodies: bodies then walls */
-  const double  *inv_mass;     /* 1 per solver body (0 for walls) */
-  const double  *inv_inertia;  /* 6 per solver body, world frame (0 for walls) */
-  const double  *vel_free;     /* 6 per solver body: M^-1 k, velocity without contact impulses */
-  double        *vel;          /* 6 per solver body: out, v = v_free + M^-1 D gamma; NULL: the solve
-                                  sets it to a buffer of its own, valid until the solver's scratch
-                                  pool has its next user (CCPSolverScratch: the next detection) */
-  PetscInt       ncontacts;
-  Contact       *contact;
-  double        *gamma;        /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
+  PetscInt      nbodies;     /* solver bodies: bodies then walls */
+  const double *inv_mass;    /* 1 per solver body (0 for walls) */
+  const double *inv_inertia; /* 6 per solver body, world frame (0 for walls) */
+  const double *vel_free;    /* 6 per solver body: M^-1 k, velocity without contact impulses */
+  double       *vel;         /* 6 per solver body: out, v = v_free + M^-1 D gamma; NULL: the solve
+                                sets it to a buffer of its own, valid until the solver's scratch
+                                pool has its next user (CCPSolverScratch: the next detection) */
+  PetscInt ncontacts;
+  Contact *contact;
+  double  *gamma; /* CONTACT_DOF_MAX per contact; in: warm start, out: solution */
   /* Where the solver bodies come from: the three arrays above, or, with body set (the arrays then
-   * unused), body(body_ctx, i, ...) on demand: the stepper computes them from its body store, so
+   * unused), body(body_ctx, i, ...) on demand: the time step computes them from its body store, so
    * the packed solve, which reads each body a few times per solve, needs no per-body copy beside
    * its own records. */
-  CCPBodyFn      body;
-  void          *body_ctx;
+  CCPBodyFn body;
+  void     *body_ctx;
   /* The contacts' terms: terms[i] (the solve ignores their eta; the operators below that read eta
    * take it from there), or, with terms_fn set, terms_fn(terms_ctx, c, t)
-   * on demand (the stepper, from the pairs' parameters); neither: all zero. */
+   * on demand (the time step, from the pairs' parameters); neither: all zero. */
   const CCPContactTerms *terms;
-  CCPTermsFn     terms_fn;
-  void          *terms_ctx;
+  CCPTermsFn             terms_fn;
+  void                  *terms_ctx;
 } CCPProblem;
 
 /* Solver body i of P, from whichever source P has (any output may be NULL). */
@@ -74,7 +74,8 @@ void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], doub
 double ccp_contact_trace(const CCPProblem *P, PetscInt i);
 /* The GUIDE residual step eta_i = dof / trace of contact c (terms t: its c_lin) between bodies of
  * inverse mass and world inverse inertia (ima, Ia) and (imb, Ib): the eta every solve uses. */
-double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, const double Ia[6], double imb, const double Ib[6]);
+double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, const double Ia[6], double imb,
+                       const double Ib[6]);
 /* Project gamma_i onto contact c's reaction set (cohesion shifts the cone down by t's cohesion_impulse). */
 void ccp_project(const Contact *c, const CCPContactTerms *t, double g[6]);
 /* v = v_free + M^-1 D gamma for all contacts (in contact order: deterministic). */

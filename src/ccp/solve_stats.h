@@ -4,8 +4,8 @@
 #include <petscsys.h>
 
 typedef struct {
-  PetscInt  iterations;
-  PetscInt  passes;           /* passes over the contacts that made a step: APGD's accepted and rejected steps; the
+  PetscInt iterations;
+  PetscInt passes;            /* passes over the contacts that made a step: APGD's accepted and rejected steps; the
                                  sweeps' iterations */
   double    res_max, res_rms; /* GUIDE residual (m/s) at the returned gamma */
   PetscBool converged;        /* res_max <= tolerance */

@@ -27,27 +27,30 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->set.packed              = CCP_PACKED_DEFAULT;
   n->set.simd                = SIMD4_AVX512VL; /* the best this CPU runs */
   /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
-  n->set.release_layout      = PETSC_FALSE;
-  n->set.apgd_L0             = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp/apgd.c */
+  n->set.release_layout = PETSC_FALSE;
+  n->set.apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp/apgd.c */
   /* About log(1/d)/log(g) of the iterations backtrack (an extra pass each): 15% at g = 2 (Mazhar
    * et al.'s value), 7.6% at g = 4. On the bench's settled 10^4 piles (6 solves to 1e-4 m/s on
    * each of 4 piles) g = 4 took 8.8% fewer passes than 2 (10234 against 11219) and 2.2% fewer
    * iterations (docs/history/ccp-solver-layout.md has the other factors measured). */
-  n->set.apgd_L_grow         = 4.0;
+  n->set.apgd_L_grow = 4.0;
   /* Below 1 lets the step grow back after a spike; 0.95-0.97 left L high for longer, and APGD stalled
    * above 1e-7 m/s on a step of test_distributed_pour; 0.93 with g = 4 failed test_pile_rest and
    * test_repose_sweep (docs/history/ccp-solver-layout.md). */
-  n->set.apgd_L_decay        = 0.9;
-  *s               = n;
+  n->set.apgd_L_decay = 0.9;
+  *s                  = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt max_it, double tol)
 {
   PetscFunctionBegin;
-  PetscCheck(type >= SOLVER_JACOBI && type <= SOLVER_APGD, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown CCP solver type %d: use jacobi, gauss-seidel or apgd", (int)type);
-  PetscCheck(max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP solver max_iterations %" PetscInt_FMT " is negative: give a count >= 0", max_it);
-  PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP solver tolerance %g is negative: give a residual (m/s) >= 0", tol);
+  PetscCheck(type >= SOLVER_JACOBI && type <= SOLVER_APGD, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Unknown CCP solver type %d: use jacobi, gauss-seidel or apgd", (int)type);
+  PetscCheck(max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "CCP solver max_iterations %" PetscInt_FMT " is negative: give a count >= 0", max_it);
+  PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "CCP solver tolerance %g is negative: give a residual (m/s) >= 0", tol);
   s->type       = type;
   s->set.max_it = max_it;
   s->set.tol    = tol;
@@ -64,15 +67,15 @@ PetscErrorCode CCPSolverPackedOption(PetscBool *packed)
 
 PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 {
-  CCPSettings       opt  = s->set; /* s keeps its options unless all new ones pass the checks */
-  PetscEnum         type = (PetscEnum)s->type;
+  CCPSettings       opt               = s->set; /* s keeps its options unless all new ones pass the checks */
+  PetscEnum         type              = (PetscEnum)s->type;
   const char *const simd4_isa_names[] = SIMD4_ISA_NAMES;
   const char *const here              = "CCPSolverSetFromOptions";
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
-  PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel or apgd", here, CCPSolverTypes, type, &type,
-                             NULL));
+  PetscCall(
+    PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel or apgd", here, CCPSolverTypes, type, &type, NULL));
   PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", here, opt.max_it, &opt.max_it, NULL));
   PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", here, opt.tol, &opt.tol, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_omega",
@@ -150,14 +153,21 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 static PetscErrorCode CCPProblemCheck(CCPSolver s, CCPProblem *P)
 {
   PetscFunctionBegin;
-  PetscCheck(P->nbodies >= 0 && P->ncontacts >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "CCP problem with %" PetscInt_FMT " bodies and %" PetscInt_FMT " contacts", P->nbodies, P->ncontacts);
+  PetscCheck(P->nbodies >= 0 && P->ncontacts >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "CCP problem with %" PetscInt_FMT " bodies and %" PetscInt_FMT " contacts", P->nbodies, P->ncontacts);
   for (PetscInt i = 0; i < P->ncontacts; i++) {
     const Contact *c = &P->contact[i];
     double        *g = ccp_block(P->gamma, i);
-    PetscCheck(c->a >= 0 && c->a < P->nbodies && c->b >= 0 && c->b < P->nbodies && c->a != c->b, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "Contact %" PetscInt_FMT " joins solver bodies %d and %d, but there are %" PetscInt_FMT ": fix the contact's body indices", i, (int)c->a, (int)c->b, P->nbodies);
-    const int      dof = contact_dof(c);
-    for (int k = 0; k < dof; k++) PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP, "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i, g[k]);
+    PetscCheck(c->a >= 0 && c->a < P->nbodies && c->b >= 0 && c->b < P->nbodies && c->a != c->b, s->comm,
+               PETSC_ERR_ARG_OUTOFRANGE,
+               "Contact %" PetscInt_FMT " joins solver bodies %d and %d, but there are %" PetscInt_FMT
+               ": fix the contact's body indices",
+               i, (int)c->a, (int)c->b, P->nbodies);
+    const int dof = contact_dof(c);
+    for (int k = 0; k < dof; k++)
+      PetscCheck(isfinite(g[k]), s->comm, PETSC_ERR_FP,
+                 "Warm-start impulse %d of contact %" PetscInt_FMT " is %g: pass finite impulses (or zero)", k, i,
+                 g[k]);
     if (dof == 3) g[3] = g[4] = g[5] = 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -168,7 +178,8 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   CCPProblem ref;
 
   PetscFunctionBegin;
-  PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
+  PetscCheck(s && P && stats, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
+             "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
   const CCPSolveContext ctx   = {s->comm, &s->set, &s->coupling, &s->work};
@@ -218,10 +229,14 @@ PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len)
 {
   PetscFunctionBegin;
   msg[0] = 0;
-  if (s->type == SOLVER_GAUSS_SEIDEL) PetscCall(PetscSNPrintf(msg, len, "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only; use solver type apgd (or jacobi) on several ranks"));
+  if (s->type == SOLVER_GAUSS_SEIDEL)
+    PetscCall(PetscSNPrintf(msg, len,
+                            "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only; use "
+                            "solver type apgd (or jacobi) on several ranks"));
   else if (!s->set.packed)
-    PetscCall(PetscSNPrintf(msg, len, "-ccp_packed false (the reference loops) runs on 1 rank only; drop it to run on"
-                                      " several ranks"));
+    PetscCall(PetscSNPrintf(msg, len,
+                            "-ccp_packed false (the reference loops) runs on 1 rank only; drop it to run on"
+                            " several ranks"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -229,7 +244,8 @@ PetscErrorCode CCPSolverSetCoupling(CCPSolver s, const CCPCoupling *coupling)
 {
   PetscFunctionBegin;
   if (coupling) {
-    PetscCheck(coupling->mark && coupling->sum && coupling->reduce && coupling->owned, s->comm, PETSC_ERR_ARG_NULL, "CCPSolverSetCoupling: the coupling needs mark, sum, reduce and owned");
+    PetscCheck(coupling->mark && coupling->sum && coupling->reduce && coupling->owned, s->comm, PETSC_ERR_ARG_NULL,
+               "CCPSolverSetCoupling: the coupling needs mark, sum, reduce and owned");
     s->coupling = *coupling;
   } else PetscCall(PetscMemzero(&s->coupling, sizeof(s->coupling)));
   PetscFunctionReturn(PETSC_SUCCESS);

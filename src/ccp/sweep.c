@@ -30,7 +30,11 @@ _Static_assert(CCP_LANES == SIMD4_LANES, "a block's lanes are the vector's");
 /* The kernels' constant argument `six`: which contacts the layout holds. DOF_MIXED and DOF6 both
  * have the torque rows; with DOF6 every rot is 1 and its multiply is skipped (padding lanes have
  * rot 0, but both their ends are the dummy body, at rest: their rotation difference is 0 anyway). */
-enum { DOF3 = 0, DOF_MIXED = 1, DOF6 = 2 };
+enum {
+  DOF3      = 0,
+  DOF_MIXED = 1,
+  DOF6      = 2
+};
 
 /* block q's multipliers: entry k of lane l at x[CCP_LANES (rows q + k) + l], rows = ROWS(six) (ccp_packed_rows) */
 #define ROWS(six) ((six) ? 6 : 3)
@@ -67,7 +71,10 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
     const CCPBlock *K = ccp_block_at(pk, q);
     if (pk->prefetch_blocks)
       for (size_t o = 0; o < pk->blk_bytes; o += 64) __builtin_prefetch((const char *)K + o, 0);
-    const int lines = pk->body_bytes > 128 ? 3 : 2; /* APGD's: its 3 lines of velocity slots (the contact pass reads no mass); the others' whole records */
+    const int lines =
+      pk->body_bytes > 128
+        ? 3
+        : 2; /* APGD's: its 3 lines of velocity slots (the contact pass reads no mass); the others' whole records */
     for (int l = 0; l < CCP_LANES; l++) {
       const char *A = pk->body + K->a[l], *B = pk->body + K->b[l];
       for (int o = 0; o < lines; o++) { /* the lines the contact sweeps touch (ccp/pack.h: records on lines) */
@@ -81,7 +88,8 @@ ALWAYS_INLINE void prefetch_bodies(const CCPPacked *pk, PetscInt q)
 /* The lines of block q's multipliers in x, when the layout outgrows the cache (as its blocks'):
  * beside the blocks and the body records, the vectors are streams of their own that the hardware
  * prefetcher was left to find. */
-ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, PetscInt q, const int six, const int write)
+ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, PetscInt q, const int six,
+                                        const int write)
 {
   if (pk->prefetch_blocks && q < pk->nblk) {
     const char *p = (const char *)cblk(x, q, six);
@@ -93,7 +101,7 @@ ALWAYS_INLINE void prefetch_multipliers(const CCPPacked *pk, const double *x, Pe
 }
 
 /* entries 4, 5 of a record: one 16-byte load or read-modify-write, not two scalar ones */
-typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+typedef double    v2d __attribute__((vector_size(2 * sizeof(double))));
 ALWAYS_INLINE v2d ld2(const double *p)
 {
   v2d r;
@@ -106,9 +114,10 @@ ALWAYS_INLINE void records_to_lanes(const v4d q[CCP_LANES], const v2d u[CCP_LANE
 {
   transpose4(q, x);
   const v4l lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7};
-  const v4d u02 = __builtin_shufflevector(u[0], u[2], 0, 1, 2, 3), u13 = __builtin_shufflevector(u[1], u[3], 0, 1, 2, 3);
-  x[4] = __builtin_shuffle(u02, u13, lo);
-  x[5] = __builtin_shuffle(u02, u13, hi);
+  const v4d u02 = __builtin_shufflevector(u[0], u[2], 0, 1, 2, 3),
+            u13 = __builtin_shufflevector(u[1], u[3], 0, 1, 2, 3);
+  x[4]          = __builtin_shuffle(u02, u13, lo);
+  x[5]          = __builtin_shuffle(u02, u13, hi);
 }
 
 /* x[k] = entry k (0..5) of the 4 records p[l]: full-width loads and shuffles, not 24 scalar loads */
@@ -141,7 +150,8 @@ ALWAYS_INLINE void add6(double *const p[CCP_LANES], const v4d x[6])
 {
   v4d r[4];
   transpose4(x, r);
-  const v4d u01 = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5), u23 = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
+  const v4d u01          = __builtin_shufflevector(x[4], x[5], 0, 4, 1, 5),
+            u23          = __builtin_shufflevector(x[4], x[5], 2, 6, 3, 7);
   const v2d u[CCP_LANES] = {__builtin_shufflevector(u01, u01, 0, 1), __builtin_shufflevector(u01, u01, 2, 3),
                             __builtin_shufflevector(u23, u23, 0, 1), __builtin_shufflevector(u23, u23, 2, 3)};
   for (int l = 0; l < CCP_LANES; l++) {
@@ -170,7 +180,10 @@ ALWAYS_INLINE void load_inverse_mass(char *const B[CCP_LANES], size_t mass_at, v
 }
 
 /* The joint rows of block q, or NULL for a block of contacts (ccp/pack.h: joint blocks come last). */
-ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q) { return q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL; }
+ALWAYS_INLINE const CCPRowBlock *row_block(const CCPPacked *pk, PetscInt q)
+{
+  return q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL;
+}
 
 /* A block's contact frames, lane by lane: n, and the tangents rebuilt as v3_tangents(n) built them
  * for the packing (ccp/pack.h: us, wt), or a joint block's own (R). Once per block visit: the
@@ -198,8 +211,10 @@ ALWAYS_INLINE BlockFrame block_frame(const CCPBlock *restrict K, const CCPRowBlo
   }
   const v4d *n = F.n, one = splat(1), third = splat(0.57735);
   const v4l  abs_mask = (v4l)splat(-0.0);
-  const v4l  x = (v4d)((v4l)n[0] & ~abs_mask) < third, y = ~x & ((v4d)((v4l)n[1] & ~abs_mask) < third), z = ~(x | y); /* v3_tangent_axis */
-  const v4d  t0 = (v4d)(x & (v4l)one), t1 = (v4d)(y & (v4l)one), t2 = (v4d)(z & (v4l)one), us = ld(K->us), wt = ld(K->wt);
+  const v4l  x = (v4d)((v4l)n[0] & ~abs_mask) < third, y = ~x & ((v4d)((v4l)n[1] & ~abs_mask) < third),
+            z  = ~(x | y); /* v3_tangent_axis */
+  const v4d t0 = (v4d)(x & (v4l)one), t1 = (v4d)(y & (v4l)one), t2 = (v4d)(z & (v4l)one), us = ld(K->us),
+            wt = ld(K->wt);
   /* u = us (t x n): t's entries are 0 or 1, so each difference is exact however it is fused */
   F.u[0] = us * (t1 * n[2] - t2 * n[1]);
   F.u[1] = us * (t2 * n[0] - t0 * n[2]);
@@ -243,7 +258,8 @@ ALWAYS_INLINE void block_velocities(const BlockBodies *AB, int slot, v4d va[6], 
 
 /* The velocities V(y) = V_k + beta (V_k - V_k-1) of the block's bodies, from the slots vk, vkm1
  * (APGD), lane-wise: va of the A ends, vb of the B ends. */
-ALWAYS_INLINE void block_velocities_extrapolated(const BlockBodies *AB, int vk, int vkm1, double beta, v4d va[6], v4d vb[6])
+ALWAYS_INLINE void block_velocities_extrapolated(const BlockBodies *AB, int vk, int vkm1, double beta, v4d va[6],
+                                                 v4d vb[6])
 {
   const double *pa[CCP_LANES], *pb[CCP_LANES], *qa[CCP_LANES], *qb[CCP_LANES];
   for (int l = 0; l < CCP_LANES; l++) {
@@ -297,26 +313,28 @@ ALWAYS_INLINE BlockMetric block_metric(const CCPBlock *restrict K, const CCPRowB
   m.inv_t = m.inv_f * m.il * m.il;
   if (six == DOF_MIXED && !R) {
     const v4l three = block_rot(K) == zero;
-    m.f     = sel(three, eta, m.f);
-    m.inv_f = sel(three, 1 / eta, m.inv_f);
-    m.t     = sel(three, zero, m.t);
-    m.inv_t = sel(three, zero, m.inv_t);
-    m.ell   = sel(three, one, m.ell);
-    m.il    = sel(three, one, m.il);
+    m.f             = sel(three, eta, m.f);
+    m.inv_f         = sel(three, 1 / eta, m.inv_f);
+    m.t             = sel(three, zero, m.t);
+    m.inv_t         = sel(three, zero, m.inv_t);
+    m.ell           = sel(three, one, m.ell);
+    m.il            = sel(three, one, m.il);
   }
   return m;
 }
 
 /* g = D^T v + b + C x for the block's lanes at the velocities va, vb and the multipliers xr (torque
  * rows only when six); R: joint rows' b[1..5] */
-ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const v4d va[6], const v4d vb[6], const v4d xr[6], v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F,
+                                     const v4d va[6], const v4d vb[6], const v4d xr[6], v4d g[6], const int six)
 {
   const v4d ra0 = F->ra[0], ra1 = F->ra[1], ra2 = F->ra[2], rb0 = F->rb[0], rb1 = F->rb[1], rb2 = F->rb[2];
   /* B's contact point velocity relative to A's: v + omega x r */
   const v4d d0 = vb[0] - va[0] + (vb[4] * rb2 - vb[5] * rb1) - (va[4] * ra2 - va[5] * ra1);
   const v4d d1 = vb[1] - va[1] + (vb[5] * rb0 - vb[3] * rb2) - (va[5] * ra0 - va[3] * ra2);
   const v4d d2 = vb[2] - va[2] + (vb[3] * rb1 - vb[4] * rb0) - (va[3] * ra1 - va[4] * ra0);
-  const v4d n0 = F->n[0], n1 = F->n[1], n2 = F->n[2], u0 = F->u[0], u1 = F->u[1], u2 = F->u[2], w0 = F->w[0], w1 = F->w[1], w2 = F->w[2];
+  const v4d n0 = F->n[0], n1 = F->n[1], n2 = F->n[2], u0 = F->u[0], u1 = F->u[1], u2 = F->u[2], w0 = F->w[0],
+            w1 = F->w[1], w2 = F->w[2];
   const v4d clin = ldf(K->clin);
   g[0]           = n0 * d0 + n1 * d1 + n2 * d2 + ld(K->bn) + clin * xr[0];
   g[1]           = u0 * d0 + u1 * d1 + u2 * d2 + clin * xr[1];
@@ -333,14 +351,16 @@ ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlo
 }
 
 /* block_gradient_at at the bodies' velocities in `slot` and the stored multipliers x */
-ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F, const BlockBodies *AB, int slot, const double *restrict x, v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient_of(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const BlockFrame *F,
+                                     const BlockBodies *AB, int slot, const double *restrict x, v4d g[6], const int six)
 {
   v4d va[6] = {0}, vb[6] = {0}, xr[6]; /* (initialized only to quiet a false -Wmaybe-uninitialized) */
   block_velocities(AB, slot, va, vb);
   block_rows(x, xr, six);
   block_gradient_at(K, R, F, va, vb, xr, g, six);
 }
-ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, int slot, const double *restrict x, v4d g[6], const int six)
+ALWAYS_INLINE void block_gradient(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, int slot,
+                                  const double *restrict x, v4d g[6], const int six)
 {
   const BlockBodies AB = block_bodies(K, body);
   const BlockFrame  F  = block_frame(K, R);
@@ -352,8 +372,8 @@ ALWAYS_INLINE void block_clamp(const CCPRowBlock *restrict R, v4d z[6])
 {
   for (int k = 0; k < 6; k++) {
     const v4d lo = ld(R->lo[k]), hi = ld(R->hi[k]);
-    const v4l below = z[k] < lo, above = z[k] > hi;
-    z[k] = (v4d)((below & (v4l)lo) | (above & (v4l)hi) | (~(below | above) & (v4l)z[k]));
+    const v4l below = z[k]<lo, above = z[k]> hi;
+    z[k]            = (v4d)((below & (v4l)lo) | (above & (v4l)hi) | (~(below | above) & (v4l)z[k]));
   }
 }
 
@@ -369,16 +389,17 @@ ALWAYS_INLINE BlockWrench block_wrench(const BlockFrame *Fr, const v4d dg[6], co
   v4d         T[3];
   for (int k = 0; k < 3; k++) {
     const v4d nk = Fr->n[k], uk = Fr->u[k], wk = Fr->w[k];
-    W.F[k]       = dg[0] * nk + dg[1] * uk + dg[2] * wk;
-    T[k]         = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
+    W.F[k] = dg[0] * nk + dg[1] * uk + dg[2] * wk;
+    T[k]   = six ? dg[3] * nk + dg[4] * uk + dg[5] * wk : splat(0);
   }
-  const v4d *F = W.F, ra0 = Fr->ra[0], ra1 = Fr->ra[1], ra2 = Fr->ra[2], rb0 = Fr->rb[0], rb1 = Fr->rb[1], rb2 = Fr->rb[2];
-  W.mb[0] = rb1 * F[2] - rb2 * F[1] + T[0];
-  W.mb[1] = rb2 * F[0] - rb0 * F[2] + T[1];
-  W.mb[2] = rb0 * F[1] - rb1 * F[0] + T[2];
-  W.ma[0] = ra1 * F[2] - ra2 * F[1] + T[0];
-  W.ma[1] = ra2 * F[0] - ra0 * F[2] + T[1];
-  W.ma[2] = ra0 * F[1] - ra1 * F[0] + T[2];
+  const v4d *F = W.F, ra0 = Fr->ra[0], ra1 = Fr->ra[1], ra2 = Fr->ra[2], rb0 = Fr->rb[0], rb1 = Fr->rb[1],
+            rb2 = Fr->rb[2];
+  W.mb[0]       = rb1 * F[2] - rb2 * F[1] + T[0];
+  W.mb[1]       = rb2 * F[0] - rb0 * F[2] + T[1];
+  W.mb[2]       = rb0 * F[1] - rb1 * F[0] + T[2];
+  W.ma[0]       = ra1 * F[2] - ra2 * F[1] + T[0];
+  W.ma[1]       = ra2 * F[0] - ra0 * F[2] + T[1];
+  W.ma[2]       = ra0 * F[1] - ra1 * F[0] + T[2];
   return W;
 }
 
@@ -398,7 +419,8 @@ ALWAYS_INLINE void block_add(const BlockBodies *AB, int slot, const v4d oa[6], c
 /* bodies a -= M_A^-1 (A's part of D dg), b += ...: into slot `slot`, the mass quads at byte mass_at
  * of the records. A's part is negated and added, not subtracted: the add takes the record from memory as
  * an operand, a subtraction would need it loaded first (more instructions, cachegrind). */
-ALWAYS_INLINE void block_apply_of(const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, int slot, size_t mass_at)
+ALWAYS_INLINE void block_apply_of(const BlockFrame *Fr, const BlockBodies *AB, const v4d dg[6], const int six, int slot,
+                                  size_t mass_at)
 {
   v4d ima, imb, Iak[6], Ibk[6], oa[6], ob[6];
   load_inverse_mass(AB->b, mass_at, &imb, Ibk);
@@ -418,7 +440,8 @@ ALWAYS_INLINE void block_apply_of(const BlockFrame *Fr, const BlockBodies *AB, c
   block_add(AB, slot, oa, ob);
 }
 
-ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, const v4d dg[6], const int six, int slot, size_t mass_at)
+ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *restrict R, char *body, const v4d dg[6],
+                               const int six, int slot, size_t mass_at)
 {
   const BlockBodies AB = block_bodies(K, body);
   const BlockFrame  F  = block_frame(K, R);
@@ -428,7 +451,8 @@ ALWAYS_INLINE void block_apply(const CCPBlock *restrict K, const CCPRowBlock *re
 /* Project z (lanes) onto the reaction sets. M: in that metric of the per-contact step (the
  * torque entries scaled by il before and ell after, torque coefficients times il); NULL:
  * Euclidean. Lanes already inside take the vector test only. */
-ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *restrict R, v4d z[6], const int six, const BlockMetric *M)
+ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *restrict R, v4d z[6], const int six,
+                                 const BlockMetric *M)
 {
   if (R) {
     block_clamp(R, z);
@@ -445,7 +469,7 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     sg *= il;
   }
   z[0] += coh;
-  const v4d gn  = z[0];
+  const v4d gn = z[0];
   v4l       in = (gn >= 0) & (z[1] * z[1] + z[2] * z[2] <= mu * mu * gn * gn);
   if (six) in &= (z[4] * z[4] + z[5] * z[5] <= rho * rho * gn * gn) & (z[3] * z[3] <= sg * sg * gn * gn);
   if (!simd4_all(in)) {
@@ -463,7 +487,8 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
     const v4l apex = ~in & (gn + mu * ns + rho * nr + sg * nt <= 0);
     const v4l keep = in | apex;
     if (!six) {
-      const v4d q = gn + mu * ns, dd = 1 + mu * mu, sc = mu * q / (dd * ns), n0 = q / dd; /* lanes not on the surface discard these */
+      const v4d q = gn + mu * ns, dd = 1 + mu * mu, sc = mu * q / (dd * ns),
+                n0 = q / dd; /* lanes not on the surface discard these */
       const v4d z0 = n0, z1 = z[1] * sc, z2 = z[2] * sc;
       z[0] = (v4d)((in & (v4l)z[0]) | (~keep & (v4l)z0));
       z[1] = (v4d)((in & (v4l)z[1]) | (~keep & (v4l)z1));
@@ -476,13 +501,13 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
       v4l       as = ns > 0, ar = nr > 0, at = nt > 0;
       v4d       num = zero, den = zero;
       for (int pass = 0; pass < 4; pass++) { /* each pass shrinks a set strictly or stops it */
-        num        = gn + (v4d)(as & (v4l)ms) + (v4d)(ar & (v4l)mr) + (v4d)(at & (v4l)mt);
-        den        = 1 + (v4d)(as & (v4l)(mu * mu)) + (v4d)(ar & (v4l)(rho * rho)) + (v4d)(at & (v4l)(sg * sg));
+        num          = gn + (v4d)(as & (v4l)ms) + (v4d)(ar & (v4l)mr) + (v4d)(at & (v4l)mt);
+        den          = 1 + (v4d)(as & (v4l)(mu * mu)) + (v4d)(ar & (v4l)(rho * rho)) + (v4d)(at & (v4l)(sg * sg));
         const v4l s2 = as & (mu * num < ns * den), r2 = ar & (rho * num < nr * den), t2 = at & (sg * num < nt * den);
         const v4l changed = (s2 ^ as) | (r2 ^ ar) | (t2 ^ at);
-        as = s2;
-        ar = r2;
-        at = t2;
+        as                = s2;
+        ar                = r2;
+        at                = t2;
         if (!simd4_any(changed)) break;
       }
       v4d y = num / den;
@@ -490,15 +515,15 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
       /* radial clamp of each block into its ball of radius coefficient * y */
       const v4d ys = mu * y, yr = rho * y, yt = sg * y;
       const v4l cs = ns > ys, cr = nr > yr, ct = nt > yt;
-      const v4d fs = (v4d)((cs & (v4l)(ys / ns)) | (~cs & (v4l)splat(1)));
-      const v4d fr = (v4d)((cr & (v4l)(yr / nr)) | (~cr & (v4l)splat(1)));
-      const v4d ft = (v4d)((ct & (v4l)(yt / nt)) | (~ct & (v4l)splat(1)));
+      const v4d fs   = (v4d)((cs & (v4l)(ys / ns)) | (~cs & (v4l)splat(1)));
+      const v4d fr   = (v4d)((cr & (v4l)(yr / nr)) | (~cr & (v4l)splat(1)));
+      const v4d ft   = (v4d)((ct & (v4l)(yt / nt)) | (~ct & (v4l)splat(1)));
       const v4d p[6] = {y, fs * z[1], fs * z[2], ft * z[3], fr * z[4], fr * z[5]};
       for (int k = 0; k < 6; k++) z[k] = (v4d)((in & (v4l)z[k]) | (~keep & (v4l)p[k]));
     } else
       for (int k = 0; k < 6; k++) z[k] = (v4d)(~apex & (v4l)z[k]);
   }
-  const v4d cap = ldf(K->yield) + coh; /* as ccp/pack.c's yield_impulse + cohesion_impulse */
+  const v4d cap  = ldf(K->yield) + coh; /* as ccp/pack.c's yield_impulse + cohesion_impulse */
   const v4l over = z[0] > cap;
   if (simd4_any(over)) /* a yielding contact (rare): cone_cap lane by lane */
     for (int l = 0; l < CCP_LANES; l++) {
@@ -516,7 +541,8 @@ ALWAYS_INLINE void block_project(const CCPBlock *restrict K, const CCPRowBlock *
 }
 
 /* squared GUIDE residual |x - Proj(x - eta g)| / eta per lane */
-ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const double *restrict x, const v4d g[6], const int six)
+ALWAYS_INLINE v4d block_residual2(const CCPBlock *restrict K, const CCPRowBlock *restrict R, const double *restrict x,
+                                  const v4d g[6], const int six)
 {
   const v4d eta = ld(K->eta);
   v4d       y[6], s = splat(0);
@@ -552,7 +578,8 @@ ALWAYS_INLINE double hmax(const v4d *m)
 /* Jacobi (gs = 0): changes into dv, added to v after the sweep. Gauss-Seidel (gs = 1, lambda = 1,
  * conflict-free blocks): changes into v at once. A constant lambda of 1 folds its multiply away
  * (x 1 is exact: the same numbers). */
-ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double omega, double lambda, const int six, const int gs)
+ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double omega, double lambda, const int six,
+                                const int gs)
 {
   LOCAL_LAYOUT(pk, pk_in);
   char *body    = pk->body;
@@ -598,7 +625,8 @@ ALWAYS_INLINE double sweep_impl(const CCPPacked *pk_in, double *gamma, double om
   return hmax(&change2);
 }
 
-ALWAYS_INLINE void residual_impl(const CCPPacked *pk_in, const double *x, int slot, double *res2_max, double *res2_sum, const int six)
+ALWAYS_INLINE void residual_impl(const CCPPacked *pk_in, const double *x, int slot, double *res2_max, double *res2_sum,
+                                 const int six)
 {
   LOCAL_LAYOUT(pk, pk_in);
   v4d mx = splat(0), sum = splat(0);
@@ -626,18 +654,19 @@ typedef struct {
  * those of xk and xkm1, the gradient at y, the projected step into x, the impulses D (x - y) into
  * the accumulators, the sums; with `residual` the GUIDE residual of xk from the velocities of xk
  * (already loaded). */
-ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, double *xout, CCPApgdSums *sums, const int residual, const int six)
+ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, double *xout, CCPApgdSums *sums,
+                             const int residual, const int six)
 {
   LOCAL_LAYOUT(pk, pk_in);
   const CCPApgdStep step_copy = *p_in, *p = &step_copy;
-  ApgdLanes    acc  = {splat(0), splat(0), splat(0), splat(0), splat(0)};
-  const double beta = p->beta, step = p->step;
+  ApgdLanes         acc  = {splat(0), splat(0), splat(0), splat(0), splat(0)};
+  const double      beta = p->beta, step = p->step;
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock *restrict K = ccp_block_at(pk, q);
     const CCPRowBlock *R       = row_block(pk, q);
     const double      *X = cblk(p->xk, q, six), *Xp = cblk(p->xkm1, q, six);
-    double            *Out = blk(xout, q, six);
+    double            *Out   = blk(xout, q, six);
     v4d                va[6] = {0}, vb[6] = {0}, x0[6], y[6], g[6], z[6], d[6];
 
     prefetch_bodies(pk, q + PREFETCH_AHEAD);
@@ -700,7 +729,8 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
  * p^T M^-1 p added to the lanes of *pMp when `owned`. Each slot as a quad (entries 0-3) and a pair
  * (4, 5): 40% fewer instructions than scalar code (cachegrind), the same V bits (each entry's
  * arithmetic is the scalar one). */
-ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, v4d *pMp, v2d *pMp45, const int owned)
+ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t mass_at, v4d *pMp, v2d *pMp45,
+                             const int owned)
 {
   const CCPBodyMass *M  = (const CCPBodyMass *)(rec + mass_at);
   const double      *vk = slot_of(rec, p->vk), *vkm1 = slot_of(rec, p->vkm1), beta = p->beta;
@@ -710,8 +740,8 @@ ALWAYS_INLINE void apgd_body(char *rec, const CCPApgdStep *p, int vnew, size_t m
   const v2d          a45 = ld2(acc + 4);
   const double       a3 = a03[3], a4 = a45[0], a5 = a45[1];
   v4d                dv03 = splat(M->im) * a03; /* entries 0-2: M^-1's mass part; 3: the inertia's row */
-  dv03[3]               = I[0] * a3 + I[3] * a4 + I[4] * a5;
-  const v2d dv45        = {I[3] * a3 + I[1] * a4 + I[5] * a5, I[4] * a3 + I[5] * a4 + I[2] * a5};
+  dv03[3]                 = I[0] * a3 + I[3] * a4 + I[4] * a5;
+  const v2d dv45          = {I[3] * a3 + I[1] * a4 + I[5] * a5, I[4] * a3 + I[5] * a4 + I[2] * a5};
   if (owned) {
     *pMp += a03 * dv03;
     *pMp45 += a45 * dv45;
@@ -731,10 +761,10 @@ ALWAYS_INLINE double apgd_bodies_impl(const CCPPacked *pk_in, const CCPApgdStep 
 {
   LOCAL_LAYOUT(pk, pk_in);
   const CCPApgdStep step_copy = *p_in, *p = &step_copy;
-  const size_t mass_at = ccp_body_mass_at(pk);
-  v4d          pMp     = splat(0);
-  v2d          pMp45   = {0, 0};
-  PetscInt     i       = 0;
+  const size_t      mass_at = ccp_body_mass_at(pk);
+  v4d               pMp     = splat(0);
+  v2d               pMp45   = {0, 0};
+  PetscInt          i       = 0;
 
   for (; i < nowned; i++) apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, &pMp45, 1);
   for (; i <= pk->nbodies; i++) apgd_body(ccp_body_record(pk, i), p, vnew, mass_at, &pMp, &pMp45, 0);
@@ -761,41 +791,69 @@ ALWAYS_INLINE void velocity_impl(const CCPPacked *pk_in, const double *x, const 
 ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, double lambda, const int gs)
 {
   if (pk->all3) return sweep_impl(pk, gamma, omega, lambda, DOF3, gs);
-  return pk->all6 ? sweep_impl(pk, gamma, omega, lambda, DOF6, gs) : sweep_impl(pk, gamma, omega, lambda, DOF_MIXED, gs);
+  return pk->all6 ? sweep_impl(pk, gamma, omega, lambda, DOF6, gs)
+                  : sweep_impl(pk, gamma, omega, lambda, DOF_MIXED, gs);
 }
 
 /* kernel(args..., six) with `six` as the layout says: each instantiated for the three kinds */
-#define BY_DOF(pk, kernel, ...) ((pk)->all3 ? kernel(__VA_ARGS__, DOF3) : (pk)->all6 ? kernel(__VA_ARGS__, DOF6) : kernel(__VA_ARGS__, DOF_MIXED))
+#define BY_DOF(pk, kernel, ...) \
+  ((pk)->all3 ? kernel(__VA_ARGS__, DOF3) : (pk)->all6 ? kernel(__VA_ARGS__, DOF6) : kernel(__VA_ARGS__, DOF_MIXED))
 
 #define INSTANTIATE(suffix, attr) \
   attr static double jacobi_##suffix(CCPPacked *pk, double *gamma, double omega, double lambda) \
   { \
     return lambda == 1 ? sweep_dof(pk, gamma, omega, 1, 0) : sweep_dof(pk, gamma, omega, lambda, 0); \
   } \
-  attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) { return sweep_dof(pk, gamma, omega, 1, 1); } \
-  attr static void residual_##suffix(const CCPPacked *pk, const double *x, int slot, double *m, double *s) { BY_DOF(pk, residual_impl, pk, x, slot, m, s); } \
+  attr static double gauss_seidel_##suffix(CCPPacked *pk, double *gamma, double omega) \
+  { \
+    return sweep_dof(pk, gamma, omega, 1, 1); \
+  } \
+  attr static void residual_##suffix(const CCPPacked *pk, const double *x, int slot, double *m, double *s) \
+  { \
+    BY_DOF(pk, residual_impl, pk, x, slot, m, s); \
+  } \
   attr static void velocity_##suffix(CCPPacked *pk, const double *x) { BY_DOF(pk, velocity_impl, pk, x); } \
   attr static void apgd_##suffix(CCPPacked *pk, const CCPApgdStep *p, double *x, int residual, CCPApgdSums *sums) \
   { \
     if (residual) BY_DOF(pk, apgd_impl, pk, p, x, sums, 1); \
     else BY_DOF(pk, apgd_impl, pk, p, x, sums, 0); \
   } \
-  attr static double apgd_bodies_##suffix(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned) { return apgd_bodies_impl(pk, p, vnew, nowned); }
+  attr static double apgd_bodies_##suffix(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned) \
+  { \
+    return apgd_bodies_impl(pk, p, vnew, nowned); \
+  }
 
 INSTANTIATE(generic, )
 #if SIMD4_HAVE_AVX2
 INSTANTIATE(avx2, SIMD4_AVX2_ATTR)
 INSTANTIATE(avx512vl, SIMD4_AVX512_ATTR)
 #define DISPATCH(name, pk, ...) \
-  (simd4_isa(pk->simd) == SIMD4_AVX512VL ? name##_avx512vl(pk, __VA_ARGS__) : simd4_isa(pk->simd) == SIMD4_AVX2 ? name##_avx2(pk, __VA_ARGS__) : name##_generic(pk, __VA_ARGS__))
+  (simd4_isa(pk->simd) == SIMD4_AVX512VL ? name##_avx512vl(pk, __VA_ARGS__) \
+   : simd4_isa(pk->simd) == SIMD4_AVX2   ? name##_avx2(pk, __VA_ARGS__) \
+                                         : name##_generic(pk, __VA_ARGS__))
 #else
 #define DISPATCH(name, pk, ...) name##_generic(pk, __VA_ARGS__)
 #endif
 
-double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda) { return DISPATCH(jacobi, pk, gamma, omega, lambda); }
-double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega) { return DISPATCH(gauss_seidel, pk, gamma, omega); }
-void   ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum) { DISPATCH(residual, pk, x, slot, res2_max, res2_sum); }
-void   ccp_sweep_velocity(CCPPacked *pk, const double *x) { DISPATCH(velocity, pk, x); }
-void   ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums) { DISPATCH(apgd, pk, p, x, residual ? 1 : 0, sums); }
-double ccp_sweep_apgd_bodies(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned) { return DISPATCH(apgd_bodies, pk, p, vnew, nowned); }
+double ccp_sweep_jacobi(CCPPacked *pk, double *gamma, double omega, double lambda)
+{
+  return DISPATCH(jacobi, pk, gamma, omega, lambda);
+}
+double ccp_sweep_gauss_seidel(CCPPacked *pk, double *gamma, double omega)
+{
+  return DISPATCH(gauss_seidel, pk, gamma, omega);
+}
+void ccp_sweep_residual(const CCPPacked *pk, const double *x, int slot, double *res2_max, double *res2_sum)
+{
+  DISPATCH(residual, pk, x, slot, res2_max, res2_sum);
+}
+void ccp_sweep_velocity(CCPPacked *pk, const double *x) { DISPATCH(velocity, pk, x); }
+void ccp_sweep_apgd(CCPPacked *pk, const CCPApgdStep *p, double *x, PetscBool residual, CCPApgdSums *sums)
+{
+  DISPATCH(apgd, pk, p, x, residual ? 1 : 0, sums);
+}
+double ccp_sweep_apgd_bodies(CCPPacked *pk, const CCPApgdStep *p, int vnew, PetscInt nowned)
+{
+  return DISPATCH(apgd_bodies, pk, p, vnew, nowned);
+}
 const char *ccp_sweep_isa(const CCPPacked *pk) { return simd4_isa_name(simd4_isa(pk->simd)); }

@@ -6,17 +6,17 @@
 #include "ccp/pack.h"
 
 typedef struct {
-  CCPPacked        pk;           /* the packed layout, rebuilt by each solve (memory kept unless released) */
+  CCPPacked pk; /* the packed layout, rebuilt by each solve (memory kept unless released) */
   /* the reference loops' workspace, grown on demand */
   size_t           ngamma_cap, nvel_cap;
-  double          *work_g[6];    /* gamma-sized vectors (CCPWorkspaceEnsure) */
-  double          *work_v[3];    /* velocity-sized vectors (CCPWorkspaceEnsure) */
+  double          *work_g[6]; /* gamma-sized vectors (CCPWorkspaceEnsure) */
+  double          *work_v[3]; /* velocity-sized vectors (CCPWorkspaceEnsure) */
   size_t           nbody_cap;
-  double          *ref_body[3];  /* solver bodies filled from a body source: inverse mass, inertia, free velocity */
+  double          *ref_body[3]; /* solver bodies filled from a body source: inverse mass, inertia, free velocity */
   size_t           nterms_cap;
-  CCPContactTerms *ref_terms;    /* contact terms, eta included (CCPWorkspaceReferenceProblem) */
-  double          *vel_out;      /* the velocities of a problem without its own, when the pool does not outlive the
-                                    solve (CCPWorkspaceOutputVelocity) */
+  CCPContactTerms *ref_terms; /* contact terms, eta included (CCPWorkspaceReferenceProblem) */
+  double          *vel_out;   /* the velocities of a problem without its own, when the pool does not outlive the
+                                 solve (CCPWorkspaceOutputVelocity) */
 } CCPWorkspace;
 
 /* w's gamma-sized and velocity-sized vectors (work_g, work_v) hold at least P's sizes; contents undefined. */

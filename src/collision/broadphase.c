@@ -60,7 +60,8 @@ static PetscErrorCode BroadphaseReserve(Broadphase *bp, PetscInt ncells, PetscIn
   PetscFunctionBegin;
   PetscCall(ScratchPoolGet(pool, SCRATCH_BP_CELLS, sizeof(PetscInt) * ((size_t)ncells + 1), 0, &block));
   bp->cell_start = (PetscInt *)block;
-  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_BODIES, sizeof(double) * (bp_packed_offset(nbody) + 4 * (size_t)nbody), 0, &block));
+  PetscCall(
+    ScratchPoolGet(pool, SCRATCH_BP_BODIES, sizeof(double) * (bp_packed_offset(nbody) + 4 * (size_t)nbody), 0, &block));
   bp->cell_body = (PetscInt *)block;
   bp->nbody_cap = nbody;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -76,9 +77,13 @@ static PetscErrorCode BroadphaseGrowPairs(Broadphase *bp, PetscInt nraw, size_t 
   PetscFunctionBegin;
   need = GrowthCapacity((size_t)bp->pairs_cap, PetscMax(need, (size_t)1024));
   PetscCheck(need < (size_t)PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "Broadphase: more than %" PetscInt_FMT " candidate pairs; a few very large bodies among many small ones make the cell grid inefficient (bounded size ratios assumed)", bp->pairs_cap);
-  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_PAIRS, 2 * sizeof(BodyPair) * need, sizeof(BodyPair) * (size_t)nraw, (void **)&block));
-  bp->pairs_cap = (PetscInt)PetscMin(ScratchPoolBytes(pool, SCRATCH_BP_PAIRS) / (2 * sizeof(BodyPair)), (size_t)PETSC_MAX_INT / 2);
+             "Broadphase: more than %" PetscInt_FMT " candidate pairs; a few very large bodies among many small ones "
+             "make the cell grid inefficient (bounded size ratios assumed)",
+             bp->pairs_cap);
+  PetscCall(ScratchPoolGet(pool, SCRATCH_BP_PAIRS, 2 * sizeof(BodyPair) * need, sizeof(BodyPair) * (size_t)nraw,
+                           (void **)&block));
+  bp->pairs_cap = (PetscInt)PetscMin(ScratchPoolBytes(pool, SCRATCH_BP_PAIRS) / (2 * sizeof(BodyPair)),
+                                     (size_t)PETSC_MAX_INT / 2);
   bp->pairs     = block + bp->pairs_cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -92,7 +97,8 @@ static inline PetscInt bp_cell_coord(double x, double lo, double inv_cell, Petsc
 /* Bounding box, largest radius and a cell size giving at most ~BROADPHASE_MAX_CELLS_PER_BODY cells per body. */
 static PetscErrorCode BroadphaseSetGrid(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope)
 {
-  double lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
+  double lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL},
+         hi[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
   double rmax = 0, check = 0, cell, max_cells = BROADPHASE_MAX_CELLS_PER_BODY * (double)n + 64;
 
   PetscFunctionBegin;
@@ -107,7 +113,8 @@ static PetscErrorCode BroadphaseSetGrid(Broadphase *bp, const BodyStore *s, Pets
   }
   check += (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]); /* extents overflow for |x| ~ 1e308 */
   PetscCheck(isfinite(check), PETSC_COMM_SELF, PETSC_ERR_FP,
-             "Broadphase: a body position or radius is NaN or Inf; the time step probably diverged (reduce the time step or add compliance)");
+             "Broadphase: a body position or radius is NaN or Inf; the time step probably diverged (reduce the time "
+             "step or add compliance)");
   /* A hair above 2 r_max + envelope, so rounding in the cell coordinates cannot split a touching
    * pair across non-adjacent cells. */
   cell = (2 * rmax + envelope) * (1 + 1e-9);
@@ -138,17 +145,20 @@ static void BroadphaseBin(Broadphase *bp, const BodyStore *s, PetscInt n)
   for (PetscInt i = 0; i < n; i++) {
     const double  *x = s->pos + 3 * (size_t)i;
     const PetscInt c = bp_cell_coord(x[0], bp->origin[0], inv, bp->dims[0]) +
-                       bp->dims[0] * (bp_cell_coord(x[1], bp->origin[1], inv, bp->dims[1]) + bp->dims[1] * bp_cell_coord(x[2], bp->origin[2], inv, bp->dims[2]));
+                       bp->dims[0] * (bp_cell_coord(x[1], bp->origin[1], inv, bp->dims[1]) +
+                                      bp->dims[1] * bp_cell_coord(x[2], bp->origin[2], inv, bp->dims[2]));
     cell_of[i] = c;
     start[c + 1]++;
   }
   for (PetscInt c = 0; c < ncells; c++) start[c + 1] += start[c];
   /* scatter in increasing body index, using start[c] as cell c's cursor ... */
   for (PetscInt i = 0; i < n; i++) {
-    const PetscInt slot = start[cell_of[i]]++;
-    const double  *x    = s->pos + 3 * (size_t)i;
-    bp->cell_body[slot] = i;
-    packed[4 * slot + 0] = x[0]; packed[4 * slot + 1] = x[1]; packed[4 * slot + 2] = x[2];
+    const PetscInt slot  = start[cell_of[i]]++;
+    const double  *x     = s->pos + 3 * (size_t)i;
+    bp->cell_body[slot]  = i;
+    packed[4 * slot + 0] = x[0];
+    packed[4 * slot + 1] = x[1];
+    packed[4 * slot + 2] = x[2];
     packed[4 * slot + 3] = s->radius[i];
   }
   /* ... which leaves start[c] at the end of cell c: shift back by one */
@@ -163,7 +173,8 @@ typedef double bp_v2d __attribute__((vector_size(2 * sizeof(double))));
  * Branch-free: every candidate is written, and kept by advancing out only on a hit (hits are
  * rare and unpredictable, so a branch would mispredict). (dx, dy) and (dz, reach) are each one
  * 2-lane subtraction and square: reach = r_b - (-r_a) is r_b + r_a exactly. */
-static inline BodyPair *bp_range(const double *P, const PetscInt *body, PetscInt b0, PetscInt b1, const double a[4], int32_t ia, BodyPair *out)
+static inline BodyPair *bp_range(const double *P, const PetscInt *body, PetscInt b0, PetscInt b1, const double a[4],
+                                 int32_t ia, BodyPair *out)
 {
   const bp_v2d axy = {a[0], a[1]}, azr = {a[2], -a[3]};
   for (PetscInt b = b0; b < b1; b++) {
@@ -175,8 +186,8 @@ static inline BodyPair *bp_range(const double *P, const PetscInt *body, PetscInt
     xy *= xy;
     zr *= zr;
     const int32_t ib = (int32_t)body[b];
-    out->i = ia < ib ? ia : ib;
-    out->j = ia < ib ? ib : ia;
+    out->i           = ia < ib ? ia : ib;
+    out->j           = ia < ib ? ib : ia;
     out += xy[0] + xy[1] + zr[0] < zr[1];
   }
   return out;
@@ -187,10 +198,10 @@ static PetscErrorCode BroadphaseSearch(Broadphase *bp, double envelope, PetscInt
 {
   const PetscInt  d0 = bp->dims[0], d1 = bp->dims[1], d2 = bp->dims[2];
   const PetscInt *start = bp->cell_start, *body = bp->cell_body;
-  const double   *P     = bp_packed(bp);
+  const double   *P = bp_packed(bp);
   /* the x-rows of the half-shell other than the own one: (dy, dz) */
   static const int rows[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
-  PetscInt         nraw = 0;
+  PetscInt         nraw       = 0;
 
   PetscFunctionBegin;
   for (PetscInt iz = 0; iz < d2; iz++)
@@ -205,8 +216,8 @@ static PetscErrorCode BroadphaseSearch(Broadphase *bp, double envelope, PetscInt
           const PetscInt y = iy + rows[r][0], z = iz + rows[r][1];
           if (y < 0 || y >= d1 || z >= d2) continue;
           const PetscInt rowc = d0 * (y + d1 * z);
-          lo[nr] = start[rowc + (ix > 0 ? ix - 1 : 0)];
-          hi[nr] = start[rowc + (ix + 1 < d0 ? ix + 2 : ix + 1)];
+          lo[nr]              = start[rowc + (ix > 0 ? ix - 1 : 0)];
+          hi[nr]              = start[rowc + (ix + 1 < d0 ? ix + 2 : ix + 1)];
           if (lo[nr] < hi[nr]) {
             rows_len += hi[nr] - lo[nr];
             nr++;
@@ -215,7 +226,8 @@ static PetscErrorCode BroadphaseSearch(Broadphase *bp, double envelope, PetscInt
         for (PetscInt a = start[c]; a < start[c + 1]; a++) {
           const double  pa[4] = {P[4 * a], P[4 * a + 1], P[4 * a + 2], P[4 * a + 3] + envelope};
           const int32_t ia    = (int32_t)body[a];
-          const size_t  need  = (size_t)nraw + (size_t)(hi[0] - (a + 1) + rows_len); /* every candidate of body a written */
+          const size_t  need  = (size_t)nraw +
+                              (size_t)(hi[0] - (a + 1) + rows_len); /* every candidate of body a written */
           if (PetscUnlikely(need > (size_t)bp->pairs_cap)) PetscCall(BroadphaseGrowPairs(bp, nraw, need));
           BodyPair *const raw = bp_raw(bp), *out = raw + nraw;
           lo[0] = a + 1;
@@ -265,9 +277,14 @@ static void BroadphaseSortPairs(Broadphase *bp, PetscInt n, PetscInt nraw)
 static PetscErrorCode BroadphaseFindRaw(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, PetscInt *nraw)
 {
   PetscFunctionBegin;
-  PetscCheck(n >= 0 && n <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BroadphaseFindPairs: n = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", n, s->n_owned + s->n_ghost);
-  PetscCheck(envelope >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BroadphaseFindPairs: envelope %g must be >= 0", envelope);
-  PetscCheck((size_t)n <= (size_t)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "BroadphaseFindPairs: %" PetscInt_FMT " bodies on one rank exceed the 32-bit pair indices; use more ranks", n);
+  PetscCheck(n >= 0 && n <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "BroadphaseFindPairs: n = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", n,
+             s->n_owned + s->n_ghost);
+  PetscCheck(envelope >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BroadphaseFindPairs: envelope %g must be >= 0",
+             envelope);
+  PetscCheck((size_t)n <= (size_t)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "BroadphaseFindPairs: %" PetscInt_FMT " bodies on one rank exceed the 32-bit pair indices; use more ranks",
+             n);
   bp->npairs = *nraw = 0;
   if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BroadphaseSetGrid(bp, s, n, envelope));
@@ -289,7 +306,8 @@ PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs)
+PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope,
+                                        const BodyPair **pairs)
 {
   PetscInt nraw;
 

@@ -6,7 +6,9 @@
 #include "bodies/body_store.h"
 #include "base/scratch_pool.h"
 
-typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
+typedef struct {
+  int32_t i, j;
+} BodyPair; /* storage indices, i < j */
 
 /* The grid has at most this many cells per body (+ 64): the cell grows beyond 2 r_max + envelope
  * where the bodies' bounding box is mostly empty. */
@@ -14,10 +16,10 @@ typedef struct { int32_t i, j; } BodyPair;  /* storage indices, i < j */
 
 typedef struct {
   /* grid */
-  double   origin[3], cell;
-  PetscInt dims[3];
+  double    origin[3], cell;
+  PetscInt  dims[3];
   PetscInt *cell_start, *cell_body; /* CSR: bodies of cell c are cell_body[cell_start[c] .. cell_start[c+1]) */
-  PetscInt nbody_cap;
+  PetscInt  nbody_cap;
   /* output */
   PetscInt  npairs, pairs_cap;
   BodyPair *pairs;
@@ -38,5 +40,6 @@ PetscErrorCode BroadphaseFindPairs(Broadphase *bp, const BodyStore *s, PetscInt 
  * by something else anyway (collision detection sorts by key). *pairs lives in bp until the next
  * call; the grid (slots SCRATCH_BP_CELLS and SCRATCH_BP_BODIES) is dead on return: the caller may
  * take those slots (collision detection's pair records do). */
-PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const BodyPair **pairs);
+PetscErrorCode BroadphaseFindCandidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope,
+                                        const BodyPair **pairs);
 #endif

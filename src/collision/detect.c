@@ -1,8 +1,8 @@
 /* Collision detection for one step.
  *
  * 1. Broadphase pairs among bodies [0, nb); a pair is kept only on the rank that owns body A (the
- *    smaller global id), so with symmetric halos every contact is computed by exactly one rank. Every owned body is tested against every wall (walls are replicated, so
- *    the body's owner computes its wall contacts); ghosts never are.
+ *    smaller global id), so with symmetric halos every contact is computed by exactly one rank. Every owned body is
+ * tested against every wall (walls are replicated, so the body's owner computes its wall contacts); ghosts never are.
  * 2. Each kept pair is staged as a PairRecord (key packed in 64 bits, A, B): 16 bytes, no
  *    geometry yet. A is the smaller global id (walls have negative ids, so a wall is always A);
  *    the normal runs from A to B.
@@ -27,14 +27,16 @@
 #include <string.h>
 
 /* Points between bodies A and B (storage indices), normal from A to B. */
-int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
+int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
+                               ContactPoint pts[NARROW_MAX_POINTS])
 {
   const double *xa = s->pos + 3 * (size_t)A, *qa = s->quat + 4 * (size_t)A, *sa = s->size + 3 * (size_t)A;
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
   const int     shape_a = s->shape[A], shape_b = s->shape[B];
   int           np;
 
-  if (shape_a == SHAPE_SPHERE && shape_b == SHAPE_SPHERE) return narrow_sphere_sphere(xa, sa[0], xb, sb[0], envelope, pts);
+  if (shape_a == SHAPE_SPHERE && shape_b == SHAPE_SPHERE)
+    return narrow_sphere_sphere(xa, sa[0], xb, sb[0], envelope, pts);
   if (shape_a == SHAPE_BOX && shape_b == SHAPE_SPHERE) return narrow_box_sphere(xa, qa, sa, xb, sb[0], envelope, pts);
   if (shape_a == SHAPE_BOX) return 0; /* box - box: not supported */
   /* sphere A, box B: the kernel runs from the box, so turn its answer around */
@@ -42,20 +44,24 @@ int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, doubl
   for (int k = 0; k < np; k++) {
     double t[3];
     v3_scale(pts[k].n, -1.0, pts[k].n);
-    v3_copy(t, pts[k].p1); v3_copy(pts[k].p1, pts[k].p2); v3_copy(pts[k].p2, t);
+    v3_copy(t, pts[k].p1);
+    v3_copy(pts[k].p1, pts[k].p2);
+    v3_copy(pts[k].p2, t);
   }
   return np;
 }
 
 /* Points between wall w (A) and body B, normal from the wall to the body. */
-int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS])
+int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope,
+                               ContactPoint pts[NARROW_MAX_POINTS])
 {
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
   if (w->type == WALL_PLANE) {
     if (s->shape[B] == SHAPE_SPHERE) return narrow_plane_sphere(w->point, w->normal, xb, sb[0], envelope, pts);
     return narrow_plane_box(w->point, w->normal, xb, qb, sb, envelope, pts);
   }
-  if (s->shape[B] == SHAPE_SPHERE) return narrow_box_sphere(w->center, w->quat, w->half_extents, xb, sb[0], envelope, pts);
+  if (s->shape[B] == SHAPE_SPHERE)
+    return narrow_box_sphere(w->center, w->quat, w->half_extents, xb, sb[0], envelope, pts);
   return 0; /* box wall - box body: not supported */
 }
 
@@ -64,26 +70,33 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
 static inline void contact_key_set(ContactKey *key, int64_t ida, int64_t idb, int32_t sub)
 {
   memset(key, 0, sizeof(*key));
-  key->ida = ida; key->idb = idb; key->sub = sub;
+  key->ida = ida;
+  key->idb = idb;
+  key->sub = sub;
 }
 
 /* Point pt's offsets from the reference points ref_a/ref_b; ref_a NULL for a plane, whose
  * reference is the contact point itself (walls have zero inverse mass, so only consistency
  * matters). */
-static inline void point_offsets(const ContactPoint *pt, const double *ref_a, const double *ref_b, double ra[3], double rb[3])
+static inline void point_offsets(const ContactPoint *pt, const double *ref_a, const double *ref_b, double ra[3],
+                                 double rb[3])
 {
   v3_sub(ra, pt->p1, ref_a ? ref_a : pt->p1);
   v3_sub(rb, pt->p2, ref_b);
 }
 
 /* Stage np points; ref_a/ref_b as point_offsets. */
-void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
-                             const double *ref_a, const double *ref_b)
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b,
+                            int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b, const double *ref_a,
+                            const double *ref_b)
 {
   for (int k = 0; k < np; k++) {
     StagedPoint *p = &st[(*nst)++];
     contact_key_set(&p->key, ida, idb, k);
-    p->a = a; p->b = b; p->mat_a = mat_a; p->mat_b = mat_b;
+    p->a     = a;
+    p->b     = b;
+    p->mat_a = mat_a;
+    p->mat_b = mat_b;
     v3_copy(p->n, pts[k].n);
     point_offsets(&pts[k], ref_a, ref_b, p->ra, p->rb);
     p->phi = pts[k].phi;
@@ -95,10 +108,13 @@ void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *
  * compound literal, which made the compiler zero the record first and then store most of it again. */
 static inline void contact_finish(Contact *c, int32_t a, int32_t b, const PairParams *pp)
 {
-  c->a = a; c->b = b;
-  c->mu = pp->mu; c->rho = pp->rho; c->sigma = pp->sigma;
+  c->a       = a;
+  c->b       = b;
+  c->mu      = pp->mu;
+  c->rho     = pp->rho;
+  c->sigma   = pp->sigma;
   c->plastic = 0;
-  c->box = NULL;
+  c->box     = NULL;
 }
 
 static const PairParams *pair_params(const CollisionSettings *set, PairParamsCache *cache, int32_t mat_a, int32_t mat_b)
@@ -112,11 +128,13 @@ static const PairParams *pair_params(const CollisionSettings *set, PairParamsCac
 }
 
 /* collision_append_pair, inlined into CollisionDetect's loop (a call per pair cost about 10 ns per body) */
-static inline void append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
+static inline void append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
+                               PairParamsCache *cache, ContactSet *cs)
 {
   ContactPoint      pts[NARROW_MAX_POINTS];
   const Wall       *w  = a >= nb ? &set->walls[a - nb] : NULL;
-  const int         np = w ? collision_wall_body_points(w, s, b, set->envelope, pts) : collision_body_pair_points(s, a, b, set->envelope, pts);
+  const int         np = w ? collision_wall_body_points(w, s, b, set->envelope, pts)
+                           : collision_body_pair_points(s, a, b, set->envelope, pts);
   const double     *ref_a, *ref_b = s->pos + 3 * (size_t)b;
   const PairParams *pp;
   int64_t           ida;
@@ -143,32 +161,40 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
   }
 }
 
-void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs)
+void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
+                           PairParamsCache *cache, ContactSet *cs)
 {
   append_pair(set, s, nb, a, b, cache, cs);
 }
 
-PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs)
+PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
+                               ContactSet *cs)
 {
-  const PetscInt     nown = PetscMin(nb, s->n_owned);
-  const double       env  = set->envelope;
-  const PairKeyRange range = collision_pair_key_range(s, nb, set->nwalls);
+  const PetscInt     nown        = PetscMin(nb, s->n_owned);
+  const double       env         = set->envelope;
+  const PairKeyRange range       = collision_pair_key_range(s, nb, set->nwalls);
   PetscInt           nwall_tests = 0, cap, npairs = 0, max_points;
   const BodyPair    *cand;
   PairRecord        *rec, *tmp, *sorted = NULL;
   PairParamsCache    cache = PAIR_PARAMS_CACHE_EMPTY;
 
   PetscFunctionBegin;
-  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CollisionDetect: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
-  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "CollisionDetect: %d walls but no wall array", set->nwalls);
+  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "CollisionDetect: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb,
+             s->n_owned + s->n_ghost);
+  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
+             "CollisionDetect: %d walls but no wall array", set->nwalls);
   ContactSetClear(cs);
   PetscCall(BroadphaseFindCandidates(bp, s, nb, env, &cand));
 
   for (PetscInt i = 0; i < nown; i++)
-    for (int k = 0; k < set->nwalls; k++) nwall_tests += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
+    for (int k = 0; k < set->nwalls; k++)
+      nwall_tests += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env);
   cap = bp->npairs + nwall_tests;
-  PetscCall(ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_RECORDS, sizeof(*rec) * ((size_t)cap + 1), 0, (void **)&rec));
-  PetscCall(ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_SORT, sizeof(*tmp) * ((size_t)cap + 1), 0, (void **)&tmp));
+  PetscCall(
+    ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_RECORDS, sizeof(*rec) * ((size_t)cap + 1), 0, (void **)&rec));
+  PetscCall(
+    ScratchPoolGet(BroadphaseScratch(bp), SCRATCH_PAIR_SORT, sizeof(*tmp) * ((size_t)cap + 1), 0, (void **)&tmp));
 
   for (PetscInt p = 0; p < bp->npairs; p++) {
     const int32_t i = cand[p].i, j = cand[p].j;
@@ -181,7 +207,8 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
-      rec[npairs++] = (PairRecord){collision_pair_key(&range, wall_global_id(k), s->id[i]), (int32_t)(nb + k), (int32_t)i};
+      rec[npairs++] = (PairRecord){collision_pair_key(&range, wall_global_id(k), s->id[i]), (int32_t)(nb + k),
+                                   (int32_t)i};
       max_points += s->shape[i] == SHAPE_SPHERE ? 1 : NARROW_MAX_POINTS;
     }
 

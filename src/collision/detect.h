@@ -19,5 +19,6 @@ typedef struct {
 /* Detect all contacts among bodies [0, nb) of s and between them and the walls. A body-body
  * contact is kept only where its body A (smaller id) is owned, a wall contact where its body is
  * owned: every contact belongs to exactly one rank. cs is cleared first. */
-PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, ContactSet *cs);
+PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
+                               ContactSet *cs);
 #endif

@@ -33,12 +33,15 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
 }
 
 /* Points between bodies A and B (storage indices), normal from A to B; returns how many. */
-int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS]);
+int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
+                               ContactPoint pts[NARROW_MAX_POINTS]);
 /* Points between wall w (A) and body B, normal from the wall to the body; returns how many. */
-int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope, ContactPoint pts[NARROW_MAX_POINTS]);
+int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope,
+                               ContactPoint pts[NARROW_MAX_POINTS]);
 /* Append np points to st[*nst ..] with keys (ida, idb, k); ref_a, ref_b as in collision/detect.c. */
-void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
-                            const double *ref_a, const double *ref_b);
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b,
+                            int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b, const double *ref_a,
+                            const double *ref_b);
 /* A candidate pair (A, B) before the final ordering, 16 bytes: its key packed in 64 bits where the
  * ids allow (collision_pair_key), and A and B carried along by the sort, so that nothing is
  * gathered and no geometry is staged; the pair's points are computed in key order. */
@@ -61,21 +64,27 @@ static inline uint64_t collision_pair_key(const PairKeyRange *r, int64_t ida, in
 }
 /* The n pairs in key order (ids of bodies [0, nb) of s; walls first), stably: a radix sort where
  * the keys fit, else a comparison sort. *sorted is rec or tmp (each n entries). */
-PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairKeyRange *r, PetscInt n, PairRecord *rec, PairRecord *tmp, PairRecord **sorted);
+PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairKeyRange *r, PetscInt n, PairRecord *rec,
+                                    PairRecord *tmp, PairRecord **sorted);
 /* Stable order by key of nst records that each start with a ContactKey, `stride` bytes apart:
  * *sorted (rec or tmp, each of nst + 1 entries) lists their indices in key order. */
-PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted);
+PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp,
+                                     SortRecord **sorted);
 /* The last materials' pair parameters: pairs in key order mostly share their materials (a
  * one-material scene always), so detection combines them once, not per contact. */
 typedef struct {
   int32_t    mat_a, mat_b; /* -1: none yet */
   PairParams pp;
 } PairParamsCache;
-#define PAIR_PARAMS_CACHE_EMPTY {.mat_a = -1, .mat_b = -1}
+#define PAIR_PARAMS_CACHE_EMPTY \
+  { \
+    .mat_a = -1, .mat_b = -1 \
+  }
 
 /* Append the contacts of pair (a, b) (a: a body, or wall a - nb), whose turn in key order it is:
  * its narrowphase points, sub 0, 1, ..., each written straight into its record (cs has room for
  * them: the caller reserved it), ra and rb as collision_stage_points gives them. CollisionDetect
  * and the neighbour list's CollisionDetectListed both build their contacts with it. */
-void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b, PairParamsCache *cache, ContactSet *cs);
+void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
+                           PairParamsCache *cache, ContactSet *cs);
 #endif

@@ -7,7 +7,8 @@ static inline int bit_length(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 
 /* Both record types the radix sort moves: 16 bytes, the 64-bit key first. Moved with memcpy, so
  * one sort serves both without breaking C's aliasing rules. */
 #define RECORD_BYTES 16
-_Static_assert(sizeof(SortRecord) == RECORD_BYTES && sizeof(PairRecord) == RECORD_BYTES, "the radix sort moves 16-byte records");
+_Static_assert(sizeof(SortRecord) == RECORD_BYTES && sizeof(PairRecord) == RECORD_BYTES,
+               "the radix sort moves 16-byte records");
 static inline uint64_t record_key(const char *r, PetscInt k)
 {
   uint64_t key;
@@ -21,7 +22,10 @@ static inline uint64_t record_key(const char *r, PetscInt k)
 static void *radix_sort(void *rv, void *tmpv, PetscInt n, int bits)
 {
   char *r = (char *)rv, *tmp = (char *)tmpv;
-  enum { MAX_PASSES = 6, MAX_DIGIT = 11 };
+  enum {
+    MAX_PASSES = 6,
+    MAX_DIGIT  = 11
+  };
   const int      passes = (bits + MAX_DIGIT - 1) / MAX_DIGIT, width = passes ? (bits + passes - 1) / passes : 0;
   const uint64_t mask = ((uint64_t)1 << width) - 1;
   PetscInt       hist[MAX_PASSES][1 << MAX_DIGIT];
@@ -39,8 +43,12 @@ static void *radix_sort(void *rv, void *tmpv, PetscInt n, int bits)
       hist[p][d]       = sum;
       sum += c;
     }
-    for (PetscInt k = 0; k < n; k++) memcpy(tmp + (size_t)RECORD_BYTES * hist[p][(record_key(r, k) >> (p * width)) & mask]++, r + (size_t)RECORD_BYTES * k, RECORD_BYTES);
-    swap = r; r = tmp; tmp = swap;
+    for (PetscInt k = 0; k < n; k++)
+      memcpy(tmp + (size_t)RECORD_BYTES * hist[p][(record_key(r, k) >> (p * width)) & mask]++,
+             r + (size_t)RECORD_BYTES * k, RECORD_BYTES);
+    swap = r;
+    r    = tmp;
+    tmp  = swap;
   }
   return r;
 }
@@ -51,7 +59,10 @@ typedef struct {
   size_t      stride;
 } KeyedRecords;
 
-static inline const ContactKey *keyed_key(const KeyedRecords *r, PetscInt k) { return (const ContactKey *)(r->base + r->stride * (size_t)k); }
+static inline const ContactKey *keyed_key(const KeyedRecords *r, PetscInt k)
+{
+  return (const ContactKey *)(r->base + r->stride * (size_t)k);
+}
 
 /* Fallback order when the id ranges do not fit one 64-bit key: by key, then staging order. */
 static int staged_compare(const void *pa, const void *pb, void *ctx)
@@ -65,18 +76,21 @@ static int staged_compare(const void *pa, const void *pb, void *ctx)
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp, SortRecord **sorted)
+PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscInt nst, SortRecord *rec, SortRecord *tmp,
+                                     SortRecord **sorted)
 {
-  KeyedRecords st = {(const char *)records, stride};
-  int64_t  alo = INT64_MAX, ahi = INT64_MIN, blo = INT64_MAX, bhi = INT64_MIN;
-  int      bits_a, bits_b;
-  PetscInt k;
+  KeyedRecords st  = {(const char *)records, stride};
+  int64_t      alo = INT64_MAX, ahi = INT64_MIN, blo = INT64_MAX, bhi = INT64_MIN;
+  int          bits_a, bits_b;
+  PetscInt     k;
 
   PetscFunctionBegin;
   for (k = 0; k < nst; k++) {
     const ContactKey *key = keyed_key(&st, k);
-    alo = PetscMin(alo, key->ida); ahi = PetscMax(ahi, key->ida);
-    blo = PetscMin(blo, key->idb); bhi = PetscMax(bhi, key->idb);
+    alo                   = PetscMin(alo, key->ida);
+    ahi                   = PetscMax(ahi, key->ida);
+    blo                   = PetscMin(blo, key->idb);
+    bhi                   = PetscMax(bhi, key->idb);
   }
   /* id ranges in unsigned arithmetic, exact for any int64 ids; sub < 4 takes 2 bits */
   bits_a = nst ? bit_length((uint64_t)ahi - (uint64_t)alo) : 0;
@@ -84,7 +98,8 @@ PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscIn
   if (bits_a + bits_b + 2 <= 64) {
     for (k = 0; k < nst; k++) {
       const ContactKey *key = keyed_key(&st, k);
-      rec[k].key = ((((uint64_t)key->ida - (uint64_t)alo) << bits_b | ((uint64_t)key->idb - (uint64_t)blo)) << 2) | (uint64_t)key->sub;
+      rec[k].key = ((((uint64_t)key->ida - (uint64_t)alo) << bits_b | ((uint64_t)key->idb - (uint64_t)blo)) << 2) |
+                   (uint64_t)key->sub;
       rec[k].idx = k;
     }
     *sorted = (SortRecord *)radix_sort(rec, tmp, nst, bits_a + bits_b + 2);
@@ -98,7 +113,8 @@ PetscErrorCode collision_sort_by_key(const void *records, size_t stride, PetscIn
 
 PairKeyRange collision_pair_key_range(const BodyStore *s, PetscInt nb, int nwalls)
 {
-  int64_t      lo = nwalls ? (int64_t)wall_global_id(nwalls - 1) : INT64_MAX, hi = nwalls ? (int64_t)wall_global_id(0) : INT64_MIN;
+  int64_t lo = nwalls ? (int64_t)wall_global_id(nwalls - 1) : INT64_MAX,
+          hi = nwalls ? (int64_t)wall_global_id(0) : INT64_MIN;
   PairKeyRange r;
 
   for (PetscInt i = 0; i < nb; i++) {
@@ -117,7 +133,10 @@ typedef struct {
   PetscInt         nb;
 } PairIds;
 
-static inline int64_t pair_id(const PairIds *p, int32_t i) { return i >= p->nb ? (int64_t)wall_global_id((int)(i - p->nb)) : p->s->id[i]; }
+static inline int64_t pair_id(const PairIds *p, int32_t i)
+{
+  return i >= p->nb ? (int64_t)wall_global_id((int)(i - p->nb)) : p->s->id[i];
+}
 
 static int pair_compare(const void *pa, const void *pb, void *ctx)
 {
@@ -128,14 +147,16 @@ static int pair_compare(const void *pa, const void *pb, void *ctx)
   return (xb > yb) - (xb < yb);
 }
 
-PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairKeyRange *r, PetscInt n, PairRecord *rec, PairRecord *tmp, PairRecord **sorted)
+PetscErrorCode collision_sort_pairs(const BodyStore *s, PetscInt nb, const PairKeyRange *r, PetscInt n, PairRecord *rec,
+                                    PairRecord *tmp, PairRecord **sorted)
 {
   PairIds ids = {s, nb};
 
   PetscFunctionBegin;
   if (r->fits) *sorted = (PairRecord *)radix_sort(rec, tmp, n, 2 * r->bits);
   else {
-    if (n > 1) PetscCall(PetscTimSort(n, rec, sizeof(PairRecord), pair_compare, &ids)); /* keys are unique: the order is total */
+    if (n > 1)
+      PetscCall(PetscTimSort(n, rec, sizeof(PairRecord), pair_compare, &ids)); /* keys are unique: the order is total */
     *sorted = rec;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

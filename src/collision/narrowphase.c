@@ -1,7 +1,8 @@
 #include "collision/narrowphase.h"
 #include "base/vec3.h"
 
-int narrow_box_sphere(const double bc[3], const double bq[4], const double he[3], const double c[3], double r, double envelope, ContactPoint *out)
+int narrow_box_sphere(const double bc[3], const double bq[4], const double he[3], const double c[3], double r,
+                      double envelope, ContactPoint *out)
 {
   double R[9], d[3], local[3], q[3], nl[3] = {0, 0, 0}, dist;
   int    outside = 0;
@@ -24,20 +25,26 @@ int narrow_box_sphere(const double bc[3], const double bq[4], const double he[3]
     int    axis  = 0;
     double depth = he[0] - fabs(local[0]);
     for (int k = 1; k < 3; k++)
-      if (he[k] - fabs(local[k]) < depth) { depth = he[k] - fabs(local[k]); axis = k; }
+      if (he[k] - fabs(local[k]) < depth) {
+        depth = he[k] - fabs(local[k]);
+        axis  = k;
+      }
     nl[axis] = local[axis] < 0 ? -1.0 : 1.0;
     q[axis]  = nl[axis] * he[axis];
     dist     = -depth;
   }
   if (!(dist - r < envelope)) return 0;
   mat_vec(out->n, R, nl);
-  mat_vec(out->p1, R, q); v3_add(out->p1, out->p1, bc);
-  v3_copy(out->p2, c); v3_axpy(out->p2, -r, out->n);
+  mat_vec(out->p1, R, q);
+  v3_add(out->p1, out->p1, bc);
+  v3_copy(out->p2, c);
+  v3_axpy(out->p2, -r, out->n);
   out->phi = dist - r;
   return 1;
 }
 
-int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3], const double bq[4], const double he[3], double envelope, ContactPoint *out)
+int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3], const double bq[4], const double he[3],
+                     double envelope, ContactPoint *out)
 {
   double R[9], vert[8][3], height[8];
   int    cand[8], ncand = 0, keep[8];
@@ -46,7 +53,7 @@ int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3],
   for (int m = 0; m < 8; m++) {
     /* vertex m has sign + on axis k when bit k of m is set */
     const double local[3] = {(m & 1) ? he[0] : -he[0], (m & 2) ? he[1] : -he[1], (m & 4) ? he[2] : -he[2]};
-    double       d[3];
+    double d[3];
     mat_vec(vert[m], R, local);
     v3_add(vert[m], vert[m], bc);
     v3_sub(d, vert[m], p);
@@ -69,7 +76,8 @@ int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3],
     const int m = cand[a];
     if (!keep[a]) continue;
     v3_copy(out[np].n, nrm);
-    v3_copy(out[np].p1, vert[m]); v3_axpy(out[np].p1, -height[m], nrm);
+    v3_copy(out[np].p1, vert[m]);
+    v3_axpy(out[np].p1, -height[m], nrm);
     v3_copy(out[np].p2, vert[m]);
     out[np].phi = height[m];
     np++;

@@ -37,7 +37,8 @@ static PetscBool list_valid(const NeighbourList *nl, const CollisionSettings *se
   const double limit2 = 0.25 * nl->skin * nl->skin;
   double       worst  = 0;
 
-  if (nl->nb != nb || nl->n_owned != s->n_owned || nl->nwalls != set->nwalls || nl->envelope != set->envelope) return PETSC_FALSE;
+  if (nl->nb != nb || nl->n_owned != s->n_owned || nl->nwalls != set->nwalls || nl->envelope != set->envelope)
+    return PETSC_FALSE;
   if (nb && memcmp(nl->id, s->id, sizeof(int64_t) * (size_t)nb)) return PETSC_FALSE;
   for (PetscInt i = 0; i < nb; i++) {
     const double d = dist2(s->pos + 3 * (size_t)i, nl->x0 + 3 * (size_t)i);
@@ -52,7 +53,8 @@ static PetscBool list_valid(const NeighbourList *nl, const CollisionSettings *se
 
 /* The candidates within envelope + skin, each on the rank that will compute it (as CollisionDetect
  * keeps them), in key order; and the layout they refer to. */
-static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp)
+static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set, const BodyStore *s, PetscInt nb,
+                                 Broadphase *bp)
 {
   const PetscInt nown  = PetscMin(nb, s->n_owned);
   const double   reach = set->envelope + nl->skin;
@@ -63,14 +65,15 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
   PetscFunctionBegin;
   PetscCall(BroadphaseFindPairs(bp, s, nb, reach));
   for (PetscInt i = 0; i < nown; i++)
-    for (int k = 0; k < set->nwalls; k++) nwall += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], reach);
+    for (int k = 0; k < set->nwalls; k++)
+      nwall += collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], reach);
   cap = bp->npairs + nwall;
   PetscCall(PetscMalloc3((size_t)cap + 1, &found, (size_t)cap + 1, &rec, (size_t)cap + 1, &tmp));
   for (PetscInt p = 0; p < bp->npairs; p++) {
     const int32_t i = bp->pairs[p].i, j = bp->pairs[p].j;
     if (i >= s->n_owned) continue; /* both ghosts: another rank's */
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
-    if (A >= s->n_owned) continue; /* the owner of A computes the contact */
+    if (A >= s->n_owned) continue;                    /* the owner of A computes the contact */
     memset(&found[nfound], 0, sizeof(found[nfound])); /* no uninitialized padding in the key */
     found[nfound].key.ida = s->id[A];
     found[nfound].key.idb = s->id[B];
@@ -120,7 +123,8 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
  * each further line written would be a line read for ownership). */
 static void contact_geometry_from(const StagedPoint *p, Contact *c)
 {
-  c->a = p->a; c->b = p->b;
+  c->a = p->a;
+  c->b = p->b;
   v3_copy(c->n, p->n);
   v3_copy(c->rb, p->rb);
   c->phi = p->phi;
@@ -132,11 +136,16 @@ static void contact_geometry_from(const StagedPoint *p, Contact *c)
 #define TOUCHING_GAP 0.0
 
 /* The list valid for this step (rebuilt if not), the set cleared with room for every point. */
-static PetscErrorCode listed_begin(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+static PetscErrorCode listed_begin(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
+                                   NeighbourList *nl, ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "detection from the neighbour list: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT "]", nb, s->n_owned + s->n_ghost);
-  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "detection from the neighbour list: %d walls but no wall array", set->nwalls);
+  PetscCheck(nb >= 0 && nb <= s->n_owned + s->n_ghost, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "detection from the neighbour list: nb = %" PetscInt_FMT " must lie in [0, owned + ghosts = %" PetscInt_FMT
+             "]",
+             nb, s->n_owned + s->n_ghost);
+  PetscCheck(set->nwalls == 0 || set->walls, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
+             "detection from the neighbour list: %d walls but no wall array", set->nwalls);
   if (!list_valid(nl, set, s, nb)) PetscCall(list_build(nl, set, s, nb, bp));
   nl->steps++;
   ContactSetClear(cs);
@@ -158,7 +167,8 @@ static inline void listed_prefetch(const NeighbourList *nl, const BodyStore *s, 
 /* Candidate q's touching points (gap below TOUCHING_GAP) through the general narrowphase and
  * staging, their geometry only (contact_geometry_from), each with the point index (sub) the
  * narrowphase gave it: the pairs listed_sphere_pair does not take. */
-static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactSet *cs)
+static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb,
+                                           const NeighbourPair *q, ContactSet *cs)
 {
   ContactPoint pts[NARROW_MAX_POINTS];
   StagedPoint  st[NARROW_MAX_POINTS];
@@ -169,10 +179,14 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
   if (q->a >= nb) {
     const Wall *w = &set->walls[q->a - nb];
     np            = collision_wall_body_points(w, s, q->b, set->envelope, pts);
-    if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b], w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
+    if (np)
+      collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b],
+                             w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
   } else {
     np = collision_body_pair_points(s, q->a, q->b, set->envelope, pts);
-    if (np) collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a], s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
+    if (np)
+      collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a],
+                             s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
   }
   for (PetscInt k = 0; k < nst; k++) {
     Contact *c;
@@ -185,10 +199,12 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
 
 /* Point pt's geometry into the set with the pair's key (sub 0), as contact_geometry_from after
  * collision_stage_points: B's offset from its centre. */
-static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q, const ContactPoint *pt, const double *ref_b)
+static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q, const ContactPoint *pt,
+                                          const double *ref_b)
 {
   Contact *c = contact_set_append_reserved(cs, &q->key);
-  c->a = q->a; c->b = q->b;
+  c->a       = q->a;
+  c->b       = q->b;
   v3_copy(c->n, pt->n);
   v3_sub(c->rb, pt->p2, ref_b);
   c->phi = pt->phi;
@@ -198,7 +214,8 @@ static inline void sphere_geometry_append(ContactSet *cs, const NeighbourPair *q
  * narrowphase kernel straight into the set, the same bits as listed_geometry_pair gives, if the pair
  * touches; at most one point, for which listed_begin reserved room. Returns whether q was of
  * these kinds. */
-static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, const NeighbourPair *q, ContactSet *cs)
+static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb,
+                                           const NeighbourPair *q, ContactSet *cs)
 {
   const double *xb = s->pos + 3 * (size_t)q->b;
   ContactPoint  pt;
@@ -207,18 +224,21 @@ static inline PetscBool listed_sphere_pair(const CollisionSettings *set, const B
   if (q->a >= nb) {
     const Wall *w = &set->walls[q->a - nb];
     if (w->type != WALL_PLANE) return PETSC_FALSE;
-    if (narrow_plane_sphere(w->point, w->normal, xb, s->size[3 * (size_t)q->b], TOUCHING_GAP, &pt)) sphere_geometry_append(cs, q, &pt, xb);
+    if (narrow_plane_sphere(w->point, w->normal, xb, s->size[3 * (size_t)q->b], TOUCHING_GAP, &pt))
+      sphere_geometry_append(cs, q, &pt, xb);
     return PETSC_TRUE;
   }
   if (s->shape[q->a] != SHAPE_SPHERE) return PETSC_FALSE;
   {
     const double *xa = s->pos + 3 * (size_t)q->a;
-    if (narrow_sphere_sphere(xa, s->size[3 * (size_t)q->a], xb, s->size[3 * (size_t)q->b], TOUCHING_GAP, &pt)) sphere_geometry_append(cs, q, &pt, xb);
+    if (narrow_sphere_sphere(xa, s->size[3 * (size_t)q->a], xb, s->size[3 * (size_t)q->b], TOUCHING_GAP, &pt))
+      sphere_geometry_append(cs, q, &pt, xb);
   }
   return PETSC_TRUE;
 }
 
-PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
+                                     NeighbourList *nl, ContactSet *cs)
 {
   PairParamsCache cache = PAIR_PARAMS_CACHE_EMPTY;
 
@@ -231,16 +251,19 @@ PetscErrorCode CollisionDetectListed(const CollisionSettings *set, const BodySto
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp, NeighbourList *nl, ContactSet *cs)
+PetscErrorCode CollisionDetectListedGeometry(const CollisionSettings *set, const BodyStore *s, PetscInt nb,
+                                             Broadphase *bp, NeighbourList *nl, ContactSet *cs)
 {
   CollisionSettings touching = *set;
 
   PetscFunctionBegin;
-  touching.envelope = TOUCHING_GAP; /* the list: pairs within the skin alone (the envelope's band would only add candidates that never touch before a rebuild) */
+  touching.envelope = TOUCHING_GAP; /* the list: pairs within the skin alone (the envelope's band would only add
+                                       candidates that never touch before a rebuild) */
   PetscCall(listed_begin(&touching, s, nb, bp, nl, cs));
   for (PetscInt p = 0; p < nl->n; p++) {
     listed_prefetch(nl, s, nb, p + 8);
-    if (!listed_sphere_pair(set, s, nb, &nl->pair[p], cs)) PetscCall(listed_geometry_pair(set, s, nb, &nl->pair[p], cs));
+    if (!listed_sphere_pair(set, s, nb, &nl->pair[p], cs))
+      PetscCall(listed_geometry_pair(set, s, nb, &nl->pair[p], cs));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 typedef struct {
-  int64_t ida, idb;      /* global ids of A and B (walls negative) */
+  int64_t ida, idb; /* global ids of A and B (walls negative) */
   int32_t sub;
 } ContactKey;
 

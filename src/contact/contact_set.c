@@ -5,7 +5,8 @@
 
 /* Arrays for cap contacts of cs: the records 64-byte aligned (CONTACT_ALIGN: each spans exactly 4
  * cache lines, and the penalty model's fields share the first), keys and impulses as PETSc gives. */
-static PetscErrorCode ContactArraysAlloc(const ContactSet *cs, PetscInt cap, Contact **c, ContactKey **key, double **gamma)
+static PetscErrorCode ContactArraysAlloc(const ContactSet *cs, PetscInt cap, Contact **c, ContactKey **key,
+                                         double **gamma)
 {
   PetscFunctionBegin;
   PetscCall(MemoryAllocAligned(sizeof(Contact) * (size_t)cap, CONTACT_ALIGN, "the contact records", (void **)c));
@@ -53,14 +54,18 @@ PetscErrorCode ContactSetReserve(ContactSet *cs, PetscInt n)
     PetscCall(PetscArraycpy(gamma, cs->gamma, (size_t)contact_gamma_width(cs) * cs->n));
   }
   PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
-  cs->c = c; cs->key = key; cs->gamma = gamma; cs->capacity = cap;
+  cs->c        = c;
+  cs->key      = key;
+  cs->gamma    = gamma;
+  cs->capacity = cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ContactSetAppendSlot(ContactSet *cs, const ContactKey *k, Contact **slot)
 {
   PetscFunctionBegin;
-  PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
+  PetscCheck(cs->n < cs->capacity, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "ContactSetAppendSlot: no room reserved for contact %" PetscInt_FMT, cs->n);
   *slot = contact_set_append_reserved(cs, k);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -85,10 +90,10 @@ void ContactSetClear(ContactSet *cs)
 
 PetscErrorCode ContactSetSortByKey(ContactSet *cs)
 {
-  PetscInt   *perm;
-  Contact    *c;
-  ContactKey *key;
-  double     *gamma;
+  PetscInt    *perm;
+  Contact     *c;
+  ContactKey  *key;
+  double      *gamma;
   const size_t w = contact_gamma_width(cs);
 
   PetscFunctionBegin;
@@ -105,7 +110,9 @@ PetscErrorCode ContactSetSortByKey(ContactSet *cs)
     if (w) memcpy(gamma + w * i, cs->gamma + w * perm[i], sizeof(double) * w);
   }
   PetscCall(ContactArraysFree(&cs->c, &cs->key, &cs->gamma));
-  cs->c = c; cs->key = key; cs->gamma = gamma;
+  cs->c        = c;
+  cs->key      = key;
+  cs->gamma    = gamma;
   cs->unsorted = PETSC_FALSE;
   PetscCall(PetscFree(perm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -126,7 +133,8 @@ static inline PetscBool memory_same_keys(const ContactSet *cur, const ImpulseMem
 static PetscErrorCode memory_check_sorted(const ContactSet *cur, const ImpulseMemory *prev, PetscBool same)
 {
   PetscFunctionBegin;
-  PetscCheck(!cur->unsorted && (same || contact_keys_sorted(prev->key, prev->n)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(!cur->unsorted && (same || contact_keys_sorted(prev->key, prev->n)), PETSC_COMM_SELF,
+             PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -160,14 +168,18 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
   PetscBool same;
 
   PetscFunctionBegin;
-  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
-  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmStart needs a memory of CCP records (width %d), not of width %" PetscInt_FMT, CCP_RECORD_WIDTH, prev->width);
+  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
+  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ContactSetWarmStart needs a memory of CCP records (width %d), not of width %" PetscInt_FMT,
+             CCP_RECORD_WIDTH, prev->width);
   same = memory_same_keys(cur, prev);
   PetscCall(memory_check_sorted(cur, prev, same));
   /* One merge of the two sorted key lists, copying as it goes (no match array). */
   for (PetscInt i = 0; i < cur->n; i++) {
     PetscBool hit = PETSC_TRUE;
-    if (i + 8 < cur->n) /* the contacts are cold after the solve, and 128 bytes apart: fetch ahead the line of contact_dof and plastic */
+    if (i + 8 < cur->n) /* the contacts are cold after the solve, and 128 bytes apart: fetch ahead the line of
+                           contact_dof and plastic */
       __builtin_prefetch(&cur->c[i + 8].plastic, 1);
     if (same) j = i;
     else j = impulse_memory_seek(prev, j, &cur->key[i], &hit, NULL);
@@ -186,9 +198,13 @@ PetscErrorCode ContactSetWarmStart(ContactSet *cur, const ImpulseMemory *prev, d
 PetscErrorCode ContactSetWarmBegin(ContactSet *cur, const ImpulseMemory *prev, double scale)
 {
   PetscFunctionBegin;
-  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
-  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmBegin needs a memory of CCP records (width %d), not of width %" PetscInt_FMT, CCP_RECORD_WIDTH, prev->width);
-  PetscCheck(!cur->no_impulses, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmBegin needs a contact set with impulses");
+  PetscCheck(scale >= 0 && scale <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Warm-start scale %g must lie in [0, 1] (-ccp_warm_start_scale)", scale);
+  PetscCheck(prev->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ContactSetWarmBegin needs a memory of CCP records (width %d), not of width %" PetscInt_FMT,
+             CCP_RECORD_WIDTH, prev->width);
+  PetscCheck(!cur->no_impulses, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ContactSetWarmBegin needs a contact set with impulses");
   cur->warm = (ContactWarmCursor){.prev = prev, .scale = scale};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -201,7 +217,8 @@ PetscErrorCode ContactSetWarmEnd(ContactSet *cur, PetscInt *matched)
   PetscCheck(w.prev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ContactSetWarmEnd without ContactSetWarmBegin");
   cur->warm.prev = NULL;
   /* the pairs of prev's keys the merge passed were compared on the way; the rest here */
-  PetscCheck(!cur->unsorted && !w.disorder && contact_keys_sorted(w.prev->key + w.j, w.prev->n - w.j), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(!cur->unsorted && !w.disorder && contact_keys_sorted(w.prev->key + w.j, w.prev->n - w.j), PETSC_COMM_SELF,
+             PETSC_ERR_ARG_WRONGSTATE,
              "Matching contacts with the memory needs both sorted by key: call ContactSetSortByKey first");
   if (matched) *matched = w.matched;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -210,8 +227,10 @@ PetscErrorCode ContactSetWarmEnd(ContactSet *cur, PetscInt *matched)
 PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCheck(cs->n <= m->capacity, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRekey: %" PetscInt_FMT " records do not fit a memory of %" PetscInt_FMT, cs->n, m->capacity);
-  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryRekey needs the contacts sorted: call ContactSetSortByKey first");
+  PetscCheck(cs->n <= m->capacity, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryRekey: %" PetscInt_FMT " records do not fit a memory of %" PetscInt_FMT, cs->n, m->capacity);
+  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryRekey needs the contacts sorted: call ContactSetSortByKey first");
   if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
   m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -221,8 +240,11 @@ PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs)
 PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
 {
   PetscFunctionBegin;
-  PetscCheck(m->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore keeps CCP records (width %d), not records of width %" PetscInt_FMT, CCP_RECORD_WIDTH, m->width);
-  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
+  PetscCheck(m->width == CCP_RECORD_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryStore keeps CCP records (width %d), not records of width %" PetscInt_FMT, CCP_RECORD_WIDTH,
+             m->width);
+  PetscCheck(!cs->unsorted, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryStore needs the contacts sorted by key: call ContactSetSortByKey first");
   PetscCall(ImpulseMemoryReserve(m, cs->n));
   if (cs->n) PetscCall(PetscArraycpy(m->key, cs->key, cs->n));
   for (PetscInt i = 0; i < cs->n; i++) {

@@ -33,22 +33,24 @@ typedef struct {
  * law (bn, c_lin, the cohesion and yield impulses: CCPContactTerms of ccp/problem.h, computed from
  * the pair's parameters when a solve packs the contact; a third cache line per contact before). */
 typedef struct {
-  double  n[3];          /* contact normal (world), A to B */
-  double  phi;           /* signed gap (m), negative = overlap */
-  double  rb[3];         /* contact point on B minus B's centre of mass, world */
-  int32_t a, b;          /* solver-body indices of A and B */
+  double  n[3];  /* contact normal (world), A to B */
+  double  phi;   /* signed gap (m), negative = overlap */
+  double  rb[3]; /* contact point on B minus B's centre of mass, world */
+  int32_t a, b;  /* solver-body indices of A and B */
   /* the second line: the CCP's */
-  double  ra[3];         /* contact point on A minus A's centre of mass, world */
-  double  mu, rho, sigma;/* pair friction parameters (rho, sigma in m) */
-  const RowBox *box;     /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
-  double  plastic;       /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
+  double        ra[3];          /* contact point on A minus A's centre of mass, world */
+  double        mu, rho, sigma; /* pair friction parameters (rho, sigma in m) */
+  const RowBox *box;            /* NULL: a contact (the cone above); else a joint block, dof 6 (owned by the joints) */
+  double plastic; /* plastic displacement delta_p (m) along n, remembered by key; the spring acts on -phi - plastic */
 } Contact;
 
 #define CONTACT_ALIGN 64
 _Static_assert(sizeof(Contact) == 2 * CONTACT_ALIGN, "a contact is 2 cache lines");
-_Static_assert(offsetof(Contact, n) == 0 && offsetof(Contact, phi) == 24 && offsetof(Contact, rb) == 32 && offsetof(Contact, a) == 56 && offsetof(Contact, b) == 60,
+_Static_assert(offsetof(Contact, n) == 0 && offsetof(Contact, phi) == 24 && offsetof(Contact, rb) == 32 &&
+                 offsetof(Contact, a) == 56 && offsetof(Contact, b) == 60,
                "the first cache line: what the penalty model reads, n and phi as one quad at 0, rb at 32");
-_Static_assert(offsetof(Contact, rho) / CONTACT_ALIGN == 1 && offsetof(Contact, box) / CONTACT_ALIGN == 1 && offsetof(Contact, plastic) / CONTACT_ALIGN == 1,
+_Static_assert(offsetof(Contact, rho) / CONTACT_ALIGN == 1 && offsetof(Contact, box) / CONTACT_ALIGN == 1 &&
+                 offsetof(Contact, plastic) / CONTACT_ALIGN == 1,
                "the second cache line: what the warm start reads (contact_dof) and writes (plastic)");
 
 /* 3 (rho = sigma = 0: no rolling or spinning friction, so no torque rows) or 6: a joint block
@@ -78,9 +80,9 @@ static inline double contact_c_rot(const Contact *c, double c_lin)
  * contact_set_warm_last, ContactSetWarmEnd), instead of ContactSetWarmStart's pass after it: the
  * record just written is in cache, and the merge needs no pass of its own over the keys. */
 typedef struct {
-  const ImpulseMemory *prev;     /* NULL: none under way */
+  const ImpulseMemory *prev; /* NULL: none under way */
   double               scale;
-  PetscInt             j;        /* the merge's place in prev */
+  PetscInt             j; /* the merge's place in prev */
   PetscInt             matched;
   PetscBool            disorder; /* prev's keys were found out of order on the way */
 } ContactWarmCursor;
@@ -89,17 +91,20 @@ typedef struct {
   PetscInt    n, capacity;
   Contact    *c;
   ContactKey *key;
-  double     *gamma;     /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
-  PetscBool   unsorted;  /* some key is below its predecessor: kept by the appends (each compares
-                            with the last key, which is in cache), so the key-order checks of
-                            ContactSetSortByKey, the warm start and the memory cost no pass */
-  PetscBool   no_impulses; /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
-                            its contacts hold only n, phi, rb, a, b, the first cache line
-                            (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
-  ContactWarmCursor warm;  /* a warm start under way during the appends (ContactSetWarmBegin) */
+  double     *gamma;      /* CONTACT_DOF_MAX per contact; NULL with no_impulses */
+  PetscBool   unsorted;   /* some key is below its predecessor: kept by the appends (each compares
+                             with the last key, which is in cache), so the key-order checks of
+                             ContactSetSortByKey, the warm start and the memory cost no pass */
+  PetscBool no_impulses;  /* no gamma (the penalty model's set): none allocated, none zeroed per contact;
+                           its contacts hold only n, phi, rb, a, b, the first cache line
+                           (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
+  ContactWarmCursor warm; /* a warm start under way during the appends (ContactSetWarmBegin) */
 } ContactSet;
 
-static inline double *contact_gamma(const ContactSet *cs, PetscInt i) { return cs->gamma + (size_t)CONTACT_DOF_MAX * i; }
+static inline double *contact_gamma(const ContactSet *cs, PetscInt i)
+{
+  return cs->gamma + (size_t)CONTACT_DOF_MAX * i;
+}
 /* doubles of gamma per contact */
 static inline size_t contact_gamma_width(const ContactSet *cs) { return cs->no_impulses ? 0 : CONTACT_DOF_MAX; }
 
@@ -170,10 +175,9 @@ static inline Contact *contact_set_append_reserved(ContactSet *cs, const Contact
   cs->key[cs->n] = *k;
   return contact_set_append_keyed(cs);
 }
-void           ContactSetClear(ContactSet *cs);
+void ContactSetClear(ContactSet *cs);
 /* Sort contacts by key (ida, idb, sub): the solver's order then never depends on detection order. */
 PetscErrorCode ContactSetSortByKey(ContactSet *cs);
-
 
 /* m <- keys, impulses and plastic displacements of cs (which must be sorted by key); reuses m's
  * memory. Width CCP_RECORD_WIDTH. */
@@ -184,7 +188,8 @@ PetscErrorCode ImpulseMemoryRekey(ImpulseMemory *m, const ContactSet *cs);
 
 /* match[i] = the index in prev of contact i's key, or -1 (one merge of the two sorted key lists).
  * Both must be sorted by key. Returns how many matched. */
-PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[], PetscInt *matched);
+PetscErrorCode ImpulseMemoryMatch(const ContactSet *cur, const ImpulseMemory *prev, PetscInt match[],
+                                  PetscInt *matched);
 
 /* Warm start: copy into cur the impulses remembered for the same key (others zero), scaled by
  * `scale` in [0, 1], and the plastic displacement (unscaled: it is state, not a guess). cur must

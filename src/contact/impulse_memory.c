@@ -34,7 +34,8 @@ PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m) { return ImpulseMemoryDrop
 PetscErrorCode ImpulseMemoryUsePool(ImpulseMemory *m, ScratchPool *pool, int slot)
 {
   PetscFunctionBegin;
-  PetscCheck(!m->key && m->n == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryUsePool needs an empty memory: call ImpulseMemoryRelease first");
+  PetscCheck(!m->key && m->n == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryUsePool needs an empty memory: call ImpulseMemoryRelease first");
   m->pool = pool;
   m->slot = slot;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -43,7 +44,8 @@ PetscErrorCode ImpulseMemoryUsePool(ImpulseMemory *m, ScratchPool *pool, int slo
 PetscErrorCode ImpulseMemorySetWidth(ImpulseMemory *m, PetscInt width)
 {
   PetscFunctionBegin;
-  PetscCheck(width > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "ImpulseMemorySetWidth: width %" PetscInt_FMT " must be > 0", width);
+  PetscCheck(width > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "ImpulseMemorySetWidth: width %" PetscInt_FMT " must be > 0", width);
   PetscCall(ImpulseMemoryDestroy(m));
   m->width = width;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -84,9 +86,13 @@ PetscErrorCode ImpulseMemoryAdopt(ImpulseMemory *m, ImpulseMemory *next, PetscIn
 
   PetscFunctionBegin;
   PetscCheck(next->width == m->width && n <= next->capacity && next->key, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
-             "ImpulseMemoryAdopt: %" PetscInt_FMT " records of width %" PetscInt_FMT " were not prepared (ImpulseMemoryPrepare) for a memory of width %" PetscInt_FMT, n, next->width, m->width);
-  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt needs the keys sorted: call ContactSetSortByKey first");
-  PetscCheck(!m->pool && !next->pool, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ImpulseMemoryAdopt swaps arrays of their own, not a pool's slot (ImpulseMemoryUsePool)");
+             "ImpulseMemoryAdopt: %" PetscInt_FMT " records of width %" PetscInt_FMT
+             " were not prepared (ImpulseMemoryPrepare) for a memory of width %" PetscInt_FMT,
+             n, next->width, m->width);
+  PetscCheck(contact_keys_sorted(key, n), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryAdopt needs the keys sorted: call ContactSetSortByKey first");
+  PetscCheck(!m->pool && !next->pool, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ImpulseMemoryAdopt swaps arrays of their own, not a pool's slot (ImpulseMemoryUsePool)");
   if (n) PetscCall(PetscArraycpy(next->key, key, n));
   next->n = n;
   swap    = *m;
@@ -112,9 +118,12 @@ PetscErrorCode ImpulseMemorySet(ImpulseMemory *m, PetscInt n, const ContactKey *
   PetscCall(ImpulseMemoryReserve(m, n));
   PetscCall(PetscMalloc1(n + 1, &perm));
   for (PetscInt i = 0; i < n; i++) perm[i] = i;
-  if (n > 1) PetscCall(PetscTimSort(n, perm, sizeof(PetscInt), contact_key_index_compare, (void *)key)); /* PETSc 3.18's reads out of bounds at n = 0 */
+  if (n > 1)
+    PetscCall(PetscTimSort(n, perm, sizeof(PetscInt), contact_key_index_compare,
+                           (void *)key)); /* PETSc 3.18's reads out of bounds at n = 0 */
   for (PetscInt i = 0; i < n; i++) {
-    PetscCheck(i == 0 || contact_key_compare(&key[perm[i - 1]], &key[perm[i]]) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ImpulseMemorySet: contact (%lld, %lld, %d) is remembered twice; keys must be unique",
+    PetscCheck(i == 0 || contact_key_compare(&key[perm[i - 1]], &key[perm[i]]) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ImpulseMemorySet: contact (%lld, %lld, %d) is remembered twice; keys must be unique",
                (long long)key[perm[i]].ida, (long long)key[perm[i]].idb, (int)key[perm[i]].sub);
     m->key[i] = key[perm[i]];
     memcpy(m->gamma + w * i, gamma + w * perm[i], sizeof(double) * w);

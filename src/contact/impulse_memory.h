@@ -9,7 +9,7 @@
 #define CONTACT_DOF_MAX 6
 /* A CCP contact's memory record: its impulses (CONTACT_DOF_MAX), then its plastic displacement
  * (state that outlives the step: ccp/plasticity.h). */
-#define CCP_RECORD_WIDTH (CONTACT_DOF_MAX + 1)
+#define CCP_RECORD_WIDTH   (CONTACT_DOF_MAX + 1)
 #define CCP_RECORD_PLASTIC CONTACT_DOF_MAX
 
 /* The per-contact records of one step by key, sorted by key: what the next step starts from and
@@ -19,16 +19,18 @@
  * so routing (decomp/impulse_routing.c) and checkpoints (io/checkpoint.c) serve both models. */
 typedef struct {
   PetscInt    n, capacity;
-  PetscInt    width;     /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
+  PetscInt    width; /* doubles per record; CCP_RECORD_WIDTH after ImpulseMemoryCreate */
   ContactKey *key;
-  double     *gamma;     /* width per contact */
-  ScratchPool *pool;     /* NULL: key and gamma are arrays of their own; else both in slot `slot` of pool (ImpulseMemoryUsePool) */
-  int          slot;
+  double     *gamma; /* width per contact */
+  ScratchPool
+     *pool; /* NULL: key and gamma are arrays of their own; else both in slot `slot` of pool (ImpulseMemoryUsePool) */
+  int slot;
 } ImpulseMemory;
 
 /* The first index from j on whose key in m is not below k (m sorted); *hit when it equals k.
  * disorder (may be NULL) is set when two keys the seek passes are out of order. */
-static inline PetscInt impulse_memory_seek(const ImpulseMemory *m, PetscInt j, const ContactKey *k, PetscBool *hit, PetscBool *disorder)
+static inline PetscInt impulse_memory_seek(const ImpulseMemory *m, PetscInt j, const ContactKey *k, PetscBool *hit,
+                                           PetscBool *disorder)
 {
   int cmp = 1;
   for (; j < m->n && (cmp = contact_key_compare(&m->key[j], k)) < 0; j++)
@@ -40,11 +42,11 @@ static inline PetscInt impulse_memory_seek(const ImpulseMemory *m, PetscInt j, c
 PetscErrorCode ImpulseMemoryCreate(ImpulseMemory *m);
 PetscErrorCode ImpulseMemoryDestroy(ImpulseMemory *m);
 /* Drop the contents and free the arrays (the width stays): for when the records are dead until the
- * next store, e.g. during the solve (the stepper), so they do not add to the peak memory. */
+ * next store, e.g. during the solve (the time step), so they do not add to the peak memory. */
 PetscErrorCode ImpulseMemoryRelease(ImpulseMemory *m);
 /* From the next store on, keep keys and records in slot `slot` of `pool` rather than in arrays of
  * their own (pool NULL: arrays again). m must be empty (ImpulseMemoryRelease, Destroy or Create).
- * For a slot whose other user is dead while m holds records: the stepper lends m the solver's
+ * For a slot whose other user is dead while m holds records: the time step lends m the solver's
  * packed blocks, dead from the store after a solve to the release before the next, so the memory
  * adds nothing to the peak beside the blocks kept for the next solve. Release and Destroy then
  * free nothing, and another user of the slot may take it only after the release. */

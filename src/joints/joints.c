@@ -89,7 +89,7 @@ static void GetBody(const Joints *J, const BodyStore *s, PetscInt ground, int bo
     return;
   }
   const PetscInt i = J->index[body];
-  B->idx = i;
+  B->idx           = i;
   v3_copy(B->x, s->pos + 3 * i);
   v3_copy(B->v, s->vel + 6 * i);
   for (int k = 0; k < 4; k++) B->q[k] = s->quat[4 * i + k];
@@ -125,7 +125,8 @@ static void set_row(RowBox *R, int k, double b, int kind) /* kind: 1 bilateral, 
 }
 
 /* The block of joint j: frame, levers and rows. */
-static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const JointBody *B, double t, double h, Contact *c)
+static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const JointBody *B, double t, double h,
+                       Contact *c)
 {
   const JointSpec  *sp = &J->spec[j];
   const JointFrame *f  = &J->frame[j];
@@ -138,7 +139,8 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
   v3_add(PB, B->x, lb);
   arc_drift(A->w, la, h, da);
   arc_drift(B->w, lb, h, db);
-  for (int k = 0; k < 3; k++) err[k] = PB[k] - PA[k] + db[k] - da[k]; /* anchors' gap after the step at the current rates */
+  for (int k = 0; k < 3; k++)
+    err[k] = PB[k] - PA[k] + db[k] - da[k]; /* anchors' gap after the step at the current rates */
   /* frame */
   v3_set(e[0], 1, 0, 0);
   v3_set(e[1], 0, 1, 0);
@@ -148,7 +150,8 @@ static void JointBlock(const Joints *J, PetscInt j, const JointBody *A, const Jo
     v3_sub(e[0], PB, PA);
     v3_scale(e[0], 1 / v3_norm(e[0]), e[0]);
   }
-  if (sp->type == JOINT_REVOLUTE || sp->type == JOINT_PRISMATIC || sp->type == JOINT_DISTANCE) v3_tangents(e[0], e[1], e[2]);
+  if (sp->type == JOINT_REVOLUTE || sp->type == JOINT_PRISMATIC || sp->type == JOINT_DISTANCE)
+    v3_tangents(e[0], e[1], e[2]);
   /* levers: B's anchor, seen from both centres (exact Jacobian of the anchors' gap along a frame
    * that turns with A); the distance joint's two anchors are apart, each on its own body */
   v3_sub(c->ra, sp->type == JOINT_DISTANCE ? PA : PB, A->x);
@@ -215,14 +218,16 @@ static PetscBool Computes(const Joints *J, const BodyStore *s, PetscInt j)
   return (PetscBool)(b >= 0 && b < s->n_owned && (sp->body_a == JOINT_GROUND || J->index[sp->body_a] >= 0));
 }
 
-PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs)
+PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h,
+                            ContactSet *cs)
 {
   PetscFunctionBegin;
   for (int k = 0; k < J->nbodies; k++) J->index[k] = -1;
   for (PetscInt i = 0; i < s->n_owned + s->n_ghost; i++)
     if (s->id[i] < J->nbodies) J->index[s->id[i]] = i;
   for (PetscInt j = 0; j < J->n; j++) J->computed[j] = (int)Computes(J, s, j);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, J->computed, (PetscMPIInt)J->n, MPI_INT, MPI_SUM, comm)); /* joints are few */
+  PetscCallMPI(
+    MPI_Allreduce(MPI_IN_PLACE, J->computed, (PetscMPIInt)J->n, MPI_INT, MPI_SUM, comm)); /* joints are few */
   J->active = 0;
   for (PetscInt j = 0; j < J->n; j++) {
     const JointSpec *sp = &J->spec[j];
@@ -230,7 +235,10 @@ PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscI
     Contact          c   = {0};
     ContactKey       key = {JOINT_KEY_BASE + j, sp->body_b, 0};
     if (sp->until > 0 && t >= sp->until) continue; /* released */
-    PetscCheck(J->computed[j] == 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Joint %" PetscInt_FMT " (scenario line %d): its body %d or %d has left the domain at t = %g s; enlarge the domain so that jointed bodies stay in it", j, sp->line, sp->body_a, sp->body_b, t);
+    PetscCheck(J->computed[j] == 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "Joint %" PetscInt_FMT " (scenario line %d): its body %d or %d has left the domain at t = %g s; enlarge "
+               "the domain so that jointed bodies stay in it",
+               j, sp->line, sp->body_a, sp->body_b, t);
     if (!Computes(J, s, j)) continue; /* the owner of B computes it */
     J->active++;
     GetBody(J, s, ground, sp->body_a, &A);

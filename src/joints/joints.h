@@ -66,12 +66,12 @@ typedef struct {
 
 typedef struct {
   PetscInt         n;
-  const JointSpec *spec;    /* the scenario's (the simulation owns it) */
-  JointFrame      *frame;   /* per joint */
-  RowBox          *rows;    /* this step's rows, per joint (contacts point here) */
-  PetscInt        *index;   /* storage index of each explicit body this step (-1: gone) */
-  int              nbodies; /* explicit bodies of the scenario */
-  PetscInt         active;  /* joint blocks appended on this rank this step (released motions have none) */
+  const JointSpec *spec;     /* the scenario's (the simulation owns it) */
+  JointFrame      *frame;    /* per joint */
+  RowBox          *rows;     /* this step's rows, per joint (contacts point here) */
+  PetscInt        *index;    /* storage index of each explicit body this step (-1: gone) */
+  int              nbodies;  /* explicit bodies of the scenario */
+  PetscInt         active;   /* joint blocks appended on this rank this step (released motions have none) */
   int             *computed; /* per joint: how many ranks compute it this step (scratch) */
 } Joints;
 
@@ -86,7 +86,8 @@ PetscBool JointsBond(const Joints *J, PetscInt j, int64_t *guest, int64_t *host)
  * whose B this rank owns (store: owned bodies, then ghosts). ground: the solver index of the
  * ground body (bodies, walls, then it). Collective on comm (one Allreduce of n ints): fails on
  * every rank, naming the joint, if a joined body has left the domain. */
-PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h, ContactSet *cs);
+PetscErrorCode JointsAppend(Joints *J, MPI_Comm comm, const BodyStore *s, PetscInt ground, double t, double h,
+                            ContactSet *cs);
 /* The ground's solver body (CCPBodyFn's outputs): immovable and at rest. */
 void JointsGround(double *inv_mass, double inv_inertia[6], double vel_free[6]);
 #endif

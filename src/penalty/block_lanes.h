@@ -11,23 +11,42 @@
 #include <stddef.h>
 
 _Static_assert(PENALTY_LANES <= PENALTY_BLOCK_MAX, "a block holds the lanes");
-_Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) && offsetof(struct PenaltySide, omega) == 16 * sizeof(double) && offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
+_Static_assert(offsetof(struct PenaltySide, vel) == 12 * sizeof(double) &&
+                 offsetof(struct PenaltySide, omega) == 16 * sizeof(double) &&
+                 offsetof(struct PenaltySide, kappa) == 20 * sizeof(double),
                "the block kernel loads a side's doubles in groups of 4");
 _Static_assert(sizeof(struct PenaltySide) == 192 && _Alignof(struct PenaltySide) == 64, "a side is 3 cache lines");
 /* doubles of a Contact (contact/contact_set.h) as the kernel loads them, all in its first cache line: n then
  * phi, rb then the bits of the indices a and b (a 4th lane that is dropped, never computed with) */
-enum { CONTACT_N = offsetof(Contact, n) / sizeof(double), CONTACT_RB = offsetof(Contact, rb) / sizeof(double) };
-_Static_assert(offsetof(Contact, n) % sizeof(double) == 0 && offsetof(Contact, phi) == offsetof(Contact, n) + 3 * sizeof(double) && offsetof(Contact, rb) == offsetof(Contact, phi) + sizeof(double) &&
+enum {
+  CONTACT_N  = offsetof(Contact, n) / sizeof(double),
+  CONTACT_RB = offsetof(Contact, rb) / sizeof(double)
+};
+_Static_assert(offsetof(Contact, n) % sizeof(double) == 0 &&
+                 offsetof(Contact, phi) == offsetof(Contact, n) + 3 * sizeof(double) &&
+                 offsetof(Contact, rb) == offsetof(Contact, phi) + sizeof(double) &&
                  offsetof(Contact, rb) + 4 * sizeof(double) <= CONTACT_ALIGN,
                "the block kernel's view of a contact");
 /* doubles of a history record (penalty/history.h) as the kernel loads them */
-enum { H_STATE = 0, H_SLIDE = 1, H_ROLL_A = 3, H_ROLL_B = 5, H_SPIN = 7, H_FRAME = 8, H_ARM_A = 14, H_ARM_B = 17, H_GROUPS = 5 };
-_Static_assert(offsetof(PenaltyHistory, state) == H_STATE * sizeof(double) && offsetof(PenaltyHistory, spin) == H_SPIN * sizeof(double) && offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) &&
+enum {
+  H_STATE  = 0,
+  H_SLIDE  = 1,
+  H_ROLL_A = 3,
+  H_ROLL_B = 5,
+  H_SPIN   = 7,
+  H_FRAME  = 8,
+  H_ARM_A  = 14,
+  H_ARM_B  = 17,
+  H_GROUPS = 5
+};
+_Static_assert(offsetof(PenaltyHistory, state) == H_STATE * sizeof(double) &&
+                 offsetof(PenaltyHistory, spin) == H_SPIN * sizeof(double) &&
+                 offsetof(PenaltyHistory, frame) == H_FRAME * sizeof(double) &&
                  offsetof(PenaltyHistory, arm_b) == H_ARM_B * sizeof(double) && PENALTY_HISTORY_WIDTH == 4 * H_GROUPS,
                "the block kernel's view of a history record");
 
 /* ---- lane-wise 3-vectors: v[k] is component k, one contact per lane ---- */
-ALWAYS_INLINE vd dot3(const vd a[3], const vd b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+ALWAYS_INLINE vd   dot3(const vd a[3], const vd b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 ALWAYS_INLINE void cross3(vd r[3], const vd a[3], const vd b[3])
 {
   const vd x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
@@ -40,7 +59,7 @@ ALWAYS_INLINE void matvec3(vd r[3], const vd R[9], const vd a[3])
 {
   for (int i = 0; i < 3; i++) r[i] = R[3 * i] * a[0] + R[3 * i + 1] * a[1] + R[3 * i + 2] * a[2];
 }
-ALWAYS_INLINE vd vabs(vd x) { return (vd)((vl)x & ~(vl)splat(-0.0)); }
+ALWAYS_INLINE vd  vabs(vd x) { return (vd)((vl)x & ~(vl)splat(-0.0)); }
 ALWAYS_INLINE int lane_bits(vl m)
 {
   int bits = 0;
@@ -56,7 +75,7 @@ typedef struct {
 ALWAYS_INLINE void load_side(const PenaltySide *const s[PENALTY_LANES], SideLanes *o)
 {
   const double *p[PENALTY_LANES];
-  vd           g[5][4];
+  vd            g[5][4];
   for (int l = 0; l < PENALTY_LANES; l++) p[l] = (const double *)s[l];
   for (int k = 0; k < 5; k++) gather4(p, 4 * k, g[k]);
   for (int i = 0; i < 3; i++) o->x[i] = g[0][i];
@@ -149,7 +168,10 @@ ALWAYS_INLINE void deflection_load(const int dim, vd K, vd D_h, const vd x[], co
 ALWAYS_INLINE vl state_bits(vd state) { return (vl)(state + splat(0x1p52)); }
 ALWAYS_INLINE vd state_of_bits(vl bits) { return (vd)(bits | (vl)splat(0x1p52)) - splat(0x1p52); }
 /* the mode of the deflection whose slip bit is `bit` (penalty_mode), and the bit of a mode */
-ALWAYS_INLINE vd mode_of(vl bits, PenaltyState bit) { return sel((bits & (int64_t)bit) != 0, splat(PENALTY_SLIP), splat(PENALTY_STICK)); }
+ALWAYS_INLINE vd mode_of(vl bits, PenaltyState bit)
+{
+  return sel((bits & (int64_t)bit) != 0, splat(PENALTY_SLIP), splat(PENALTY_STICK));
+}
 ALWAYS_INLINE vl bit_of(vd mode, PenaltyState bit) { return (mode == splat(PENALTY_SLIP)) & (int64_t)bit; }
 
 /* The history records' doubles, one record per lane: h[i] = double i of the record, in groups of 4. */
@@ -173,7 +195,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   const PenaltyPair *pp[PENALTY_LANES];
   SideLanes          A, B;
   PairLanes          P;
-  vd                n[3], rb[3], phi, h[PENALTY_HISTORY_WIDTH];
+  vd                 n[3], rb[3], phi, h[PENALTY_HISTORY_WIDTH];
   for (int l = 0; l < PENALTY_LANES; l++) {
     const Contact *c = blk->c[l];
     sa[l]            = &ctx->side[c->a];
@@ -186,7 +208,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   load_history(blk->prev, h);
   {
     const double *p[PENALTY_LANES];
-    vd           g[4];
+    vd            g[4];
     for (int l = 0; l < PENALTY_LANES; l++) p[l] = (const double *)blk->c[l];
     gather4(p, CONTACT_N, g); /* n and phi */
     for (int k = 0; k < 3; k++) n[k] = g[k];
@@ -206,18 +228,18 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     rbp[k]   = point[k] - B.x[k];
   }
   const vd kappa_sum = A.kappa + B.kappa, R_eff = 1.0 / kappa_sum;
-  const vd m_eff     = sel(wall, B.mass, A.mass * B.mass / (A.mass + B.mass));
-  const vd m_ij      = sel(wall, B.mass, 0.5 * (A.mass + B.mass));
-  const vd I_ij      = sel(wall, B.inertia, 0.5 * (A.inertia + B.inertia));
+  const vd m_eff = sel(wall, B.mass, A.mass * B.mass / (A.mass + B.mass));
+  const vd m_ij  = sel(wall, B.mass, 0.5 * (A.mass + B.mass));
+  const vd I_ij  = sel(wall, B.inertia, 0.5 * (A.inertia + B.inertia));
   cross3(va, A.omega, ra);
   cross3(vb, B.omega, rbp);
   for (int k = 0; k < 3; k++) dv[k] = (B.vel[k] + vb[k]) - (A.vel[k] + va[k]);
 
   /* penalty_normal_force (Hertz) and the Mindlin slide stiffness */
   const vd a_hertz = vsqrt(R_eff * delta), kn = 2 * P.E_eff * a_hertz;
-  const vd f       = (2.0 / 3.0) * kn * delta - P.damping_hertz * vsqrt(m_eff * kn) * dot3(dv, n);
-  const vd N       = sel(f > 0, f, splat(0));
-  const vd K_E     = sel(P.K_E > 0, P.K_E, 8 * P.G_eff * a_hertz);
+  const vd f   = (2.0 / 3.0) * kn * delta - P.damping_hertz * vsqrt(m_eff * kn) * dot3(dv, n);
+  const vd N   = sel(f > 0, f, splat(0));
+  const vd K_E = sel(P.K_E > 0, P.K_E, 8 * P.G_eff * a_hertz);
   /* penalty_friction_prepare */
   const vd N_over_K_E = N / K_E, root_IK = vsqrt(I_ij * K_E);
   const vd K_R = 4 * P.eta_r * K_E * R_eff * R_eff, K_psi = P.eta_psi * K_E * R_eff * R_eff;
@@ -243,7 +265,7 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   /* surface_motion: from where the old point is now, R arm + x, to this step's point */
   for (int side = 0; side < 2; side++) {
     const SideLanes *S = side ? &B : &A;
-    vd             *p = side ? pb : pa;
+    vd              *p = side ? pb : pa;
     matvec3(d, S->R, h + (side ? H_ARM_B : H_ARM_A));
     for (int k = 0; k < 3; k++) d[k] = point[k] - (d[k] + S->x[k]);
     p[0] = dot3(d, u);
@@ -257,8 +279,8 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   vl       new_state = (vl){0} | (int64_t)PENALTY_TOUCHING;
   {
     const vd dS[2] = {pa[0] - pb[0], pa[1] - pb[1]}, cap_s = P.mu_s * N_over_K_E;
-    const vd D_h   = ctx->set->slide_damping * 2 * vsqrt(m_ij * K_E) * inv_h;
-    mode            = mode_of(old_state, PENALTY_SLIDE_SLIP);
+    const vd D_h = ctx->set->slide_damping * 2 * vsqrt(m_ij * K_E) * inv_h;
+    mode         = mode_of(old_state, PENALTY_SLIDE_SLIP);
     deflection_update(2, h + H_SLIDE, dS, cap_s, P.mu_k * N_over_K_E, &mode, change);
     new_state |= bit_of(mode, PENALTY_SLIDE_SLIP);
     deflection_load(2, K_E, D_h, h + H_SLIDE, change, cap_s, load2);
@@ -272,21 +294,21 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
 
   /* penalty_roll: each body's Theta (roll_one), none where K_R = 0 (history kept as it was) */
   {
-    const vl rolls     = K_R > 0;
+    const vl rolls      = K_R > 0;
     const vd half_kappa = 0.5 * kappa_sum;
     const vd D_h        = ctx->set->roll_damping * 4 * R_eff * P.root_eta_r * root_IK * inv_h;
     const vd cap_s = P.mu_s * N_over_K_E * half_kappa, cap_k = P.mu_k * N_over_K_E * half_kappa;
     for (int side = 0; side < 2; side++) {
-      const int          at   = side ? H_ROLL_B : H_ROLL_A;
-      const PenaltyState slip = side ? PENALTY_ROLL_B_SLIP : PENALTY_ROLL_A_SLIP;
-      const vd  kappa = side ? B.kappa : A.kappa, *p = side ? pb : pa;
-      const vd  dtheta[2] = {kappa * p[0], kappa * p[1]};
-      vd        theta[2] = {h[at], h[at + 1]}, moment[2];
-      mode = mode_of(old_state, slip);
+      const int          at    = side ? H_ROLL_B : H_ROLL_A;
+      const PenaltyState slip  = side ? PENALTY_ROLL_B_SLIP : PENALTY_ROLL_A_SLIP;
+      const vd           kappa = side ? B.kappa : A.kappa, *p = side ? pb : pa;
+      const vd           dtheta[2] = {kappa * p[0], kappa * p[1]};
+      vd                 theta[2]  = {h[at], h[at + 1]}, moment[2];
+      mode                         = mode_of(old_state, slip);
       deflection_update(2, theta, dtheta, cap_s, cap_k, &mode, change);
       deflection_load(2, K_R, D_h, theta, change, cap_s, moment);
-      h[at]      = sel(rolls, theta[0], h[at]);
-      h[at + 1]  = sel(rolls, theta[1], h[at + 1]);
+      h[at]     = sel(rolls, theta[0], h[at]);
+      h[at + 1] = sel(rolls, theta[1], h[at + 1]);
       new_state |= (rolls & bit_of(mode, slip)) | (~rolls & old_state & (int64_t)slip);
       for (int k = 0; k < 3; k++) m3[k] = sel(rolls, moment[0] * u[k] + moment[1] * w[k], splat(0));
       cross3(tq, n, m3); /* A's outward normal is n, B's -n */
@@ -302,11 +324,11 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
     const vl spins = K_psi > 0;
     const vd D_h   = ctx->set->spin_damping * 2 * R_eff * P.root_eta_psi * root_IK * inv_h;
     const vd cap_s = kappa_sum * P.mu_s * N_over_K_E;
-    vd       Psi = h[H_SPIN], load1;
-    mode          = mode_of(old_state, PENALTY_SPIN_SLIP);
+    vd       Psi   = h[H_SPIN], load1;
+    mode           = mode_of(old_state, PENALTY_SPIN_SLIP);
     deflection_update(1, &Psi, &psi, cap_s, kappa_sum * P.mu_k * N_over_K_E, &mode, change);
     deflection_load(1, K_psi, D_h, &Psi, change, cap_s, &load1);
-    h[H_SPIN]      = sel(spins, Psi, h[H_SPIN]);
+    h[H_SPIN] = sel(spins, Psi, h[H_SPIN]);
     new_state |= (spins & bit_of(mode, PENALTY_SPIN_SLIP)) | (~spins & old_state & (int64_t)PENALTY_SPIN_SLIP);
     const vd spin = sel(spins, -load1, splat(0));
     for (int k = 0; k < 3; k++) {
@@ -338,8 +360,8 @@ ALWAYS_INLINE int block_loads_impl(const PenaltyContext *ctx, PenaltyBlock *blk)
   vst(blk->K_psi, K_psi);
   /* limit_update's test (cross-multiplied) against the stiffest spring so far */
   const vd best_k = splat(blk->lim->stiffness), best_m = splat(blk->lim->inertia);
-  const vl beats = ((kn > 0) & (kn * best_m > best_k * m_eff)) | ((K_E > 0) & (K_E * best_m > best_k * (m_eff * (2.0 / 7.0)))) | ((K_R > 0) & (K_R * best_m > best_k * I_ij)) |
-                    ((K_psi > 0) & (K_psi * best_m > best_k * I_ij));
+  const vl beats = ((kn > 0) & (kn * best_m > best_k * m_eff)) |
+                   ((K_E > 0) & (K_E * best_m > best_k * (m_eff * (2.0 / 7.0)))) |
+                   ((K_R > 0) & (K_R * best_m > best_k * I_ij)) | ((K_psi > 0) & (K_psi * best_m > best_k * I_ij));
   return redo_bits | lane_bits(beats) << PENALTY_BLOCK_MAX;
 }
-

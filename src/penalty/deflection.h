@@ -18,7 +18,8 @@
  * a viscous drag K_D v on a sliding contact (hundreds of N in sec. 4.1) where the paper's results
  * show the kinetic load mu_k N alone (E_f = 1.899 N and a = 0.525 m/s^2 for the brick, the
  * constant torques of sec. 4.2-4.4). So a slipping contact carries exactly its kinetic load. */
-static inline void penalty_deflection_update(int dim, double x[], const double dx[], double cap_static, double cap_kinetic, double *mode, double change[])
+static inline void penalty_deflection_update(int dim, double x[], const double dx[], double cap_static,
+                                             double cap_kinetic, double *mode, double change[])
 {
   double old[2], norm2 = 0, cap;
 
@@ -42,12 +43,13 @@ static inline void penalty_deflection_update(int dim, double x[], const double d
 }
 
 /* The load of a micro-deflection: out[dim] = K x + D_h change (elastic plus damping, eqs. 1b, 2,
- * 3b; D_h = D / h, the damping coefficient over the step), kept within |out| <= K cap_static (the static limit mu_s N or its roll/spin counterpart).
- * The paper leaves the damping part out of the decision to yield but does not bound it; unbounded,
- * the damping of a contact that keeps re-sticking (its normal load varies as the body rocks) holds
- * a body that Coulomb friction cannot hold: a brick on a 0.35 rad incline (tan a > mu_s) creeps at
- * 0.6 mm/s instead of sliding. With the bound, friction never exceeds the static limit. */
-static inline void penalty_deflection_load(int dim, double K, double D_h, const double x[], const double change[], double cap_static, double out[])
+ * 3b; D_h = D / h, the damping coefficient over the step), kept within |out| <= K cap_static (the static limit mu_s N
+ * or its roll/spin counterpart). The paper leaves the damping part out of the decision to yield but does not bound it;
+ * unbounded, the damping of a contact that keeps re-sticking (its normal load varies as the body rocks) holds a body
+ * that Coulomb friction cannot hold: a brick on a 0.35 rad incline (tan a > mu_s) creeps at 0.6 mm/s instead of
+ * sliding. With the bound, friction never exceeds the static limit. */
+static inline void penalty_deflection_load(int dim, double K, double D_h, const double x[], const double change[],
+                                           double cap_static, double out[])
 {
   const double limit = K * cap_static;
   double       norm2 = 0;

@@ -24,12 +24,12 @@
  * and padded to 192 bytes: a side spans exactly 3 cache lines (ctx->side is allocated so). */
 struct PenaltySide {
   _Alignas(64) PenaltyPose pose; /* centre now and the turn over the last step (penalty/tracking.h) */
-  double      vel[3], mass;     /* world (m/s), kg; a wall: infinite mass */
-  double      omega[3], inertia; /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
-  double      kappa;            /* surface curvature of a sphere, 1 / radius; else 0 */
-  int         material, shape;  /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
-  int         wall;
-  double      inv_mass;         /* 1 / mass, for the integrator (step/step.c); a wall: 0 */
+  double vel[3], mass;           /* world (m/s), kg; a wall: infinite mass */
+  double omega[3], inertia;      /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
+  double kappa;                  /* surface curvature of a sphere, 1 / radius; else 0 */
+  int    material, shape;        /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
+  int    wall;
+  double inv_mass; /* 1 / mass, for the integrator (step/step.c); a wall: 0 */
 };
 
 /* What the time-step check needs of a touching contact: each spring's stiffness with the inertia
@@ -46,17 +46,21 @@ typedef struct {
   const PenaltyHistory *prev[PENALTY_BLOCK_MAX];
   PenaltyHistory       *rec[PENALTY_BLOCK_MAX];
   double               *load[PENALTY_BLOCK_MAX];
-  double                m_eff[PENALTY_BLOCK_MAX], kn[PENALTY_BLOCK_MAX], K_E[PENALTY_BLOCK_MAX], I_ij[PENALTY_BLOCK_MAX], K_R[PENALTY_BLOCK_MAX], K_psi[PENALTY_BLOCK_MAX];
+  double m_eff[PENALTY_BLOCK_MAX], kn[PENALTY_BLOCK_MAX], K_E[PENALTY_BLOCK_MAX], I_ij[PENALTY_BLOCK_MAX],
+    K_R[PENALTY_BLOCK_MAX], K_psi[PENALTY_BLOCK_MAX];
   const PenaltyStepLimit *lim; /* the stiffest spring so far: lanes that may beat it are reported */
 } PenaltyBlock;
 
 /* penalty_block_loads' result: bit l (l < 8) lane l to compute again per contact, bit 8 + l lane l's
  * stiffness may beat blk->lim (the others' cannot). */
-#define PENALTY_BLOCK_REDO(r)  ((r) & 255)
+#define PENALTY_BLOCK_REDO(r)  ((r)&255)
 #define PENALTY_BLOCK_BEATS(r) ((r) >> PENALTY_BLOCK_MAX & 255)
 
 /* lane l's stiffnesses */
-static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l) { return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]}; }
+static inline PenaltyStiffness penalty_block_stiffness(const PenaltyBlock *b, int l)
+{
+  return (PenaltyStiffness){b->m_eff[l], b->kn[l], b->K_E[l], b->I_ij[l], b->K_R[l], b->K_psi[l]};
+}
 
 /* Whether the block kernel computes contact c with last history prev (NULL: none; the model's
  * settings are checked by the caller); see above. Inline and without branches: asked of every
@@ -67,11 +71,15 @@ static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contac
   static const PenaltyHistory none = {0};
   const PenaltySide          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
   const PenaltyHistory       *h = prev ? prev : &none;
-  return (c->phi < 0) & penalty_state_has(h, PENALTY_TOUCHING) & !B->wall & (B->shape == SHAPE_SPHERE) & (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
+  return (c->phi < 0) & penalty_state_has(h, PENALTY_TOUCHING) & !B->wall & (B->shape == SHAPE_SPHERE) &
+         (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
 }
 
 /* Whether the model's settings let the block kernel compute any contact (Hertz, tracking roll). */
-static inline int penalty_block_model(const PenaltyContext *ctx) { return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING; }
+static inline int penalty_block_model(const PenaltyContext *ctx)
+{
+  return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING;
+}
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a
  * contact; their outputs must then be distinct). Lanes to compute again (their records are left

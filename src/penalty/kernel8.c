@@ -11,5 +11,8 @@ typedef v8l vl;
 #define lanes_any simd8_any
 #include "penalty/block_lanes.h"
 
-SIMD8_AVX512_ATTR __attribute__((noinline)) int penalty_block_loads8(const PenaltyContext *ctx, PenaltyBlock *blk) { return block_loads_impl(ctx, blk); }
+SIMD8_AVX512_ATTR __attribute__((noinline)) int penalty_block_loads8(const PenaltyContext *ctx, PenaltyBlock *blk)
+{
+  return block_loads_impl(ctx, blk);
+}
 #endif

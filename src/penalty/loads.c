@@ -11,15 +11,16 @@
 #include <stddef.h>
 #include <string.h>
 
-PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials, int n_materials)
+PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials,
+                                   int n_materials)
 {
   PetscFunctionBegin;
-  ctx->set         = set;
-  ctx->materials   = materials;
-  ctx->n_materials = n_materials;
-  ctx->per_contact = PETSC_FALSE;
-  ctx->check_sides = PETSC_FALSE;
-  ctx->simd        = SIMD4_AVX512;
+  ctx->set            = set;
+  ctx->materials      = materials;
+  ctx->n_materials    = n_materials;
+  ctx->per_contact    = PETSC_FALSE;
+  ctx->check_sides    = PETSC_FALSE;
+  ctx->simd           = SIMD4_AVX512;
   ctx->block_contacts = 0;
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)
@@ -42,9 +43,19 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "Penalty contact model", NULL);
-  PetscCall(PetscOptionsEnum("-penalty_simd", "contact.model penalty: the block kernel's best instantiation the CPU runs up to this one (avx512: 8 lanes of 512 bits; avx512vl, avx2: 4 lanes), else the per-contact code (generic: the block kernel's portable code, which gives the per-contact code's bits)", NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
-  PetscCall(PetscOptionsBool("-penalty_per_contact", "contact.model penalty: every contact by the per-contact code, none by the block kernel (the reference; slower)", NULL, ctx->per_contact, &ctx->per_contact, NULL));
-  PetscCall(PetscOptionsBool("-penalty_check_sides", "contact.model penalty: check every step that the body sides the integrator wrote ahead equal a fresh fill (for tests; slower)", NULL, ctx->check_sides, &ctx->check_sides, NULL));
+  PetscCall(PetscOptionsEnum("-penalty_simd",
+                             "contact.model penalty: the block kernel's best instantiation the CPU runs up to this one "
+                             "(avx512: 8 lanes of 512 bits; avx512vl, avx2: 4 lanes), else the per-contact code "
+                             "(generic: the block kernel's portable code, which gives the per-contact code's bits)",
+                             NULL, simd4_isa_names, (PetscEnum)ctx->simd, (PetscEnum *)&ctx->simd, NULL));
+  PetscCall(PetscOptionsBool("-penalty_per_contact",
+                             "contact.model penalty: every contact by the per-contact code, none by the block kernel "
+                             "(the reference; slower)",
+                             NULL, ctx->per_contact, &ctx->per_contact, NULL));
+  PetscCall(PetscOptionsBool("-penalty_check_sides",
+                             "contact.model penalty: check every step that the body sides the integrator wrote ahead "
+                             "equal a fresh fill (for tests; slower)",
+                             NULL, ctx->check_sides, &ctx->check_sides, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -69,14 +80,15 @@ static void velocity_at(const Side *o, const double point[3], double v[3])
 }
 
 /* Loads and new history of one touching contact (gap phi < 0). */
-static void contact_loads(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev, PenaltyHistory *rec, double load[PENALTY_LOAD_WIDTH], PenaltyStiffness *stiff)
+static void contact_loads(const PenaltyContext *ctx, const Contact *c, const PenaltyHistory *prev, PenaltyHistory *rec,
+                          double load[PENALTY_LOAD_WIDTH], PenaltyStiffness *stiff)
 {
   const Side          *A = &ctx->side[c->a], *B = &ctx->side[c->b];
   PenaltyFrictionState st;
   PenaltyTracking      t;
   const double         delta = -c->phi;
-  double               point[3], va[3], vb[3], dv[3], m_eff, kn, a_hertz, fb[2], F[3], ma[2], mb[2], m3[3], tq[3], r[3], spin;
-  double              *FA = load, *TA = load + 3, *FB = load + 6, *TB = load + 9;
+  double  point[3], va[3], vb[3], dv[3], m_eff, kn, a_hertz, fb[2], F[3], ma[2], mb[2], m3[3], tq[3], r[3], spin;
+  double *FA = load, *TA = load + 3, *FB = load + 6, *TB = load + 9;
 
   /* the contact point: midway between the two surface points (p_B = x_B + r_B, p_A = p_B - phi n) */
   v3_add(point, B->pose.x, c->rb);
@@ -96,8 +108,10 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   v3_sub(dv, vb, va);
   st.N = penalty_normal_force(ctx->set, st.pair, delta, v3_dot(dv, c->n), st.R_eff, m_eff, &kn, &a_hertz);
   if (st.pair->K_E > 0) st.K_E = st.pair->K_E;
-  else if (ctx->set->normal == PENALTY_NORMAL_HERTZ) st.K_E = 8 * st.pair->G_eff * a_hertz; /* Mindlin, eq. 5: 8 G_eff sqrt(R_eff delta) */
-  else st.K_E = 4 * st.pair->G_eff / st.pair->E_eff * kn; /* Hooke: the Hertz-Mindlin ratio K_t / K_n = 4 G_eff / E_eff */
+  else if (ctx->set->normal == PENALTY_NORMAL_HERTZ)
+    st.K_E = 8 * st.pair->G_eff * a_hertz; /* Mindlin, eq. 5: 8 G_eff sqrt(R_eff delta) */
+  else
+    st.K_E = 4 * st.pair->G_eff / st.pair->E_eff * kn; /* Hooke: the Hertz-Mindlin ratio K_t / K_n = 4 G_eff / E_eff */
   penalty_friction_prepare(&st);
 
   penalty_track(&A->pose, &B->pose, c->n, point, prev, &t);
@@ -163,7 +177,9 @@ static void limit_update_contact(PenaltyStepLimit *lim, const PenaltyStiffness *
   limit_update(lim, s->I_ij, s->K_psi, "spin");
 }
 
-enum { CHUNK = 64 };
+enum {
+  CHUNK = 64
+};
 
 static inline void prefetch_lines(const void *p, size_t bytes)
 {
@@ -171,7 +187,8 @@ static inline void prefetch_lines(const void *p, size_t bytes)
 }
 
 /* contacts run in key order, sides in storage order: fetch ahead */
-static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt i)
+static inline void prefetch_contact(const PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev,
+                                    const PetscInt match[], PetscInt i)
 {
   const Contact *c = &cs->c[i];
   prefetch_lines(&ctx->side[c->a], sizeof(Side));
@@ -228,16 +245,17 @@ static inline const PenaltyHistory *history_of(const ImpulseMemory *prev, const 
  * one in key order: contacts outside the kernel, the time-step limit, the per-body sums. */
 typedef struct {
   PetscInt              i0, n;
-  const PenaltyHistory *prev[CHUNK];                /* history of contact i0 + k (NULL: none) */
-  PenaltyHistory        moved[CHUNK];               /* histories read aside before the chunk writes over them (in place) */
-  double                (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
-  PenaltyStiffness stiff[CHUNK];                /* of the contacts with `check` set */
+  const PenaltyHistory *prev[CHUNK];  /* history of contact i0 + k (NULL: none) */
+  PenaltyHistory        moved[CHUNK]; /* histories read aside before the chunk writes over them (in place) */
+  double (*load)[PENALTY_LOAD_WIDTH]; /* load of contact i0 + k at load[k] */
+  PenaltyStiffness stiff[CHUNK];      /* of the contacts with `check` set */
   unsigned char    by_kernel[CHUNK], check[CHUNK];
 } Chunk;
 
 /* The eligible contacts of the chunk (their chunk offsets in `at`, n of them), a block (4 or 8
  * lanes: penalty_block_lanes) at a time. */
-static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[], const PenaltyStepLimit *lim, const int at[], int n, Chunk *ch)
+static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[], const PenaltyStepLimit *lim,
+                         const int at[], int n, Chunk *ch)
 {
   const int      lanes = penalty_block_lanes(ctx);
   PenaltyHistory spare_rec[PENALTY_BLOCK_MAX];
@@ -275,7 +293,8 @@ static void chunk_kernel(PenaltyContext *ctx, const ContactSet *cs, double rec[]
   }
 }
 
-static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim, Chunk *ch)
+static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[],
+                        double rec[], double load[], double acc[], PenaltyStepLimit *lim, Chunk *ch)
 {
   double    mine[CHUNK][PENALTY_LOAD_WIDTH];
   int       at[CHUNK], n = 0;
@@ -286,12 +305,13 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
   memset(ch->check, 0, sizeof(ch->check));
   for (int k = 0; k < ch->n; k++) {
     const PetscInt i = ch->i0 + k;
-    ch->prev[k] = history_of(prev, match, i);
-    if (match[i] > i && match[i] < ch->i0 + ch->n && rec == prev->gamma) { /* in place: slot match[i] may be written in this chunk before contact i reads it */
+    ch->prev[k]      = history_of(prev, match, i);
+    if (match[i] > i && match[i] < ch->i0 + ch->n &&
+        rec == prev->gamma) { /* in place: slot match[i] may be written in this chunk before contact i reads it */
       copy_doubles((double *)&ch->moved[k], (const double *)ch->prev[k], PENALTY_HISTORY_WIDTH);
-      ch->prev[k]  = &ch->moved[k];
+      ch->prev[k] = &ch->moved[k];
     }
-    at[n]       = k;
+    at[n] = k;
     n += by_block && penalty_block_eligible(ctx, &cs->c[i], ch->prev[k]);
   }
   chunk_kernel(ctx, cs, rec, lim, at, n, ch);
@@ -309,8 +329,10 @@ static void chunk_loads(PenaltyContext *ctx, const ContactSet *cs, const Impulse
     }
     /* a contact the kernel did not flag cannot beat the limit: it did not beat an earlier one */
     if (ch->check[k]) limit_update_contact(lim, &ch->stiff[k]);
-    if (acc) accumulate(&cs->c[i], ch->load[k], ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
-    if (i + CHUNK < cs->n) prefetch_contact(ctx, cs, prev, match, i + CHUNK); /* the next chunk's, a chunk's work ahead */
+    if (acc)
+      accumulate(&cs->c[i], ch->load[k], ctx->nb, acc); /* every contact, as the sums over ranks do (force_routing.c) */
+    if (i + CHUNK < cs->n)
+      prefetch_contact(ctx, cs, prev, match, i + CHUNK); /* the next chunk's, a chunk's work ahead */
   }
 }
 
@@ -322,25 +344,36 @@ static PetscErrorCode side_reserve(PenaltyContext *ctx, PetscInt n)
   MemoryFreeAligned((void **)&ctx->side);
   ctx->side_ahead = 0; /* gone with the old array */
   ctx->side_cap   = GrowthCapacity(ctx->side_cap, (size_t)n);
-  PetscCall(MemoryAllocAligned(sizeof(Side) * ctx->side_cap, _Alignof(Side), "the penalty model's body sides", (void **)&ctx->side));
+  PetscCall(MemoryAllocAligned(sizeof(Side) * ctx->side_cap, _Alignof(Side), "the penalty model's body sides",
+                               (void **)&ctx->side));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], double rec[], double load[], double acc[], PenaltyStepLimit *lim)
+PetscErrorCode PenaltyContactLoads(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev,
+                                   const PetscInt match[], double rec[], double load[], double acc[],
+                                   PenaltyStepLimit *lim)
 {
   PetscFunctionBegin;
   PetscCall(side_reserve(ctx, ctx->nb + ctx->n_walls));
   for (PetscInt b = 0; ctx->check_sides && b < PetscMin(ctx->side_ahead, ctx->nb); b++) {
     PenaltySide fresh;
     penalty_side_of_body(ctx->bodies, b, ctx->h, &fresh);
-    PetscCheck(penalty_side_same(&fresh, &ctx->side[b]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-penalty_check_sides: the side the integrator wrote for body %" PetscInt_FMT " (id %" PetscInt64_FMT ") is not that body's now: the bodies were rearranged without BodiesRearranged (step/step.c)", b, (PetscInt64)ctx->bodies->id[b]);
+    PetscCheck(penalty_side_same(&fresh, &ctx->side[b]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "-penalty_check_sides: the side the integrator wrote for body %" PetscInt_FMT " (id %" PetscInt64_FMT
+               ") is not that body's now: the bodies were rearranged without BodiesRearranged (step/step.c)",
+               b, (PetscInt64)ctx->bodies->id[b]);
   }
-  for (PetscInt b = PetscMin(ctx->side_ahead, ctx->nb); b < ctx->nb; b++) penalty_side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
+  for (PetscInt b = PetscMin(ctx->side_ahead, ctx->nb); b < ctx->nb; b++)
+    penalty_side_of_body(ctx->bodies, b, ctx->h, &ctx->side[b]);
   for (PetscInt k = 0; k < ctx->n_walls; k++) penalty_side_of_wall(&ctx->walls[k], &ctx->side[ctx->nb + k]);
   ctx->side_ahead = 0; /* used: the integrator writes the next ones */
-  PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PenaltyContactLoads: give either the per-contact loads or the per-body sums");
+  PetscCheck(!load != !acc, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+             "PenaltyContactLoads: give either the per-contact loads or the per-body sums");
   if (acc) PetscCall(PetscArrayzero(acc, 6 * (size_t)ctx->nb));
-  PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT "), got width %" PetscInt_FMT, PENALTY_HISTORY_WIDTH, prev->width);
+  PetscCheck(prev->width == PENALTY_HISTORY_WIDTH, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "PenaltyContactLoads needs a memory of penalty history (width %" PetscInt_FMT
+             "), got width %" PetscInt_FMT,
+             PENALTY_HISTORY_WIDTH, prev->width);
   lim->stiffness = 0;
   lim->inertia   = 1;
   lim->what      = "none";

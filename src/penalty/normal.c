@@ -31,24 +31,27 @@ static double damping_ratio(double e)
 void penalty_pair(const Material *a, const Material *b, PenaltyPair *p)
 {
 #define PAIR_MIN(x, y) ((x) < (y) ? (x) : (y))
-  p->E_eff       = 1.0 / ((1 - a->poisson_ratio * a->poisson_ratio) / a->young_modulus + (1 - b->poisson_ratio * b->poisson_ratio) / b->young_modulus);
-  p->G_eff       = 1.0 / ((2 - a->poisson_ratio) / shear_modulus(a) + (2 - b->poisson_ratio) / shear_modulus(b));
-  p->restitution = PAIR_MIN(a->restitution, b->restitution);
-  p->beta        = damping_ratio(p->restitution);
+  p->E_eff         = 1.0 / ((1 - a->poisson_ratio * a->poisson_ratio) / a->young_modulus +
+                    (1 - b->poisson_ratio * b->poisson_ratio) / b->young_modulus);
+  p->G_eff         = 1.0 / ((2 - a->poisson_ratio) / shear_modulus(a) + (2 - b->poisson_ratio) / shear_modulus(b));
+  p->restitution   = PAIR_MIN(a->restitution, b->restitution);
+  p->beta          = damping_ratio(p->restitution);
   p->damping_hooke = 2 * p->beta;
   p->damping_hertz = 2 * sqrt(5.0 / 6.0) * p->beta;
-  p->mu_s        = PAIR_MIN(a->friction, b->friction);
-  p->mu_k        = PAIR_MIN(a->kinetic_friction, b->kinetic_friction);
-  p->eta_r       = PAIR_MIN(a->rolling_resistance, b->rolling_resistance);
-  p->eta_psi     = PAIR_MIN(a->spinning_resistance, b->spinning_resistance);
-  p->root_eta_r   = sqrt(p->eta_r);
-  p->root_eta_psi = sqrt(p->eta_psi);
-  if (a->tangential_stiffness > 0 && b->tangential_stiffness > 0) p->K_E = PAIR_MIN(a->tangential_stiffness, b->tangential_stiffness);
+  p->mu_s          = PAIR_MIN(a->friction, b->friction);
+  p->mu_k          = PAIR_MIN(a->kinetic_friction, b->kinetic_friction);
+  p->eta_r         = PAIR_MIN(a->rolling_resistance, b->rolling_resistance);
+  p->eta_psi       = PAIR_MIN(a->spinning_resistance, b->spinning_resistance);
+  p->root_eta_r    = sqrt(p->eta_r);
+  p->root_eta_psi  = sqrt(p->eta_psi);
+  if (a->tangential_stiffness > 0 && b->tangential_stiffness > 0)
+    p->K_E = PAIR_MIN(a->tangential_stiffness, b->tangential_stiffness);
   else p->K_E = a->tangential_stiffness > 0 ? a->tangential_stiffness : b->tangential_stiffness;
 #undef PAIR_MIN
 }
 
-double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness, double *radius)
+double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff,
+                            double m_eff, double *stiffness, double *radius)
 {
   double elastic, k, c, f, a = 0;
 

@@ -12,11 +12,12 @@
  * where both give one, the one given where one does, else 0 (Hertz-Mindlin, penalty/slide.c). */
 typedef struct {
   double E_eff, G_eff, restitution;
-  double beta; /* damping ratio giving the restitution (see penalty_normal_force) */
+  double beta;                         /* damping ratio giving the restitution (see penalty_normal_force) */
   double damping_hooke, damping_hertz; /* 2 beta and 2 sqrt(5/6) beta: c = this sqrt(m_eff k_t) */
   double mu_s, mu_k, eta_r, eta_psi;
-  double root_eta_r, root_eta_psi; /* sqrt(eta_r), sqrt(eta_psi): the roll and spin damping without a square root per contact */
-  double K_E; /* given slide stiffness (N/m), 0 = Hertz-Mindlin */
+  double root_eta_r,
+    root_eta_psi; /* sqrt(eta_r), sqrt(eta_psi): the roll and spin damping without a square root per contact */
+  double K_E;     /* given slide stiffness (N/m), 0 = Hertz-Mindlin */
 } PenaltyPair;
 
 void penalty_pair(const Material *a, const Material *b, PenaltyPair *p);
@@ -31,5 +32,6 @@ void penalty_pair(const Material *a, const Material *b, PenaltyPair *p);
  * clamp: e = 0.5 would rebound at 0.55); for Hertz the same ratio gives e approximately.
  * *stiffness = k_t (for the time-step check); *radius = the Hertz contact radius sqrt(R_eff delta)
  * (m; 0 for Hooke), which the Mindlin slide stiffness 8 G_eff a reuses. */
-double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff, double m_eff, double *stiffness, double *radius);
+double penalty_normal_force(const PenaltySettings *set, const PenaltyPair *p, double delta, double vn, double R_eff,
+                            double m_eff, double *stiffness, double *radius);
 #endif

@@ -12,7 +12,8 @@ double penalty_roll_stiffness(const PenaltyFrictionState *c)
 
 /* One body's roll micro-deflection: Theta += kappa p, capped; the moment K_R Theta + D_R dTheta / h.
  * D_R and the thresholds are the pair's, the same for both bodies: computed once by the caller. */
-static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, double kappa, const double p[2], double theta[2], PenaltyHistory *hist, PenaltyState slip, double moment[2])
+static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, double kappa, const double p[2],
+                     double theta[2], PenaltyHistory *hist, PenaltyState slip, double moment[2])
 {
   const double dtheta[2] = {kappa * p[0], kappa * p[1]}; /* eq. 2 */
   double       change[2], mode = penalty_mode(hist, slip);
@@ -22,9 +23,10 @@ static void roll_one(double K_R, double D_R_h, double cap_s, double cap_k, doubl
   penalty_deflection_load(2, K_R, D_R_h, theta, change, cap_s, moment);
 }
 
-void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2], double moment_a[2], double moment_b[2])
+void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2],
+                  double moment_a[2], double moment_b[2])
 {
-  const double K_R = c->K_R;
+  const double K_R        = c->K_R;
   const double half_kappa = 0.5 * (c->kappa_a + c->kappa_b);
   double       D_R_h, cap_s, cap_k;
 
@@ -39,7 +41,8 @@ void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const dou
   roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_a, pa, hist->roll_a, hist, PENALTY_ROLL_A_SLIP, moment_a);
   roll_one(K_R, D_R_h, cap_s, cap_k, c->kappa_b, pb, hist->roll_b, hist, PENALTY_ROLL_B_SLIP, moment_b);
 }
-void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3], double torque_a[3])
+void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3],
+                         double torque_a[3])
 {
   const double kappa = c->kappa_a + c->kappa_b;
   double       wt[3], len;

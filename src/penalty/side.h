@@ -39,9 +39,11 @@ static inline void penalty_side_of_body(const BodyStore *bs, PetscInt s, double 
 /* Whether a and b hold the same side, bit for bit (field by field: the padding is never written). */
 static inline int penalty_side_same(const PenaltySide *a, const PenaltySide *b)
 {
-  return !memcmp(&a->pose, &b->pose, sizeof(a->pose)) && !memcmp(a->vel, b->vel, sizeof(a->vel)) && !memcmp(a->omega, b->omega, sizeof(a->omega)) &&
-         !memcmp(&a->mass, &b->mass, sizeof(double)) && !memcmp(&a->inv_mass, &b->inv_mass, sizeof(double)) && !memcmp(&a->inertia, &b->inertia, sizeof(double)) &&
-         !memcmp(&a->kappa, &b->kappa, sizeof(double)) && a->material == b->material && a->shape == b->shape && a->wall == b->wall;
+  return !memcmp(&a->pose, &b->pose, sizeof(a->pose)) && !memcmp(a->vel, b->vel, sizeof(a->vel)) &&
+         !memcmp(a->omega, b->omega, sizeof(a->omega)) && !memcmp(&a->mass, &b->mass, sizeof(double)) &&
+         !memcmp(&a->inv_mass, &b->inv_mass, sizeof(double)) && !memcmp(&a->inertia, &b->inertia, sizeof(double)) &&
+         !memcmp(&a->kappa, &b->kappa, sizeof(double)) && a->material == b->material && a->shape == b->shape &&
+         a->wall == b->wall;
 }
 
 static inline void penalty_side_of_wall(const Wall *w, PenaltySide *o)
@@ -52,10 +54,10 @@ static inline void penalty_side_of_wall(const Wall *w, PenaltySide *o)
   v3_copy(o->vel, w->velocity);
   v3_set(o->omega, 0, 0, 0);
   o->mass = o->inertia = INFINITY;
-  o->inv_mass = 0;
-  o->material = w->material;
-  o->shape    = w->type == WALL_PLANE ? -1 : -2;
-  o->kappa    = 0;
-  o->wall     = 1;
+  o->inv_mass          = 0;
+  o->material          = w->material;
+  o->shape             = w->type == WALL_PLANE ? -1 : -2;
+  o->kappa             = 0;
+  o->wall              = 1;
 }
 #endif

@@ -3,7 +3,8 @@
 #include "penalty/deflection.h"
 #include <math.h>
 
-void penalty_slide(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2], double force_b[2])
+void penalty_slide(const PenaltyFrictionState *c, PenaltyHistory *hist, const double pa[2], const double pb[2],
+                   double force_b[2])
 {
   const double dS[2] = {pa[0] - pb[0], pa[1] - pb[1]}; /* eq. 1a */
   const double cap_s = c->pair->mu_s * c->N_over_K_E;

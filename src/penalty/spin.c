@@ -20,7 +20,8 @@ double penalty_spin(const PenaltyFrictionState *c, PenaltyHistory *hist, double 
   /* D_psi = spin_damping 2 sqrt(I_ij K_psi), K_psi = eta_psi K_E R_eff^2: 2 R_eff sqrt(eta_psi) sqrt(I_ij K_E) */
   D_psi_h = c->set->spin_damping * 2 * c->R_eff * c->pair->root_eta_psi * c->root_IK * c->inv_h;
   cap_s   = K * c->pair->mu_s * c->N_over_K_E;
-  penalty_deflection_update(1, &hist->spin, &psi, cap_s, K * c->pair->mu_k * c->N_over_K_E, &mode, &change); /* eq. 3 and its thresholds */
+  penalty_deflection_update(1, &hist->spin, &psi, cap_s, K * c->pair->mu_k * c->N_over_K_E, &mode,
+                            &change); /* eq. 3 and its thresholds */
   penalty_set_mode(hist, PENALTY_SPIN_SLIP, mode);
   penalty_deflection_load(1, K_psi, D_psi_h, &hist->spin, &change, cap_s, &load);
   return -load; /* eq. 3b, on A */

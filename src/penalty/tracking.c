@@ -67,14 +67,15 @@ static double spin_angle(const double n[3], const double u[3], const double w[3]
   return step_angle(y, x);
 }
 
-void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3], const double point[3], const PenaltyHistory *prev, PenaltyTracking *t)
+void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3], const double point[3],
+                   const PenaltyHistory *prev, PenaltyTracking *t)
 {
   double a[3], b[3], c0[3];
 
   if (!prev || !penalty_state_has(prev, PENALTY_TOUCHING)) {
     v3_tangents(n, t->u, t->w);
     t->pa[0] = t->pa[1] = t->pb[0] = t->pb[1] = 0;
-    t->psi = 0;
+    t->psi                                    = 0;
     return;
   }
   mat_vec(a, A->R, prev->frame);
@@ -91,7 +92,8 @@ void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3]
   surface_motion(c0, point, t->u, t->w, t->pb);
 }
 
-void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t, PenaltyHistory *rec)
+void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t,
+                         PenaltyHistory *rec)
 {
   v3_copy(rec->frame, t->u);
   v3_copy(rec->frame + 3, t->w);

@@ -22,9 +22,11 @@ typedef struct {
 
 /* Track the contact with normal n (unit, A to B) at `point` (world) from the history prev (NULL or
  * not touching: onset, a fresh frame and no motion). */
-void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3], const double point[3], const PenaltyHistory *prev, PenaltyTracking *t);
+void penalty_track(const PenaltyPose *A, const PenaltyPose *B, const double n[3], const double point[3],
+                   const PenaltyHistory *prev, PenaltyTracking *t);
 
 /* Record this step's frame and point (penalty/history.h; the counter-spin of sec. 3.1: B's copy of
  * the frame is A's, so the next spin angle measures only the next step's spin). */
-void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t, PenaltyHistory *rec);
+void penalty_track_store(const PenaltyPose *A, const PenaltyPose *B, const double point[3], const PenaltyTracking *t,
+                         PenaltyHistory *rec);
 #endif

@@ -11,24 +11,24 @@
 
 int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const types[] = {"plane", "box", NULL};
+  static const char *const types[]      = {"plane", "box", NULL};
   static const char *const plane_keys[] = {"type", "point", "normal", "material", NULL};
   static const char *const box_keys[] = {"type", "center", "half_extents", "material", "velocity", "orientation", NULL};
-  const char *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  yaml_node_t *list, *m;
-  int n;
+  const char              *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t             *list, *m;
+  int                      n;
   TRY(reader_get_list(r, root, "", "walls", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
   n = reader_count(list);
   if (!(sc->walls = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(Wall)))) return -1;
   if (!(sc->wall_lines = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(int)))) return -1;
   for (int i = 0; i < n; i++) {
-    Wall *w = &sc->walls[i];
-    int type = -1;
+    Wall *w    = &sc->walls[i];
+    int   type = -1;
     TRY(reader_get_entry(r, list, kp, i, "write {type: plane, ...} or {type: box, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane or box", &type));
-    w->type = (WallType)type;
+    w->type    = (WallType)type;
     w->quat[0] = 1;
     if (w->type == WALL_PLANE) {
       TRY(reader_check_keys(r, m, ip, plane_keys));
@@ -43,8 +43,8 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
       v3_copy(w->center, w->point);
     } else {
       TRY(reader_check_keys(r, m, ip, box_keys));
-      TRY(reader_get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)",
-                            w->center));
+      TRY(
+        reader_get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)", w->center));
       TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
                             "give the box half extents [a, b, c] in m, each > 0", w->half_extents));
       TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
@@ -54,7 +54,7 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     }
     TRY(scenario_get_material(r, sc, m, ip, &w->material));
     sc->wall_lines[i] = reader_line(m);
-    sc->n_walls = i + 1;
+    sc->n_walls       = i + 1;
   }
   return 0;
 }
@@ -62,7 +62,7 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 /* bodies[i].id: a name for joints, unique, not "ground" (the name of the fixed world). */
 static int read_body_label(YamlReader *r, Scenario *sc, const yaml_node_t *m, const char *ip, int i)
 {
-  char kpath[KEY_PATH_MAX];
+  char      kpath[KEY_PATH_MAX];
   BodySpec *b = &sc->bodies[i];
   TRY(reader_get_string(r, m, ip, "id", OPTIONAL, "give the body a name that joints refer to, e.g. id: arm", b->label,
                         sizeof b->label));
@@ -79,25 +79,27 @@ static int read_body_label(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
 
 int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const shapes[] = {"sphere", "box", NULL};
-  static const char *const sphere_keys[] = {"shape", "radius", "position", "velocity", "angular_velocity",
-                                            "orientation", "material", "mass", "inertia", "id", NULL};
-  static const char *const box_keys[] = {"shape", "half_extents", "position", "velocity", "angular_velocity",
-                                         "orientation", "material", "mass", "inertia", "id", NULL};
-  const char *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
-  yaml_node_t *list, *m;
-  int n;
+  static const char *const shapes[]      = {"sphere", "box", NULL};
+  static const char *const sphere_keys[] = {"shape",       "radius",   "position", "velocity", "angular_velocity",
+                                            "orientation", "material", "mass",     "inertia",  "id",
+                                            NULL};
+  static const char *const box_keys[]    = {"shape",       "half_extents", "position", "velocity", "angular_velocity",
+                                            "orientation", "material",     "mass",     "inertia",  "id",
+                                            NULL};
+  const char              *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
+  yaml_node_t             *list, *m;
+  int                      n;
   TRY(reader_get_list(r, root, "", "bodies", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
   n = reader_count(list);
   if (!(sc->bodies = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(BodySpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    BodySpec *b = &sc->bodies[i];
-    int shape = -1;
+    BodySpec *b     = &sc->bodies[i];
+    int       shape = -1;
     TRY(reader_get_entry(r, list, kp, i, "write {shape: sphere, ...} or {shape: box, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere or box", &shape));
-    b->shape = (ShapeKind)shape;
+    b->shape          = (ShapeKind)shape;
     b->orientation[0] = 1;
     if (b->shape == SHAPE_SPHERE) {
       TRY(reader_check_keys(r, m, ip, sphere_keys));
@@ -125,7 +127,7 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     TRY(reader_get_vector(r, m, ip, "inertia", OPTIONAL, 3, POSITIVE,
                           "give the principal moments [Ixx, Iyy, Izz] in kg m^2, or leave them out", b->inertia));
     TRY(read_body_label(r, sc, m, ip, i));
-    b->line = reader_line(m);
+    b->line      = reader_line(m);
     sc->n_bodies = i + 1;
   }
   return 0;
@@ -168,17 +170,17 @@ static int get_axis(YamlReader *r, const yaml_node_t *m, const char *ip, const c
 /* joints: (after bodies, which they name by id; see src/scenario/joint_spec.h and README "Joints") */
 int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const types[] = {"fixed", "spherical", "revolute", "prismatic", "distance", "motion", NULL};
-  static const char *const keys[][8] = {
-      {"type", "body_a", "body_b", "point", NULL},
-      {"type", "body_a", "body_b", "point", NULL},
-      {"type", "body_a", "body_b", "point", "axis", NULL},
-      {"type", "body_a", "body_b", "point", "axis", "friction", NULL},
-      {"type", "body_a", "body_b", "point_a", "point_b", NULL},
-      {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity", "until", NULL}};
-  const char *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
-  const char *ph = "give the anchor point [x, y, z] (world, at time 0)";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  static const char *const types[]   = {"fixed", "spherical", "revolute", "prismatic", "distance", "motion", NULL};
+  static const char *const keys[][8] = {{"type", "body_a", "body_b", "point", NULL},
+                                        {"type", "body_a", "body_b", "point", NULL},
+                                        {"type", "body_a", "body_b", "point", "axis", NULL},
+                                        {"type", "body_a", "body_b", "point", "axis", "friction", NULL},
+                                        {"type", "body_a", "body_b", "point_a", "point_b", NULL},
+                                        {"type", "body", "velocity", "amplitude", "frequency", "angular_velocity",
+                                         "until", NULL}};
+  const char  *hint = "write joints: [{type: revolute, body_a: ground, body_b: ID, point: [x, y, z], axis: [x, y, z]}]";
+  const char  *ph   = "give the anchor point [x, y, z] (world, at time 0)";
+  char         kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
   yaml_node_t *list = reader_field(r, root, "", "joints", kp), *m;
   if (!list) return 0;
   if (sc->contact_model == CONTACT_MODEL_PENALTY)
@@ -188,8 +190,8 @@ int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   TRY(reader_expect_list(r, list, kp, hint));
   if (!(sc->joints = reader_calloc(r, list, kp, (size_t)reader_count(list) + 1, sizeof(JointSpec)))) return -1;
   for (int i = 0; i < reader_count(list); i++) {
-    JointSpec *j = &sc->joints[i];
-    int type = -1;
+    JointSpec *j    = &sc->joints[i];
+    int        type = -1;
     TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the joint type", &type));
     TRY(reader_check_keys(r, m, ip, keys[type]));
@@ -201,7 +203,8 @@ int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                             j->velocity));
       TRY(reader_get_vector(r, m, ip, "amplitude", OPTIONAL, 3, ANY_NUMBER,
                             "give the velocity amplitude [x, y, z] in m/s "
-                            "of v(t) = velocity + amplitude sin(2 pi frequency t)", j->amplitude));
+                            "of v(t) = velocity + amplitude sin(2 pi frequency t)",
+                            j->amplitude));
       TRY(reader_get_number(r, m, ip, "frequency", OPTIONAL, NON_NEGATIVE,
                             "give the frequency in Hz (0: constant velocity)", &j->frequency));
       if (j->frequency == 0 && v3_norm(j->amplitude) > 0)
@@ -209,11 +212,13 @@ int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                            "needs a frequency > 0; give frequency: F (Hz) or drop the amplitude");
       TRY(reader_get_number(r, m, ip, "until", OPTIONAL, POSITIVE,
                             "give the time in s at which the prescribed motion ends and the body is released "
-                            "(leave it out: never)", &j->until));
+                            "(leave it out: never)",
+                            &j->until));
       j->angular = reader_field(r, m, ip, "angular_velocity", np) != NULL;
       TRY(reader_get_vector(r, m, ip, "angular_velocity", OPTIONAL, 3, ANY_NUMBER,
                             "give the prescribed angular velocity [x, y, z] in rad/s (world), "
-                            "or leave it out to let the body rotate freely", j->angular_velocity));
+                            "or leave it out to let the body rotate freely",
+                            j->angular_velocity));
     } else {
       TRY(get_joint_body(r, sc, m, ip, "body_a", OPTIONAL, 1, &j->body_a));
       TRY(get_joint_body(r, sc, m, ip, "body_b", REQUIRED, 0, &j->body_b));
@@ -238,7 +243,7 @@ int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
         TRY(reader_get_number(r, m, ip, "friction", OPTIONAL, NON_NEGATIVE,
                               "give the friction force S in N on the sliding direction (0 = none)", &j->friction));
     }
-    j->line = reader_line(m);
+    j->line      = reader_line(m);
     sc->n_joints = i + 1;
   }
   return 0;

@@ -10,23 +10,23 @@
 
 int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const types[] = {"lattice", "random", NULL};
+  static const char *const types[]        = {"lattice", "random", NULL};
   static const char *const lattice_keys[] = {"type", "region", "radius", "spacing", "material", "velocity", NULL};
-  static const char *const random_keys[] = {"type", "region", "radius", "count", "seed", "material", "velocity", NULL};
-  static const char *const region_keys[] = {"min", "max", NULL};
-  static const char *const axes = "xyz";
-  const char *hint = "write fills: [{type: lattice, region: {min: [..], max: [..]}, radius: R, spacing: S, "
-                     "material: NAME}]";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
+  static const char *const random_keys[]  = {"type", "region", "radius", "count", "seed", "material", "velocity", NULL};
+  static const char *const region_keys[]  = {"min", "max", NULL};
+  static const char *const axes           = "xyz";
+  const char  *hint = "write fills: [{type: lattice, region: {min: [..], max: [..]}, radius: R, spacing: S, "
+                      "material: NAME}]";
+  char         kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
   yaml_node_t *list, *m, *region;
-  int n;
+  int          n;
   TRY(reader_get_list(r, root, "", "fills", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
   n = reader_count(list);
   if (!(sc->fills = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(FillSpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    FillSpec *f = &sc->fills[i];
-    int type = -1;
+    FillSpec *f    = &sc->fills[i];
+    int       type = -1;
     TRY(reader_get_entry(r, list, kp, i, "write {type: lattice, ...} or {type: random, ...}", &m, ip));
     TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the fill type lattice or random", &type));
     f->type = (FillType)type;
@@ -57,12 +57,12 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
         return reader_fail(r, reader_field(r, m, ip, "count", sp), sp, "must be <= %d (got %lld); place fewer spheres",
                            INT32_MAX, count);
       f->count = (long)count;
-      f->seed = (unsigned long)seed;
+      f->seed  = (unsigned long)seed;
     }
     TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
                           "give the initial velocity [x, y, z] of every sphere in m/s", f->velocity));
     TRY(scenario_get_material(r, sc, m, ip, &f->material));
-    f->line = reader_line(m);
+    f->line     = reader_line(m);
     sc->n_fills = i + 1;
   }
   return 0;
@@ -71,15 +71,15 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 /* radius: R (fixed), or {distribution: uniform, min, max}, or {distribution: normal, mean, std, min, max} */
 static int read_emitter_radius(YamlReader *r, const yaml_node_t *m, const char *ip, EmitterSpec *e)
 {
-  static const char *const dists[] = {"fixed", "uniform", "normal", NULL};
+  static const char *const dists[]   = {"fixed", "uniform", "normal", NULL};
   static const char *const keys[][6] = {{"distribution", "value", NULL},
                                         {"distribution", "min", "max", NULL},
                                         {"distribution", "mean", "std", "min", "max", NULL}};
-  const char *hint = "give radius: R, or {distribution: uniform, min: A, max: B}, "
-                     "or {distribution: normal, mean: M, std: S, min: A, max: B} (m)";
-  char kp[KEY_PATH_MAX], dp[KEY_PATH_MAX];
-  yaml_node_t *v = reader_field(r, m, ip, "radius", kp);
-  int dist = SIZE_FIXED;
+  const char              *hint      = "give radius: R, or {distribution: uniform, min: A, max: B}, "
+                                       "or {distribution: normal, mean: M, std: S, min: A, max: B} (m)";
+  char                     kp[KEY_PATH_MAX], dp[KEY_PATH_MAX];
+  yaml_node_t             *v    = reader_field(r, m, ip, "radius", kp);
+  int                      dist = SIZE_FIXED;
   if (!v) return reader_missing(r, m, kp, hint);
   if (v->type == YAML_SCALAR_NODE) {
     e->size = SIZE_FIXED;
@@ -122,8 +122,8 @@ static int check_emitter(YamlReader *r, const yaml_node_t *m, const char *ip, co
                          const Scenario *sc, const EmitterSpec *e)
 {
   static const char *const axes = "xyz";
-  char kp[KEY_PATH_MAX];
-  double volume = 1, per_step, batch;
+  char                     kp[KEY_PATH_MAX];
+  double                   volume = 1, per_step, batch;
   for (int a = 0; a < 3; a++) {
     if (e->region_min[a] < sc->domain_min[a] || e->region_max[a] > sc->domain_max[a])
       return reader_fail(r, region, rp,
@@ -148,20 +148,20 @@ static int check_emitter(YamlReader *r, const yaml_node_t *m, const char *ip, co
 
 int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"region", "rate", "count", "start", "end", "radius", "velocity",
-                                     "velocity_spread", "seed", "material", NULL};
+  static const char *const keys[]        = {"region",          "rate", "count",    "start", "end", "radius", "velocity",
+                                            "velocity_spread", "seed", "material", NULL};
   static const char *const region_keys[] = {"min", "max", NULL};
   const char *hint = "write emitters: [{region: {min: [..], max: [..]}, rate: N, count: C, radius: R, material: NAME}]";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
+  char        kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
   yaml_node_t *list, *m, *region;
-  int n;
+  int          n;
   TRY(reader_get_list(r, root, "", "emitters", OPTIONAL, hint, &list, kp));
   if (!list) return 0;
   n = reader_count(list);
   if (!(sc->emitters = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(EmitterSpec)))) return -1;
   for (int i = 0; i < n; i++) {
-    EmitterSpec *e = &sc->emitters[i];
-    long long count = 0, seed = 0;
+    EmitterSpec *e     = &sc->emitters[i];
+    long long    count = 0, seed = 0;
     TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
     TRY(reader_check_keys(r, m, ip, keys));
     TRY(reader_get_mapping(r, m, ip, "region", REQUIRED, region_keys,
@@ -170,8 +170,8 @@ int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     TRY(reader_get_number(r, m, ip, "rate", REQUIRED, POSITIVE, "give the bodies per second", &e->rate));
     TRY(reader_get_integer(r, m, ip, "count", OPTIONAL, 0, "give the total number of bodies to emit (0: no limit)",
                            &count));
-    TRY(reader_get_number(r, m, ip, "start", OPTIONAL, NON_NEGATIVE, "give the time to start emitting in s",
-                          &e->start));
+    TRY(
+      reader_get_number(r, m, ip, "start", OPTIONAL, NON_NEGATIVE, "give the time to start emitting in s", &e->start));
     TRY(reader_get_number(r, m, ip, "end", OPTIONAL, NON_NEGATIVE, "give the time to stop emitting in s (0: no limit)",
                           &e->end));
     if (!count && !e->end)
@@ -190,7 +190,7 @@ int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     e->seed = (unsigned long)seed;
     TRY(scenario_get_material(r, sc, m, ip, &e->material));
     TRY(check_emitter(r, m, ip, region, rp, sc, e));
-    e->line = reader_line(m);
+    e->line        = reader_line(m);
     sc->n_emitters = i + 1;
   }
   return 0;

@@ -14,13 +14,13 @@
 
 void scenario_set_contact_defaults(Scenario *sc)
 {
-  sc->contact_model      = CONTACT_MODEL_CCP;
+  sc->contact_model         = CONTACT_MODEL_CCP;
   sc->penalty.slide_damping = sc->penalty.roll_damping = sc->penalty.spin_damping = 1.0;
-  sc->max_recovery_speed = 0.5;
-  sc->warm_start_decay   = 0.99;
-  sc->solver_type        = SOLVER_APGD;
-  sc->max_iterations     = 500;
-  sc->tolerance          = 1e-6;
+  sc->max_recovery_speed                                                          = 0.5;
+  sc->warm_start_decay                                                            = 0.99;
+  sc->solver_type                                                                 = SOLVER_APGD;
+  sc->max_iterations                                                              = 500;
+  sc->tolerance                                                                   = 1e-6;
 }
 
 /* Keys of one contact model given under the other: named, so the user knows which model uses them. */
@@ -39,8 +39,8 @@ static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char 
 {
   static const char *const normals[]  = {"hertz", "hooke", NULL};
   static const char *const rollings[] = {"tracking", "legacy", NULL};
-  char np[KEY_PATH_MAX];
-  int  normal = p->normal, rolling = p->rolling;
+  char                     np[KEY_PATH_MAX];
+  int                      normal = p->normal, rolling = p->rolling;
   TRY(reader_get_choice(r, m, kp, "normal", OPTIONAL, normals,
                         "choose the normal force law hertz (F = 4/3 E R^1/2 d^3/2) or hooke (F = k d)", &normal));
   p->normal = (PenaltyNormal)normal;
@@ -56,7 +56,8 @@ static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char 
                        "poisson_ratio); remove it or set normal: hooke");
   TRY(reader_get_choice(r, m, kp, "rolling", OPTIONAL, rollings,
                         "choose the rolling resistance model tracking (the paper's) "
-                        "or legacy (constant torque, paper App. A.2)", &rolling));
+                        "or legacy (constant torque, paper App. A.2)",
+                        &rolling));
   p->rolling = (PenaltyRolling)rolling;
   TRY(reader_get_number(r, m, kp, "slide_damping", OPTIONAL, NON_NEGATIVE,
                         "give the slide damping as a fraction of critical (1 = paper eq. 1c)", &p->slide_damping));
@@ -69,22 +70,22 @@ static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char 
 
 int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given)
 {
-  static const char *const keys[] = {"model", "envelope", "max_recovery_speed", "overlap_tolerance", "normal",
-                                     "normal_stiffness", "rolling", "slide_damping", "roll_damping", "spin_damping",
-                                     NULL};
-  static const char *const ccp_keys[] = {"max_recovery_speed", "overlap_tolerance", NULL};
-  static const char *const penalty_keys[] = {"normal", "normal_stiffness", "rolling", "slide_damping", "roll_damping",
-                                             "spin_damping", NULL};
-  static const char *const models[] = {"ccp", "penalty", NULL};
-  char kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
-  yaml_node_t *m;
-  int model = CONTACT_MODEL_CCP;
+  static const char *const keys[] =
+    {"model",   "envelope",      "max_recovery_speed", "overlap_tolerance", "normal", "normal_stiffness",
+     "rolling", "slide_damping", "roll_damping",       "spin_damping",      NULL};
+  static const char *const ccp_keys[]     = {"max_recovery_speed", "overlap_tolerance", NULL};
+  static const char *const penalty_keys[] = {"normal",       "normal_stiffness", "rolling", "slide_damping",
+                                             "roll_damping", "spin_damping",     NULL};
+  static const char *const models[]       = {"ccp", "penalty", NULL};
+  char                     kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
+  yaml_node_t             *m;
+  int                      model = CONTACT_MODEL_CCP;
   TRY(reader_get_mapping(r, root, "", "contact", OPTIONAL, keys,
                          "write contact: {model: ccp, envelope: D, max_recovery_speed: V}", &m, kp));
   if (!m) return 0;
   TRY(reader_get_choice(r, m, kp, "model", OPTIONAL, models, "choose the contact model ccp or penalty", &model));
   sc->contact_model = (ContactModel)model;
-  *envelope_given = reader_field(r, m, kp, "envelope", ep) != NULL;
+  *envelope_given   = reader_field(r, m, kp, "envelope", ep) != NULL;
   TRY(reader_get_number(r, m, kp, "envelope", OPTIONAL, POSITIVE,
                         "give the contact envelope in m (pairs closer than this enter the active set)", &sc->envelope));
   if (sc->contact_model == CONTACT_MODEL_PENALTY) {
@@ -96,17 +97,18 @@ int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, 
                         "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed));
   return reader_get_number(r, m, kp, "overlap_tolerance", OPTIONAL, NON_NEGATIVE,
                            "give the overlap depth in m that rigid contacts hold without pushing apart "
-                           "(e.g. 0.005 of the radius; 0 = push every overlap apart)", &sc->overlap_tolerance);
+                           "(e.g. 0.005 of the radius; 0 = push every overlap apart)",
+                           &sc->overlap_tolerance);
 }
 
 int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"type", "max_iterations", "tolerance", "warm_start_decay", NULL};
+  static const char *const keys[]  = {"type", "max_iterations", "tolerance", "warm_start_decay", NULL};
   static const char *const types[] = {"jacobi", "gauss-seidel", "apgd", NULL};
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
-  yaml_node_t *m;
-  int type = sc->solver_type;
-  long long it = sc->max_iterations;
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
+  yaml_node_t             *m;
+  int                      type = sc->solver_type;
+  long long                it   = sc->max_iterations;
   TRY(reader_get_mapping(r, root, "", "solver", OPTIONAL, keys,
                          "write solver: {type: apgd, max_iterations: N, tolerance: TOL}", &m, kp));
   if (!m) return 0;
@@ -123,7 +125,8 @@ int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                         &sc->tolerance));
   TRY(reader_get_number(r, m, kp, "warm_start_decay", OPTIONAL, NON_NEGATIVE,
                         "give the factor in [0, 1] on the warm start after a step that did not converge "
-                        "and changed its warm start, e.g. 0.99", &sc->warm_start_decay));
+                        "and changed its warm start, e.g. 0.99",
+                        &sc->warm_start_decay));
   if (sc->warm_start_decay > 1)
     return reader_fail(r, reader_field(r, m, kp, "warm_start_decay", ip), ip,
                        "must be <= 1 (got %g); give a factor in [0, 1]", sc->warm_start_decay);
@@ -169,18 +172,32 @@ static int read_penalty_material(YamlReader *r, const yaml_node_t *m, const char
 
 int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"name", "density", "friction", "rolling_friction", "spinning_friction",
-                                     "compliance", "cohesion", "damping", "yield_force", "young_modulus",
-                                     "poisson_ratio", "restitution", "kinetic_friction", "rolling_resistance",
-                                     "spinning_resistance", "tangential_stiffness", NULL};
-  static const char *const ccp_keys[] = {"rolling_friction", "spinning_friction", "compliance", "cohesion", "damping",
-                                         "yield_force", NULL};
-  static const char *const penalty_keys[] = {"young_modulus", "poisson_ratio", "restitution", "kinetic_friction",
-                                             "rolling_resistance", "spinning_resistance", "tangential_stiffness",
+  static const char *const keys[]         = {"name",
+                                             "density",
+                                             "friction",
+                                             "rolling_friction",
+                                             "spinning_friction",
+                                             "compliance",
+                                             "cohesion",
+                                             "damping",
+                                             "yield_force",
+                                             "young_modulus",
+                                             "poisson_ratio",
+                                             "restitution",
+                                             "kinetic_friction",
+                                             "rolling_resistance",
+                                             "spinning_resistance",
+                                             "tangential_stiffness",
                                              NULL};
-  const char *hint = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
-  char kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  yaml_node_t *list, *m;
+  static const char *const ccp_keys[]     = {"rolling_friction", "spinning_friction", "compliance", "cohesion",
+                                             "damping",          "yield_force",       NULL};
+  static const char *const penalty_keys[] = {"young_modulus",        "poisson_ratio",
+                                             "restitution",          "kinetic_friction",
+                                             "rolling_resistance",   "spinning_resistance",
+                                             "tangential_stiffness", NULL};
+  const char              *hint           = "add materials: [{name: steel, density: 7800, friction: 0.5}]";
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t             *list, *m;
   TRY(reader_get_list(r, root, "", "materials", REQUIRED, hint, &list, kp));
   if (!reader_count(list)) return reader_fail(r, list, kp, "defines no material; %s", hint);
   if (!(sc->materials = reader_calloc(r, list, kp, (size_t)reader_count(list), sizeof(Material)))) return -1;
@@ -211,7 +228,8 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
                           &mat->cohesion));
     TRY(reader_get_number(r, m, ip, "damping", OPTIONAL, NON_NEGATIVE,
                           "give the damping time alpha in s of a compliant contact "
-                          "(dashpot R = alpha / compliance; 0 = none)", &mat->damping));
+                          "(dashpot R = alpha / compliance; 0 = none)",
+                          &mat->damping));
     TRY(reader_get_number(r, m, ip, "yield_force", OPTIONAL, POSITIVE,
                           "give the yield force F_y in N of an elasto-plastic contact (leave it out for none)",
                           &mat->yield_force));

@@ -32,8 +32,8 @@
 static int read_domain(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[] = {"min", "max", NULL};
-  char kp[KEY_PATH_MAX];
-  yaml_node_t *m;
+  char                     kp[KEY_PATH_MAX];
+  yaml_node_t             *m;
   TRY(reader_get_mapping(r, root, "", "domain", REQUIRED, keys,
                          "add domain: {min: [x, y, z], max: [x, y, z]}, the box bodies live in (m)", &m, kp));
   return scenario_get_box(r, m, kp, "domain", sc->domain_min, sc->domain_max);
@@ -42,10 +42,10 @@ static int read_domain(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 static int read_time(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[] = {"step", "end", NULL};
-  char kp[KEY_PATH_MAX];
-  yaml_node_t *m;
-  TRY(reader_get_mapping(r, root, "", "time", REQUIRED, keys, "add time: {step: H, end: T} in simulated seconds",
-                         &m, kp));
+  char                     kp[KEY_PATH_MAX];
+  yaml_node_t             *m;
+  TRY(reader_get_mapping(r, root, "", "time", REQUIRED, keys, "add time: {step: H, end: T} in simulated seconds", &m,
+                         kp));
   TRY(reader_get_number(r, m, kp, "step", REQUIRED, POSITIVE, "give the time step h in s, e.g. 0.001", &sc->time_step));
   return reader_get_number(r, m, kp, "end", REQUIRED, POSITIVE, "give the simulated end time in s", &sc->time_end);
 }
@@ -53,12 +53,12 @@ static int read_time(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 /* analysis: {repose: [{name: N, x_range: [A, B]}, ...]}: piles whose angle of repose the summary prints. */
 static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"repose", NULL};
+  static const char *const keys[]      = {"repose", NULL};
   static const char *const pile_keys[] = {"name", "x_range", NULL};
-  const char *hint = "write analysis: {repose: [{name: left, x_range: [-2, 0]}]}";
-  char kp[KEY_PATH_MAX], lp[KEY_PATH_MAX], ip[KEY_PATH_MAX], xp[KEY_PATH_MAX];
-  yaml_node_t *m, *list;
-  int n;
+  const char              *hint        = "write analysis: {repose: [{name: left, x_range: [-2, 0]}]}";
+  char                     kp[KEY_PATH_MAX], lp[KEY_PATH_MAX], ip[KEY_PATH_MAX], xp[KEY_PATH_MAX];
+  yaml_node_t             *m, *list;
+  int                      n;
   TRY(reader_get_mapping(r, root, "", "analysis", OPTIONAL, keys, hint, &m, kp));
   if (!m) return 0;
   TRY(reader_get_list(r, m, kp, "repose", REQUIRED, hint, &list, lp));
@@ -66,7 +66,7 @@ static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   if (!(sc->repose = reader_calloc(r, list, lp, (size_t)n + 1, sizeof(ReposeSpec)))) return -1;
   for (int i = 0; i < n; i++) {
     yaml_node_t *p;
-    ReposeSpec  *spec = &sc->repose[i];
+    ReposeSpec  *spec     = &sc->repose[i];
     double       range[2] = {0, 0};
     TRY(reader_get_entry(r, list, lp, i, hint, &p, ip));
     TRY(reader_check_keys(r, p, ip, pile_keys));
@@ -77,8 +77,8 @@ static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     if (!(range[0] < range[1]))
       return reader_fail(r, reader_field(r, p, ip, "x_range", xp), xp, "[%g, %g] is empty; give x_min < x_max",
                          range[0], range[1]);
-    spec->x_min = range[0];
-    spec->x_max = range[1];
+    spec->x_min  = range[0];
+    spec->x_max  = range[1];
     sc->n_repose = i + 1;
   }
   return 0;
@@ -87,8 +87,8 @@ static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 static int read_output(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[] = {"dir", "snapshot_interval", "checkpoint_interval", NULL};
-  char kp[KEY_PATH_MAX];
-  yaml_node_t *m;
+  char                     kp[KEY_PATH_MAX];
+  yaml_node_t             *m;
   TRY(reader_get_mapping(r, root, "", "output", OPTIONAL, keys,
                          "write output: {dir: out, snapshot_interval: S, checkpoint_interval: C}", &m, kp));
   if (!m) return 0;
@@ -114,10 +114,10 @@ static double default_envelope(const Scenario *sc)
 
 static int read_scenario(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"domain", "gravity", "time", "contact", "solver", "materials", "walls",
-                                     "bodies", "fills", "emitters", "analysis", "output", "joints", NULL};
-  char got[96], names[256];
-  int envelope_given = 0;
+  static const char *const keys[] = {"domain", "gravity", "time",     "contact",  "solver", "materials", "walls",
+                                     "bodies", "fills",   "emitters", "analysis", "output", "joints",    NULL};
+  char                     got[96], names[256];
+  int                      envelope_given = 0;
   if (root->type != YAML_MAPPING_NODE) {
     reader_describe(root, got, sizeof got);
     reader_join_names(keys, names, sizeof names);

@@ -12,14 +12,23 @@
 #include "bodies/shapes.h"
 #include "scenario/joint_spec.h"
 
-#define SCENARIO_ERR_MAX 1024
+#define SCENARIO_ERR_MAX  1024
 #define SCENARIO_PATH_MAX 4096
 
-typedef enum { CONTACT_MODEL_CCP = 0, CONTACT_MODEL_PENALTY = 1 } ContactModel;
+typedef enum {
+  CONTACT_MODEL_CCP     = 0,
+  CONTACT_MODEL_PENALTY = 1
+} ContactModel;
 /* contact.model penalty (src/penalty/loads.h): normal force law, rolling model and the damping of
  * the friction micro-deflections as fractions of critical damping (paper eqs. 1c, 3d and D_R). */
-typedef enum { PENALTY_NORMAL_HERTZ = 0, PENALTY_NORMAL_HOOKE = 1 } PenaltyNormal;
-typedef enum { PENALTY_ROLLING_TRACKING = 0, PENALTY_ROLLING_LEGACY = 1 } PenaltyRolling;
+typedef enum {
+  PENALTY_NORMAL_HERTZ = 0,
+  PENALTY_NORMAL_HOOKE = 1
+} PenaltyNormal;
+typedef enum {
+  PENALTY_ROLLING_TRACKING = 0,
+  PENALTY_ROLLING_LEGACY   = 1
+} PenaltyRolling;
 typedef struct {
   PenaltyNormal  normal;
   double         normal_stiffness; /* Hooke spring constant (N/m) */
@@ -27,33 +36,44 @@ typedef struct {
   double         slide_damping, roll_damping, spin_damping; /* fractions of critical (1 = paper) */
 } PenaltySettings;
 
-typedef enum { SOLVER_JACOBI = 0, SOLVER_GAUSS_SEIDEL = 1, SOLVER_APGD = 2 } SolverType;
-typedef enum { FILL_LATTICE = 0, FILL_RANDOM = 1 } FillType;
-typedef enum { SIZE_FIXED = 0, SIZE_UNIFORM = 1, SIZE_NORMAL = 2 } SizeDistribution;
+typedef enum {
+  SOLVER_JACOBI       = 0,
+  SOLVER_GAUSS_SEIDEL = 1,
+  SOLVER_APGD         = 2
+} SolverType;
+typedef enum {
+  FILL_LATTICE = 0,
+  FILL_RANDOM  = 1
+} FillType;
+typedef enum {
+  SIZE_FIXED   = 0,
+  SIZE_UNIFORM = 1,
+  SIZE_NORMAL  = 2
+} SizeDistribution;
 
 typedef struct {
   ShapeKind shape;
-  double    size[3];            /* sphere radius in size[0]; box half extents */
+  double    size[3]; /* sphere radius in size[0]; box half extents */
   double    position[3], velocity[3];
-  double    angular_velocity[3];/* world frame, as written in the file */
-  double    orientation[4];     /* (w, x, y, z), normalized on load */
+  double    angular_velocity[3]; /* world frame, as written in the file */
+  double    orientation[4];      /* (w, x, y, z), normalized on load */
   int       material;
-  double    mass;               /* > 0: override; 0: from density and shape */
-  double    inertia[3];         /* all > 0: override; else from mass and shape */
-  int       line;               /* line in the scenario file, for messages */
-  char      label[64];          /* `id`: the name joints refer to it by ("" if none) */
+  double    mass;       /* > 0: override; 0: from density and shape */
+  double    inertia[3]; /* all > 0: override; else from mass and shape */
+  int       line;       /* line in the scenario file, for messages */
+  char      label[64];  /* `id`: the name joints refer to it by ("" if none) */
 } BodySpec;
 
 typedef struct {
-  FillType type;
-  double   region_min[3], region_max[3];
-  double   radius;
-  double   spacing;             /* lattice: centre distance */
-  long     count;               /* random: number of spheres */
-  unsigned long seed;           /* random */
-  double   velocity[3];         /* optional initial velocity of every filled sphere */
-  int      material;
-  int      line;
+  FillType      type;
+  double        region_min[3], region_max[3];
+  double        radius;
+  double        spacing;     /* lattice: centre distance */
+  long          count;       /* random: number of spheres */
+  unsigned long seed;        /* random */
+  double        velocity[3]; /* optional initial velocity of every filled sphere */
+  int           material;
+  int           line;
 } FillSpec;
 
 /* A source of spheres (src/step/emitter.h): `rate` per second from `start` on, until `count` were made
@@ -64,8 +84,8 @@ typedef struct {
   double           rate, start, end;
   long             count;
   SizeDistribution size;
-  double           radius;              /* fixed */
-  double           radius_min, radius_max; /* uniform, and the bounds of the truncated normal */
+  double           radius;                  /* fixed */
+  double           radius_min, radius_max;  /* uniform, and the bounds of the truncated normal */
   double           radius_mean, radius_std; /* normal */
   double           velocity[3], velocity_spread[3];
   unsigned long    seed;
@@ -80,30 +100,38 @@ typedef struct {
 } ReposeSpec;
 
 typedef struct {
-  char         path[SCENARIO_PATH_MAX]; /* file it was read from */
-  char        *text;                    /* the whole file, for checkpoints */
-  double       domain_min[3], domain_max[3];
-  double       gravity[3];
-  double       time_step, time_end;
-  ContactModel contact_model;
-  double       envelope;                /* m: pairs closer than this are in the active set */
-  double       max_recovery_speed;      /* m/s: clamp of -phi/h for overlaps */
-  double       overlap_tolerance;       /* m: rigid overlaps this shallow are held, not pushed apart */
-  PenaltySettings penalty;              /* contact.model penalty only */
-  SolverType   solver_type;
-  int          max_iterations;
-  double       tolerance;               /* m/s, GUIDE residual */
-  double       warm_start_decay;        /* factor on the warm start after a step that did not converge and changed its warm start */
-  int          n_materials;  Material *materials;
-  int          n_walls;      Wall     *walls;   int *wall_lines;
-  int          n_bodies;     BodySpec *bodies;
-  int          n_fills;      FillSpec *fills;
-  int          n_emitters;   EmitterSpec *emitters;
-  int          n_repose;     ReposeSpec  *repose;   /* analysis.repose: piles to measure at the end */
-  int          n_joints;     JointSpec   *joints;   /* bilateral constraints and prescribed motions */
+  char            path[SCENARIO_PATH_MAX]; /* file it was read from */
+  char           *text;                    /* the whole file, for checkpoints */
+  double          domain_min[3], domain_max[3];
+  double          gravity[3];
+  double          time_step, time_end;
+  ContactModel    contact_model;
+  double          envelope;           /* m: pairs closer than this are in the active set */
+  double          max_recovery_speed; /* m/s: clamp of -phi/h for overlaps */
+  double          overlap_tolerance;  /* m: rigid overlaps this shallow are held, not pushed apart */
+  PenaltySettings penalty;            /* contact.model penalty only */
+  SolverType      solver_type;
+  int             max_iterations;
+  double          tolerance; /* m/s, GUIDE residual */
+  double warm_start_decay; /* factor on the warm start after a step that did not converge and changed its warm start */
+  int    n_materials;
+  Material    *materials;
+  int          n_walls;
+  Wall        *walls;
+  int         *wall_lines;
+  int          n_bodies;
+  BodySpec    *bodies;
+  int          n_fills;
+  FillSpec    *fills;
+  int          n_emitters;
+  EmitterSpec *emitters;
+  int          n_repose;
+  ReposeSpec  *repose; /* analysis.repose: piles to measure at the end */
+  int          n_joints;
+  JointSpec   *joints; /* bilateral constraints and prescribed motions */
   char         output_dir[SCENARIO_PATH_MAX];
-  double       snapshot_interval;       /* simulated s; 0 = only first and last */
-  double       checkpoint_interval;     /* simulated s; 0 = none */
+  double       snapshot_interval;   /* simulated s; 0 = only first and last */
+  double       checkpoint_interval; /* simulated s; 0 = none */
 } Scenario;
 
 /* Parse and check key by key. Returns 0 on success; else fills err (FILE:LINE: key '...': ...). */
@@ -111,5 +139,5 @@ int  scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen
 int  scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen);
 void scenario_free(Scenario *sc);
 /* Index of a material by name, -1 if absent. */
-int  scenario_material_index(const Scenario *sc, const char *name);
+int scenario_material_index(const Scenario *sc, const char *name);
 #endif

@@ -21,9 +21,9 @@ int scenario_get_box(YamlReader *r, const yaml_node_t *m, const char *path, cons
 
 int scenario_get_quaternion(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, double q[4])
 {
-  char kpath[KEY_PATH_MAX];
+  char        kpath[KEY_PATH_MAX];
   const char *hint = "give the orientation as a unit quaternion [w, x, y, z] (body to world), e.g. [1, 0, 0, 0]";
-  double v[4] = {q[0], q[1], q[2], q[3]};
+  double      v[4] = {q[0], q[1], q[2], q[3]};
   TRY(reader_get_vector(r, m, path, key, OPTIONAL, 4, ANY_NUMBER, hint, v));
   if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
     return reader_fail(r, reader_field(r, m, path, key, kpath), kpath, "must not be all zero; %s", hint);
@@ -34,7 +34,7 @@ int scenario_get_quaternion(YamlReader *r, const yaml_node_t *m, const char *pat
 
 int scenario_get_material(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *path, int *out)
 {
-  char kpath[KEY_PATH_MAX], name[MATERIAL_NAME_MAX + 64], names[1024];
+  char   kpath[KEY_PATH_MAX], name[MATERIAL_NAME_MAX + 64], names[1024];
   size_t k = 0;
   TRY(reader_get_string(r, m, path, "material", REQUIRED, "name one of the materials defined under 'materials'", name,
                         sizeof name));

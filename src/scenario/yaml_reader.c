@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static const char  *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 static yaml_node_t *node_at(YamlReader *r, int index) { return yaml_document_get_node(&r->doc, index); }
 
 int reader_line(const yaml_node_t *n) { return (int)n->start_mark.line + 1; }
@@ -26,7 +26,7 @@ static yaml_node_t *list_item(YamlReader *r, const yaml_node_t *list, int i)
 
 int reader_read_file(const char *path, char **text_out, char *err, size_t errlen)
 {
-  FILE  *fp = fopen(path, "rb");
+  FILE  *fp   = fopen(path, "rb");
   char  *text = NULL;
   size_t len = 0, cap = 0, got;
 
@@ -69,8 +69,8 @@ int reader_read_file(const char *path, char **text_out, char *err, size_t errlen
 /* One-line message for a libyaml failure. Reader errors (bad UTF-8) carry only a byte offset. */
 static void yaml_problem(const yaml_parser_t *p, const char *text, const char *name, char *err, size_t errlen)
 {
-  size_t line = p->problem_mark.line + 1;
-  char context[160] = "";
+  size_t line         = p->problem_mark.line + 1;
+  char   context[160] = "";
   if (p->error == YAML_READER_ERROR) {
     line = 1;
     for (size_t i = 0; i < p->problem_offset && text[i]; i++) line += text[i] == '\n';
@@ -165,8 +165,8 @@ static void mark_truncated(char out[KEY_PATH_MAX], int k)
 }
 void reader_join_path(char out[KEY_PATH_MAX], const char *path, const char *key)
 {
-  mark_truncated(out, path[0] ? snprintf(out, KEY_PATH_MAX, "%s.%s", path, key)
-                               : snprintf(out, KEY_PATH_MAX, "%s", key));
+  mark_truncated(out,
+                 path[0] ? snprintf(out, KEY_PATH_MAX, "%s.%s", path, key) : snprintf(out, KEY_PATH_MAX, "%s", key));
 }
 static void index_path(char out[KEY_PATH_MAX], const char *path, int i)
 {
@@ -176,17 +176,25 @@ static void index_path(char out[KEY_PATH_MAX], const char *path, int i)
 void reader_join_names(const char *const *names, char *buf, size_t n)
 {
   size_t k = 0;
-  buf[0] = 0;
+  buf[0]   = 0;
   for (int i = 0; names[i] && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", names[i]);
 }
 
 void reader_describe(const yaml_node_t *n, char *buf, size_t len)
 {
   switch (n->type) {
-  case YAML_SCALAR_NODE: snprintf(buf, len, text_of(n)[0] ? "'%.40s'" : "nothing%s", text_of(n)); break;
-  case YAML_SEQUENCE_NODE: snprintf(buf, len, "a list of %d entries", reader_count(n)); break;
-  case YAML_MAPPING_NODE: snprintf(buf, len, "a mapping"); break;
-  default: snprintf(buf, len, "nothing"); break;
+  case YAML_SCALAR_NODE:
+    snprintf(buf, len, text_of(n)[0] ? "'%.40s'" : "nothing%s", text_of(n));
+    break;
+  case YAML_SEQUENCE_NODE:
+    snprintf(buf, len, "a list of %d entries", reader_count(n));
+    break;
+  case YAML_MAPPING_NODE:
+    snprintf(buf, len, "a mapping");
+    break;
+  default:
+    snprintf(buf, len, "nothing");
+    break;
   }
 }
 
@@ -212,8 +220,8 @@ int reader_check_keys(YamlReader *r, const yaml_node_t *m, const char *path, con
 {
   char kpath[KEY_PATH_MAX], names[512];
   for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-    const yaml_node_t *key = node_at(r, p->key);
-    int known = 0;
+    const yaml_node_t *key   = node_at(r, p->key);
+    int                known = 0;
     if (key->type != YAML_SCALAR_NODE)
       return reader_fail(r, key, NULL, "a key%s%s must be a plain name, not a list or mapping; write name: value",
                          path[0] ? " in " : "", path);
@@ -253,8 +261,8 @@ int reader_get_mapping(YamlReader *r, const yaml_node_t *m, const char *path, co
   return reader_check_keys(r, *out, kpath, allowed);
 }
 
-int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
-                    const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX])
+int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, const char *hint,
+                    yaml_node_t **out, char kpath[KEY_PATH_MAX])
 {
   *out = reader_field(r, m, path, key, kpath);
   if (!*out) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
@@ -313,16 +321,15 @@ static int is_integer_text(const char *s)
 }
 
 /* v is an unquoted scalar; `expected` names what it should be ("a number"). */
-static int plain_scalar(YamlReader *r, const yaml_node_t *v, const char *kpath, const char *expected,
-                        const char *hint)
+static int plain_scalar(YamlReader *r, const yaml_node_t *v, const char *kpath, const char *expected, const char *hint)
 {
   char got[96];
   if (v->type != YAML_SCALAR_NODE) {
     reader_describe(v, got, sizeof got);
     return reader_fail(r, v, kpath, "expected %s, got %s; %s", expected, got, hint);
   }
-  if (v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE
-      || v->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+  if (v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+      v->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
     return reader_fail(r, v, kpath, "expected %s, got the quoted string '%.40s'; remove the quotes (%s)", expected,
                        text_of(v), hint);
   return 0;
@@ -349,9 +356,9 @@ static int check_bound(YamlReader *r, const yaml_node_t *v, const char *kpath, B
 int reader_get_number(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, Bound b,
                       const char *hint, double *out)
 {
-  char kpath[KEY_PATH_MAX];
+  char               kpath[KEY_PATH_MAX];
   const yaml_node_t *v = reader_field(r, m, path, key, kpath);
-  double x;
+  double             x;
   if (!v) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
   TRY(number_value(r, v, kpath, hint, &x));
   TRY(check_bound(r, v, kpath, b, x, hint));
@@ -359,12 +366,12 @@ int reader_get_number(YamlReader *r, const yaml_node_t *m, const char *path, con
   return 0;
 }
 
-int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, int n,
-                      Bound b, const char *hint, double *out)
+int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, int n, Bound b,
+                      const char *hint, double *out)
 {
-  char kpath[KEY_PATH_MAX], epath[KEY_PATH_MAX], got[96];
+  char               kpath[KEY_PATH_MAX], epath[KEY_PATH_MAX], got[96];
   const yaml_node_t *v = reader_field(r, m, path, key, kpath);
-  double x[4];
+  double             x[4];
   if (!v) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
   if (v->type != YAML_SEQUENCE_NODE || reader_count(v) != n) {
     reader_describe(v, got, sizeof got);
@@ -381,18 +388,18 @@ int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, con
   return 0;
 }
 
-int reader_get_integer(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
-                       long long min, const char *hint, long long *out)
+int reader_get_integer(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, long long min,
+                       const char *hint, long long *out)
 {
-  char kpath[KEY_PATH_MAX];
+  char               kpath[KEY_PATH_MAX];
   const yaml_node_t *v = reader_field(r, m, path, key, kpath);
-  long long x;
+  long long          x;
   if (!v) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
   TRY(plain_scalar(r, v, kpath, "an integer", hint));
   if (!is_integer_text(text_of(v)))
     return reader_fail(r, v, kpath, "expected an integer (got '%.40s'); %s", text_of(v), hint);
   errno = 0;
-  x = strtoll(text_of(v), NULL, 10);
+  x     = strtoll(text_of(v), NULL, 10);
   if (errno == ERANGE) return reader_fail(r, v, kpath, "integer out of range (got %.40s); %s", text_of(v), hint);
   if (x < min) {
     if (min == 1) return reader_fail(r, v, kpath, "must be > 0 (got %s); %s", text_of(v), hint);
@@ -405,7 +412,7 @@ int reader_get_integer(YamlReader *r, const yaml_node_t *m, const char *path, co
 int reader_get_string(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
                       const char *hint, char *out, size_t cap)
 {
-  char kpath[KEY_PATH_MAX], got[96];
+  char               kpath[KEY_PATH_MAX], got[96];
   const yaml_node_t *v = reader_field(r, m, path, key, kpath);
   if (!v) return need == REQUIRED ? reader_missing(r, m, kpath, hint) : 0;
   if (v->type != YAML_SCALAR_NODE) {
@@ -422,7 +429,7 @@ int reader_get_string(YamlReader *r, const yaml_node_t *m, const char *path, con
 int reader_get_choice(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
                       const char *const *choices, const char *hint, int *out)
 {
-  char kpath[KEY_PATH_MAX], names[256], word[128];
+  char               kpath[KEY_PATH_MAX], names[256], word[128];
   const yaml_node_t *v;
   word[0] = 0;
   TRY(reader_get_string(r, m, path, key, need, hint, word, sizeof word));

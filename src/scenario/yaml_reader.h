@@ -19,32 +19,39 @@
     if ((call) != 0) return -1; \
   } while (0)
 
-typedef enum { OPTIONAL = 0, REQUIRED = 1 } Need;
-typedef enum { ANY_NUMBER, POSITIVE, NON_NEGATIVE } Bound;
+typedef enum {
+  OPTIONAL = 0,
+  REQUIRED = 1
+} Need;
+typedef enum {
+  ANY_NUMBER,
+  POSITIVE,
+  NON_NEGATIVE
+} Bound;
 
 typedef struct {
   const char     *file;   /* name used in messages */
   const char     *text;   /* the document's text, for the line of a byte offset */
   yaml_parser_t   parser; /* kept open after the document, to check that no second one follows */
   yaml_document_t doc;
-  char           *err;    /* the caller's message buffer, errlen bytes */
+  char           *err; /* the caller's message buffer, errlen bytes */
   size_t          errlen;
   int             failed; /* only the first problem is reported */
 } YamlReader;
 
 /* Reads the file at path whole into *text (NUL-terminated, the caller frees it). Returns 0, or -1
  * with one message in err (cannot open or read it, out of memory, a NUL byte in it) and *text NULL. */
-int          reader_read_file(const char *path, char **text, char *err, size_t errlen);
+int reader_read_file(const char *path, char **text, char *err, size_t errlen);
 /* Parses the first document of text (NUL-terminated; messages call it `name`) into r. Returns 0
  * with r open, or -1 with one message in err (malformed YAML, out of memory) and r closed.
  * text, name and err must outlive r. */
-int          reader_open(YamlReader *r, const char *text, const char *name, char *err, size_t errlen);
+int reader_open(YamlReader *r, const char *text, const char *name, char *err, size_t errlen);
 /* The root node of the document, NULL if the text holds none. */
 yaml_node_t *reader_root(YamlReader *r);
 /* Returns 0 if no second document follows the first, else -1 with its message. */
-int          reader_check_one_document(YamlReader *r);
+int reader_check_one_document(YamlReader *r);
 /* Frees what reader_open made; r's nodes are gone afterwards. */
-void         reader_close(YamlReader *r);
+void reader_close(YamlReader *r);
 
 /* Records the first problem (at node `at`, line 1 if NULL; key `path`, NULL for none); returns -1. */
 int reader_fail(YamlReader *r, const yaml_node_t *at, const char *path, const char *fmt, ...)
@@ -75,8 +82,8 @@ int reader_get_mapping(YamlReader *r, const yaml_node_t *m, const char *path, co
                        const char *const *allowed, const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX]);
 
 /* List under key (checked: a list). *out = NULL if absent and optional. */
-int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
-                    const char *hint, yaml_node_t **out, char kpath[KEY_PATH_MAX]);
+int reader_get_list(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, const char *hint,
+                    yaml_node_t **out, char kpath[KEY_PATH_MAX]);
 /* Entry i of list (at path), checked to be a mapping, in *out; ipath receives its path path[i]. */
 int reader_get_entry(YamlReader *r, const yaml_node_t *list, const char *path, int i, const char *hint,
                      yaml_node_t **out, char ipath[KEY_PATH_MAX]);
@@ -89,11 +96,11 @@ void *reader_calloc(YamlReader *r, const yaml_node_t *list, const char *path, si
 int reader_get_number(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, Bound b,
                       const char *hint, double *out);
 /* A list of exactly n numbers (n <= 4), each within bound; out is written only if all are good. */
-int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, int n,
-                      Bound b, const char *hint, double *out);
+int reader_get_vector(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, int n, Bound b,
+                      const char *hint, double *out);
 /* An integer >= min. */
-int reader_get_integer(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
-                       long long min, const char *hint, long long *out);
+int reader_get_integer(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need, long long min,
+                       const char *hint, long long *out);
 /* A non-empty string shorter than cap. */
 int reader_get_string(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, Need need,
                       const char *hint, char *out, size_t cap);

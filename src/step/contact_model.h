@@ -25,12 +25,12 @@ typedef struct {
 
 typedef struct {
   const char *name;
-  size_t      state_size;     /* bytes of the model's state (the simulation allocates it zeroed: model_state) */
-  PetscBool   impulses;       /* the contact set carries impulses (else loads, no gamma: ContactSet.no_impulses) */
-  PetscInt    record_width;   /* doubles remembered per contact between steps (ImpulseMemory.width) */
+  size_t      state_size;      /* bytes of the model's state (the simulation allocates it zeroed: model_state) */
+  PetscBool   impulses;        /* the contact set carries impulses (else loads, no gamma: ContactSet.no_impulses) */
+  PetscInt    record_width;    /* doubles remembered per contact between steps (ImpulseMemory.width) */
   PetscBool   list_by_default; /* detection from a neighbour list with skin = envelope unless -neighbour_skin */
-  PetscBool   ghosts_persist; /* the ghosts may be kept and updated in place between builds (placement.c) */
-  PetscBool   coupled_solve;  /* the solve reads the ghost maps' copy lists (the velocity coupling) */
+  PetscBool   ghosts_persist;  /* the ghosts may be kept and updated in place between builds (placement.c) */
+  PetscBool   coupled_solve;   /* the solve reads the ghost maps' copy lists (the velocity coupling) */
   /* Hooks after `destroy` may be NULL: nothing to do (local_maximum NULL: -infinity). */
   /* Set up the model's state (zeroed before; options read). Collective. */
   PetscErrorCode (*create)(Simulation sim);

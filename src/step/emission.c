@@ -19,7 +19,8 @@ static int CompareNear(const void *a, const void *b)
 
 /* The owned bodies of all ranks whose bounding sphere comes within reach of the box, in id order,
  * on every rank. */
-static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const double hi[3], double reach, EmitterSphere **near, long *nnear)
+static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const double hi[3], double reach,
+                                 EmitterSphere **near, long *nnear)
 {
   const BodyStore *s = &sim->bodies;
   NearBody        *mine, *all;
@@ -30,7 +31,7 @@ static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const doubl
   PetscCallMPI(MPI_Comm_size(sim->comm, &size));
   PetscCall(PetscMalloc1(s->n_owned + 1, &mine));
   for (PetscInt i = 0; i < s->n_owned; i++) {
-    const double *x = s->pos + 3 * i;
+    const double *x  = s->pos + 3 * i;
     double        d2 = 0;
     for (int a = 0; a < 3; a++) {
       const double d = x[a] < lo[a] ? lo[a] - x[a] : (x[a] > hi[a] ? x[a] - hi[a] : 0);
@@ -65,7 +66,8 @@ static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const doubl
 }
 
 /* Append new body `id` if this rank owns its centre. */
-static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c, const double v[3])
+static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c,
+                                   const double v[3])
 {
   PetscMPIInt rank;
   BodySpec    spec;
@@ -89,7 +91,10 @@ static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t
 }
 
 /* Bodies emitter k owes at time t: due by its schedule, not yet placed. */
-static long emitter_owed(Simulation sim, int k, double t) { return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k]; }
+static long emitter_owed(Simulation sim, int k, double t)
+{
+  return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k];
+}
 
 PetscBool SimulationEmissionDue(Simulation sim, PetscInt step)
 {
@@ -107,14 +112,15 @@ PetscErrorCode SimulationEmit(Simulation sim, PetscBool *emitted)
     const EmitterSpec *e   = &sim->sc.emitters[k];
     const long         due = emitter_owed(sim, k, sim->time);
     EmitterSphere     *near, *out;
-    double (*vel)[3];
-    long               nnear;
-    int                placed;
+    double(*vel)[3];
+    long nnear;
+    int  placed;
 
     if (due <= 0) continue;
     PetscCall(GatherNear(sim, e->region_min, e->region_max, e->radius_max, &near, &nnear));
     PetscCall(PetscMalloc2(due, &out, due, &vel));
-    placed = emitter_place(e, k, sim->step, near, nnear, sim->walls, sim->sc.n_walls, (int)PetscMin(due, INT32_MAX), out, vel);
+    placed = emitter_place(e, k, sim->step, near, nnear, sim->walls, sim->sc.n_walls, (int)PetscMin(due, INT32_MAX),
+                           out, vel);
     for (int j = 0; j < placed; j++) PetscCall(AppendIfMine(sim, e, sim->next_id++, &out[j], vel[j]));
     sim->emitted[k] += placed;
     PetscCall(PetscFree2(out, vel));

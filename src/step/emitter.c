@@ -7,7 +7,8 @@
 long emitter_due(const EmitterSpec *e, double t)
 {
   const double until = e->end > 0 ? fmin(t, e->end) : t;
-  long         due   = until > e->start ? (long)floor(e->rate * (until - e->start) + 1e-9) : 0; /* 1e-9: rate t exact in decimals */
+  long         due   = until > e->start ? (long)floor(e->rate * (until - e->start) + 1e-9)
+                                        : 0; /* 1e-9: rate t exact in decimals */
   return e->count > 0 && due > e->count ? e->count : due;
 }
 
@@ -49,7 +50,8 @@ static int in_plane_wall(const EmitterSphere *c, const Wall *walls, int nwalls)
   return 0;
 }
 
-int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear, const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3])
+int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear,
+                  const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3])
 {
   uint64_t rng    = (uint64_t)e->seed * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)index << 48) ^ (uint64_t)step;
   int      placed = 0;
@@ -59,7 +61,8 @@ int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSp
     for (int t = 0; t < EMITTER_TRIES && !ok; t++) {
       EmitterSphere c;
       c.r = draw_radius(e, &rng);
-      for (int a = 0; a < 3; a++) c.x[a] = e->region_min[a] + c.r + uniform01(&rng) * (e->region_max[a] - e->region_min[a] - 2 * c.r);
+      for (int a = 0; a < 3; a++)
+        c.x[a] = e->region_min[a] + c.r + uniform01(&rng) * (e->region_max[a] - e->region_min[a] - 2 * c.r);
       ok = !overlaps(&c, near, nnear) && !overlaps(&c, out, placed) && !in_plane_wall(&c, walls, nwalls);
       if (ok) out[placed] = c;
     }

@@ -1,7 +1,7 @@
 /* Emitters (scenario key `emitters`): sources that pour spheres into the domain while it runs.
  *
  * Schedule: emitter e owes floor(rate (t - start)) bodies at time t (capped by count, frozen after
- * end); at the start of each step the stepper asks for the difference to what it has made.
+ * end); at the start of each step the time step asks for the difference to what it has made.
  * Placement: each new sphere gets a radius from the size distribution (fixed, uniform, or normal
  * truncated to [min, max] by redrawing), a centre uniform in the region shrunk by that radius, and
  * the velocity plus a uniform part in [-spread, spread] per axis; a centre that would overlap a
@@ -10,7 +10,7 @@
  * region delays bodies but never overlaps them).
  * Determinism: the draws come from a splitmix64 stream seeded by (seed, emitter index, step), and
  * the bodies near the region are given in id order, so every rank computes the same spheres in
- * the same order, whatever the rank count; the stepper numbers them with the next global ids and
+ * the same order, whatever the rank count; the time step numbers them with the next global ids and
  * each rank keeps those whose centre it owns. */
 #ifndef CCPDEM_STEP_EMITTER_H
 #define CCPDEM_STEP_EMITTER_H
@@ -27,7 +27,8 @@ long emitter_due(const EmitterSpec *e, double t);
 /* The radius, centre and velocity of up to n new spheres of emitter `index` in step `step`, not
  * overlapping near[0 .. nnear) (in id order) nor the plane walls. Returns how many it placed
  * (at most n) in out[] and vel[]. */
-int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear, const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3]);
+int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear,
+                  const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3]);
 /* The largest radius any emitter of sc can make (0 if none). */
 double emitter_max_radius(const Scenario *sc);
 #endif

@@ -11,16 +11,16 @@
 #include <string.h>
 
 typedef struct {
-  CCPSolver        solver;
-  PairParams      *pairs;            /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
-  PetscBool        pairs_yield;      /* some pair has a yield force */
-  double           warm_start_scale; /* -ccp_warm_start_scale, in [0, 1] */
-  double           warm_start_decay; /* -ccp_warm_start_decay: extra factor after a step that did not converge
-                                        and changed its warm start (README "Warm start") */
-  double          *vel;              /* the solve's velocities, 6 per solver body, from the solve to advance: the
-                                        solver's own buffer, in pages the solve had resident anyway */
-  VelocityCoupling coupling;         /* several ranks: the solve over ranks (NULL on one) */
-  PetscInt64       coupled_epoch;    /* the ghost build the coupling was set up on */
+  CCPSolver   solver;
+  PairParams *pairs;              /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
+  PetscBool   pairs_yield;        /* some pair has a yield force */
+  double      warm_start_scale;   /* -ccp_warm_start_scale, in [0, 1] */
+  double      warm_start_decay;   /* -ccp_warm_start_decay: extra factor after a step that did not converge
+                                     and changed its warm start (README "Warm start") */
+  double *vel;                    /* the solve's velocities, 6 per solver body, from the solve to advance: the
+                                     solver's own buffer, in pages the solve had resident anyway */
+  VelocityCoupling coupling;      /* several ranks: the solve over ranks (NULL on one) */
+  PetscInt64       coupled_epoch; /* the ghost build the coupling was set up on */
 } CCPModel;
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
@@ -33,15 +33,24 @@ static PetscErrorCode Create(Simulation sim)
   PetscCall(CCPSolverCreate(sim->comm, &m->solver));
   PetscCall(CCPSolverSetFromScenario(m->solver, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
   PetscCall(CCPSolverSetFromOptions(m->solver));
-  PetscCall(CCPSolverScratch(m->solver, &sim->bp.pool)); /* detection's arrays in the solver's vectors: each dead while the other runs */
+  PetscCall(
+    CCPSolverScratch(m->solver,
+                     &sim->bp.pool)); /* detection's arrays in the solver's vectors: each dead while the other runs */
   m->warm_start_scale = 1.0;
   m->warm_start_decay = sim->sc.warm_start_decay; /* the option below overrides the scenario */
   PetscOptionsBegin(sim->comm, NULL, "CCP warm start", NULL);
-  PetscCall(PetscOptionsReal("-ccp_warm_start_scale", "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL, m->warm_start_scale, &m->warm_start_scale, NULL));
-  PetscCall(PetscOptionsReal("-ccp_warm_start_decay", "Extra factor on the warm start after a step that did not converge and changed its warm start, so impulses cannot accumulate along an unbounded direction of an unsolvable step", NULL, m->warm_start_decay, &m->warm_start_decay, NULL));
+  PetscCall(PetscOptionsReal("-ccp_warm_start_scale",
+                             "Factor on last step's impulses used as the initial guess (0 = cold start)", NULL,
+                             m->warm_start_scale, &m->warm_start_scale, NULL));
+  PetscCall(PetscOptionsReal("-ccp_warm_start_decay",
+                             "Extra factor on the warm start after a step that did not converge and changed its warm "
+                             "start, so impulses cannot accumulate along an unbounded direction of an unsolvable step",
+                             NULL, m->warm_start_decay, &m->warm_start_decay, NULL));
   PetscOptionsEnd();
-  PetscCheck(m->warm_start_scale >= 0 && m->warm_start_scale <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_scale must be in [0, 1], got %g", m->warm_start_scale);
-  PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
+  PetscCheck(m->warm_start_scale >= 0 && m->warm_start_scale <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_warm_start_scale must be in [0, 1], got %g", m->warm_start_scale);
+  PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -79,17 +88,24 @@ static PetscErrorCode Destroy(Simulation sim)
  * it in a pass of its own. */
 static PetscErrorCode Detect(Simulation sim, StepWork *w)
 {
-  CCPModel               *m    = State(sim);
-  const CollisionSettings cset = {.envelope = sim->sc.envelope, .materials = sim->sc.materials, .walls = sim->walls, .nwalls = sim->sc.n_walls};
+  CCPModel               *m              = State(sim);
+  const CollisionSettings cset           = {.envelope  = sim->sc.envelope,
+                                            .materials = sim->sc.materials,
+                                            .walls     = sim->walls,
+                                            .nwalls    = sim->sc.n_walls};
   const PetscBool         warm_appending = (PetscBool)!sim->joints.n;
   const double            warm_scale     = m->warm_start_scale * (sim->last.keep_impulses ? 1.0 : m->warm_start_decay);
   ScratchPool            *pool;
 
   PetscFunctionBegin;
   if (warm_appending) PetscCall(ContactSetWarmBegin(&sim->contacts, &sim->memory, warm_scale));
-  if (sim->neighbour_skin > 0) PetscCall(CollisionDetectListed(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist, &sim->contacts)); /* the same contacts, bit for bit */
+  if (sim->neighbour_skin > 0)
+    PetscCall(CollisionDetectListed(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist,
+                                    &sim->contacts)); /* the same contacts, bit for bit */
   else PetscCall(CollisionDetect(&cset, &sim->bodies, w->nb, &sim->bp, &sim->contacts));
-  if (sim->joints.n) PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, w->nb + sim->sc.n_walls, sim->time, sim->sc.time_step, &sim->contacts));
+  if (sim->joints.n)
+    PetscCall(JointsAppend(&sim->joints, sim->comm, &sim->bodies, w->nb + sim->sc.n_walls, sim->time, sim->sc.time_step,
+                           &sim->contacts));
   if (warm_appending) PetscCall(ContactSetWarmEnd(&sim->contacts, &w->matched));
   else PetscCall(ContactSetWarmStart(&sim->contacts, &sim->memory, warm_scale, &w->matched));
   /* The memory is dead until advance refills it, in the slot of the solver's packed blocks, which
@@ -142,11 +158,23 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   CCPModel          *m  = State(sim);
   const double       h  = sim->sc.time_step;
   const SolverBodies sb = {.sim = sim, .nb = w->nb, .h = h};
-  const ContactPairs cp = {.table = m->pairs, .n_materials = sim->sc.n_materials, .body_material = sim->bodies.material, .nb = w->nb, .walls = sim->walls,
-                           .h = h, .v_recover = sim->sc.max_recovery_speed, .overlap_tolerance = sim->sc.overlap_tolerance, .yields = m->pairs_yield};
-  CCPProblem         P  = {.nbodies = w->nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
-                           .body = SolverBodyAt, .body_ctx = (void *)&sb, .ncontacts = sim->contacts.n, .contact = sim->contacts.c,
-                           .gamma = sim->contacts.gamma, .terms_fn = contact_pairs_terms, .terms_ctx = (void *)&cp};
+  const ContactPairs cp = {.table             = m->pairs,
+                           .n_materials       = sim->sc.n_materials,
+                           .body_material     = sim->bodies.material,
+                           .nb                = w->nb,
+                           .walls             = sim->walls,
+                           .h                 = h,
+                           .v_recover         = sim->sc.max_recovery_speed,
+                           .overlap_tolerance = sim->sc.overlap_tolerance,
+                           .yields            = m->pairs_yield};
+  CCPProblem P = {.nbodies = w->nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
+                  .body    = SolverBodyAt,
+                  .body_ctx  = (void *)&sb,
+                  .ncontacts = sim->contacts.n,
+                  .contact   = sim->contacts.c,
+                  .gamma     = sim->contacts.gamma,
+                  .terms_fn  = contact_pairs_terms,
+                  .terms_ctx = (void *)&cp};
 
   PetscFunctionBegin;
   if (m->coupling) {
@@ -188,15 +216,20 @@ static PetscErrorCode Advance(Simulation sim, StepWork *w)
 /* Impulses kept between steps, detection without a list by default, ghosts rebuilt every step
  * (the solve's coupling reads their maps); nothing to redo when the bodies are rearranged, and no
  * figure of its own in the step's reduction. */
-const ContactModelOps ContactModelCCP = {.name = "ccp", .state_size = sizeof(CCPModel), .impulses = PETSC_TRUE, .record_width = CCP_RECORD_WIDTH, .coupled_solve = PETSC_TRUE,
-                                         .create = Create, .distribute = Distribute, .destroy = Destroy, .detect = Detect, .respond = Respond, .advance = Advance};
+/* clang-format off */
+const ContactModelOps ContactModelCCP = {
+  .name = "ccp", .state_size = sizeof(CCPModel), .impulses = PETSC_TRUE, .record_width = CCP_RECORD_WIDTH,
+  .coupled_solve = PETSC_TRUE, .create = Create, .distribute = Distribute, .destroy = Destroy, .detect = Detect,
+  .respond = Respond, .advance = Advance};
+/* clang-format on */
 
 CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }
 
 PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay)
 {
   PetscFunctionBegin;
-  PetscCheck(sim->model == &ContactModelCCP, sim->comm, PETSC_ERR_ARG_WRONG, "SimulationGetWarmStart: the penalty model has no warm start");
+  PetscCheck(sim->model == &ContactModelCCP, sim->comm, PETSC_ERR_ARG_WRONG,
+             "SimulationGetWarmStart: the penalty model has no warm start");
   *scale = State(sim)->warm_start_scale;
   *decay = State(sim)->warm_start_decay;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -48,7 +48,10 @@ static PetscErrorCode Destroy(Simulation sim)
 /* The touching pairs' geometry (the loads read nothing else), from the neighbour list. */
 static PetscErrorCode Detect(Simulation sim, StepWork *w)
 {
-  const CollisionSettings cset = {.envelope = sim->sc.envelope, .materials = sim->sc.materials, .walls = sim->walls, .nwalls = sim->sc.n_walls};
+  const CollisionSettings cset = {.envelope  = sim->sc.envelope,
+                                  .materials = sim->sc.materials,
+                                  .walls     = sim->walls,
+                                  .nwalls    = sim->sc.n_walls};
 
   PetscFunctionBegin;
   PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist, &sim->contacts));
@@ -96,8 +99,10 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   in_place = (PetscBool)(same || ImpulseMemoryWritableInPlace(&sim->memory, m->match, cs->n));
   if (in_place) rec = sim->memory.gamma;
   else PetscCall(ImpulseMemoryPrepare(&m->next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
-  PetscCall(PenaltyContactLoads(&m->ctx, cs, &sim->memory, m->match, rec, sim->size > 1 ? m->load : NULL, sim->size > 1 ? NULL : m->acc, &m->limit));
-  if (sim->size > 1) PetscCall(ForceRoutingSum(sim->place.domain, &sim->place.exchange, cs, m->load, m->acc, &w->bytes));
+  PetscCall(PenaltyContactLoads(&m->ctx, cs, &sim->memory, m->match, rec, sim->size > 1 ? m->load : NULL,
+                                sim->size > 1 ? NULL : m->acc, &m->limit));
+  if (sim->size > 1)
+    PetscCall(ForceRoutingSum(sim->place.domain, &sim->place.exchange, cs, m->load, m->acc, &w->bytes));
   if (!in_place) PetscCall(ImpulseMemoryAdopt(&sim->memory, &m->next, cs->n, cs->key));
   else if (!same) PetscCall(ImpulseMemoryRekey(&sim->memory, cs));
   w->solve = (CCPSolveStats){.converged = PETSC_TRUE};
@@ -111,13 +116,15 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
  * summed (AdvancedSums), unless the bodies are rearranged before then. */
 static PetscErrorCode Advance(Simulation sim, StepWork *w)
 {
-  enum { BLOCK = 32 };
-  PenaltyModel *m    = State(sim);
-  BodyStore    *s    = &sim->bodies;
-  PenaltySide  *side = m->ctx.side;
-  const double  h    = sim->sc.time_step;
+  enum {
+    BLOCK = 32
+  };
+  PenaltyModel *m         = State(sim);
+  BodyStore    *s         = &sim->bodies;
+  PenaltySide  *side      = m->ctx.side;
+  const double  h         = sim->sc.time_step;
   double        max_speed = 0, energy[2] = {0, 0};
-  PetscInt      outside   = 0;
+  PetscInt      outside = 0;
 
   PetscFunctionBegin;
   (void)w;
@@ -189,16 +196,22 @@ static PetscErrorCode Reduced(Simulation sim, double maximum)
   PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MINLOC, sim->comm));
   m->step_warned = PETSC_TRUE;
   if (rank == worst.rank)
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
-                           "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
-                           "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
-                           h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step - 1, lim->period / PENALTY_STEPS_PER_PERIOD));
+    PetscCall(
+      PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                   "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi "
+                   "sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
+                   "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
+                   h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step - 1,
+                   lim->period / PENALTY_STEPS_PER_PERIOD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Friction histories kept between steps (no impulses), detection from a neighbour list by default,
  * ghosts kept while no body drifted half the skin; nothing to set up for several ranks (the loads
  * are summed on the owners by decomp/force_routing.h). */
-const ContactModelOps ContactModelPenalty = {.name = "penalty", .state_size = sizeof(PenaltyModel), .record_width = PENALTY_HISTORY_WIDTH, .list_by_default = PETSC_TRUE, .ghosts_persist = PETSC_TRUE,
-                                             .create = Create, .destroy = Destroy, .detect = Detect, .respond = Respond, .advance = Advance,
-                                             .rearranged = Rearranged, .local_maximum = LocalMaximum, .reduced = Reduced};
+/* clang-format off */
+const ContactModelOps ContactModelPenalty = {
+  .name = "penalty", .state_size = sizeof(PenaltyModel), .record_width = PENALTY_HISTORY_WIDTH,
+  .list_by_default = PETSC_TRUE, .ghosts_persist = PETSC_TRUE, .create = Create, .destroy = Destroy, .detect = Detect,
+  .respond = Respond, .advance = Advance, .rearranged = Rearranged, .local_maximum = LocalMaximum, .reduced = Reduced};
+/* clang-format on */

@@ -34,10 +34,10 @@ static PetscErrorCode GatherOnRoot(Simulation sim, double **xyzr, PetscInt *n)
 
 PetscErrorCode SimulationRepose(Simulation sim, ReposeResult res[], int status[])
 {
-  const int      np = sim->sc.n_repose;
-  double        *xyzr, *pos, *radius;
-  PetscInt       n = 0;
-  PetscMPIInt    rank;
+  const int   np = sim->sc.n_repose;
+  double     *xyzr, *pos, *radius;
+  PetscInt    n = 0;
+  PetscMPIInt rank;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
@@ -50,7 +50,8 @@ PetscErrorCode SimulationRepose(Simulation sim, ReposeResult res[], int status[]
   for (int p = 0; p < np && !rank; p++) {
     size_t kept;
     double floor_z;
-    status[p] = repose_angle_x_range((size_t)n, pos, radius, sim->sc.repose[p].x_min, sim->sc.repose[p].x_max, NULL, &res[p], &kept, &floor_z);
+    status[p] = repose_angle_x_range((size_t)n, pos, radius, sim->sc.repose[p].x_min, sim->sc.repose[p].x_max, NULL,
+                                     &res[p], &kept, &floor_z);
   }
   PetscCallMPI(MPI_Bcast(status, np, MPI_INT, 0, sim->comm));
   PetscCallMPI(MPI_Bcast(res, np * (PetscMPIInt)sizeof(ReposeResult), MPI_BYTE, 0, sim->comm));

@@ -101,14 +101,15 @@ static PetscErrorCode DistributedBegin(Simulation sim, PetscBool emitted, PetscI
   PetscFunctionBegin;
   if (pl->ghosts_kept) { /* the ghost set, the plan and the store's layout hold: the owners' motion */
     const Exchange *ex = &pl->exchange;
-    PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghosts kept although bodies were emitted (PlacementEnd checks the emitters)");
+    PetscCheck(!emitted, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "ghosts kept although bodies were emitted (PlacementEnd checks the emitters)");
     PetscCall(ExchangeUpdateGhosts(&pl->exchange, &sim->bodies, EXCHANGE_FIELDS_MOTION));
     pl->ghost_updates++;
     *bytes += (PetscInt64)ex->send_start[ex->n_neighbors] * (PetscInt64)ExchangeFieldsBytes(EXCHANGE_FIELDS_MOTION);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   sim->bodies.n_ghost = 0;
-  SimulationBodiesRearranged(sim); /* migrated or sorted below */
+  SimulationBodiesRearranged(sim);                                    /* migrated or sorted below */
   if (emitted || !pl->placed) pl->exchange.counts_kept = PETSC_FALSE; /* the ghost build counts them again */
   if (!pl->placed) { /* bodies and memory as created or read from a checkpoint */
     PetscCall(ExchangeMigrate(pl->domain, &sim->bodies, &removed, bytes));
@@ -254,7 +255,9 @@ PetscErrorCode PlacementForOutput(Simulation sim)
   if (pl->ghosts_kept) {
     PetscCall(ImpulseMemoryRoute(pl->domain, &sim->bodies, &sim->contacts, &mv, &sim->memory, &bytes));
     pl->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
-  } else PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB, "PlacementForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
+  } else
+    PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB,
+               "PlacementForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
   sim->bodies.n_ghost = 0;
   PetscCall(ExchangeMigrateMoves(pl->domain, &sim->bodies, &mv, &bytes));
   sim->removed += mv.removed;

@@ -107,7 +107,9 @@ static void origin_name(const Origins *o, PetscInt id, const double pos[3], char
   PetscInt k;
   origin_of(o, id, &f, &k);
   if (f < 0) snprintf(buf, n, "bodies[%" PetscInt_FMT "] (line %d)", k, o->sc->bodies[k].line);
-  else snprintf(buf, n, "sphere %" PetscInt_FMT " of fills[%d] at (%g, %g, %g) (line %d)", k, f, pos[0], pos[1], pos[2], o->sc->fills[f].line);
+  else
+    snprintf(buf, n, "sphere %" PetscInt_FMT " of fills[%d] at (%g, %g, %g) (line %d)", k, f, pos[0], pos[1], pos[2],
+             o->sc->fills[f].line);
 }
 
 /* ---- records ------------------------------------------------------------------------------- */
@@ -178,7 +180,8 @@ static double fill_count(const FillSpec *f)
 
 static PetscErrorCode FillLattice(const Scenario *sc, const FillSpec *f, BodyStore *s)
 {
-  const PetscInt n[3] = {(PetscInt)lattice_count_axis(f, 0), (PetscInt)lattice_count_axis(f, 1), (PetscInt)lattice_count_axis(f, 2)};
+  const PetscInt n[3] = {(PetscInt)lattice_count_axis(f, 0), (PetscInt)lattice_count_axis(f, 1),
+                         (PetscInt)lattice_count_axis(f, 2)};
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < n[2]; k++)
@@ -203,13 +206,15 @@ typedef struct {
   PetscInt *head, *next; /* per cell: first item; per item: next item in its cell; -1 ends */
   double   *item;        /* x, y, z, r */
   PetscInt  n;
-  PetscInt *big, nbig;   /* items tested against every candidate */
+  PetscInt *big, nbig; /* items tested against every candidate */
 } FillGrid;
 
 static PetscInt grid_coord(const FillGrid *g, double x, int a)
 {
   const double k = floor((x - g->lo[a]) / g->cell);
-  return k < 0 ? 0 : (k >= (double)g->dims[a] ? g->dims[a] - 1 : (PetscInt)k); /* clamping keeps near-outside items adjacent */
+  return k < 0
+         ? 0
+         : (k >= (double)g->dims[a] ? g->dims[a] - 1 : (PetscInt)k); /* clamping keeps near-outside items adjacent */
 }
 
 static void grid_add(FillGrid *g, const double c[3], double r, PetscBool big)
@@ -219,9 +224,10 @@ static void grid_add(FillGrid *g, const double c[3], double r, PetscBool big)
   g->item[4 * it + 3] = r;
   if (big) g->big[g->nbig++] = it;
   else {
-    const PetscInt cell = grid_coord(g, c[0], 0) + g->dims[0] * (grid_coord(g, c[1], 1) + g->dims[1] * grid_coord(g, c[2], 2));
-    g->next[it]         = g->head[cell];
-    g->head[cell]       = it;
+    const PetscInt cell = grid_coord(g, c[0], 0) +
+                          g->dims[0] * (grid_coord(g, c[1], 1) + g->dims[1] * grid_coord(g, c[2], 2));
+    g->next[it]   = g->head[cell];
+    g->head[cell] = it;
   }
 }
 
@@ -264,7 +270,8 @@ static PetscBool sphere_hits_wall(const Scenario *sc, const double c[3], double 
 
 /* Grid over the candidate box [lo, hi] with room for `count` new spheres of radius r and the
  * bodies of s that can reach the box. */
-static PetscErrorCode FillGridCreate(const BodyStore *s, const double lo[3], const double hi[3], double r, PetscInt count, FillGrid *g)
+static PetscErrorCode FillGridCreate(const BodyStore *s, const double lo[3], const double hi[3], double r,
+                                     PetscInt count, FillGrid *g)
 {
   const double max_cells = 4.0 * (double)count + 4096;
   PetscInt     ncells, nprev = 0, nitems;
@@ -300,7 +307,8 @@ static PetscErrorCode FillGridCreate(const BodyStore *s, const double lo[3], con
       const double x = s->pos[3 * i + a], out = x < lo[a] ? lo[a] - x : (x > hi[a] ? x - hi[a] : 0);
       d2 += out * out;
     }
-    if (d2 < (r + s->radius[i]) * (r + s->radius[i])) grid_add(g, s->pos + 3 * i, s->radius[i], r + s->radius[i] > g->cell ? PETSC_TRUE : PETSC_FALSE);
+    if (d2 < (r + s->radius[i]) * (r + s->radius[i]))
+      grid_add(g, s->pos + 3 * i, s->radius[i], r + s->radius[i] > g->cell ? PETSC_TRUE : PETSC_FALSE);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -314,12 +322,12 @@ static PetscErrorCode FillGridDestroy(FillGrid *g)
 
 static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, char *err, size_t errlen)
 {
-  const FillSpec *f = &sc->fills[fidx];
-  const double    r = f->radius;
+  const FillSpec *f         = &sc->fills[fidx];
+  const double    r         = f->radius;
   const long long max_tries = (long long)RANDOM_FILL_TRIES_PER_SPHERE * f->count;
   double          lo[3], hi[3], c[3];
-  uint64_t        state = (uint64_t)f->seed;
-  long long       tries = 0;
+  uint64_t        state  = (uint64_t)f->seed;
+  long long       tries  = 0;
   PetscInt        placed = 0;
   FillGrid        g;
 
@@ -340,11 +348,14 @@ static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, cha
   PetscCall(FillGridDestroy(&g));
   if (placed < f->count) {
     char         key[32];
-    const double region = (f->region_max[0] - f->region_min[0]) * (f->region_max[1] - f->region_min[1]) * (f->region_max[2] - f->region_min[2]);
-    const double asked  = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
+    const double region = (f->region_max[0] - f->region_min[0]) * (f->region_max[1] - f->region_min[1]) *
+                          (f->region_max[2] - f->region_min[2]);
+    const double asked = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
     snprintf(key, sizeof key, "fills[%d]", fidx);
     report(err, errlen, sc, f->line, key,
-           "placed only %" PetscInt_FMT " of %ld spheres without overlap in %lld random tries (the spheres would fill %.0f%% of the region; random placement jams near 30%%); enlarge the region or lower count or radius",
+           "placed only %" PetscInt_FMT
+           " of %ld spheres without overlap in %lld random tries (the spheres would fill %.0f%% of the region; random "
+           "placement jams near 30%%); enlarge the region or lower count or radius",
            placed, f->count, tries, 100 * asked);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -363,8 +374,10 @@ static void check_domain(const Origins *o, const BodyStore *s, PetscInt i, char 
       origin_key(o, i, key, sizeof key, &line);
       origin_subject(o, i, x, subject, sizeof subject);
       if (!subject[0]) snprintf(subject, sizeof subject, "centre (%g, %g, %g) ", x[0], x[1], x[2]);
-      report(err, errlen, sc, line, key, "%sis outside the domain [%g, %g] x [%g, %g] x [%g, %g]; move it inside or enlarge the domain", subject,
-             sc->domain_min[0], sc->domain_max[0], sc->domain_min[1], sc->domain_max[1], sc->domain_min[2], sc->domain_max[2]);
+      report(err, errlen, sc, line, key,
+             "%sis outside the domain [%g, %g] x [%g, %g] x [%g, %g]; move it inside or enlarge the domain", subject,
+             sc->domain_min[0], sc->domain_max[0], sc->domain_min[1], sc->domain_max[1], sc->domain_min[2],
+             sc->domain_max[2]);
       return;
     }
 }
@@ -391,10 +404,14 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
       origin_subject(o, i, x, subject, sizeof subject);
       if (boxes)
         report(err, errlen, sc, line, key,
-               "%sbox-box contact is not supported: the body's bounding sphere (radius %g m) reaches box walls[%d] (line %d); keep box bodies further than their bounding radius from box walls, or use plane walls",
+               "%sbox-box contact is not supported: the body's bounding sphere (radius %g m) reaches box walls[%d] "
+               "(line %d); keep box bodies further than their bounding radius from box walls, or use plane walls",
                subject, r, k, sc->wall_lines[k]);
       else
-        report(err, errlen, sc, line, key, "%spenetrates walls[%d] (line %d) by %.3g m (more than 1%% of its radius %g m); move it out of the wall%s", subject, k, sc->wall_lines[k], -gap, r,
+        report(err, errlen, sc, line, key,
+               "%spenetrates walls[%d] (line %d) by %.3g m (more than 1%% of its radius %g m); move it out of the "
+               "wall%s",
+               subject, k, sc->wall_lines[k], -gap, r,
                w->type == WALL_PLANE ? " (bodies belong on the side the plane's normal points to)" : "");
     }
   }
@@ -417,20 +434,26 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
     origin_key(o, j, key, sizeof key, &line);
     origin_subject(o, j, xj, subject, sizeof subject);
     origin_name(o, i, xi, other, sizeof other);
-    report(err, errlen, o->sc, line, key, "%sbox-box contact is not supported: its bounding sphere overlaps that of box %s; move them further apart than the sum of their bounding radii %g m", subject, other, ri + rj);
+    report(err, errlen, o->sc, line, key,
+           "%sbox-box contact is not supported: its bounding sphere overlaps that of box %s; move them further apart "
+           "than the sum of their bounding radii %g m",
+           subject, other, ri + rj);
     return;
   }
   if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
     if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
   } else {
     const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;
-    if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp)) depth = -cp.phi;
+    if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp))
+      depth = -cp.phi;
   }
   if (!(depth > START_OVERLAP_FRACTION * smaller)) return;
   origin_key(o, j, key, sizeof key, &line);
   origin_subject(o, j, xj, subject, sizeof subject);
   origin_name(o, i, xi, other, sizeof other);
-  report(err, errlen, o->sc, line, key, "%soverlaps %s by %.3g m (more than 1%% of the smaller radius %g m); move them apart", subject, other, depth, smaller);
+  report(err, errlen, o->sc, line, key,
+         "%soverlaps %s by %.3g m (more than 1%% of the smaller radius %g m); move them apart", subject, other, depth,
+         smaller);
 }
 
 static PetscErrorCode CheckPopulation(const Origins *o, const BodyStore *s, char *err, size_t errlen)
@@ -460,12 +483,16 @@ static void check_packed_inertia(const Scenario *sc, const BodyStore *s, char *e
     const double  ratio = packed_moment_ratio(I);
     char          key[64];
     if (!(ratio > PACKED_MAX_MOMENT_RATIO)) continue;
-    const PetscBool given = (PetscBool)(sc->bodies[b].inertia[0] > 0); /* population_record_from_spec: all three or none */
+    const PetscBool given = (PetscBool)(sc->bodies[b].inertia[0] >
+                                        0); /* population_record_from_spec: all three or none */
     snprintf(key, sizeof key, "bodies[%d].%s", b, given ? "inertia" : "half_extents");
     report(err, errlen, sc, sc->bodies[b].line, key,
-           "principal moments of inertia %g, %g, %g kg m^2 are %.3g apart, more than the %.3g within which the packed CCP solvers' single-precision inverse inertia stays within %g%% in every orientation; %s, or run with -ccp_packed false (slower)",
+           "principal moments of inertia %g, %g, %g kg m^2 are %.3g apart, more than the %.3g within which the packed "
+           "CCP solvers' single-precision inverse inertia stays within %g%% in every orientation; %s, or run with "
+           "-ccp_packed false (slower)",
            I[0], I[1], I[2], ratio, PACKED_MAX_MOMENT_RATIO, 100 * PACKED_INERTIA_ACCURACY,
-           given ? "give moments closer together" : "make the box less elongated (at most about 440 times longer than wide)");
+           given ? "give moments closer together"
+                 : "make the box less elongated (at most about 440 times longer than wide)");
     return;
   }
 }
@@ -479,7 +506,8 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
   PetscFunctionBegin;
   PetscCheck(errlen > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PopulationBuild: give an error buffer");
   err[0] = 0;
-  PetscCheck(s->n_owned == 0 && s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PopulationBuild: the body store must be empty");
+  PetscCheck(s->n_owned == 0 && s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "PopulationBuild: the body store must be empty");
   PetscCall(PetscMalloc1((size_t)sc->n_fills + 1, &fill_first));
   for (int f = 0; f < sc->n_fills; f++) {
     fill_first[f] = (PetscInt)total;
@@ -487,7 +515,9 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
     if (total > (double)INT32_MAX) {
       char key[32];
       snprintf(key, sizeof key, "fills[%d]", f);
-      report(err, errlen, sc, sc->fills[f].line, key, "brings the body count to %.0f, more than the %d that ccpdem can index; use fewer or larger spheres", total, INT32_MAX);
+      report(err, errlen, sc, sc->fills[f].line, key,
+             "brings the body count to %.0f, more than the %d that ccpdem can index; use fewer or larger spheres",
+             total, INT32_MAX);
       PetscCall(PetscFree(fill_first));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

@@ -1,4 +1,4 @@
-/* The simulation object (step/simulation.h): creation from a scenario, the stepper's options,
+/* The simulation object (step/simulation.h): creation from a scenario, the time step's options,
  * destruction and the queries. The time step is step/step.c. */
 #include "step/simulation_impl.h"
 #include "step/population.h"
@@ -9,7 +9,7 @@ static const ContactModelOps *ModelOf(const Scenario *sc)
   return sc->contact_model == CONTACT_MODEL_PENALTY ? &ContactModelPenalty : &ContactModelCCP;
 }
 
-/* The stepper's options (the model reads its own in its create). */
+/* The time step's options (the contact model reads its own in its create). */
 static PetscErrorCode SetFromOptions(Simulation sim)
 {
   Placement *pl = &sim->place;
@@ -20,14 +20,28 @@ static PetscErrorCode SetFromOptions(Simulation sim)
   sim->sort_interval       = 25;
   sim->neighbour_skin      = sim->model->list_by_default ? sim->sc.envelope : 0;
   PetscOptionsBegin(sim->comm, NULL, "Time stepper", NULL);
-  PetscCall(PetscOptionsInt("-balance_interval", "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 = never)", NULL, pl->balance_interval, &pl->balance_interval, NULL));
-  PetscCall(PetscOptionsInt("-sort_interval", "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)", NULL, sim->sort_interval, &sim->sort_interval, NULL));
-  PetscCall(PetscOptionsReal("-neighbour_skin", "Skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every step; default: contact.envelope for the penalty model, 0 for the CCP)", NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
-  PetscCall(PetscOptionsBool("-ghost_update", "contact.model penalty on several ranks: keep the ghosts, updating them in place, while no body moved half the skin since their build (false: rebuilt every step)", NULL, pl->ghost_update_allowed, &pl->ghost_update_allowed, NULL));
+  PetscCall(PetscOptionsInt("-balance_interval",
+                            "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 "
+                            "= never)",
+                            NULL, pl->balance_interval, &pl->balance_interval, NULL));
+  PetscCall(PetscOptionsInt("-sort_interval",
+                            "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)",
+                            NULL, sim->sort_interval, &sim->sort_interval, NULL));
+  PetscCall(PetscOptionsReal("-neighbour_skin",
+                             "Skin (m) of the neighbour list, reused until a body moved half of it (0 = rebuilt every "
+                             "step; default: contact.envelope for the penalty model, 0 for the CCP)",
+                             NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
+  PetscCall(PetscOptionsBool("-ghost_update",
+                             "contact.model penalty on several ranks: keep the ghosts, updating them in place, while "
+                             "no body moved half the skin since their build (false: rebuilt every step)",
+                             NULL, pl->ghost_update_allowed, &pl->ghost_update_allowed, NULL));
   PetscOptionsEnd();
-  PetscCheck(sim->neighbour_skin >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g", sim->neighbour_skin);
-  PetscCheck(pl->balance_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-balance_interval must be >= 0, got %" PetscInt_FMT, pl->balance_interval);
-  PetscCheck(sim->sort_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
+  PetscCheck(sim->neighbour_skin >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g",
+             sim->neighbour_skin);
+  PetscCheck(pl->balance_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-balance_interval must be >= 0, got %" PetscInt_FMT, pl->balance_interval);
+  PetscCheck(sim->sort_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-sort_interval must be >= 0, got %" PetscInt_FMT, sim->sort_interval);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -31,7 +31,7 @@ typedef enum {
 } RunFlag;
 
 /* Takes ownership of *sc (the caller's copy is zeroed), builds its bodies and checks them (options
- * read: the solver's, the stepper's). Bad input (overlaps, bodies outside the domain, a process
+ * read: the solver's, the time step's). Bad input (overlaps, bodies outside the domain, a process
  * grid or halo that does not fit, ...) returns PETSC_SUCCESS with err set (the same on every rank)
  * and *sim NULL. */
 PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation *sim, char *err, size_t errlen);
@@ -39,7 +39,8 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation *sim, ch
  * truncated or corrupt file, or one whose stored state does not fit its scenario, returns
  * PETSC_SUCCESS with *sim NULL and err set to one line naming the file. At one rank the bodies
  * and contact memory come back in the order written. */
-PetscErrorCode SimulationCreateFromCheckpoint(MPI_Comm comm, const char *file, Simulation *sim, char *err, size_t errlen);
+PetscErrorCode SimulationCreateFromCheckpoint(MPI_Comm comm, const char *file, Simulation *sim, char *err,
+                                              size_t errlen);
 PetscErrorCode SimulationDestroy(Simulation *sim);
 
 /* One time step of the scenario's length. */
@@ -64,20 +65,20 @@ void      SimulationRequest(Simulation sim, RunFlag flag, PetscBool on);
 PetscBool SimulationAgreed(Simulation sim, RunFlag flag);
 
 /* Queries (not collective). */
-MPI_Comm             SimulationComm(Simulation sim);
-const Scenario      *SimulationScenario(Simulation sim);
-PetscInt             SimulationStepCount(Simulation sim); /* steps taken (0 at the start) */
-double               SimulationTime(Simulation sim);      /* simulated time (s) */
-const StepStats     *SimulationLastStep(Simulation sim);   /* the last step's statistics (global) */
-PetscInt             SimulationRemoved(Simulation sim);    /* bodies that left the domain so far (global) */
-int64_t              SimulationNextId(Simulation sim);     /* the global id the next new body gets */
-int64_t              SimulationEmitted(Simulation sim, int emitter); /* bodies emitter k has made */
+MPI_Comm         SimulationComm(Simulation sim);
+const Scenario  *SimulationScenario(Simulation sim);
+PetscInt         SimulationStepCount(Simulation sim);            /* steps taken (0 at the start) */
+double           SimulationTime(Simulation sim);                 /* simulated time (s) */
+const StepStats *SimulationLastStep(Simulation sim);             /* the last step's statistics (global) */
+PetscInt         SimulationRemoved(Simulation sim);              /* bodies that left the domain so far (global) */
+int64_t          SimulationNextId(Simulation sim);               /* the global id the next new body gets */
+int64_t          SimulationEmitted(Simulation sim, int emitter); /* bodies emitter k has made */
 /* This rank's bodies: owned [0, n_owned), then the last step's ghosts. Between steps a caller may
  * change the owned bodies' state (velocities, positions: a test's set-up), not their number. */
 BodyStore           *SimulationBodies(Simulation sim);
-const Wall          *SimulationWalls(Simulation sim);      /* the scenario's walls as they have moved */
-const ContactSet    *SimulationContacts(Simulation sim);   /* the last step's contacts of this rank, by key */
-const ImpulseMemory *SimulationMemory(Simulation sim);     /* what this rank remembers per contact key */
+const Wall          *SimulationWalls(Simulation sim);    /* the scenario's walls as they have moved */
+const ContactSet    *SimulationContacts(Simulation sim); /* the last step's contacts of this rank, by key */
+const ImpulseMemory *SimulationMemory(Simulation sim);   /* what this rank remembers per contact key */
 const NeighbourList *SimulationNeighbourList(Simulation sim);
 /* Storage index of the owned body with this id, or -1. */
 PetscInt SimulationFindBody(Simulation sim, int64_t id);

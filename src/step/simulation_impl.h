@@ -13,24 +13,24 @@
 /* Where the bodies live on several ranks (step/placement.c): the decomposition, this step's
  * ghosts, and the migration between steps. All zero on one rank. */
 typedef struct {
-  Domain     domain;             /* process grid and cuts; NULL on one rank */
-  Exchange   exchange;           /* the ghosts of this step and their maps */
-  double     halo;               /* ghost halo width (m) */
-  PetscBool  placed;             /* every owned body is on its owner (after a step's migration) */
-  PetscBool  ghost_update;       /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
-                                    halo fits: kept and updated in place while no body drifted skin / 2 */
-  PetscBool  ghost_update_allowed; /* -ghost_update (default true) */
-  PetscBool  ghosts_kept;        /* the last step kept the ghosts and deferred migration: owners lag */
-  PetscInt   output_placed_step; /* the step at whose end PlacementForOutput last ran (-1: none) */
-  PetscBool  moves_pending;      /* this step's migration decision rides on the statistics' reduction */
-  PetscInt   moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts
-                                    (ExchangeMovesLocal), here and summed */
-  PetscInt64 bytes_carry;        /* bytes the deferred migration sent after the step's statistics */
+  Domain    domain;               /* process grid and cuts; NULL on one rank */
+  Exchange  exchange;             /* the ghosts of this step and their maps */
+  double    halo;                 /* ghost halo width (m) */
+  PetscBool placed;               /* every owned body is on its owner (after a step's migration) */
+  PetscBool ghost_update;         /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
+                                     halo fits: kept and updated in place while no body drifted skin / 2 */
+  PetscBool ghost_update_allowed; /* -ghost_update (default true) */
+  PetscBool ghosts_kept;          /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscInt  output_placed_step;   /* the step at whose end PlacementForOutput last ran (-1: none) */
+  PetscBool moves_pending;        /* this step's migration decision rides on the statistics' reduction */
+  PetscInt  moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts
+                                   (ExchangeMovesLocal), here and summed */
+  PetscInt64 bytes_carry;                 /* bytes the deferred migration sent after the step's statistics */
   PetscInt64 ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
-  PetscInt64 ghost_epoch;        /* ghost builds so far: a user of the ghost maps rebuilds on a change */
-  double    *build_pos;          /* owned positions at the last ghost build (ghost_update) */
+  PetscInt64 ghost_epoch;                 /* ghost builds so far: a user of the ghost maps rebuilds on a change */
+  double    *build_pos;                   /* owned positions at the last ghost build (ghost_update) */
   size_t     build_pos_cap;
-  PetscInt   balance_interval;   /* -balance_interval: steps between load balancing (0 = never) */
+  PetscInt   balance_interval; /* -balance_interval: steps between load balancing (0 = never) */
 } Placement;
 
 /* What the integrator summed over the owned bodies as it moved them (a model's advance may set
@@ -38,35 +38,35 @@ typedef struct {
  * rearranged. */
 typedef struct {
   PetscBool valid;
-  PetscInt  outside;             /* bodies out of the domain */
+  PetscInt  outside;              /* bodies out of the domain */
   double    max_speed, energy[2]; /* the statistics' per-body sums (kinetic, potential), in storage order */
 } AdvancedSums;
 
 struct _p_Simulation {
-  MPI_Comm            comm;
-  PetscMPIInt         size;          /* ranks */
-  Scenario            sc;            /* owned: the simulation frees it */
-  BodyStore           bodies;        /* owned bodies, then this step's ghosts */
-  Wall               *walls;         /* copy of sc.walls; moving boxes advance with their velocity */
-  ContactSet          contacts;      /* this step's contacts and joint blocks, by key */
-  ImpulseMemory       memory;        /* by key: what the model remembers from the last step (CCP:
-                                        impulses for the warm start; penalty: friction history) */
-  Broadphase          bp;
-  NeighbourList       nlist;         /* detection from a Verlet list (-neighbour_skin > 0) */
-  double              neighbour_skin; /* -neighbour_skin (m) */
-  Joints              joints;        /* joint blocks, appended to the contacts each step (none: n = 0) */
+  MPI_Comm      comm;
+  PetscMPIInt   size;     /* ranks */
+  Scenario      sc;       /* owned: the simulation frees it */
+  BodyStore     bodies;   /* owned bodies, then this step's ghosts */
+  Wall         *walls;    /* copy of sc.walls; moving boxes advance with their velocity */
+  ContactSet    contacts; /* this step's contacts and joint blocks, by key */
+  ImpulseMemory memory;   /* by key: what the model remembers from the last step (CCP:
+                             impulses for the warm start; penalty: friction history) */
+  Broadphase             bp;
+  NeighbourList          nlist;          /* detection from a Verlet list (-neighbour_skin > 0) */
+  double                 neighbour_skin; /* -neighbour_skin (m) */
+  Joints                 joints;         /* joint blocks, appended to the contacts each step (none: n = 0) */
   const ContactModelOps *model;
-  void               *model_state;   /* the model's own (model_ccp.c, model_penalty.c) */
-  Placement           place;
-  PetscInt            sort_interval; /* -sort_interval: steps between Morton reorderings of the bodies */
-  PetscInt            step;          /* steps taken */
-  double              time;          /* step * h (no drift from summing h) */
-  PetscInt            removed;       /* bodies that left the domain so far (global) */
-  int64_t             next_id;       /* next global id to hand out (the same on every rank) */
-  int64_t            *emitted;       /* bodies each emitter has made so far (sc.n_emitters) */
-  StepStats           last;          /* the last step's statistics */
-  PetscBool           requests[RUN_FLAGS], agreed[RUN_FLAGS]; /* SimulationRequest, SimulationAgreed */
-  AdvancedSums        advanced;
+  void                  *model_state; /* the model's own (model_ccp.c, model_penalty.c) */
+  Placement              place;
+  PetscInt               sort_interval; /* -sort_interval: steps between Morton reorderings of the bodies */
+  PetscInt               step;          /* steps taken */
+  double                 time;          /* step * h (no drift from summing h) */
+  PetscInt               removed;       /* bodies that left the domain so far (global) */
+  int64_t                next_id;       /* next global id to hand out (the same on every rank) */
+  int64_t               *emitted;       /* bodies each emitter has made so far (sc.n_emitters) */
+  StepStats              last;          /* the last step's statistics */
+  PetscBool              requests[RUN_FLAGS], agreed[RUN_FLAGS]; /* SimulationRequest, SimulationAgreed */
+  AdvancedSums           advanced;
 };
 
 /* The simulation around a scenario, without bodies (step 0, no contact memory): SimulationCreate
@@ -106,7 +106,8 @@ PetscErrorCode PlacementForOutput(Simulation sim);
 /* Body i's terms of the step's statistics: its speed into *max_speed, its kinetic and potential
  * energy into energy[0] and energy[1] (g: gravity). Inline: a model's advance may sum them as it
  * moves the bodies (AdvancedSums). */
-static inline void StepStatsAddBody(const BodyStore *s, PetscInt i, const double g[3], double *max_speed, double energy[2])
+static inline void StepStatsAddBody(const BodyStore *s, PetscInt i, const double g[3], double *max_speed,
+                                    double energy[2])
 {
   const double *v = s->vel + 6 * i, *J = s->inertia + 3 * i, m = s->mass[i];
   const double  sp = v3_norm(v);

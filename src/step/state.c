@@ -44,7 +44,8 @@ PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, cha
       PetscCall(DomainGetCuts(sim->place.domain, axis, &c));
     }
     st.grid[axis] = dims[axis];
-    PetscCheck(dims[axis] <= 64, sim->comm, PETSC_ERR_SUP, "checkpoint: more than 64 subdomains along one axis are not supported");
+    PetscCheck(dims[axis] <= 64, sim->comm, PETSC_ERR_SUP,
+               "checkpoint: more than 64 subdomains along one axis are not supported");
     for (PetscInt j = 0; j <= dims[axis]; j++) cuts[ncuts++] = c ? c[j] : box[j];
   }
   PetscCall(PetscMalloc1(3 * sim->sc.n_walls + 1, &st.wall_centers));
@@ -97,12 +98,14 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (st->memory->width != sim->memory.width) {
-    snprintf(why, whylen, "its contact memory (%s) does not belong to its scenario's contact model", CheckpointContactDataset(st->memory->width));
+    snprintf(why, whylen, "its contact memory (%s) does not belong to its scenario's contact model",
+             CheckpointContactDataset(st->memory->width));
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (st->n_emitters != sim->sc.n_emitters && (st->n_emitters || st->emitted)) {
-    snprintf(why, whylen, "it stores the state of %lld emitters but its scenario has %d", (long long)st->n_emitters, sim->sc.n_emitters);
+    snprintf(why, whylen, "it stores the state of %lld emitters but its scenario has %d", (long long)st->n_emitters,
+             sim->sc.n_emitters);
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -134,7 +137,8 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SimulationCreateFromCheckpoint(MPI_Comm comm, const char *file, Simulation *sim, char *err, size_t errlen)
+PetscErrorCode SimulationCreateFromCheckpoint(MPI_Comm comm, const char *file, Simulation *sim, char *err,
+                                              size_t errlen)
 {
   CheckpointState st;
   char            why[512] = "";

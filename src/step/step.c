@@ -8,9 +8,9 @@
 PetscErrorCode SimulationStep(Simulation sim)
 {
   const ContactModelOps *model = sim->model;
-  StepWork            w     = {.bytes = sim->place.bytes_carry}; /* the last step's deferred migration sent these */
-  PetscBool           emitted;
-  double              t0, t1, t2, t3;
+  StepWork               w     = {.bytes = sim->place.bytes_carry}; /* the last step's deferred migration sent these */
+  PetscBool              emitted;
+  double                 t0, t1, t2, t3;
 
   PetscFunctionBegin;
   sim->place.bytes_carry = 0;

@@ -1,7 +1,9 @@
 /* See step/step_reduce.h. */
 #include "step/step_reduce.h"
 
-enum { STEP_VALUES = STEP_SUMS + STEP_MAXES };
+enum {
+  STEP_VALUES = STEP_SUMS + STEP_MAXES
+};
 
 /* inout = in (+) inout on *len records of STEP_VALUES doubles (one record is one element of the
  * datatype, so MPI never splits it): the first STEP_SUMS added, the rest maximized. Commutative,
@@ -15,7 +17,8 @@ static void sum_then_max(void *in, void *inout, int *len, MPI_Datatype *type)
     for (int k = 0; k < STEP_VALUES; k++) b[k] = k < STEP_SUMS ? a[k] + b[k] : (a[k] > b[k] ? a[k] : b[k]);
 }
 
-PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES], double sum_out[STEP_SUMS], double max_out[STEP_MAXES])
+PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES],
+                          double sum_out[STEP_SUMS], double max_out[STEP_MAXES])
 {
   double       in[STEP_VALUES], out[STEP_VALUES];
   MPI_Datatype record;

@@ -9,8 +9,15 @@
 /* The sums end with STEP_MOVE_SUMS counts of the migration decision (decomp/migration.h
  * ExchangeMovesLocal), which ride on this reduction in a distributed penalty run. */
 /* The maxima end with the RUN_FLAGS run flags. STEP_SUM_MOVES, STEP_MAX_FLAGS: where those start. */
-enum { STEP_MOVE_SUMS = 4, STEP_SUM_MOVES = 7, STEP_SUMS = STEP_SUM_MOVES + STEP_MOVE_SUMS, STEP_MAX_FLAGS = 3, STEP_MAXES = STEP_MAX_FLAGS + RUN_FLAGS };
+enum {
+  STEP_MOVE_SUMS = 4,
+  STEP_SUM_MOVES = 7,
+  STEP_SUMS      = STEP_SUM_MOVES + STEP_MOVE_SUMS,
+  STEP_MAX_FLAGS = 3,
+  STEP_MAXES     = STEP_MAX_FLAGS + RUN_FLAGS
+};
 
 /* sum_out = the sums of sum_in over the ranks of comm, max_out the maxima of max_in. Collective. */
-PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES], double sum_out[STEP_SUMS], double max_out[STEP_MAXES]);
+PetscErrorCode StepReduce(MPI_Comm comm, const double sum_in[STEP_SUMS], const double max_in[STEP_MAXES],
+                          double sum_out[STEP_SUMS], double max_out[STEP_MAXES]);
 #endif

@@ -5,13 +5,14 @@
 #include "step/simulation_impl.h"
 #include "step/step_reduce.h"
 
-_Static_assert((int)STEP_MOVE_SUMS == (int)EXCHANGE_MOVE_COUNTS, "the statistics carry the migration decision's counts");
+_Static_assert((int)STEP_MOVE_SUMS == (int)EXCHANGE_MOVE_COUNTS,
+               "the statistics carry the migration decision's counts");
 
 PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
 {
-  const BodyStore *s  = &sim->bodies;
-  StepStats       *st = &sim->last;
-  Placement       *pl = &sim->place;
+  const BodyStore *s              = &sim->bodies;
+  StepStats       *st             = &sim->last;
+  Placement       *pl             = &sim->place;
   double           sum[STEP_SUMS] = {0}, max[STEP_MAXES] = {0}, gsum[STEP_SUMS], gmax[STEP_MAXES];
   PetscInt         leaving = 0; /* owned bodies out of the domain, removed after the reduction */
 

@@ -5,11 +5,10 @@
  * columns touch down, buckle and jam during the settling steps (default 200 steps of 5 ms), after
  * which it is a settled pack with about 3 contacts per body. The same pile is built with rho = sigma = 0
  * (3-dof contacts) and rho = sigma = 0.1 d (6-dof). Prints, per contact kind:
- *   contacts per body; seconds per step by phase (medians of TIMED_STEPS steps; APGD, tolerance 1e-4 m/s, warm started; detection
- *   with the Morton sort of every -sort_interval steps amortized) and per body (the locality
- *   target compares N = 10^6 with 10^4 at the same -step_cap);
- *   ns per contact per iteration for each solver: of a 30-iteration solve (packing and setup
- *   included) and of the sweeps alone (the 130-iteration solve's extra time over 100 iterations);
+ *   contacts per body; seconds per step by phase (medians of TIMED_STEPS steps; APGD, tolerance 1e-4 m/s, warm started;
+ * detection with the Morton sort of every -sort_interval steps amortized) and per body (the locality target compares N
+ * = 10^6 with 10^4 at the same -step_cap); ns per contact per iteration for each solver: of a 30-iteration solve
+ * (packing and setup included) and of the sweeps alone (the 130-iteration solve's extra time over 100 iterations);
  *   iterations each solver needs to reach 1e-4 m/s from the warm start; peak memory per body, of
  *   the whole run (above the MPI/PETSc baseline) and of stepping with each solver alone
  *   (StepFootprints: above the program's fixed footprint, FixedFootprint, and above that baseline).
@@ -29,7 +28,8 @@
 #endif
 
 /* A simulation of the bench's material on a floor in the box [lo, hi], plus `fills` (YAML list text). */
-static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho, const char *fills, Simulation *sim)
+static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho,
+                                      const char *fills, Simulation *sim)
 {
   char     yaml[4096], err[SCENARIO_ERR_MAX] = "";
   Scenario sc;
@@ -51,7 +51,8 @@ static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], do
            "walls:\n"
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n%s",
            lo[0], lo[1], hi[0], hi[1], zmax, rho, rho, fills);
-  if (scenario_load_string(yaml, "bench", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
+  if (scenario_load_string(yaml, "bench", &sc, err, sizeof(err)))
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
   PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -61,7 +62,7 @@ static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation *sim)
 {
   const double R = 0.01, spacing = 2.1 * R;
   const int    layers = 8;
-  const int    side = (int)ceil(sqrt((double)n / layers));
+  const int    side   = (int)ceil(sqrt((double)n / layers));
   const double L = side * spacing, H = layers * spacing;
   const double lo[2] = {-0.5 * L - 1, -0.5 * L - 1}, hi[2] = {1.5 * L + 1, 1.5 * L + 1};
   char         fills[512];
@@ -69,9 +70,13 @@ static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation *sim)
 
   PetscFunctionBegin;
   /* the lattice region holds side^2 * layers >= n spheres */
-  snprintf(fills, sizeof(fills), "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n", L, L, H + 0.0005, R, spacing);
+  snprintf(fills, sizeof(fills),
+           "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, "
+           "spacing: %.17g, material: gravel}\n",
+           L, L, H + 0.0005, R, spacing);
   PetscCall(BenchSimulation(lo, hi, 2 * H + 0.2, rho, fills, sim));
-  for (PetscInt i = 0; i < SimulationBodies(*sim)->n_owned; i++) { /* seeded lateral jitter: break the columns' symmetry */
+  for (PetscInt i = 0; i < SimulationBodies(*sim)->n_owned;
+       i++) { /* seeded lateral jitter: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
       SimulationBodies(*sim)->pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
@@ -112,17 +117,21 @@ static PetscBool peak_reset(void)
  * order stay spatially coherent within each copy. */
 static PetscErrorCode TilePile(Simulation base, PetscInt n, Simulation *sim)
 {
-  const BodyStore *b = SimulationBodies(base);
+  const BodyStore *b     = SimulationBodies(base);
   double           lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
   const int        copies = (int)ceil((double)n / b->n_owned), side = (int)ceil(sqrt((double)copies));
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < b->n_owned; i++)
-    for (int k = 0; k < 2; k++) { lo[k] = PetscMin(lo[k], b->pos[3 * i + k]); hi[k] = PetscMax(hi[k], b->pos[3 * i + k]); }
+    for (int k = 0; k < 2; k++) {
+      lo[k] = PetscMin(lo[k], b->pos[3 * i + k]);
+      hi[k] = PetscMax(hi[k], b->pos[3 * i + k]);
+    }
   const double pitch = PetscMax(hi[0] - lo[0], hi[1] - lo[1]) + 0.06;
   {
     const double flo[2] = {lo[0] - 1, lo[1] - 1}, fhi[2] = {lo[0] + side * pitch + 1, lo[1] + side * pitch + 1};
-    PetscCall(BenchSimulation(flo, fhi, SimulationScenario(base)->domain_max[2], SimulationScenario(base)->materials[0].rolling_friction, "", sim));
+    PetscCall(BenchSimulation(flo, fhi, SimulationScenario(base)->domain_max[2],
+                              SimulationScenario(base)->materials[0].rolling_friction, "", sim));
   }
   PetscCall(BodyStoreReserve(SimulationBodies(*sim), (PetscInt)copies * b->n_owned));
   for (int c = 0; c < copies; c++) {
@@ -180,7 +189,8 @@ static double cpu_seconds(void)
 {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+  return (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+         1e-6 * ru.ru_stime.tv_usec;
 }
 
 /* The solver figures: solves of sweep_its[0] and sweep_its[1] iterations, SWEEP_REPEATS of each
@@ -212,7 +222,8 @@ static PetscErrorCode TimeSort(Simulation sim, double *seconds)
 {
   PetscFunctionBegin;
   *seconds = MPI_Wtime();
-  PetscCall(BodyStoreSortSpatially(SimulationBodies(sim), SimulationScenario(sim)->domain_min, SimulationScenario(sim)->domain_max));
+  PetscCall(BodyStoreSortSpatially(SimulationBodies(sim), SimulationScenario(sim)->domain_min,
+                                   SimulationScenario(sim)->domain_max));
   *seconds = MPI_Wtime() - *seconds;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -220,10 +231,11 @@ static PetscErrorCode TimeSort(Simulation sim, double *seconds)
 static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_n, PetscInt conv_cap, PetscInt step_cap)
 {
   static const char *names[] = {"jacobi", "gauss-seidel", "apgd"};
-  Simulation sim, base;
-  double             det[TIMED_STEPS], det_cpu[TIMED_STEPS], step_solve[TIMED_STEPS], step_integrate[TIMED_STEPS], rest_cpu[TIMED_STEPS];
-  PetscInt           its = 0;
-  struct rusage      ru;
+  Simulation         sim, base;
+  double             det[TIMED_STEPS], det_cpu[TIMED_STEPS], step_solve[TIMED_STEPS], step_integrate[TIMED_STEPS],
+    rest_cpu[TIMED_STEPS];
+  PetscInt      its = 0;
+  struct rusage ru;
 
   PetscFunctionBegin;
   const PetscBool own_peak = peak_reset();
@@ -235,8 +247,10 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
     PetscCall(SimulationStep(sim)); /* contacts and warm start of the field */
   } else sim = base;
   const PetscInt nb = SimulationBodies(sim)->n_owned;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N = %" PetscInt_FMT " spheres, %d-dof contacts, settled %" PetscInt_FMT " steps: %.2f contacts per body, max speed %.2e m/s\n", nb, dof, settle,
-                        (double)SimulationContacts(sim)->n / nb, SimulationLastStep(sim)->max_speed));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "N = %" PetscInt_FMT " spheres, %d-dof contacts, settled %" PetscInt_FMT
+                        " steps: %.2f contacts per body, max speed %.2e m/s\n",
+                        nb, dof, settle, (double)SimulationContacts(sim)->n / nb, SimulationLastStep(sim)->max_speed));
   PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), SOLVER_APGD, step_cap, 1e-4));
   /* Detection is timed in the steps without the Morton sort (every sort_interval steps, inside the
    * detect phase), which is timed on its own below and amortized over its interval: at N = 10^4 the
@@ -244,10 +258,11 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
    * do not sort). Each phase's figure is the median of its timed steps: single steps of the same
    * pile varied by up to 1.7x on a 2-vCPU AMD EPYC Zen 5 VM (detection at 10^5 and 10^6 read
    * 563-969 ns per body in 3-step means, 171-686 in medians of 5). */
-  int ndet = 0; /* steps timed for detection: those without the sort, or the last step if all sort */
+  int       ndet            = 0; /* steps timed for detection: those without the sort, or the last step if all sort */
   PetscBool sorted_in_timed = PETSC_FALSE;
   for (int s = 0; s < TIMED_STEPS; s++) {
-    const PetscBool sorts = (PetscBool)(SimulationSortInterval(sim) && SimulationStepCount(sim) % SimulationSortInterval(sim) == 0);
+    const PetscBool sorts = (PetscBool)(SimulationSortInterval(sim) &&
+                                        SimulationStepCount(sim) % SimulationSortInterval(sim) == 0);
     const double    w0 = MPI_Wtime(), c0 = cpu_seconds();
     PetscCall(SimulationStep(sim));
     const double busy = PetscMin((cpu_seconds() - c0) / (MPI_Wtime() - w0), 1.0); /* as the solver figures below */
@@ -263,8 +278,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
   double detect = median(det, ndet), detect_cpu = median(det_cpu, ndet);
   for (int t = 0; t < 3; t++) {
     double   solve[2][SWEEP_REPEATS], busy[SWEEP_REPEATS];
-    PetscInt ran[2] = {PETSC_MAX_INT, PETSC_MAX_INT}; /* the fewest iterations a timed solve ran */
-    PetscInt passes[2] = {0, 0};                     /* the timed solves' passes over the contacts (APGD's rejected steps too) */
+    PetscInt ran[2]    = {PETSC_MAX_INT, PETSC_MAX_INT}; /* the fewest iterations a timed solve ran */
+    PetscInt passes[2] = {0, 0}; /* the timed solves' passes over the contacts (APGD's rejected steps too) */
     PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), (SolverType)t, conv_cap, 1e-4));
     PetscCall(SimulationStep(sim));
     const PetscInt  it_conv = SimulationLastStep(sim)->iterations;
@@ -282,35 +297,60 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
     /* on a shared machine the wall time includes time the process waited for a core: scaled by
      * the step's CPU/wall ratio it estimates the solve's own time (the waits spread evenly) */
     const double whole = 1e9 * median(solve[0], SWEEP_REPEATS) / sweep_its[0];
-    const double sweep = 1e9 * (median(solve[1], SWEEP_REPEATS) - median(solve[0], SWEEP_REPEATS)) / (sweep_its[1] - sweep_its[0]);
+    const double sweep = 1e9 * (median(solve[1], SWEEP_REPEATS) - median(solve[0], SWEEP_REPEATS)) /
+                         (sweep_its[1] - sweep_its[0]);
     /* the same per pass over the contacts: APGD's iterations include its rejected steps' passes */
-    const double extra_passes = (double)(passes[1] - passes[0]) / SWEEP_REPEATS, per_pass = extra_passes > 0 ? sweep * (sweep_its[1] - sweep_its[0]) / extra_passes : 0;
-    if (ran[0] < sweep_its[0] || ran[1] < sweep_its[1]) /* a diverged or contact-less solve: the figures would mislead */
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s a timed solve stopped early (%" PetscInt_FMT " of %" PetscInt_FMT ", %" PetscInt_FMT " of %" PetscInt_FMT " iterations): the figures below are not per iteration\n", names[t], ran[0], sweep_its[0], ran[1], sweep_its[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s %6.1f ns per contact-iteration, %.1f per sweep (the first scaled by the step's CPU/wall %.2f: %.1f); %5" PetscInt_FMT " iterations to 1e-4 m/s%s; %.2f passes per iteration, %.1f ns per pass\n", names[t], whole, sweep,
-                          median(busy, SWEEP_REPEATS), whole * median(busy, SWEEP_REPEATS), it_conv, conv ? "" : " (cap reached)", extra_passes / (sweep_its[1] - sweep_its[0]), per_pass));
+    const double extra_passes = (double)(passes[1] - passes[0]) / SWEEP_REPEATS,
+                 per_pass     = extra_passes > 0 ? sweep * (sweep_its[1] - sweep_its[0]) / extra_passes : 0;
+    if (ran[0] < sweep_its[0] ||
+        ran[1] < sweep_its[1]) /* a diverged or contact-less solve: the figures would mislead */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "  %-12s a timed solve stopped early (%" PetscInt_FMT " of %" PetscInt_FMT
+                            ", %" PetscInt_FMT " of %" PetscInt_FMT
+                            " iterations): the figures below are not per iteration\n",
+                            names[t], ran[0], sweep_its[0], ran[1], sweep_its[1]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  %-12s %6.1f ns per contact-iteration, %.1f per sweep (the first scaled by the step's "
+                          "CPU/wall %.2f: %.1f); %5" PetscInt_FMT
+                          " iterations to 1e-4 m/s%s; %.2f passes per iteration, %.1f ns per pass\n",
+                          names[t], whole, sweep, median(busy, SWEEP_REPEATS), whole * median(busy, SWEEP_REPEATS),
+                          it_conv, conv ? "" : " (cap reached)", extra_passes / (sweep_its[1] - sweep_its[0]),
+                          per_pass));
   }
   getrusage(RUSAGE_SELF, &ru);
   const long peak_kb = own_peak && proc_status_kb("VmHWM") > 0 ? proc_status_kb("VmHWM") : ru.ru_maxrss;
   double     sort;
-  PetscCall(TimeSort(sim, &sort)); /* last: the bodies stay sorted */
+  PetscCall(TimeSort(sim, &sort));                           /* last: the bodies stay sorted */
   if (SimulationSortInterval(sim) > 0 && !sorted_in_timed) { /* no sort in the timed detections: add its share */
     detect += sort / SimulationSortInterval(sim);
     detect_cpu += sort / SimulationSortInterval(sim);
   }
   const double solve_med = median(step_solve, TIMED_STEPS), integrate_med = median(step_integrate, TIMED_STEPS);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT ", %.0f iterations; medians of %d steps): detect %.4f, solve %.4f, integrate %.4f; detect %.0f ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) every %" PetscInt_FMT " steps amortized\n",
-                        step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med, 1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, SimulationSortInterval(sim)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  seconds per step (APGD to 1e-4 m/s, cap %" PetscInt_FMT
+                        ", %.0f iterations; medians of %d steps): detect %.4f, solve %.4f, integrate %.4f; detect %.0f "
+                        "ns per body (%.0f scaled by the steps' CPU/wall), with the Morton sort (%.0f ns per body) "
+                        "every %" PetscInt_FMT " steps amortized\n",
+                        step_cap, (double)its / TIMED_STEPS, TIMED_STEPS, detect, solve_med, integrate_med,
+                        1e9 * detect / nb, 1e9 * detect_cpu / nb, 1e9 * sort / nb, SimulationSortInterval(sim)));
   /* the locality figure, the sum of the phases' medians: compare piles of different N at the same
    * cap (each step then runs the cap) */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n", 1e6 * (detect + solve_med + integrate_med) / nb, 1e6 * (detect_cpu + median(rest_cpu, TIMED_STEPS)) / nb));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body%s\n", baseline_rss_kb / 1024.0, (peak_kb - baseline_rss_kb) * 1024.0 / nb,
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  per body and step: %.3f us (%.3f scaled by the steps' CPU/wall)\n",
+                        1e6 * (detect + solve_med + integrate_med) / nb,
+                        1e6 * (detect_cpu + median(rest_cpu, TIMED_STEPS)) / nb));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  peak memory above the MPI/PETSc baseline (%.0f MB): %.0f bytes per body%s\n",
+                        baseline_rss_kb / 1024.0, (peak_kb - baseline_rss_kb) * 1024.0 / nb,
                         own_peak ? "" : " (the process's peak so far)"));
   {
     double bytes[3], above_mpi[3];
     PetscCall(StepFootprints(&sim, bytes, above_mpi));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  peak memory of stepping with one solver (a fresh copy, %d steps): %s %.0f, %s %.0f, %s %.0f bytes per body above the program's fixed footprint (%.0f MB); %.0f, %.0f, %.0f above the MPI/PETSc baseline%s\n",
-                          FOOTPRINT_STEPS, names[0], bytes[0], names[1], bytes[1], names[2], bytes[2], fixed_rss_kb / 1024.0, above_mpi[0], above_mpi[1], above_mpi[2],
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  peak memory of stepping with one solver (a fresh copy, %d steps): %s %.0f, %s %.0f, %s "
+                          "%.0f bytes per body above the program's fixed footprint (%.0f MB); %.0f, %.0f, %.0f above "
+                          "the MPI/PETSc baseline%s\n",
+                          FOOTPRINT_STEPS, names[0], bytes[0], names[1], bytes[1], names[2], bytes[2],
+                          fixed_rss_kb / 1024.0, above_mpi[0], above_mpi[1], above_mpi[2],
                           bytes[0] < 0 ? " (no peak of their own on this system: -1)" : ""));
   }
   PetscCall(SimulationDestroy(&sim));

@@ -15,7 +15,7 @@
 
 int main(int argc, char **argv)
 {
-  Simulation sim;
+  Simulation  sim;
   char        err[1024] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscInt    steps = 10, its = 0, its_max = 0, unconverged = 0;
   PetscMPIInt size;
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
   PetscCall(SimulationStep(sim));
   before = SimulationLastStep(sim)->imbalance;
   PetscCall(SimulationBalance(sim)); /* the next step migrates to the new cuts */
-  PetscCall(SimulationStep(sim)); /* migrates: not measured */
+  PetscCall(SimulationStep(sim));    /* migrates: not measured */
   after = SimulationLastStep(sim)->imbalance;
   for (PetscInt k = 0; k < steps; k++) {
     double t0 = MPI_Wtime(), dt, comm;
@@ -59,12 +59,23 @@ int main(int argc, char **argv)
   }
   bodies     = SimulationLastStep(sim)->bodies;
   owned_mean = (double)bodies / size;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt_FMT " contacts, %" PetscInt64_FMT " ghosts\n", file, size, bodies, SimulationLastStep(sim)->contacts, SimulationLastStep(sim)->ghosts));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt_FMT
+                        " contacts, %" PetscInt64_FMT " ghosts\n",
+                        file, size, bodies, SimulationLastStep(sim)->contacts, SimulationLastStep(sim)->ghosts));
   PetscCall(CCPSolverGetTolerance(SimulationSolver(sim), &tol));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  iterations to %.0e m/s: mean %.1f, max %" PetscInt_FMT " over %" PetscInt_FMT " steps (%" PetscInt_FMT " not converged)\n", tol, (double)its / steps, its_max, steps, unconverged));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  imbalance (max/mean owned bodies): uniform cuts %.3f, after balancing %.3f\n", before, after));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step %.4f, of which communication %.4f (%.1f%%)\n", t_step / steps, t_comm / steps, 100 * t_comm / t_step));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  bytes sent per step per rank %.3e, per owned body %.1f, per owned body and iteration %.3f\n", bytes / steps, bytes / steps / owned_mean, its ? bytes / its / owned_mean : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  iterations to %.0e m/s: mean %.1f, max %" PetscInt_FMT " over %" PetscInt_FMT
+                        " steps (%" PetscInt_FMT " not converged)\n",
+                        tol, (double)its / steps, its_max, steps, unconverged));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  imbalance (max/mean owned bodies): uniform cuts %.3f, after balancing %.3f\n", before,
+                        after));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  seconds per step %.4f, of which communication %.4f (%.1f%%)\n",
+                        t_step / steps, t_comm / steps, 100 * t_comm / t_step));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  bytes sent per step per rank %.3e, per owned body %.1f, per owned body and iteration %.3f\n",
+                        bytes / steps, bytes / steps / owned_mean, its ? bytes / its / owned_mean : 0.0));
   PetscCall(SimulationDestroy(&sim));
   PetscCall(PetscFinalize());
   return 0;

@@ -32,12 +32,13 @@ static void DropCaches(PetscBool drop)
 
 int main(int argc, char **argv)
 {
-  PetscInt    n = 1000000, side;
-  char        dir[PETSC_MAX_PATH_LEN] = "/tmp", out[PETSC_MAX_PATH_LEN], yaml[2048], err[1024] = "", path[PETSC_MAX_PATH_LEN], cmd[3 * PETSC_MAX_PATH_LEN];
+  PetscInt n                   = 1000000, side;
+  char dir[PETSC_MAX_PATH_LEN] = "/tmp", out[PETSC_MAX_PATH_LEN], yaml[2048], err[1024] = "", path[PETSC_MAX_PATH_LEN],
+       cmd[3 * PETSC_MAX_PATH_LEN];
   PetscBool   drop = PETSC_FALSE;
   PetscMPIInt rank, size;
   Scenario    sc;
-  Simulation sim, back;
+  Simulation  sim, back;
   double      t0, t_write, t_read, dd_write = -1, dd_read = -1, mb;
   struct stat st;
   PetscInt64  contacts;
@@ -55,11 +56,14 @@ int main(int argc, char **argv)
            "time: {step: 0.005, end: 1}\n"
            "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
            "solver: {type: apgd, max_iterations: 2, tolerance: 1.0e-4}\n"
-           "materials:\n  - {name: m, density: 2000, friction: 0.5, rolling_friction: 0.001, spinning_friction: 0.001}\n"
+           "materials:\n  - {name: m, density: 2000, friction: 0.5, rolling_friction: 0.001, spinning_friction: "
+           "0.001}\n"
            "walls:\n  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
-           "fills:\n  - {type: lattice, region: {min: [0, 0, 0], max: [%.17g, %.17g, %.17g]}, radius: 0.01, spacing: 0.02, material: m}\n",
+           "fills:\n  - {type: lattice, region: {min: [0, 0, 0], max: [%.17g, %.17g, %.17g]}, radius: 0.01, spacing: "
+           "0.02, material: m}\n",
            0.02 * side + 0.01, 0.02 * side + 0.01, 0.02 * side + 0.01, 0.02 * side, 0.02 * side, 0.02 * side);
-  if (scenario_load_string(yaml, "bench_io", &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
+  if (scenario_load_string(yaml, "bench_io", &sc, err, sizeof(err)))
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));
@@ -75,7 +79,8 @@ int main(int argc, char **argv)
   PetscCall(SimulationDestroy(&sim));
   if (!rank) {
     PetscCheck(stat(path, &st) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot stat %s", path);
-    snprintf(cmd, sizeof(cmd), "dd if=/dev/zero of=%s/dd.tmp bs=4M count=%lld conv=fsync status=none", out, (long long)(st.st_size / (4 << 20) + 1));
+    snprintf(cmd, sizeof(cmd), "dd if=/dev/zero of=%s/dd.tmp bs=4M count=%lld conv=fsync status=none", out,
+             (long long)(st.st_size / (4 << 20) + 1));
     dd_write = Dd(cmd);
   }
   PetscCallMPI(MPI_Bcast(&st.st_size, sizeof(st.st_size), MPI_BYTE, 0, PETSC_COMM_WORLD));
@@ -93,13 +98,18 @@ int main(int argc, char **argv)
     dd_read = Dd(cmd);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", out);
     if (system(cmd) != 0) printf("could not remove %s\n", out);
-    mb = (double)st.st_size / 1e6;
+    mb                 = (double)st.st_size / 1e6;
     const double dd_mb = (double)((st.st_size / (4 << 20) + 1) * (4 << 20)) / 1e6;
     /* a remembered contact is stored as ida, idb (int64), sub (int32) and 6 impulses: 68 bytes */
-    printf("bench_io: %d ranks, %" PetscInt_FMT " spheres, %" PetscInt64_FMT " remembered contacts, checkpoint %.1f MB: %.1f bytes per sphere plus 68 per contact\n", size, side * side * side, contacts, mb,
+    printf("bench_io: %d ranks, %" PetscInt_FMT " spheres, %" PetscInt64_FMT
+           " remembered contacts, checkpoint %.1f MB: %.1f bytes per sphere plus 68 per contact\n",
+           size, side * side * side, contacts, mb,
            ((double)st.st_size - 68.0 * (double)contacts) / (double)(side * side * side));
-    printf("  write %.3f s = %.0f MB/s; dd %.3f s = %.0f MB/s; ratio %.2f\n", t_write, mb / t_write, dd_write, dd_mb / dd_write, (mb / t_write) / (dd_mb / dd_write));
-    printf("  restart read (verified, ready to step) %.3f s = %.0f MB/s; dd read %.3f s = %.0f MB/s; ratio %.2f%s\n", t_read, mb / t_read, dd_read, dd_mb / dd_read, (mb / t_read) / (dd_mb / dd_read), drop ? " (cold caches)" : " (page cache warm)");
+    printf("  write %.3f s = %.0f MB/s; dd %.3f s = %.0f MB/s; ratio %.2f\n", t_write, mb / t_write, dd_write,
+           dd_mb / dd_write, (mb / t_write) / (dd_mb / dd_write));
+    printf("  restart read (verified, ready to step) %.3f s = %.0f MB/s; dd read %.3f s = %.0f MB/s; ratio %.2f%s\n",
+           t_read, mb / t_read, dd_read, dd_mb / dd_read, (mb / t_read) / (dd_mb / dd_read),
+           drop ? " (cold caches)" : " (page cache warm)");
   }
   PetscCall(PetscFinalize());
   return 0;

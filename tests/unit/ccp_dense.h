@@ -14,13 +14,13 @@
 #include "base/vec3.h"
 
 typedef struct {
-  PetscInt nr, nx; /* 6 per solver body; sum of the contacts' dof */
-  PetscInt *col;   /* first column of contact i */
-  double   *D;     /* nr x nx, row-major */
-  double   *Minv;  /* nr x nr */
-  double   *MinvD; /* nr x nx */
-  double   *N;     /* nx x nx */
-  double   *r;     /* nx */
+  PetscInt  nr, nx; /* 6 per solver body; sum of the contacts' dof */
+  PetscInt *col;    /* first column of contact i */
+  double   *D;      /* nr x nx, row-major */
+  double   *Minv;   /* nr x nr */
+  double   *MinvD;  /* nr x nx */
+  double   *N;      /* nx x nx */
+  double   *r;      /* nx */
 } DenseCCP;
 
 static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
@@ -37,12 +37,12 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
   const PetscInt nr = d->nr, nx = d->nx;
   PetscCall(PetscCalloc5(nr * nx, &d->D, nr * nr, &d->Minv, nr * nx, &d->MinvD, nx * nx, &d->N, nx, &d->r));
   for (PetscInt i = 0; i < P->ncontacts; i++) {
-    const Contact *c     = &P->contact[i];
+    const Contact *c = &P->contact[i];
     double         u[3], w[3];
     contact_frame(c, u, w);
-    const double  *e[3]  = {c->n, u, w};
-    const int      ab[2] = {c->a, c->b};
-    const double  *rr[2] = {c->ra, c->rb}, sgn[2] = {-1, 1};
+    const double *e[3]  = {c->n, u, w};
+    const int     ab[2] = {c->a, c->b};
+    const double *rr[2] = {c->ra, c->rb}, sgn[2] = {-1, 1};
     for (int s = 0; s < 2; s++) {
       const PetscInt row0 = 6 * ab[s];
       for (int k = 0; k < 3; k++) {
@@ -117,13 +117,13 @@ static inline void dense_sym_eigenvalues(PetscInt n, double *A, double *ev)
         const double c = 1 / sqrt(t * t + 1), s = t * c;
         for (PetscInt k = 0; k < n; k++) { /* columns p, q */
           const double akp = A[k * n + p], akq = A[k * n + q];
-          A[k * n + p]     = c * akp - s * akq;
-          A[k * n + q]     = s * akp + c * akq;
+          A[k * n + p] = c * akp - s * akq;
+          A[k * n + q] = s * akp + c * akq;
         }
         for (PetscInt k = 0; k < n; k++) { /* rows p, q */
           const double apk = A[p * n + k], aqk = A[q * n + k];
-          A[p * n + k]     = c * apk - s * aqk;
-          A[q * n + k]     = s * apk + c * aqk;
+          A[p * n + k] = c * apk - s * aqk;
+          A[q * n + k] = s * apk + c * aqk;
         }
       }
   }

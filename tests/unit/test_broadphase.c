@@ -29,13 +29,15 @@ static PetscErrorCode add_sphere(BodyStore *s, int64_t id, double x, double y, d
 {
   BodyRecord b = {0};
   PetscFunctionBegin;
-  b.id[0] = id;
-  b.pos[0] = x; b.pos[1] = y; b.pos[2] = z;
-  b.quat[0] = 1;
+  b.id[0]    = id;
+  b.pos[0]   = x;
+  b.pos[1]   = y;
+  b.pos[2]   = z;
+  b.quat[0]  = 1;
   b.shape[0] = SHAPE_SPHERE;
   b.size[0] = b.size[1] = b.size[2] = r;
-  b.radius[0] = r;
-  b.mass[0] = 1;
+  b.radius[0]                       = r;
+  b.mass[0]                         = 1;
   PetscCall(BodyStoreAppendOwned(s, &b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -49,7 +51,8 @@ static int compare_pairs(const void *pa, const void *pb)
 
 /* BroadphaseFindCandidates (no order promised) must give the pairs of BroadphaseFindPairs, which
  * the caller has just checked against brute force: the same set, each once, i < j. */
-static PetscErrorCode compare_candidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const char *what)
+static PetscErrorCode compare_candidates(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope,
+                                         const char *what)
 {
   const BodyPair *cand;
   BodyPair       *sorted, *got;
@@ -73,7 +76,8 @@ static PetscErrorCode compare_candidates(Broadphase *bp, const BodyStore *s, Pet
 }
 
 /* Compare bp's pairs among bodies [0, n) with the brute-force list. */
-static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope, const char *what)
+static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *s, PetscInt n, double envelope,
+                                               const char *what)
 {
   PetscInt k = 0, mismatches = 0;
   PetscFunctionBegin;
@@ -81,16 +85,22 @@ static PetscErrorCode compare_with_brute_force(Broadphase *bp, const BodyStore *
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt j = i + 1; j < n; j++) {
       const double *a = s->pos + 3 * i, *b = s->pos + 3 * j;
-      const double  d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+      const double  d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                             (a[2] - b[2]) * (a[2] - b[2]));
       if (!(d < s->radius[i] + s->radius[j] + envelope)) continue;
       if (k < bp->npairs && bp->pairs[k].i == i && bp->pairs[k].j == j) k++;
-      else if (mismatches++ < 5) printf("  %s: expected pair %d (%d, %d), broadphase has (%d, %d)\n", what, (int)k, (int)i, (int)j, k < bp->npairs ? bp->pairs[k].i : -1, k < bp->npairs ? bp->pairs[k].j : -1);
+      else if (mismatches++ < 5)
+        printf("  %s: expected pair %d (%d, %d), broadphase has (%d, %d)\n", what, (int)k, (int)i, (int)j,
+               k < bp->npairs ? bp->pairs[k].i : -1, k < bp->npairs ? bp->pairs[k].j : -1);
     }
-  CHECK(mismatches == 0 && k == bp->npairs, "%s: %d mismatches; brute force matched %d of the broadphase's %d pairs", what, (int)mismatches, (int)k, (int)bp->npairs);
+  CHECK(mismatches == 0 && k == bp->npairs, "%s: %d mismatches; brute force matched %d of the broadphase's %d pairs",
+        what, (int)mismatches, (int)k, (int)bp->npairs);
   const PetscInt ncells = bp->dims[0] * bp->dims[1] * bp->dims[2];
-  printf("%s: %d bodies, %d pairs, grid %dx%dx%d (cell %.3g)\n", what, (int)n, (int)bp->npairs, (int)bp->dims[0], (int)bp->dims[1], (int)bp->dims[2], bp->cell);
+  printf("%s: %d bodies, %d pairs, grid %dx%dx%d (cell %.3g)\n", what, (int)n, (int)bp->npairs, (int)bp->dims[0],
+         (int)bp->dims[1], (int)bp->dims[2], bp->cell);
   /* the grid cap: at most BROADPHASE_MAX_CELLS_PER_BODY cells per body (plus a constant) */
-  CHECK(n < 2 || ncells <= BROADPHASE_MAX_CELLS_PER_BODY * n + 64, "%s: %d cells for %d bodies", what, (int)ncells, (int)n);
+  CHECK(n < 2 || ncells <= BROADPHASE_MAX_CELLS_PER_BODY * n + 64, "%s: %d cells for %d bodies", what, (int)ncells,
+        (int)n);
   PetscCall(compare_candidates(bp, s, n, envelope, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -105,14 +115,16 @@ static PetscErrorCode scribble_pool(ScratchPool *pool, size_t bytes)
 
   PetscFunctionBegin;
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
-    hold[k]         = pool->buf[k];
-    pool->buf[k]    = NULL;
-    pool->bytes[k]  = 0;
+    hold[k]        = pool->buf[k];
+    pool->buf[k]   = NULL;
+    pool->bytes[k] = 0;
   }
   for (int k = 0; k < SCRATCH_SLOTS; k++) {
     void *buf;
     PetscCall(ScratchPoolGet(pool, k, bytes, 0, &buf));
-    CHECK((uintptr_t)buf % SCRATCH_ALIGN == 0, "pool: slot %d starts %d bytes into a cache line (the sweeps' loads would straddle lines)", k, (int)((uintptr_t)buf % SCRATCH_ALIGN));
+    CHECK((uintptr_t)buf % SCRATCH_ALIGN == 0,
+          "pool: slot %d starts %d bytes into a cache line (the sweeps' loads would straddle lines)", k,
+          (int)((uintptr_t)buf % SCRATCH_ALIGN));
     memset(buf, 0xff, ScratchPoolBytes(pool, k)); /* NaN as doubles, -1 as indices */
   }
   for (int k = 0; k < SCRATCH_SLOTS; k++) MemoryFreeAligned(&hold[k]);
@@ -139,7 +151,8 @@ static PetscErrorCode check_pool_keep(void)
   for (int i = 0; i < 1000; i++) buf[i] = (char)i;
   PetscCall(ScratchPoolGet(&pool, 2, 100000, 700, (void **)&buf));
   for (int i = 0; i < 700; i++) kept &= buf[i] == (char)i;
-  CHECK(kept && ScratchPoolBytes(&pool, 2) >= 100000, "pool: growth kept the first 700 bytes: %d, %zu bytes", kept, ScratchPoolBytes(&pool, 2));
+  CHECK(kept && ScratchPoolBytes(&pool, 2) >= 100000, "pool: growth kept the first 700 bytes: %d, %zu bytes", kept,
+        ScratchPoolBytes(&pool, 2));
   PetscCall(ScratchPoolDestroy(&pool));
   CHECK(ScratchPoolBytes(&pool, 2) == 0 && pool.buf[2] == NULL, "pool: destroyed slots are empty");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -156,8 +169,10 @@ int main(int argc, char **argv)
 
   /* 4000 spheres, radii in [0.5, 1.5], in a cube of side 40 (volume fraction ~0.3); a quarter of
    * them ghosts: the broadphase treats [0, n) alike */
-  for (int i = 0; i < 4000; i++) PetscCall(add_sphere(&s, i, 40 * urand() - 7, 40 * urand(), 40 * urand() + 100, 0.5 + urand()));
-  s.n_owned = 3000; s.n_ghost = 1000;
+  for (int i = 0; i < 4000; i++)
+    PetscCall(add_sphere(&s, i, 40 * urand() - 7, 40 * urand(), 40 * urand() + 100, 0.5 + urand()));
+  s.n_owned = 3000;
+  s.n_ghost = 1000;
   PetscCall(compare_with_brute_force(&bp, &s, 4000, 0.05, "random cube"));
   PetscCall(compare_with_brute_force(&bp, &s, 4000, 0.0, "random cube, no envelope"));
   PetscCall(compare_with_brute_force(&bp, &s, 1500, 0.3, "first 1500 (reused buffers)"));
@@ -182,7 +197,8 @@ int main(int argc, char **argv)
     PetscCall(ScratchPoolDestroy(&pool));
   }
   PetscCall(check_pool_keep());
-  s.n_owned = 0; s.n_ghost = 0;
+  s.n_owned = 0;
+  s.n_ghost = 0;
 
   /* a flat sheet of 3000 spheres (z = 0) with 2 outliers 1e6 away: without the cap the grid would
    * have ~1e12 cells */
@@ -193,7 +209,8 @@ int main(int argc, char **argv)
   s.n_owned = 0;
 
   /* a line of 2000 spheres along x */
-  for (int i = 0; i < 2000; i++) PetscCall(add_sphere(&s, i, 2000 * urand(), 0.3 * urand(), 0.3 * urand(), 0.5 * urand()));
+  for (int i = 0; i < 2000; i++)
+    PetscCall(add_sphere(&s, i, 2000 * urand(), 0.3 * urand(), 0.3 * urand(), 0.5 * urand()));
   PetscCall(compare_with_brute_force(&bp, &s, s.n_owned, 0.01, "line"));
   s.n_owned = 0;
 

@@ -1,8 +1,9 @@
 // ctest: labels=unit timeout=60
 /* The matrix-free CCP operators of ccp/problem.h against a dense D assembled in the test
  * (ccp_dense.h, from the convention written in contact/contact_set.h / ccp/problem.h), on random contacts
- * (3-dof, 6-dof, mixed; two walls of zero inverse mass with nonzero velocities). Checks: D^T v + b, M^-1 D g, adjointness, velocity from impulses, gradient N g + r, diagonal
- * block traces, and the GUIDE residual at known solutions. */
+ * (3-dof, 6-dof, mixed; two walls of zero inverse mass with nonzero velocities). Checks: D^T v + b, M^-1 D g,
+ * adjointness, velocity from impulses, gradient N g + r, diagonal block traces, and the GUIDE residual at known
+ * solutions. */
 #include <petscsys.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,12 +16,11 @@
 #include "test_random.h"
 
 typedef struct {
-  PetscInt nbodies, nmoving, nc;
-  double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
-  Contact *contact;
+  PetscInt         nbodies, nmoving, nc;
+  double          *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
+  Contact         *contact;
   CCPContactTerms *terms;
 } Problem;
-
 
 /* nmoving bodies, then 2 walls (zero inverse mass and inertia, prescribed velocity) */
 static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, int dof_mode /* 3, 6, or 0 = mixed */)
@@ -29,7 +29,8 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
   P->nmoving = nmoving;
   P->nbodies = nmoving + 2;
   P->nc      = nc;
-  PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free, 6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
+  PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free,
+                         6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
   PetscCall(PetscCalloc2(nc, &P->contact, nc, &P->terms));
   for (PetscInt j = 0; j < nmoving; j++) {
     P->inv_mass[j] = 0.5 + urand();
@@ -42,18 +43,18 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     c->b = (int32_t)(urand() * nmoving);
     do c->a = (int32_t)(urand() * P->nbodies);
     while (c->a == c->b);
-    const int dof = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6); /* a 6-dof contact gets rho, sigma > 0 below */
-    double n[3] = {srand1(), srand1(), srand1()};
+    const int dof  = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6); /* a 6-dof contact gets rho, sigma > 0 below */
+    double    n[3] = {srand1(), srand1(), srand1()};
     v3_scale(c->n, 1 / v3_norm(n), n);
     for (int q = 0; q < 3; q++) {
       c->ra[q] = srand1();
       c->rb[q] = srand1();
     }
-    c->mu               = 0.2 + 0.5 * urand();
-    c->rho              = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    c->sigma            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    P->terms[i].bn      = srand1();
-    P->terms[i].c_lin   = 0.1 * urand();
+    c->mu             = 0.2 + 0.5 * urand();
+    c->rho            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->sigma          = dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    P->terms[i].bn    = srand1();
+    P->terms[i].c_lin = 0.1 * urand();
     for (int k = 0; k < dof; k++) P->gamma[6 * i + k] = srand1();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -69,7 +70,15 @@ static PetscErrorCode free_problem(Problem *P)
 
 static CCPProblem view(Problem *P)
 {
-  CCPProblem q = {.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
+  CCPProblem q = {.nbodies     = P->nbodies,
+                  .inv_mass    = P->inv_mass,
+                  .inv_inertia = P->inv_inertia,
+                  .vel_free    = P->vel_free,
+                  .vel         = P->vel,
+                  .ncontacts   = P->nc,
+                  .contact     = P->contact,
+                  .gamma       = P->gamma,
+                  .terms       = P->terms};
   return q;
 }
 
@@ -78,7 +87,7 @@ static void sym_inverse(const double S[6], double Minv[9])
 {
   const double a = S[0], b = S[3], c = S[4], d = S[1], e = S[5], f = S[2];
   const double A = d * f - e * e, B = -(b * f - c * e), C = b * e - c * d;
-  const double det = a * A + b * B + c * C;
+  const double det     = a * A + b * B + c * C;
   const double full[9] = {A, B, C, B, a * f - c * c, -(a * e - b * c), C, -(a * e - b * c), a * d - b * b};
   for (int k = 0; k < 9; k++) Minv[k] = full[k] / det;
 }
@@ -182,7 +191,8 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
     }
   }
   CHECK(worst_grad < 1e-12, "%s: gradient differs from dense N gamma + r by %g", name, worst_grad);
-  printf("  %-6s D^T v %.1e, M^-1 D g %.1e, v(gamma) %.1e, adjoint %.1e, trace %.1e, gradient %.1e\n", name, worst_u, worst_dv, worst_vel, worst_adj, worst_tr, worst_grad);
+  printf("  %-6s D^T v %.1e, M^-1 D g %.1e, v(gamma) %.1e, adjoint %.1e, trace %.1e, gradient %.1e\n", name, worst_u,
+         worst_dv, worst_vel, worst_adj, worst_tr, worst_grad);
   PetscCall(PetscFree2(v, w));
   PetscCall(DenseCCPDestroy(&d));
   PetscCall(free_problem(&P));
@@ -195,11 +205,19 @@ static PetscErrorCode check_against_dense(int dof_mode, const char *name)
  * and is computed here from gamma and a velocity that gives the chosen g. */
 static PetscErrorCode check_residual(void)
 {
-  double   inv_mass[2] = {0.5, 0}, inv_inertia[12] = {2, 2, 2, 0, 0, 0}, vel_free[12] = {0}, vel[12] = {0}, gamma[6];
-  Contact  c           = {0};
-  CCPContactTerms t    = {0};
-  CCPProblem Q         = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vel, .ncontacts = 1, .contact = &c, .gamma = gamma, .terms = &t};
-  const double R       = 0.1, rho = 0.02, sigma = 0.03; /* the 6-dof cases' rolling and spinning friction */
+  double  inv_mass[2] = {0.5, 0}, inv_inertia[12] = {2, 2, 2, 0, 0, 0}, vel_free[12] = {0}, vel[12] = {0}, gamma[6];
+  Contact c         = {0};
+  CCPContactTerms t = {0};
+  CCPProblem      Q = {.nbodies     = 2,
+                       .inv_mass    = inv_mass,
+                       .inv_inertia = inv_inertia,
+                       .vel_free    = vel_free,
+                       .vel         = vel,
+                       .ncontacts   = 1,
+                       .contact     = &c,
+                       .gamma       = gamma,
+                       .terms       = &t};
+  const double    R = 0.1, rho = 0.02, sigma = 0.03; /* the 6-dof cases' rolling and spinning friction */
 
   PetscFunctionBeginUser;
   c.a = 1;
@@ -210,15 +228,16 @@ static PetscErrorCode check_residual(void)
 
   /* (a) separating: gamma = 0, sphere moving up at 1 m/s: g = (1, 0, ...) is in the dual cone */
   for (int dof = 3; dof <= 6; dof += 3) {
-    c.rho = dof == 6 ? rho : 0; /* contact_dof: 6 with rolling or spinning friction */
+    c.rho   = dof == 6 ? rho : 0; /* contact_dof: 6 with rolling or spinning friction */
     c.sigma = dof == 6 ? sigma : 0;
-    t.eta = dof / ccp_contact_trace(&Q, 0);
+    t.eta   = dof / ccp_contact_trace(&Q, 0);
     for (int k = 0; k < 6; k++) gamma[k] = vel[k] = 0;
     vel[2] = 1;
     double g[6], rmax, rrms;
     ccp_contact_gradient(&Q, 0, vel, gamma, g);
     ccp_residual(&Q, gamma, vel, &rmax, &rrms);
-    CHECK(ccp_contact_residual(&c, &t, gamma, g) == 0 && rmax == 0, "dof %d separating: residual %g (max %g), expected 0", dof, ccp_contact_residual(&c, &t, gamma, g), rmax);
+    CHECK(ccp_contact_residual(&c, &t, gamma, g) == 0 && rmax == 0,
+          "dof %d separating: residual %g (max %g), expected 0", dof, ccp_contact_residual(&c, &t, gamma, g), rmax);
     /* approaching at 1 m/s with no impulse: Proj(-eta g) = (eta, 0, ...), residual exactly 1 m/s */
     vel[2] = -1;
     ccp_residual(&Q, gamma, vel, &rmax, &rrms);
@@ -230,17 +249,20 @@ static PetscErrorCode check_residual(void)
    * relaxation's normal velocity s mu. Residual 0 up to rounding (1e-14 on O(1) numbers). */
   {
     const double p = 0.7, sl = 0.3;
-    c.rho = c.sigma    = 0; /* 3-dof */
-    t.eta              = 3 / ccp_contact_trace(&Q, 0);
-    double gam[6]      = {p, c.mu * p, 0, 0, 0, 0}, g[6] = {sl * c.mu, -sl, 0, 0, 0, 0};
-    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
+    c.rho = c.sigma = 0; /* 3-dof */
+    t.eta           = 3 / ccp_contact_trace(&Q, 0);
+    double gam[6] = {p, c.mu * p, 0, 0, 0, 0}, g[6] = {sl * c.mu, -sl, 0, 0, 0, 0};
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution: residual %g, expected 0",
+          ccp_contact_residual(&c, &t, gam, g));
     /* with cohesion the cone's apex moves to gn = -cohesion_impulse: the same point shifted */
     t.cohesion_impulse = 0.25;
     gam[0] -= 0.25;
-    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution with cohesion: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "3-dof sliding solution with cohesion: residual %g, expected 0",
+          ccp_contact_residual(&c, &t, gam, g));
     /* cohesion lets gn < 0: gamma = (-0.1, 0, 0) with g = 0 (sticking, inside the shifted cone) */
     double gc[6] = {-0.1, 0, 0, 0, 0, 0}, z[6] = {0};
-    CHECK(ccp_contact_residual(&c, &t, gc, z) == 0, "cohesive sticking: residual %g, expected 0", ccp_contact_residual(&c, &t, gc, z));
+    CHECK(ccp_contact_residual(&c, &t, gc, z) == 0, "cohesive sticking: residual %g, expected 0",
+          ccp_contact_residual(&c, &t, gc, z));
     double pc[6] = {-0.1, 0, 0, 0, 0, 0};
     ccp_project(&c, &t, pc);
     CHECK(pc[0] == -0.1, "projection with cohesion moved an admissible gn = -0.1 to %g", pc[0]);
@@ -257,27 +279,39 @@ static PetscErrorCode check_residual(void)
     t.eta         = 6 / ccp_contact_trace(&Q, 0);
     double gam[6] = {p, c.mu * p, 0, c.sigma * p, c.rho * p, 0};
     double g[6]   = {s1 * c.mu + s2 * c.sigma + s3 * c.rho, -s1, 0, -s2, -s3, 0};
-    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14, "6-dof sliding+spinning+rolling solution: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) < 1e-14,
+          "6-dof sliding+spinning+rolling solution: residual %g, expected 0", ccp_contact_residual(&c, &t, gam, g));
     /* away from the solution the residual is positive */
     g[1] += 0.1;
-    CHECK(ccp_contact_residual(&c, &t, gam, g) > 1e-3, "6-dof perturbed point: residual %g, expected > 0", ccp_contact_residual(&c, &t, gam, g));
+    CHECK(ccp_contact_residual(&c, &t, gam, g) > 1e-3, "6-dof perturbed point: residual %g, expected > 0",
+          ccp_contact_residual(&c, &t, gam, g));
   }
   /* (d) max and RMS over contacts: two copies of the contact, one at a solution, one approaching */
   {
-    Contact         cc[2] = {c, c};
-    CCPContactTerms tt[2] = {t, t};
+    Contact         cc[2]  = {c, c};
+    CCPContactTerms tt[2]  = {t, t};
     double          gg[12] = {0}, vv[12] = {0};
-    CCPProblem Q2 = {.nbodies = 2, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .vel_free = vel_free, .vel = vv, .ncontacts = 2, .contact = cc, .gamma = gg, .terms = tt};
+    CCPProblem      Q2 = {.nbodies     = 2,
+                          .inv_mass    = inv_mass,
+                          .inv_inertia = inv_inertia,
+                          .vel_free    = vel_free,
+                          .vel         = vv,
+                          .ncontacts   = 2,
+                          .contact     = cc,
+                          .gamma       = gg,
+                          .terms       = tt};
     cc[0].rho = cc[0].sigma = cc[1].rho = cc[1].sigma = 0; /* 3-dof */
     tt[0].eta = tt[1].eta = 3 / ccp_contact_trace(&Q2, 0);
-    tt[0].bn  = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */
-    tt[1].bn  = 0; /* approaching at 1 m/s: residual 1 */
-    vv[2]     = -1;
+    tt[0].bn              = 2; /* separating by the stabilization term: g = (2 - 1, 0, 0) */
+    tt[1].bn              = 0; /* approaching at 1 m/s: residual 1 */
+    vv[2]                 = -1;
     double rmax, rrms;
     ccp_residual(&Q2, gg, vv, &rmax, &rrms);
-    CHECK(fabs(rmax - 1) < 1e-15 && fabs(rrms - sqrt(0.5)) < 1e-15, "max/rms over contacts: %g, %g, expected 1, %g", rmax, rrms, sqrt(0.5));
+    CHECK(fabs(rmax - 1) < 1e-15 && fabs(rrms - sqrt(0.5)) < 1e-15, "max/rms over contacts: %g, %g, expected 1, %g",
+          rmax, rrms, sqrt(0.5));
   }
-  printf("  residual: zero at hand-built solutions (separating, sliding 3-dof, cohesive, 6-dof all cones active), 1 m/s when approaching\n");
+  printf("  residual: zero at hand-built solutions (separating, sliding 3-dof, cohesive, 6-dof all cones active), 1 "
+         "m/s when approaching\n");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

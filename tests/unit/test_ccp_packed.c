@@ -28,12 +28,11 @@
 #include "test_random.h"
 
 typedef struct {
-  PetscInt nbodies, nc;
-  double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma, *gamma0;
-  Contact *contact;
+  PetscInt         nbodies, nc;
+  double          *inv_mass, *inv_inertia, *vel_free, *vel, *gamma, *gamma0;
+  Contact         *contact;
   CCPContactTerms *terms;
 } Problem;
-
 
 /* nmoving bodies then 2 walls; contacts between nearby bodies (|a - b| small, so blocks share
  * bodies), random terms (the solve sets eta), a random warm start */
@@ -42,7 +41,8 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
   PetscFunctionBeginUser;
   P->nbodies = nmoving + 2;
   P->nc      = nc;
-  PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free, 6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
+  PetscCall(PetscCalloc5(P->nbodies, &P->inv_mass, 6 * P->nbodies, &P->inv_inertia, 6 * P->nbodies, &P->vel_free,
+                         6 * P->nbodies, &P->vel, 6 * nc, &P->gamma));
   PetscCall(PetscCalloc3(nc, &P->contact, nc, &P->terms, 6 * nc, &P->gamma0));
   for (PetscInt j = 0; j < nmoving; j++) {
     P->inv_mass[j] = 0.5 + urand();
@@ -54,23 +54,22 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     Contact *c = &P->contact[i];
     c->b       = (int32_t)(urand() * nmoving);
     if (urand() < 0.15) c->a = (int32_t)(nmoving + (urand() < 0.5)); /* a wall */
-    else
-      do {
+    else do {
         const int near = c->b + (int)(7 * srand1()); /* PetscMax evaluates its arguments twice */
         c->a           = (int32_t)PetscMin(PetscMax(near, 0), nmoving - 1);
       } while (c->a == c->b);
-    const int dof = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6); /* a 6-dof contact gets rho, sigma > 0 below */
-    double n[3] = {srand1(), srand1(), srand1()};
+    const int dof  = dof_mode ? dof_mode : (urand() < 0.5 ? 3 : 6); /* a 6-dof contact gets rho, sigma > 0 below */
+    double    n[3] = {srand1(), srand1(), srand1()};
     v3_scale(c->n, 1 / v3_norm(n), n);
     for (int q = 0; q < 3; q++) {
       c->ra[q] = 0.5 * srand1();
       c->rb[q] = 0.5 * srand1();
     }
-    c->mu               = urand() < 0.1 ? 0 : 0.2 + 0.5 * urand();
-    c->rho              = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    c->sigma            = dof == 6 ? 0.01 + 0.05 * urand() : 0;
-    P->terms[i].bn      = srand1();
-    P->terms[i].c_lin   = urand() < 0.5 ? 0 : 0.1 * urand();
+    c->mu                        = urand() < 0.1 ? 0 : 0.2 + 0.5 * urand();
+    c->rho                       = dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    c->sigma                     = dof == 6 ? 0.01 + 0.05 * urand() : 0;
+    P->terms[i].bn               = srand1();
+    P->terms[i].c_lin            = urand() < 0.5 ? 0 : 0.1 * urand();
     P->terms[i].cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
     for (int k = 0; k < dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();
     ccp_single_inputs(c, &P->terms[i]); /* both paths solve the same problem */
@@ -89,11 +88,20 @@ static PetscErrorCode free_problem(Problem *P)
 /* The solvers' view of P */
 static CCPProblem problem_view(Problem *P)
 {
-  return (CCPProblem){.nbodies = P->nbodies, .inv_mass = P->inv_mass, .inv_inertia = P->inv_inertia, .vel_free = P->vel_free, .vel = P->vel, .ncontacts = P->nc, .contact = P->contact, .gamma = P->gamma, .terms = P->terms};
+  return (CCPProblem){.nbodies     = P->nbodies,
+                      .inv_mass    = P->inv_mass,
+                      .inv_inertia = P->inv_inertia,
+                      .vel_free    = P->vel_free,
+                      .vel         = P->vel,
+                      .ncontacts   = P->nc,
+                      .contact     = P->contact,
+                      .gamma       = P->gamma,
+                      .terms       = P->terms};
 }
 
 /* Solve from the warm start gamma0 with the packed path or the reference; impulses and velocities out. */
-static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa, double *gamma, double *vel, CCPSolveStats *st)
+static PetscErrorCode solve(Problem *P, SolverType type, PetscInt max_it, double tol, PetscBool packed, Simd4Isa isa,
+                            double *gamma, double *vel, CCPSolveStats *st)
 {
   CCPSolver  s;
   CCPProblem view = problem_view(P);
@@ -151,27 +159,38 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
   PetscCall(PetscMalloc4(6 * nc, &gw[0], 6 * nc, &gw[1], 6 * P.nbodies, &vw[0], 6 * P.nbodies, &vw[1]));
   for (int run = 0; run < 6; run++) {
     const int      t   = run % 2 ? SOLVER_APGD : SOLVER_JACOBI;
-    const Simd4Isa isa = (Simd4Isa)(SIMD4_AVX512VL - run / 2); /* each instantiation (those this CPU lacks fall back to the best it has), the portable one last */
-    CCPSolveStats  s1, s2;
+    const Simd4Isa isa = (Simd4Isa)(SIMD4_AVX512VL - run / 2); /* each instantiation (those this CPU lacks fall back to
+                                                                  the best it has), the portable one last */
+    CCPSolveStats s1, s2;
     PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_TRUE, isa, g1, v1, &s1));
     PetscCall(solve(&P, (SolverType)t, 40, 0.0, PETSC_FALSE, isa, g2, v2, &s2));
-    const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies) / PetscMax(max_abs(v2, 6 * P.nbodies), 1);
-    printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs %d\n", name, names[t], simd4_isa_name(simd4_isa(isa)), dg, dv, s1.res_max, s2.res_max, (int)s1.iterations, (int)s2.iterations);
-    CHECK(dg < 1e-9 && dv < 1e-9, "%s %s: packed and reference differ by %.2e (gamma), %.2e (v)", name, names[t], dg, dv);
+    const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs,
+                 dv = max_diff(v1, v2, 6 * P.nbodies) / PetscMax(max_abs(v2, 6 * P.nbodies), 1);
+    printf("  %-22s %-7s %-7s 40 it: |d gamma| %.1e, |d v| %.1e (relative), residual %.3e vs %.3e, iterations %d vs "
+           "%d\n",
+           name, names[t], simd4_isa_name(simd4_isa(isa)), dg, dv, s1.res_max, s2.res_max, (int)s1.iterations,
+           (int)s2.iterations);
+    CHECK(dg < 1e-9 && dv < 1e-9, "%s %s: packed and reference differ by %.2e (gamma), %.2e (v)", name, names[t], dg,
+          dv);
     /* Once both residuals are at rounding level, APGD's divergence stop (ccp_diverged) is decided
      * by rounding noise, which the fused multiply-adds of the vector builds change: the 1-contact
      * problem gets there within the 40 iterations. */
     const PetscBool at_rounding = (PetscBool)(s1.res_max < 1e-12 && s2.res_max < 1e-12);
-    CHECK(s1.iterations == s2.iterations || at_rounding, "%s %s: %d vs %d iterations", name, names[t], (int)s1.iterations, (int)s2.iterations);
+    CHECK(s1.iterations == s2.iterations || at_rounding, "%s %s: %d vs %d iterations", name, names[t],
+          (int)s1.iterations, (int)s2.iterations);
     /* the AVX-512VL build only has more registers: the same operations, the AVX2 build's bits */
     if (isa == SIMD4_AVX512VL) {
       PetscCall(PetscArraycpy(gw[run % 2], g1, 6 * nc));
       PetscCall(PetscArraycpy(vw[run % 2], v1, 6 * P.nbodies));
     } else if (isa == SIMD4_AVX2 && simd4_cpu_isa() == SIMD4_AVX512VL)
-      CHECK(!memcmp(gw[run % 2], g1, sizeof(double) * 6 * nc) && !memcmp(vw[run % 2], v1, sizeof(double) * 6 * P.nbodies), "%s %s: the AVX-512VL and AVX2 builds differ", name, names[t]);
+      CHECK(!memcmp(gw[run % 2], g1, sizeof(double) * 6 * nc) &&
+              !memcmp(vw[run % 2], v1, sizeof(double) * 6 * P.nbodies),
+            "%s %s: the AVX-512VL and AVX2 builds differ", name, names[t]);
     /* 3-dof contacts keep zero torque impulses */
     for (PetscInt i = 0; i < nc; i++)
-      if (contact_dof(&P.contact[i]) == 3) CHECK(g1[6 * i + 3] == 0 && g1[6 * i + 4] == 0 && g1[6 * i + 5] == 0, "%s: 3-dof contact %d got torque impulses", name, (int)i);
+      if (contact_dof(&P.contact[i]) == 3)
+        CHECK(g1[6 * i + 3] == 0 && g1[6 * i + 4] == 0 && g1[6 * i + 5] == 0,
+              "%s: 3-dof contact %d got torque impulses", name, (int)i);
   }
   /* Converged solves; Gauss-Seidel sweeps the packed blocks in another order than the reference,
    * so only its converged velocities can be compared. */
@@ -180,9 +199,12 @@ static PetscErrorCode compare(PetscInt nmoving, PetscInt nc, int dof_mode, const
     PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_TRUE, SIMD4_AVX512VL, g1, v1, &s1));
     PetscCall(solve(&P, (SolverType)t, 20000, 1e-10, PETSC_FALSE, SIMD4_AVX512VL, g2, v2, &s2));
     const double dv = max_diff(v1, v2, 6 * P.nbodies);
-    printf("  %-22s %-7s to 1e-10: converged %d/%d in %d/%d iterations, |d v| %.1e m/s\n", name, names[t], (int)s1.converged, (int)s2.converged, (int)s1.iterations, (int)s2.iterations, dv);
-    CHECK(s1.converged && s2.converged, "%s %s: packed converged %d, reference %d", name, names[t], (int)s1.converged, (int)s2.converged);
-    if (s1.converged && s2.converged) CHECK(dv < 1e-7, "%s %s: converged velocities differ by %.2e m/s", name, names[t], dv);
+    printf("  %-22s %-7s to 1e-10: converged %d/%d in %d/%d iterations, |d v| %.1e m/s\n", name, names[t],
+           (int)s1.converged, (int)s2.converged, (int)s1.iterations, (int)s2.iterations, dv);
+    CHECK(s1.converged && s2.converged, "%s %s: packed converged %d, reference %d", name, names[t], (int)s1.converged,
+          (int)s2.converged);
+    if (s1.converged && s2.converged)
+      CHECK(dv < 1e-7, "%s %s: converged velocities differ by %.2e m/s", name, names[t], dv);
   }
   PetscCall(PetscFree4(g1, g2, v1, v2));
   PetscCall(PetscFree4(gw[0], gw[1], vw[0], vw[1]));
@@ -226,20 +248,27 @@ static PetscErrorCode compare_apgd_paths(PetscInt nmoving, PetscInt nc, int dof_
           CCPSolveStats s1, s2;
           PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", L0[l]));
           PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", interval[k]));
-          PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g1, v1, &s1));
+          PetscCall(
+            solve(&P, SOLVER_APGD, caps[c], tol, PETSC_TRUE, simd % 2 ? SIMD4_AVX512VL : SIMD4_GENERIC, g1, v1, &s1));
           PetscCall(solve(&P, SOLVER_APGD, caps[c], tol, PETSC_FALSE, SIMD4_GENERIC, g2, v2, &s2));
           PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
           PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
-          const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs, dv = max_diff(v1, v2, 6 * P.nbodies);
+          const double gs = PetscMax(max_abs(g2, 6 * nc), 1), dg = max_diff(g1, g2, 6 * nc) / gs,
+                       dv = max_diff(v1, v2, 6 * P.nbodies);
           const double vs = tol > 0 ? 1 : PetscMax(max_abs(v2, 6 * P.nbodies), 1), lim = tol > 0 ? 1e-7 : 1e-9;
           /* at the tolerance's edge the two may part: a solve stops on the residual of its
            * updated velocities, then reports that of velocities made anew, which differ by the
            * drift of ccp/apgd.c's V(gamma+) (measured 0.4% of the residual, 1.0033e-10 against the
            * tolerance 1e-10, after 491 iterations on this problem) */
           const PetscBool edge = (PetscBool)(tol > 0 && PetscMax(s1.res_max, s2.res_max) < 1.01 * tol);
-          const PetscBool ok   = (PetscBool)((tol > 0 || (s1.iterations == s2.iterations && dg < lim)) && (s1.converged == s2.converged || edge) && dv / vs < lim);
-          CHECK(ok, "%s %s%s cap %d L0 %s check interval %s: packed and reference APGD differ (iterations %d vs %d, converged %d vs %d, residual %.6e vs %.6e, |d gamma| %.1e, |d v| %.1e)", name, simd % 2 ? "simd" : "generic", simd >= 2 ? " warm" : "",
-                (int)caps[c], L0[l], interval[k], (int)s1.iterations, (int)s2.iterations, (int)s1.converged, (int)s2.converged, s1.res_max, s2.res_max, dg, dv / vs);
+          const PetscBool ok   = (PetscBool)((tol > 0 || (s1.iterations == s2.iterations && dg < lim)) &&
+                                           (s1.converged == s2.converged || edge) && dv / vs < lim);
+          CHECK(ok,
+                "%s %s%s cap %d L0 %s check interval %s: packed and reference APGD differ (iterations %d vs %d, "
+                "converged %d vs %d, residual %.6e vs %.6e, |d gamma| %.1e, |d v| %.1e)",
+                name, simd % 2 ? "simd" : "generic", simd >= 2 ? " warm" : "", (int)caps[c], L0[l], interval[k],
+                (int)s1.iterations, (int)s2.iterations, (int)s1.converged, (int)s2.converged, s1.res_max, s2.res_max,
+                dg, dv / vs);
           runs++;
           agree += ok;
           worst = PetscMax(worst, dv / vs);
@@ -294,10 +323,12 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
   PetscCall(PetscArraycpy(P.gamma, P.gamma0, 6 * P.nc));
   PetscCall(CCPPackedBuild(&pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP));
   CHECK(pk.blk_bytes == expect_bytes, "%s: blocks of %zu bytes, expected %zu", name, pk.blk_bytes, expect_bytes);
-  CHECK((uintptr_t)pk.body % 64 == 0, "%s: the body records start %d bytes into a cache line", name, (int)((uintptr_t)pk.body % 64));
+  CHECK((uintptr_t)pk.body % 64 == 0, "%s: the body records start %d bytes into a cache line", name,
+        (int)((uintptr_t)pk.body % 64));
   PetscCall(PetscArrayzero(P.gamma, 6 * P.nc));
   CCPPackedUnpackGamma(&pk, pk.g[0], &view);
-  CHECK(!memcmp(P.gamma, P.gamma0, sizeof(double) * 6 * P.nc), "%s: the packed warm start does not unpack to itself", name);
+  CHECK(!memcmp(P.gamma, P.gamma0, sizeof(double) * 6 * P.nc), "%s: the packed warm start does not unpack to itself",
+        name);
   /* APGD's stash of a packed vector in P->gamma's storage comes back bit for bit, padding lanes included */
   const size_t len = ccp_packed_len(&pk);
   double      *x, *back;
@@ -306,7 +337,8 @@ static PetscErrorCode check_layout(PetscInt nmoving, PetscInt nc, int dof_mode, 
   PetscCall(CCPPackedStash(&pk, x, &view));
   for (size_t k = 0; k < len; k++) pk.g[0][k] = 0; /* (what the solve's passes would overwrite) */
   CCPPackedUnstash(&pk, &view, back);
-  CHECK(!memcmp(x, back, sizeof(double) * len), "%s: a stashed packed vector (%zu doubles, %d contacts) does not come back", name, len, (int)P.nc);
+  CHECK(!memcmp(x, back, sizeof(double) * len),
+        "%s: a stashed packed vector (%zu doubles, %d contacts) does not come back", name, len, (int)P.nc);
   PetscCall(PetscFree2(x, back));
   PetscCall(CCPPackedDestroy(&pk));
   PetscCall(free_problem(&P));
@@ -348,8 +380,11 @@ static PetscErrorCode check_rounded_frames(void)
     bad += K->us[l] != us || K->wt[l] != w[v3_tangent_axis(nf)];
     lanes++;
   }
-  printf("  rounded inputs: %d of %d normal entries not single; %d contacts, %d with a stored n or frame not that of the rounded n\n", unrounded, 3 * (int)P.nc, lanes, bad);
-  CHECK(unrounded > 0 && lanes == P.nc && bad == 0, "the packed frames are not those of the rounded normals (%d of %d)", bad, lanes);
+  printf("  rounded inputs: %d of %d normal entries not single; %d contacts, %d with a stored n or frame not that of "
+         "the rounded n\n",
+         unrounded, 3 * (int)P.nc, lanes, bad);
+  CHECK(unrounded > 0 && lanes == P.nc && bad == 0, "the packed frames are not those of the rounded normals (%d of %d)",
+        bad, lanes);
   PetscCall(CCPPackedDestroy(&pk));
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,7 +392,8 @@ static PetscErrorCode check_rounded_frames(void)
 
 /* The layout of P with body 0's inverse inertia R diag(d) R^T, R the rotation of the quaternion q
  * (normalized here): *err is what the build returned (pk destroyed by the caller either way). */
-static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[3], double R[9], CCPPacked *pk, PetscErrorCode *err)
+static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[3], double R[9], CCPPacked *pk,
+                                        PetscErrorCode *err)
 {
   CCPProblem view = problem_view(P);
 
@@ -384,11 +420,12 @@ static PetscErrorCode check_inertia_rounding(void)
   PetscCall(random_problem(&P, 40, 61, 6));
   for (int r = 0; r < 2; r++) {
     double         q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, ratios[r], ratios[r]};
-    CCPPacked      pk   = {0};
+    CCPPacked      pk = {0};
     PetscErrorCode err;
     PetscCall(build_turned_body(&P, q, d, R, &pk, &err));
     printf("  inverse inertia with principal values 1, %g: build %s\n", ratios[r], err ? "rejected it" : "took it");
-    CHECK(r == 0 ? err == PETSC_ERR_SUP : err == 0, "principal values 1, %g: the build returned %d", ratios[r], (int)err);
+    CHECK(r == 0 ? err == PETSC_ERR_SUP : err == 0, "principal values 1, %g: the build returned %d", ratios[r],
+          (int)err);
     PetscCall(CCPPackedDestroy(&pk));
   }
   PetscCall(free_problem(&P));
@@ -429,7 +466,7 @@ static PetscErrorCode check_inertia_bound(void)
     for (int trial = 0; trial < 2000; trial++) {
       const double ratio = PACKED_MAX_MOMENT_RATIO * (beyond ? 10 : 1);
       double       q[4] = {srand1(), srand1(), srand1(), srand1()}, R[9], d[3] = {1, 1, 1};
-      d[trial % 3]      = 1 / ratio; /* inverse moments 1, 1, 1 / ratio: one moment large */
+      d[trial % 3] = 1 / ratio;                      /* inverse moments 1, 1, 1 / ratio: one moment large */
       if (trial % 2) d[(trial + 1) % 3] = 1 / ratio; /* 1, 1 / ratio, 1 / ratio: two large, a rod's */
       CCPPacked      pk = {0};
       PetscErrorCode err;
@@ -439,9 +476,15 @@ static PetscErrorCode check_inertia_bound(void)
       if (e > worst[beyond]) worst[beyond] = e;
       PetscCall(CCPPackedDestroy(&pk));
     }
-  printf("  inverse inertia rounded to single: worst relative error %.3g at moments %.3g apart (bound %g), %.3g at 10 times that\n", worst[0], PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
-  CHECK(worst[0] <= PACKED_INERTIA_ACCURACY, "moments %g apart: the rounded inverse inertia is %.3g off in some direction, more than %g", PACKED_MAX_MOMENT_RATIO, worst[0], PACKED_INERTIA_ACCURACY);
-  CHECK(worst[1] > PACKED_INERTIA_ACCURACY, "moments %g apart: the rounded inverse inertia stayed within %g (%.3g): the bound is looser than 10x", 10 * PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
+  printf("  inverse inertia rounded to single: worst relative error %.3g at moments %.3g apart (bound %g), %.3g at 10 "
+         "times that\n",
+         worst[0], PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
+  CHECK(worst[0] <= PACKED_INERTIA_ACCURACY,
+        "moments %g apart: the rounded inverse inertia is %.3g off in some direction, more than %g",
+        PACKED_MAX_MOMENT_RATIO, worst[0], PACKED_INERTIA_ACCURACY);
+  CHECK(worst[1] > PACKED_INERTIA_ACCURACY,
+        "moments %g apart: the rounded inverse inertia stayed within %g (%.3g): the bound is looser than 10x",
+        10 * PACKED_MAX_MOMENT_RATIO, PACKED_INERTIA_ACCURACY, worst[1]);
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -454,8 +497,8 @@ static PetscErrorCode check_inertia_bound(void)
 static PetscErrorCode check_metric_seed(void)
 {
   static const double traces[] = {4.827612799154372, 0.1, 3, 1e-300, 1e300, 1e-45, 1e45, 0};
-  const int           n = (int)(sizeof(traces) / sizeof(traces[0]));
-  int                 cases = 0;
+  const int           n        = (int)(sizeof(traces) / sizeof(traces[0]));
+  int                 cases    = 0;
 
   PetscFunctionBeginUser;
   for (int i = 0; i < n; i++)
@@ -464,20 +507,30 @@ static PetscErrorCode check_metric_seed(void)
       float f, ell;
       ccp_kernel_metric_seed(traces[i], traces[j], &f, &ell);
       const PetscBool normal = (PetscBool)(f >= FLT_MIN && f <= FLT_MAX && ell >= FLT_MIN && ell <= FLT_MAX);
-      const PetscBool zero   = (PetscBool)((traces[i] > 0 && traces[j] > 0) || ell == 1); /* a zero trace takes the other's */
-      CHECK(normal && zero, "traces %g, %g gave the seed f %.9g, ell %.9g: not in single's normal range, or a zero trace not the other's", traces[i], traces[j], (double)f, (double)ell);
+      const PetscBool zero   = (PetscBool)((traces[i] > 0 && traces[j] > 0) ||
+                                         ell == 1); /* a zero trace takes the other's */
+      CHECK(normal && zero,
+            "traces %g, %g gave the seed f %.9g, ell %.9g: not in single's normal range, or a zero trace not the "
+            "other's",
+            traces[i], traces[j], (double)f, (double)ell);
       CCPMetric m;
       ccp_kernel_metric_of(6, 1, traces[i], traces[j], &m);
       const double eps = 4 * DBL_EPSILON;
-      const double e1 = fabs(m.f * m.inv_f - 1), e2 = fabs(m.t * m.inv_t - 1), e3 = fabs(m.ell * m.il - 1), e4 = fabs(m.ell * m.ell * m.f / m.t - 1);
-      CHECK(m.f == f && m.ell == ell, "traces %g, %g: the metric (f %.17g, ell %.17g) is not its seed's", traces[i], traces[j], m.f, m.ell);
-      CHECK(e1 <= eps && e2 <= eps && e3 <= eps && e4 <= eps, "traces %g, %g: inconsistent metric (f inv_f - 1 = %.1e, t inv_t - 1 = %.1e, ell il - 1 = %.1e, ell^2 f / t - 1 = %.1e)", traces[i], traces[j], e1, e2, e3, e4);
+      const double e1 = fabs(m.f * m.inv_f - 1), e2 = fabs(m.t * m.inv_t - 1), e3 = fabs(m.ell * m.il - 1),
+                   e4 = fabs(m.ell * m.ell * m.f / m.t - 1);
+      CHECK(m.f == f && m.ell == ell, "traces %g, %g: the metric (f %.17g, ell %.17g) is not its seed's", traces[i],
+            traces[j], m.f, m.ell);
+      CHECK(e1 <= eps && e2 <= eps && e3 <= eps && e4 <= eps,
+            "traces %g, %g: inconsistent metric (f inv_f - 1 = %.1e, t inv_t - 1 = %.1e, ell il - 1 = %.1e, ell^2 f / "
+            "t - 1 = %.1e)",
+            traces[i], traces[j], e1, e2, e3, e4);
       cases++;
     }
   float f, ell;
   ccp_kernel_metric_seed(traces[0], traces[1], &f, &ell);
   printf("  metric seed: %d pairs of traces checked; f = 3 / %.17g = %.17g in single\n", cases, traces[0], (double)f);
-  CHECK(f == ccp_single(3 / traces[0]) && ell == ccp_single(sqrt(traces[0] / traces[1])), "the seed of traces %g, %g is not their f and ell rounded to single", traces[0], traces[1]);
+  CHECK(f == ccp_single(3 / traces[0]) && ell == ccp_single(sqrt(traces[0] / traces[1])),
+        "the seed of traces %g, %g is not their f and ell rounded to single", traces[0], traces[1]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -491,7 +544,8 @@ int main(int argc, char **argv)
   PetscCall(compare(40, 63, 6, "6-dof, 63 contacts"));
   PetscCall(compare(3, 1, 6, "6-dof, 1 contact"));
   PetscCall(compare(300, 500, 0, "mixed, 500 contacts"));
-  PetscCall(PetscOptionsSetValue(NULL, "-ccp_jacobi_lambda", "0.7")); /* the sweep's instantiation with a relaxation multiply */
+  PetscCall(
+    PetscOptionsSetValue(NULL, "-ccp_jacobi_lambda", "0.7")); /* the sweep's instantiation with a relaxation multiply */
   PetscCall(compare(40, 61, 0, "mixed, 61, lambda 0.7"));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_jacobi_lambda"));
   PetscCall(compare_apgd_paths(40, 61, 0, "mixed, 61 contacts"));
@@ -500,7 +554,8 @@ int main(int argc, char **argv)
   PetscCall(check_layout(40, 62, 3, CCP_BLOCK3_BYTES, "3-dof layout"));
   PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout"));
   PetscCall(check_layout(40, 63, 6, sizeof(CCPBlock), "6-dof layout"));
-  PetscCall(check_layout(3, 1, 3, CCP_BLOCK3_BYTES, "3-dof layout, 1 contact")); /* longer than P->gamma: all in the tail but 6 */
+  PetscCall(check_layout(3, 1, 3, CCP_BLOCK3_BYTES,
+                         "3-dof layout, 1 contact")); /* longer than P->gamma: all in the tail but 6 */
   PetscCall(check_layout(3, 1, 6, sizeof(CCPBlock), "6-dof layout, 1 contact"));
   PetscCall(check_rounded_frames());
   PetscCall(check_metric_seed());

@@ -36,9 +36,9 @@ static const char *const NAMES[3] = {"jacobi", "gauss-seidel", "apgd"};
 /* ---------------------------------------------------------------- problem building */
 
 typedef struct {
-  PetscInt nbodies, ncontacts, cap;
-  double  *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
-  Contact *contact;
+  PetscInt         nbodies, ncontacts, cap;
+  double          *inv_mass, *inv_inertia, *vel_free, *vel, *gamma;
+  Contact         *contact;
   CCPContactTerms *terms;
 } Sys;
 
@@ -48,7 +48,8 @@ static PetscErrorCode SysCreate(Sys *S, PetscInt nbodies, PetscInt cap)
   S->nbodies   = nbodies;
   S->ncontacts = 0;
   S->cap       = cap;
-  PetscCall(PetscCalloc5(nbodies, &S->inv_mass, 6 * nbodies, &S->inv_inertia, 6 * nbodies, &S->vel_free, 6 * nbodies, &S->vel, 6 * cap, &S->gamma));
+  PetscCall(PetscCalloc5(nbodies, &S->inv_mass, 6 * nbodies, &S->inv_inertia, 6 * nbodies, &S->vel_free, 6 * nbodies,
+                         &S->vel, 6 * cap, &S->gamma));
   PetscCall(PetscCalloc2(cap, &S->contact, cap, &S->terms));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -72,7 +73,8 @@ static void sys_sphere(Sys *S, PetscInt j, const double v[6])
 }
 
 /* 3-dof with rho = sigma = 0, else 6-dof (contact_dof) */
-static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra[3], const double rb[3], double phi, double mu, double rho, double sigma, double c_lin)
+static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra[3], const double rb[3], double phi,
+                        double mu, double rho, double sigma, double c_lin)
 {
   CCPContactTerms *t = &S->terms[S->ncontacts];
   Contact         *c = &S->contact[S->ncontacts++];
@@ -88,13 +90,21 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
   c->rho   = rho;
   c->sigma = sigma;
   t->bn    = PetscMax(phi / H, -V_RECOVER);
-  t->c_lin = c_lin; /* the torque rows get c_lin / |rb|^2: contact_c_rot */
+  t->c_lin = c_lin;        /* the torque rows get c_lin / |rb|^2: contact_c_rot */
   ccp_single_inputs(c, t); /* the dense reference solves the problem the packed layout holds */
 }
 
 static CCPProblem sys_problem(Sys *S)
 {
-  CCPProblem P = {.nbodies = S->nbodies, .inv_mass = S->inv_mass, .inv_inertia = S->inv_inertia, .vel_free = S->vel_free, .vel = S->vel, .ncontacts = S->ncontacts, .contact = S->contact, .gamma = S->gamma, .terms = S->terms};
+  CCPProblem P = {.nbodies     = S->nbodies,
+                  .inv_mass    = S->inv_mass,
+                  .inv_inertia = S->inv_inertia,
+                  .vel_free    = S->vel_free,
+                  .vel         = S->vel,
+                  .ncontacts   = S->ncontacts,
+                  .contact     = S->contact,
+                  .gamma       = S->gamma,
+                  .terms       = S->terms};
   return P;
 }
 
@@ -127,21 +137,24 @@ static PetscErrorCode build_lattice(Sys *S, int nx, int ny, int nz, int dof, dou
       if (tree && (ix || iy)) continue;
       const int    j     = ix + nx * iy;
       const double ra[3] = {2 * RADIUS * ix, 2 * RADIUS * iy, 0}, rb[3] = {0, 0, -RADIUS};
-      const int    d     = dof ? dof : (urand() < 0.5 ? 3 : 6);
-      sys_contact(S, (int)wall, j, up, ra, rb, 0.05 * RADIUS * urand(), 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
+      const int    d = dof ? dof : (urand() < 0.5 ? 3 : 6);
+      sys_contact(S, (int)wall, j, up, ra, rb, 0.05 * RADIUS * urand(), 0.2 + 0.4 * urand(),
+                  d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
     }
   for (int iz = 0; iz < nz; iz++)
     for (int iy = 0; iy < ny; iy++)
       for (int ix = 0; ix < nx; ix++) {
         const int j = ix + nx * (iy + ny * iz), step[3] = {1, nx, nx * ny};
-        const int has[3] = {ix + 1 < nx && (!tree || (iz == 0 && iy == 0)), iy + 1 < ny && (!tree || iz == 0), iz + 1 < nz};
+        const int has[3] = {ix + 1 < nx && (!tree || (iz == 0 && iy == 0)), iy + 1 < ny && (!tree || iz == 0),
+                            iz + 1 < nz};
         for (int k = 0; k < 3; k++) {
           if (!has[k]) continue;
           double ra[3], rb[3];
           v3_scale(ra, RADIUS, ax[k]);
           v3_scale(rb, -RADIUS, ax[k]);
           const int d = dof ? dof : (urand() < 0.5 ? 3 : 6);
-          sys_contact(S, j, j + step[k], ax[k], ra, rb, 0.05 * RADIUS * urand(), 0.2 + 0.4 * urand(), d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
+          sys_contact(S, j, j + step[k], ax[k], ra, rb, 0.05 * RADIUS * urand(), 0.2 + 0.4 * urand(),
+                      d == 6 ? 0.002 * urand() : 0, d == 6 ? 0.002 * urand() : 0, compliance / MASS);
         }
       }
   sys_prepare(S);
@@ -214,7 +227,8 @@ static double dist_vel(const Sys *S, const double *ref)
 }
 
 /* Solve with every method at tolerance tol and compare with (gamma*, v*). */
-static PetscErrorCode check_all_methods(Sys *S, const char *name, double tol, PetscInt max_it, const double *gref, const double *vref, double ref_res)
+static PetscErrorCode check_all_methods(Sys *S, const char *name, double tol, PetscInt max_it, const double *gref,
+                                        const double *vref, double ref_res)
 {
   Bound B;
 
@@ -228,7 +242,8 @@ static PetscErrorCode check_all_methods(Sys *S, const char *name, double tol, Pe
     for (PetscInt k = 0; k < 6 * S->ncontacts; k++) S->gamma[k] = 0;
     PetscCall(run(S, (SolverType)t, tol, max_it, &st));
     const double dg = dist_gamma(S, gref), dv = dist_vel(S, vref);
-    printf("  %-22s %-12s it %6" PetscInt_FMT " res %.1e  |gamma-ref| %.1e (bound %.1e)  |v-ref| %.1e (bound %.1e)\n", name, NAMES[t], st.iterations, st.res_max, dg, eg, dv, ev);
+    printf("  %-22s %-12s it %6" PetscInt_FMT " res %.1e  |gamma-ref| %.1e (bound %.1e)  |v-ref| %.1e (bound %.1e)\n",
+           name, NAMES[t], st.iterations, st.res_max, dg, eg, dv, ev);
     CHECK(st.converged && st.res_max <= tol, "%s/%s: not converged (res %g, tol %g)", name, NAMES[t], st.res_max, tol);
     CHECK(dg <= eg, "%s/%s: |gamma - ref| = %g > bound %g", name, NAMES[t], dg, eg);
     CHECK(dv <= ev, "%s/%s: |v - ref| = %g > bound %g", name, NAMES[t], dv, ev);
@@ -285,7 +300,7 @@ static PetscErrorCode test_resting(void)
   for (int dof = 3; dof <= 6; dof += 3) {
     Sys          S;
     const double zero[6] = {0}, F[3] = {0, 0, MASS * GRAV * H};
-    double       gref[6], vref[12] = {0};
+    double       gref[6], vref[12]   = {0};
     PetscCall(sphere_on_floor(&S, NULL, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0)); /* 0.0078 m */
     frame_impulse(&S, F, zero, gref);
     PetscCall(check_all_methods(&S, dof == 3 ? "resting 3-dof" : "resting 6-dof", 1e-10, 10000, gref, vref, 0));
@@ -308,23 +323,27 @@ static PetscErrorCode test_sliding(void)
   const double gn = MASS * (GRAV * H + mu * u0) / (1 + k * mu * mu);
 
   PetscFunctionBeginUser;
-  printf("(2) sphere sliding at 1 m/s on a plane, mu = %g: relaxed-CCP answer gn = %.6f (m g h = %.6f), gt = mu gn\n", mu, gn, MASS * GRAV * H);
+  printf("(2) sphere sliding at 1 m/s on a plane, mu = %g: relaxed-CCP answer gn = %.6f (m g h = %.6f), gt = mu gn\n",
+         mu, gn, MASS * GRAV * H);
   for (int dof = 3; dof <= 6; dof += 3) {
     Sys          S;
     const double v0[6] = {u0, 0, 0, 0, 0, 0}, zero[3] = {0}, F[3] = {-mu * gn, 0, gn};
     double       gref[6], vref[12] = {0};
-    const double r     = dof == 6 ? 1e-12 : 0;
+    const double r = dof == 6 ? 1e-12 : 0;
     PetscCall(sphere_on_floor(&S, v0, mu, r, r));
     frame_impulse(&S, F, zero, gref);
     vref[0] = u0 - mu * gn / MASS;
     vref[2] = gn / MASS - GRAV * H;
     vref[4] = RADIUS * mu * gn / INERTIA;
-    CHECK(fabs(vref[2] - mu * (vref[0] - RADIUS * vref[4])) < 1e-14, "sliding reference inconsistent"); /* u_n = mu u_t */
-    PetscCall(check_all_methods(&S, dof == 3 ? "sliding 3-dof" : "sliding 6-dof r=s=1e-12", 1e-10, 10000, gref, vref, 0));
+    CHECK(fabs(vref[2] - mu * (vref[0] - RADIUS * vref[4])) < 1e-14,
+          "sliding reference inconsistent"); /* u_n = mu u_t */
+    PetscCall(
+      check_all_methods(&S, dof == 3 ? "sliding 3-dof" : "sliding 6-dof r=s=1e-12", 1e-10, 10000, gref, vref, 0));
     double Fw[3], Tw[3];
     world_impulse(&S, Fw, Tw);
     /* direction and magnitude in world terms; 1e-6 gn is far above the error bound printed above */
-    CHECK(Fw[0] < 0 && fabs(fabs(Fw[0]) - mu * Fw[2]) < 1e-6 * gn, "sliding: friction %g does not oppose the slip with |gt| = mu gn (%g)", Fw[0], mu * Fw[2]);
+    CHECK(Fw[0] < 0 && fabs(fabs(Fw[0]) - mu * Fw[2]) < 1e-6 * gn,
+          "sliding: friction %g does not oppose the slip with |gt| = mu gn (%g)", Fw[0], mu * Fw[2]);
     PetscCall(SysDestroy(&S));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -342,7 +361,8 @@ static PetscErrorCode test_spinning(void)
   double       gref[6], vref[12] = {0};
 
   PetscFunctionBeginUser;
-  printf("(3) sphere spinning at %g rad/s on a plane, sigma = %g m: tn = -sigma gn, gn = %.6f (m g h = %.6f)\n", w0, sigma, gn, MASS * GRAV * H);
+  printf("(3) sphere spinning at %g rad/s on a plane, sigma = %g m: tn = -sigma gn, gn = %.6f (m g h = %.6f)\n", w0,
+         sigma, gn, MASS * GRAV * H);
   PetscCall(sphere_on_floor(&S, v0, mu, rho, sigma));
   frame_impulse(&S, F, T, gref);
   vref[5] = w0 - sigma * gn / INERTIA;
@@ -362,7 +382,8 @@ static PetscErrorCode build_stack(Sys *S, int K, int dof)
   PetscCall(SysCreate(S, K + 1, K));
   for (int j = 0; j < K; j++) sys_sphere(S, j, NULL);
   sys_contact(S, K, 0, up, origin, rb, 0, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0, 0);
-  for (int j = 0; j + 1 < K; j++) sys_contact(S, j, j + 1, up, ra, rb, 0, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0, 0);
+  for (int j = 0; j + 1 < K; j++)
+    sys_contact(S, j, j + 1, up, ra, rb, 0, 0.5, dof == 6 ? 0x1p-7 : 0, dof == 6 ? 0x1p-7 : 0, 0);
   sys_prepare(S);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -386,7 +407,8 @@ static PetscErrorCode test_stack(void)
       PetscCall(run(&S, (SolverType)t, 1e-4, 200000, &st4));
       for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
       PetscCall(run(&S, (SolverType)t, 1e-6, 200000, &st6));
-      printf("  stack %d-dof %-12s iterations to 1e-4: %6" PetscInt_FMT ", to 1e-6: %6" PetscInt_FMT "\n", dof, NAMES[t], st4.iterations, st6.iterations);
+      printf("  stack %d-dof %-12s iterations to 1e-4: %6" PetscInt_FMT ", to 1e-6: %6" PetscInt_FMT "\n", dof,
+             NAMES[t], st4.iterations, st6.iterations);
       CHECK(st4.converged && st6.converged, "stack/%s did not reach 1e-4 / 1e-6", NAMES[t]);
     }
     PetscCall(SysDestroy(&S));
@@ -421,8 +443,8 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
     }
     double uphill = 0;
     for (PetscInt i = 0; i < S->ncontacts; i++) {
-      const Contact         *c = &S->contact[i];
-      const CCPContactTerms *t = &S->terms[i];
+      const Contact         *c    = &S->contact[i];
+      const CCPContactTerms *t    = &S->terms[i];
       double                 z[6] = {0};
       for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) z[j - d.col[i]] = y[j] - t->eta / lmax * g[j];
       ccp_project(c, t, z);
@@ -443,8 +465,8 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
     if (it % 50 == 0) { /* dense GUIDE residual of x */
       res = 0;
       for (PetscInt i = 0; i < S->ncontacts; i++) {
-        const Contact         *c = &S->contact[i];
-        const CCPContactTerms *t = &S->terms[i];
+        const Contact         *c     = &S->contact[i];
+        const CCPContactTerms *t     = &S->terms[i];
         double                 gi[6] = {0}, xi[6] = {0}, z[6];
         for (PetscInt j = d.col[i]; j < d.col[i + 1]; j++) {
           double s = d.r[j];
@@ -469,7 +491,9 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
     vref[r] = s;
   }
   *res_out = res;
-  printf("  dense reference: %" PetscInt_FMT " unknowns, lambda(N') in [%.2e, %.2e], %" PetscInt_FMT " iterations, residual %.1e\n", nx, lmin, lmax, it, res);
+  printf("  dense reference: %" PetscInt_FMT " unknowns, lambda(N') in [%.2e, %.2e], %" PetscInt_FMT
+         " iterations, residual %.1e\n",
+         nx, lmin, lmax, it, res);
   PetscCall(PetscFree4(x, xp, y, g));
   PetscCall(DenseCCPDestroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -487,7 +511,8 @@ static PetscErrorCode test_random_unique(void)
     PetscCall(build_lattice(&S, 2, 2, 3, 0, tree ? 0 : 0.05, (PetscBool)tree));
     PetscCall(PetscMalloc2(6 * S.ncontacts, &gref, 6 * S.nbodies, &vref));
     PetscCall(dense_reference(&S, gref, vref, &rres));
-    PetscCall(check_all_methods(&S, tree ? "comb, no compliance" : "lattice, compliance", 1e-9, 400000, gref, vref, rres));
+    PetscCall(
+      check_all_methods(&S, tree ? "comb, no compliance" : "lattice, compliance", 1e-9, 400000, gref, vref, rres));
     PetscCall(PetscFree2(gref, vref));
     PetscCall(SysDestroy(&S));
   }
@@ -503,16 +528,18 @@ static PetscErrorCode test_random_unique(void)
  * are printed (no bound: N is singular). */
 static PetscErrorCode test_random_vi(void)
 {
-  Sys        S;
-  DenseCCP   d;
-  double    *vel[3];
+  Sys          S;
+  DenseCCP     d;
+  double      *vel[3];
   const double tol = 1e-9;
 
   PetscFunctionBeginUser;
   PetscCall(build_lattice(&S, 2, 2, 3, 0, 0, PETSC_FALSE));
   CCPProblem P = sys_problem(&S);
   PetscCall(DenseCCPCreate(&P, &d));
-  printf("  lattice, no compliance: %" PetscInt_FMT " contacts, %" PetscInt_FMT " unknowns for %" PetscInt_FMT " body dofs (N singular)\n", S.ncontacts, d.nx, 6 * (S.nbodies - 1));
+  printf("  lattice, no compliance: %" PetscInt_FMT " contacts, %" PetscInt_FMT " unknowns for %" PetscInt_FMT
+         " body dofs (N singular)\n",
+         S.ncontacts, d.nx, 6 * (S.nbodies - 1));
   for (int t = 0; t < 3; t++) {
     CCPSolveStats st;
     double        worst_dual = 0, worst_cone = 0, worst_comp = 0;
@@ -522,29 +549,35 @@ static PetscErrorCode test_random_vi(void)
     PetscCall(PetscArraycpy(vel[t], S.vel, 6 * S.nbodies));
     CHECK(st.converged, "VI lattice/%s: not converged (res %g)", NAMES[t], st.res_max);
     for (PetscInt i = 0; i < S.ncontacts; i++) {
-      const Contact *c = &S.contact[i];
-      const double  *x = S.gamma + 6 * i;
+      const Contact *c    = &S.contact[i];
+      const double  *x    = S.gamma + 6 * i;
       double         u[6] = {0}, un = 0, xn = 0, dot = 0;
       for (int k = 0; k < contact_dof(c); k++) {
         double s = d.r[d.col[i] + k];
         for (PetscInt j = 0; j < S.ncontacts; j++)
-          for (int q = 0; q < contact_dof(&S.contact[j]); q++) s += d.N[(d.col[i] + k) * d.nx + d.col[j] + q] * S.gamma[6 * j + q];
+          for (int q = 0; q < contact_dof(&S.contact[j]); q++)
+            s += d.N[(d.col[i] + k) * d.nx + d.col[j] + q] * S.gamma[6 * j + q];
         u[k] = s;
         un += s * s;
         xn += x[k] * x[k];
         dot += s * x[k];
       }
       const double viol = c->mu * hypot(u[1], u[2]) + c->rho * hypot(u[4], u[5]) + c->sigma * fabs(u[3]) - u[0];
-      const double cone = PetscMax(PetscMax(hypot(x[1], x[2]) - c->mu * x[0], hypot(x[4], x[5]) - c->rho * x[0]), fabs(x[3]) - c->sigma * x[0]);
+      const double cone = PetscMax(PetscMax(hypot(x[1], x[2]) - c->mu * x[0], hypot(x[4], x[5]) - c->rho * x[0]),
+                                   fabs(x[3]) - c->sigma * x[0]);
       worst_dual        = PetscMax(worst_dual, viol / ((1 + c->mu + c->rho + c->sigma) * tol));
       worst_cone        = PetscMax(worst_cone, PetscMax(cone, -x[0]));
       worst_comp        = PetscMax(worst_comp, fabs(dot) / (tol * (S.terms[i].eta * (sqrt(un) + tol) + sqrt(xn))));
     }
-    printf("  VI lattice %-12s it %6" PetscInt_FMT " res %.1e: dual-cone violation %.2f of bound, cone violation %.1e, complementarity %.2f of bound\n", NAMES[t], st.iterations, st.res_max, worst_dual, worst_cone, worst_comp);
-    CHECK(worst_dual <= 1 && worst_cone <= 1e-12 && worst_comp <= 1, "VI lattice/%s: optimality conditions violated (%g, %g, %g)", NAMES[t], worst_dual, worst_cone, worst_comp);
+    printf("  VI lattice %-12s it %6" PetscInt_FMT
+           " res %.1e: dual-cone violation %.2f of bound, cone violation %.1e, complementarity %.2f of bound\n",
+           NAMES[t], st.iterations, st.res_max, worst_dual, worst_cone, worst_comp);
+    CHECK(worst_dual <= 1 && worst_cone <= 1e-12 && worst_comp <= 1,
+          "VI lattice/%s: optimality conditions violated (%g, %g, %g)", NAMES[t], worst_dual, worst_cone, worst_comp);
   }
   double spread = 0;
-  for (PetscInt k = 0; k < 6 * S.nbodies; k++) spread = PetscMax(spread, PetscMax(fabs(vel[0][k] - vel[2][k]), fabs(vel[1][k] - vel[2][k])));
+  for (PetscInt k = 0; k < 6 * S.nbodies; k++)
+    spread = PetscMax(spread, PetscMax(fabs(vel[0][k] - vel[2][k]), fabs(vel[1][k] - vel[2][k])));
   printf("  VI lattice: largest velocity difference between methods %.1e m/s (not asserted: N singular)\n", spread);
   for (int t = 0; t < 3; t++) PetscCall(PetscFree(vel[t]));
   PetscCall(DenseCCPDestroy(&d));
@@ -585,11 +618,14 @@ static PetscErrorCode test_jammed(void)
       PetscCall(run(&S, (SolverType)t, 1e-6, 3000, &st));
       for (PetscInt k = 0; k < 6 * S.ncontacts; k++) gmax = PetscMax(gmax, fabs(S.gamma[k]));
       for (PetscInt k = 0; k < 6 * S.nbodies; k++) vmax = PetscMax(vmax, fabs(S.vel[k]));
-      printf("  jammed %d-dof %-12s it %5" PetscInt_FMT " converged %d res max %.3e rms %.3e (>= %.3e) max|gamma| %.2e max|v| %.2e\n", dof, NAMES[t], st.iterations, (int)st.converged, st.res_max, st.res_rms, floor_res, gmax, vmax);
+      printf("  jammed %d-dof %-12s it %5" PetscInt_FMT
+             " converged %d res max %.3e rms %.3e (>= %.3e) max|gamma| %.2e max|v| %.2e\n",
+             dof, NAMES[t], st.iterations, (int)st.converged, st.res_max, st.res_rms, floor_res, gmax, vmax);
       CHECK(all_finite(&S) && isfinite(st.res_max), "jammed/%s: non-finite result", NAMES[t]);
       CHECK(!st.converged, "jammed/%s: claims convergence on an unsolvable step", NAMES[t]);
       /* the lower bound holds for any gamma; 1e-12 relative for rounding */
-      CHECK(st.res_rms >= floor_res * (1 - 1e-12), "jammed/%s: RMS residual %g below the provable floor %g", NAMES[t], st.res_rms, floor_res);
+      CHECK(st.res_rms >= floor_res * (1 - 1e-12), "jammed/%s: RMS residual %g below the provable floor %g", NAMES[t],
+            st.res_rms, floor_res);
     }
     PetscCall(SysDestroy(&S));
   }
@@ -611,11 +647,15 @@ static PetscErrorCode test_jacobi_divergence(void)
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_jacobi_omega", "5"));
   PetscCall(run(&S, SOLVER_JACOBI, 1e-8, 100000, &st));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_jacobi_omega"));
-  printf("  it %" PetscInt_FMT " converged %d res %.3e (warm start %.3e)\n", st.iterations, (int)st.converged, st.res_max, GRAV * H);
+  printf("  it %" PetscInt_FMT " converged %d res %.3e (warm start %.3e)\n", st.iterations, (int)st.converged,
+         st.res_max, GRAV * H);
   CHECK(all_finite(&S) && isfinite(st.res_max), "diverging Jacobi returned non-finite values");
-  CHECK(!st.converged && st.iterations < 100000, "diverging Jacobi: converged %d after %" PetscInt_FMT " iterations: the divergence was not detected", (int)st.converged, st.iterations);
+  CHECK(!st.converged && st.iterations < 100000,
+        "diverging Jacobi: converged %d after %" PetscInt_FMT " iterations: the divergence was not detected",
+        (int)st.converged, st.iterations);
   /* 1e-12 relative: rounding of the residual of the same iterate */
-  CHECK(st.res_max <= GRAV * H * (1 + 1e-12), "diverging Jacobi returned residual %g, worse than the warm start's %g", st.res_max, GRAV * H);
+  CHECK(st.res_max <= GRAV * H * (1 + 1e-12), "diverging Jacobi returned residual %g, worse than the warm start's %g",
+        st.res_max, GRAV * H);
   PetscCall(SysDestroy(&S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -641,11 +681,17 @@ static PetscErrorCode test_apgd_checks(void)
     PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_check_interval", "1000"));
     PetscCall(run(&S, SOLVER_APGD, 1e-6, 100000, &near_tol));
     PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_check_interval"));
-    printf("  stack %d-dof: iterations to 1e-6 m/s %" PetscInt_FMT " (every), %" PetscInt_FMT " (default), %" PetscInt_FMT " (only near the tolerance)\n", dof, every.iterations, dflt.iterations,
-           near_tol.iterations);
-    CHECK(every.converged && dflt.converged && near_tol.converged, "APGD with sparse checks did not converge on the %d-dof stack", dof);
-    CHECK(dflt.iterations >= every.iterations && dflt.iterations < every.iterations + 4, "APGD default checks: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each", dflt.iterations, every.iterations);
-    CHECK(near_tol.iterations >= every.iterations && near_tol.iterations < every.iterations + 4, "APGD checking near the tolerance only: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each", near_tol.iterations, every.iterations);
+    printf("  stack %d-dof: iterations to 1e-6 m/s %" PetscInt_FMT " (every), %" PetscInt_FMT
+           " (default), %" PetscInt_FMT " (only near the tolerance)\n",
+           dof, every.iterations, dflt.iterations, near_tol.iterations);
+    CHECK(every.converged && dflt.converged && near_tol.converged,
+          "APGD with sparse checks did not converge on the %d-dof stack", dof);
+    CHECK(dflt.iterations >= every.iterations && dflt.iterations < every.iterations + 4,
+          "APGD default checks: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each", dflt.iterations,
+          every.iterations);
+    CHECK(near_tol.iterations >= every.iterations && near_tol.iterations < every.iterations + 4,
+          "APGD checking near the tolerance only: %" PetscInt_FMT " iterations vs %" PetscInt_FMT " checking each",
+          near_tol.iterations, every.iterations);
     PetscCall(SysDestroy(&S));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -667,15 +713,23 @@ static PetscErrorCode test_passes(void)
     PetscCall(build_stack(&S, 10, 6));
     PetscCall(run(&S, (SolverType)t, 1e-6, 2000, &st));
     printf("  %-12s %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", NAMES[t], st.iterations, st.passes);
-    if (t != SOLVER_APGD) CHECK(st.passes == st.iterations, "%s: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (one each)", NAMES[t], st.passes, st.iterations);
+    if (t != SOLVER_APGD)
+      CHECK(st.passes == st.iterations, "%s: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (one each)",
+            NAMES[t], st.passes, st.iterations);
     else {
-      CHECK(st.passes >= st.iterations, "APGD: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (at least one each)", st.passes, st.iterations);
+      CHECK(st.passes >= st.iterations,
+            "APGD: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations (at least one each)", st.passes,
+            st.iterations);
       for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
       PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.094947017729282e-13"));
       PetscCall(run(&S, SOLVER_APGD, 1e-6, 2000, &low));
       PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
-      printf("  apgd from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations, low.passes);
-      CHECK(low.passes >= low.iterations + 10, "APGD from L0 = 2^-40: %" PetscInt_FMT " passes for %" PetscInt_FMT " iterations: the rejected steps were not counted", low.passes, low.iterations);
+      printf("  apgd from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", low.iterations,
+             low.passes);
+      CHECK(low.passes >= low.iterations + 10,
+            "APGD from L0 = 2^-40: %" PetscInt_FMT " passes for %" PetscInt_FMT
+            " iterations: the rejected steps were not counted",
+            low.passes, low.iterations);
       /* the default backtracking growth is 4 (ccp/solver.c: fewer passes than 2 on settled piles):
        * the same solve with -ccp_apgd_lipschitz_grow 4 is the same, with 2 it backtracks more */
       CCPSolveStats grown[2];
@@ -687,10 +741,15 @@ static PetscErrorCode test_passes(void)
         PetscCall(run(&S, SOLVER_APGD, 1e-6, 2000, &grown[g]));
         PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_grow"));
         PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
-        printf("  apgd from L0 = 2^-40, growth %s: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", grow[g], grown[g].iterations, grown[g].passes);
+        printf("  apgd from L0 = 2^-40, growth %s: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", grow[g],
+               grown[g].iterations, grown[g].passes);
       }
-      CHECK(grown[0].passes == low.passes && grown[0].iterations == low.iterations, "APGD: the default run (%" PetscInt_FMT " passes) is not the run with growth 4 (%" PetscInt_FMT ")", low.passes, grown[0].passes);
-      CHECK(grown[1].passes - grown[1].iterations > low.passes - low.iterations, "APGD: growth 2 backtracked %" PetscInt_FMT " times, not more than the default's %" PetscInt_FMT, grown[1].passes - grown[1].iterations, low.passes - low.iterations);
+      CHECK(grown[0].passes == low.passes && grown[0].iterations == low.iterations,
+            "APGD: the default run (%" PetscInt_FMT " passes) is not the run with growth 4 (%" PetscInt_FMT ")",
+            low.passes, grown[0].passes);
+      CHECK(grown[1].passes - grown[1].iterations > low.passes - low.iterations,
+            "APGD: growth 2 backtracked %" PetscInt_FMT " times, not more than the default's %" PetscInt_FMT,
+            grown[1].passes - grown[1].iterations, low.passes - low.iterations);
     }
     PetscCall(SysDestroy(&S));
   }
@@ -709,17 +768,22 @@ static PetscErrorCode test_edges(void)
     PetscCall(SysCreate(&S, 2, 1));
     sys_sphere(&S, 0, v0);
     PetscCall(run(&S, (SolverType)t, 1e-8, 100, &st));
-    CHECK(st.iterations == 0 && st.converged && st.res_max == 0 && S.vel[2] == S.vel_free[2] && S.vel[5] == S.vel_free[5], "%s: no contacts must give 0 iterations and v = v_free", NAMES[t]);
+    CHECK(st.iterations == 0 && st.converged && st.res_max == 0 && S.vel[2] == S.vel_free[2] &&
+            S.vel[5] == S.vel_free[5],
+          "%s: no contacts must give 0 iterations and v = v_free", NAMES[t]);
     PetscCall(SysDestroy(&S));
 
     /* resting sphere, warm start gn = m g h: g = -g h + gn / m = 0 to rounding (1e-15 m/s) */
     PetscCall(sphere_on_floor(&S, NULL, 0.5, 0, 0));
     S.gamma[0] = MASS * GRAV * H;
     PetscCall(run(&S, (SolverType)t, 1e-12, 100, &st));
-    CHECK(st.iterations == 0 && st.converged, "%s: exact warm start took %" PetscInt_FMT " iterations (converged %d, res %g)", NAMES[t], st.iterations, (int)st.converged, st.res_max);
+    CHECK(st.iterations == 0 && st.converged,
+          "%s: exact warm start took %" PetscInt_FMT " iterations (converged %d, res %g)", NAMES[t], st.iterations,
+          (int)st.converged, st.res_max);
     S.gamma[0] = 0;
     PetscCall(run(&S, (SolverType)t, 1e-12, 0, &st));
-    CHECK(st.iterations == 0 && !st.converged && fabs(st.res_max - GRAV * H) < 1e-15, "%s: max_it 0 must return the warm start (res %g, expected %g)", NAMES[t], st.res_max, GRAV * H);
+    CHECK(st.iterations == 0 && !st.converged && fabs(st.res_max - GRAV * H) < 1e-15,
+          "%s: max_it 0 must return the warm start (res %g, expected %g)", NAMES[t], st.res_max, GRAV * H);
     PetscCall(SysDestroy(&S));
   }
   {
@@ -733,7 +797,8 @@ static PetscErrorCode test_edges(void)
     PetscCall(CCPSolverSetFromOptions(s));
     PetscCall(CCPSolverGetType(s, &type));
     PetscCall(CCPSolverGetTolerance(s, &tol));
-    CHECK(type == SOLVER_GAUSS_SEIDEL && tol == 1e-7, "options did not override the scenario (type %d tol %g)", (int)type, tol);
+    CHECK(type == SOLVER_GAUSS_SEIDEL && tol == 1e-7, "options did not override the scenario (type %d tol %g)",
+          (int)type, tol);
     PetscCall(PetscOptionsClearValue(NULL, "-ccp_type"));
     PetscCall(PetscOptionsClearValue(NULL, "-ccp_tol"));
     const char *const bad[][2] = {{"-ccp_jacobi_lambda", "1.5"}, {"-ccp_apgd_check_interval", "0"}};
@@ -758,7 +823,9 @@ static PetscErrorCode bench(void)
   const int n = 17; /* 4913 spheres */
 
   PetscFunctionBeginUser;
-  printf("(10) timing: %d^3 sphere lattice, ~3 contacts per sphere, fixed 50 iterations (tol 0), ns per contact-iteration\n", n);
+  printf("(10) timing: %d^3 sphere lattice, ~3 contacts per sphere, fixed 50 iterations (tol 0), ns per "
+         "contact-iteration\n",
+         n);
   for (int dof = 3; dof <= 6; dof += 3) {
     Sys S;
     PetscCall(build_lattice(&S, n, n, n, dof, 0, PETSC_FALSE));
@@ -769,7 +836,8 @@ static PetscErrorCode bench(void)
       PetscCall(PetscTime(&t0));
       PetscCall(run(&S, (SolverType)t, 0, 50, &st));
       PetscCall(PetscTime(&t1));
-      printf("  %d-dof %-12s %" PetscInt_FMT " contacts: %5.1f ns (res after %" PetscInt_FMT " it: %.2e)\n", dof, NAMES[t], S.ncontacts, 1e9 * (t1 - t0) / ((double)S.ncontacts * st.iterations), st.iterations, st.res_max);
+      printf("  %d-dof %-12s %" PetscInt_FMT " contacts: %5.1f ns (res after %" PetscInt_FMT " it: %.2e)\n", dof,
+             NAMES[t], S.ncontacts, 1e9 * (t1 - t0) / ((double)S.ncontacts * st.iterations), st.iterations, st.res_max);
     }
     PetscCall(SysDestroy(&S));
   }

@@ -39,12 +39,15 @@ static const char pile[] =
   "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
   "  - {type: box, center: [-0.2, 0, 0.04], half_extents: [0.02, 0.15, 0.04], material: grit, velocity: [0.25, 0, 0]}\n"
   "fills:\n"
-  "  - {type: random, region: {min: [-0.1, -0.1, 0.01], max: [0.1, 0.1, 0.2]}, radius: 0.01, count: 300, seed: 3, material: grit}\n"
+  "  - {type: random, region: {min: [-0.1, -0.1, 0.01], max: [0.1, 0.1, 0.2]}, radius: 0.01, count: 300, seed: 3, "
+  "material: grit}\n"
   "output: {dir: out, snapshot_interval: 0.1}\n";
 
 static int RemoveEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-  (void)st; (void)flag; (void)ftw;
+  (void)st;
+  (void)flag;
+  (void)ftw;
   return remove(path);
 }
 
@@ -60,31 +63,45 @@ static void CompareSimulations(Simulation a, Simulation b)
   const BodyStore *x = SimulationBodies(a), *y = SimulationBodies(b);
   const double     ta = SimulationTime(a), tb = SimulationTime(b);
 
-  CHECK(SimulationStepCount(a) == SimulationStepCount(b) && !memcmp(&ta, &tb, sizeof(double)), "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", SimulationStepCount(a), SimulationTime(a), SimulationStepCount(b), SimulationTime(b));
-  CHECK(SimulationRemoved(a) == SimulationRemoved(b) && SimulationNextId(a) == SimulationNextId(b), "removed/next_id differ");
+  CHECK(SimulationStepCount(a) == SimulationStepCount(b) && !memcmp(&ta, &tb, sizeof(double)),
+        "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", SimulationStepCount(a),
+        SimulationTime(a), SimulationStepCount(b), SimulationTime(b));
+  CHECK(SimulationRemoved(a) == SimulationRemoved(b) && SimulationNextId(a) == SimulationNextId(b),
+        "removed/next_id differ");
   CHECK(x->n_owned == y->n_owned, "body counts differ: %" PetscInt_FMT " vs %" PetscInt_FMT, x->n_owned, y->n_owned);
   if (x->n_owned != y->n_owned) return;
-  /* Exact equality: the restart replays the same floating-point operations in the same order. */
-#define CMP_FIELD(type, name, width) CHECK(!memcmp(x->name, y->name, sizeof(type) * (width) * (size_t)x->n_owned), "body field %s differs after the restart", #name);
+    /* Exact equality: the restart replays the same floating-point operations in the same order. */
+#define CMP_FIELD(type, name, width) \
+  CHECK(!memcmp(x->name, y->name, sizeof(type) * (width) * (size_t)x->n_owned), \
+        "body field %s differs after the restart", #name);
   BODY_FIELDS(CMP_FIELD)
 #undef CMP_FIELD
-  CHECK(SimulationMemory(a)->n == SimulationMemory(b)->n, "contact memory sizes differ: %" PetscInt_FMT " vs %" PetscInt_FMT, SimulationMemory(a)->n, SimulationMemory(b)->n);
+  CHECK(SimulationMemory(a)->n == SimulationMemory(b)->n,
+        "contact memory sizes differ: %" PetscInt_FMT " vs %" PetscInt_FMT, SimulationMemory(a)->n,
+        SimulationMemory(b)->n);
   if (SimulationMemory(a)->n == SimulationMemory(b)->n) {
     int same_keys = 1;
     for (PetscInt i = 0; i < SimulationMemory(a)->n; i++)
-      same_keys &= SimulationMemory(a)->key[i].ida == SimulationMemory(b)->key[i].ida && SimulationMemory(a)->key[i].idb == SimulationMemory(b)->key[i].idb && SimulationMemory(a)->key[i].sub == SimulationMemory(b)->key[i].sub;
+      same_keys &= SimulationMemory(a)->key[i].ida == SimulationMemory(b)->key[i].ida &&
+                   SimulationMemory(a)->key[i].idb == SimulationMemory(b)->key[i].idb &&
+                   SimulationMemory(a)->key[i].sub == SimulationMemory(b)->key[i].sub;
     CHECK(same_keys, "contact memory keys differ");
-    CHECK(!memcmp(SimulationMemory(a)->gamma, SimulationMemory(b)->gamma, sizeof(double) * SimulationMemory(a)->width * SimulationMemory(a)->n), "contact memory records differ");
+    CHECK(!memcmp(SimulationMemory(a)->gamma, SimulationMemory(b)->gamma,
+                  sizeof(double) * SimulationMemory(a)->width * SimulationMemory(a)->n),
+          "contact memory records differ");
   }
-  for (int k = 0; k < SimulationScenario(a)->n_walls; k++) CHECK(!memcmp(SimulationWalls(a)[k].center, SimulationWalls(b)[k].center, 3 * sizeof(double)), "wall %d centre differs", k);
-  CHECK(SimulationLastStep(a)->keep_impulses == SimulationLastStep(b)->keep_impulses, "last keep_impulses flag differs");
+  for (int k = 0; k < SimulationScenario(a)->n_walls; k++)
+    CHECK(!memcmp(SimulationWalls(a)[k].center, SimulationWalls(b)[k].center, 3 * sizeof(double)),
+          "wall %d centre differs", k);
+  CHECK(SimulationLastStep(a)->keep_impulses == SimulationLastStep(b)->keep_impulses,
+        "last keep_impulses flag differs");
 }
 
 static PetscErrorCode CopyFile(const char *from, const char *to, long keep_bytes)
 {
-  FILE *in, *out;
-  char  buf[65536];
-  long  total = 0;
+  FILE  *in, *out;
+  char   buf[65536];
+  long   total = 0;
   size_t n;
 
   PetscFunctionBegin;
@@ -118,7 +135,8 @@ static PetscErrorCode FlipByte(const char *file, long offset)
   int   c;
 
   PetscFunctionBegin;
-  PetscCheck(fp && offset >= 0 && fseek(fp, offset, SEEK_SET) == 0 && (c = fgetc(fp)) != EOF, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot flip byte %ld of %s", offset, file);
+  PetscCheck(fp && offset >= 0 && fseek(fp, offset, SEEK_SET) == 0 && (c = fgetc(fp)) != EOF, PETSC_COMM_SELF,
+             PETSC_ERR_FILE_READ, "cannot flip byte %ld of %s", offset, file);
   fseek(fp, offset, SEEK_SET);
   fputc(c ^ 0x10, fp);
   PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "close %s", file);
@@ -134,15 +152,16 @@ static PetscErrorCode SetVersion(const char *file, int32_t version)
   f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
   PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open %s", file);
   a = H5Aopen(f, "ccpdem_checkpoint_version", H5P_DEFAULT);
-  PetscCheck(a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &version) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot relabel %s", file);
+  PetscCheck(a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &version) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0,
+             PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot relabel %s", file);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The file must be refused: no simulation, a one-line message containing `expect`. */
 static PetscErrorCode ExpectRefused(const char *what, const char *file, const char *expect)
 {
-  Simulation sim = NULL;
-  char        err[SCENARIO_ERR_MAX] = "";
+  Simulation sim                   = NULL;
+  char       err[SCENARIO_ERR_MAX] = "";
 
   PetscFunctionBegin;
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
@@ -173,7 +192,8 @@ static int CountCheckpointFiles(const char *dir, int *temporaries)
 int main(int argc, char **argv)
 {
   Simulation ref, first, restarted = NULL;
-  char        dir[] = "/tmp/ccpdem_test_checkpoint_XXXXXX", path[PETSC_MAX_PATH_LEN], bad[PETSC_MAX_PATH_LEN + 32], err[SCENARIO_ERR_MAX] = "";
+  char       dir[] = "/tmp/ccpdem_test_checkpoint_XXXXXX", path[PETSC_MAX_PATH_LEN], bad[PETSC_MAX_PATH_LEN + 32],
+       err[SCENARIO_ERR_MAX] = "";
   struct stat st;
   int         tmps, unconverged = 0, decayed = 0;
 
@@ -192,14 +212,19 @@ int main(int argc, char **argv)
     unconverged += !SimulationLastStep(ref)->converged;
     decayed += !SimulationLastStep(ref)->keep_impulses;
   }
-  printf("reference: 200 steps, %d not converged, %d decayed, %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered\n", unconverged, decayed, SimulationBodies(ref)->n_owned, SimulationMemory(ref)->n);
+  printf("reference: 200 steps, %d not converged, %d decayed, %" PetscInt_FMT " bodies, %" PetscInt_FMT
+         " contacts remembered\n",
+         unconverged, decayed, SimulationBodies(ref)->n_owned, SimulationMemory(ref)->n);
   CHECK(decayed > 20, "only %d steps decayed their warm start: the decay path is not exercised", decayed);
   PetscCall(Steps(first, 100));
-  CHECK(!SimulationLastStep(first)->keep_impulses, "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
+  CHECK(!SimulationLastStep(first)->keep_impulses,
+        "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
   PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path)));
   CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
-  printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT " contacts = %.1f bytes per sphere (contacts and scenario included)\n", path, (long long)st.st_size, SimulationBodies(first)->n_owned,
-         SimulationMemory(first)->n, (double)st.st_size / SimulationBodies(first)->n_owned);
+  printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT
+         " contacts = %.1f bytes per sphere (contacts and scenario included)\n",
+         path, (long long)st.st_size, SimulationBodies(first)->n_owned, SimulationMemory(first)->n,
+         (double)st.st_size / SimulationBodies(first)->n_owned);
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
   CHECK(restarted && !err[0], "SimulationCreateFromCheckpoint refused its own checkpoint: %s", err);
   if (restarted) {
@@ -240,7 +265,7 @@ int main(int argc, char **argv)
   /* format versions */
   {
     Simulation pour;
-    char        pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN];
+    char       pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN];
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
@@ -260,8 +285,11 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));
     PetscCall(PetscSNPrintf(p110, sizeof(p110), "%s/ckpt-000110.h5", ckdir));
     PetscCall(PetscSNPrintf(p120, sizeof(p120), "%s/ckpt-000120.h5", ckdir));
-    CHECK(CountCheckpointFiles(ckdir, &tmps) == 2 && tmps == 0, "expected exactly 2 checkpoints and no temporaries after keep=2 rotation, got %d and %d", CountCheckpointFiles(ckdir, &tmps), tmps);
-    CHECK(access(p110, F_OK) == 0 && access(p120, F_OK) == 0, "the newest two checkpoints (110, 120) are not the ones kept");
+    CHECK(CountCheckpointFiles(ckdir, &tmps) == 2 && tmps == 0,
+          "expected exactly 2 checkpoints and no temporaries after keep=2 rotation, got %d and %d",
+          CountCheckpointFiles(ckdir, &tmps), tmps);
+    CHECK(access(p110, F_OK) == 0 && access(p120, F_OK) == 0,
+          "the newest two checkpoints (110, 120) are not the ones kept");
   }
 
   PetscCall(SimulationDestroy(&ref));

@@ -47,12 +47,12 @@ static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 static uint64_t rng_u64(void)
 {
   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 static double urand(void) { return (double)(rng_u64() >> 11) * 0x1p-53; } /* [0, 1) */
-static double nrand(void)                                                  /* standard normal */
+static double nrand(void)                                                 /* standard normal */
 {
   const double u = 1.0 - urand(), v = urand();
   return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
@@ -65,8 +65,8 @@ static double random_coefficient(void) { return urand() < 0.25 ? 0.0 : pow10_uni
 /* The reaction set as blocks sharing component 0: 3-dof one block (1,2); 6-dof blocks (1,2) with
  * mu, (4,5) with rho, (3) with sigma. */
 typedef struct {
-  int dim, nblocks;
-  int start[3], len[3];
+  int         dim, nblocks;
+  int         start[3], len[3];
   const char *name;
 } Layout;
 static const Layout L3 = {3, 1, {1, 0, 0}, {2, 0, 0}, "3-dof"};
@@ -83,7 +83,10 @@ static ld block_norm(const Layout *L, int b, const ld v[])
   for (int k = 0; k < L->len[b]; k++) s += v[L->start[b] + k] * v[L->start[b] + k];
   return sqrtl(s);
 }
-static void to_ld(int dim, const double *a, ld *r) { for (int k = 0; k < dim; k++) r[k] = a[k]; }
+static void to_ld(int dim, const double *a, ld *r)
+{
+  for (int k = 0; k < dim; k++) r[k] = a[k];
+}
 static ld norm_ld(int dim, const ld *v)
 {
   ld s = 0;
@@ -103,14 +106,18 @@ static void reference_wedge(double mu, const ld x[3], ld out[3])
     for (int k = 0; k < 3; k++) out[k] = x[k];
     return;
   }
-  const ld c = 1 / sqrtl(1 + (ld)mu * mu);
-  ld qa = 0, qb = 0, fbest = 0; /* the apex */
+  const ld c  = 1 / sqrtl(1 + (ld)mu * mu);
+  ld       qa = 0, qb = 0, fbest = 0; /* the apex */
   for (int sgn = -1; sgn <= 1; sgn += 2) {
     const ld r0 = c, r1 = sgn * mu * c;
-    ld s = a * r0 + t * r1;
+    ld       s = a * r0 + t * r1;
     if (s < 0) s = 0;
     const ld ca = s * r0, cb = s * r1, f = ca * (ca - 2 * a) + cb * (cb - 2 * t);
-    if (f < fbest) { fbest = f; qa = ca; qb = cb; }
+    if (f < fbest) {
+      fbest = f;
+      qa    = ca;
+      qb    = cb;
+    }
   }
   out[0] = qa;
   out[1] = t > 0 ? x[1] * (qb / t) : 0;
@@ -139,26 +146,36 @@ static void reference_bisection(const Layout *L, const double c[3], const ld x[]
     hi += c[b] * n[b];
   }
   ld lo = 0;
-  if (hi <= 0) hi = 0;   /* the derivative at 0 is >= 0: the minimum is at y0 = 0 */
+  if (hi <= 0) hi = 0; /* the derivative at 0 is >= 0: the minimum is at y0 = 0 */
   for (int it = 0; it < 20000 && lo < hi; it++) {
     const ld mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
     ld d = mid - x[0];
     for (int b = 0; b < L->nblocks; b++)
       if (c[b] > 0 && n[b] > c[b] * mid) d -= c[b] * (n[b] - c[b] * mid);
-    if (d < 0) lo = mid; else hi = mid;
+    if (d < 0) lo = mid;
+    else hi = mid;
   }
   point_at(L, c, x, lo + (hi - lo) / 2, out);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
-enum { GENERAL, MIXED_SCALES, INSIDE, POLAR, NORMAL_CONE, EXTREME, EDGE, NCAT };
-static const char *cat_name[NCAT] = {"general 1e-8..1e8", "mixed scales", "inside/boundary",
-                                     "polar", "p + normal cone", "extreme 1e+-290", "edge cases"};
+enum {
+  GENERAL,
+  MIXED_SCALES,
+  INSIDE,
+  POLAR,
+  NORMAL_CONE,
+  EXTREME,
+  EDGE,
+  NCAT
+};
+static const char *cat_name[NCAT] = {"general 1e-8..1e8", "mixed scales",    "inside/boundary", "polar",
+                                     "p + normal cone",   "extreme 1e+-290", "edge cases"};
 
 typedef struct {
-  long n, fail;
-  double ref, exact, idem, viol, dual, compl;
+  long   n, fail;
+  double ref, exact, idem, viol, dual, compl ;
 } Stats;
 
 static void random_direction(int len, double *v)
@@ -166,7 +183,10 @@ static void random_direction(int len, double *v)
   double s;
   do {
     s = 0;
-    for (int k = 0; k < len; k++) { v[k] = nrand(); s += v[k] * v[k]; }
+    for (int k = 0; k < len; k++) {
+      v[k] = nrand();
+      s += v[k] * v[k];
+    }
   } while (s < 1e-20);
   s = sqrt(s);
   for (int k = 0; k < len; k++) v[k] /= s;
@@ -207,7 +227,7 @@ static int generate(int cat, const Layout *L, const double c[3], double x[], dou
   case INSIDE: {
     /* y0 = 0 sometimes (then only the apex); blocks inside or on the boundary (r = 1). */
     const double y0 = urand() < 1.0 / 16 ? 0 : pow10_uniform(-8, 8) * urand();
-    x[0] = y0;
+    x[0]            = y0;
     for (int b = 0; b < L->nblocks; b++) {
       const double r = urand() < 0.25 ? 1 : urand();
       random_direction(L->len[b], &x[L->start[b]]);
@@ -223,25 +243,31 @@ static int generate(int cat, const Layout *L, const double c[3], double x[], dou
     /* p in K with some blocks on their boundary; z = sum over boundary blocks of
      * lambda_i (-m_i, p_i/|p_i|) plus anything in zero-coefficient blocks: z is in the normal cone
      * of K at p (z in the polar, <z, p> = 0), so P(p + z) = p. */
-    const double s = pow10_uniform(-8, 8);
-    double z[6] = {0};
-    if (urand() < 1.0 / 8) {   /* p = apex: z any polar point */
+    const double s    = pow10_uniform(-8, 8);
+    double       z[6] = {0};
+    if (urand() < 1.0 / 8) { /* p = apex: z any polar point */
       memset(expect, 0, sizeof(double) * dim);
       random_polar(L, c, s, z);
     } else {
       const double y0 = s * (0.01 + urand());
-      expect[0] = y0;
+      expect[0]       = y0;
       for (int b = 0; b < L->nblocks; b++) {
         double *pb = &expect[L->start[b]], *zb = &z[L->start[b]];
         random_direction(L->len[b], pb);
-        if (c[b] == 0) {       /* p_i = 0, z_i free */
+        if (c[b] == 0) { /* p_i = 0, z_i free */
           const double sz = s * pow10_uniform(-2, 2);
-          for (int k = 0; k < L->len[b]; k++) { zb[k] = sz * pb[k]; pb[k] = 0; }
+          for (int k = 0; k < L->len[b]; k++) {
+            zb[k] = sz * pb[k];
+            pb[k] = 0;
+          }
         } else if (urand() < 0.6) { /* on the boundary, pushed outward */
           const double lambda = s * pow10_uniform(-3, 3) * urand();
-          for (int k = 0; k < L->len[b]; k++) { zb[k] = lambda * pb[k]; pb[k] *= c[b] * y0; }
+          for (int k = 0; k < L->len[b]; k++) {
+            zb[k] = lambda * pb[k];
+            pb[k] *= c[b] * y0;
+          }
           z[0] -= lambda * c[b];
-        } else {                  /* strictly inside */
+        } else { /* strictly inside */
           const double r = 0.999 * urand();
           for (int k = 0; k < L->len[b]; k++) pb[k] *= c[b] * y0 * r;
         }
@@ -255,12 +281,11 @@ static int generate(int cat, const Layout *L, const double c[3], double x[], dou
 }
 
 /* Project x, run every check, accumulate into st. Returns 0 when all checks pass. */
-static int check_point(const Layout *L, const double c[3], const double x[], const double *expect,
-                       Stats *st)
+static int check_point(const Layout *L, const double c[3], const double x[], const double *expect, Stats *st)
 {
   const int dim = L->dim;
-  double p[6], pp[6];
-  ld xl[6], pl[6], ref[6];
+  double    p[6], pp[6];
+  ld        xl[6], pl[6], ref[6];
   memcpy(p, x, sizeof(double) * dim);
   project(L, c, p);
   memcpy(pp, p, sizeof(double) * dim);
@@ -272,9 +297,10 @@ static int check_point(const Layout *L, const double c[3], const double x[], con
    * m_i |l_i| / (1 + sum m_i^2) with m_i >= 1e-3) reaches the subnormal range of double, whose
    * absolute spacing 4.9e-324 is then the best any implementation can do. x = 0 must give 0. */
   const ld scale = nx > 1e-300L ? nx : 1e-300L;
-  int bad = p[0] < 0; /* gn >= 0 exactly, at every scale */
+  int      bad   = p[0] < 0; /* gn >= 0 exactly, at every scale */
 
-  for (int k = 0; k < dim; k++) if (!isfinite(p[k]) || !isfinite(pp[k])) bad = 1;
+  for (int k = 0; k < dim; k++)
+    if (!isfinite(p[k]) || !isfinite(pp[k])) bad = 1;
 
   /* references */
   double e_ref = 0;
@@ -283,8 +309,12 @@ static int check_point(const Layout *L, const double c[3], const double x[], con
   for (int k = 0; k < dim; k++) e_ref = fmax(e_ref, (double)(fabsl(pl[k] - ref[k]) / scale));
   if (L->dim == 6) {
     int nnz = 0, which = 0;
-    for (int b = 0; b < 3; b++) if (c[b] > 0) { nnz++; which = b; }
-    if (nnz <= 1) {   /* one cone (or none): the 3-dof wedge on that block, all others zero */
+    for (int b = 0; b < 3; b++)
+      if (c[b] > 0) {
+        nnz++;
+        which = b;
+      }
+    if (nnz <= 1) { /* one cone (or none): the 3-dof wedge on that block, all others zero */
       ld x3[3] = {xl[0], 0, 0}, r3[3];
       for (int k = 0; k < L->len[which]; k++) x3[1 + k] = xl[L->start[which] + k];
       reference_wedge(c[which], x3, r3);
@@ -303,10 +333,14 @@ static int check_point(const Layout *L, const double c[3], const double x[], con
   /* membership, exact zeros, polar feasibility of z = x - p, complementarity */
   ld viol = -pl[0] > 0 ? -pl[0] : 0, dual = xl[0] - pl[0], csum = 1, zp = 0;
   ld z[6];
-  for (int k = 0; k < dim; k++) { z[k] = xl[k] - pl[k]; zp += z[k] * pl[k]; }
+  for (int k = 0; k < dim; k++) {
+    z[k] = xl[k] - pl[k];
+    zp += z[k] * pl[k];
+  }
   for (int b = 0; b < L->nblocks; b++) {
     if (c[b] == 0) {
-      for (int k = 0; k < L->len[b]; k++) if (p[L->start[b] + k] != 0) bad = 1;
+      for (int k = 0; k < L->len[b]; k++)
+        if (p[L->start[b] + k] != 0) bad = 1;
       continue;
     }
     const ld over = block_norm(L, b, pl) - (ld)c[b] * pl[0];
@@ -314,28 +348,32 @@ static int check_point(const Layout *L, const double c[3], const double x[], con
     dual += c[b] * block_norm(L, b, z);
     csum += c[b];
   }
-  const double e_viol = (double)(viol / scale);
-  const double e_dual = dual > 0 ? (double)(dual / (scale * csum)) : 0;
+  const double e_viol  = (double)(viol / scale);
+  const double e_dual  = dual > 0 ? (double)(dual / (scale * csum)) : 0;
   const double e_compl = (double)(fabsl(zp) / (scale * scale));
 
   if (nx == 0)
-    for (int k = 0; k < dim; k++) if (p[k] != 0) bad = 1;
+    for (int k = 0; k < dim; k++)
+      if (p[k] != 0) bad = 1;
   if (!(e_ref <= TOL_REF) || !(e_exact <= TOL_REF) || !(e_idem <= TOL_IDEM) || !(e_viol <= TOL_VIOL) ||
       !(e_dual <= TOL_KKT) || !(e_compl <= TOL_KKT))
     bad = 1;
 
   st->n++;
-  st->ref = fmax(st->ref, e_ref); st->exact = fmax(st->exact, e_exact);
-  st->idem = fmax(st->idem, e_idem); st->viol = fmax(st->viol, e_viol);
-  st->dual = fmax(st->dual, e_dual); st->compl = fmax(st->compl, e_compl);
+  st->ref   = fmax(st->ref, e_ref);
+  st->exact = fmax(st->exact, e_exact);
+  st->idem  = fmax(st->idem, e_idem);
+  st->viol  = fmax(st->viol, e_viol);
+  st->dual  = fmax(st->dual, e_dual);
+  st->compl = fmax(st->compl, e_compl);
   if (bad) {
     if (st->fail < 5) {
       printf("  FAIL %s c=(%.17g, %.17g, %.17g) x=", L->name, c[0], c[1], c[2]);
       for (int k = 0; k < dim; k++) printf(" %.17g", x[k]);
       printf("\n       p=");
       for (int k = 0; k < dim; k++) printf(" %.17g", p[k]);
-      printf("\n       ref/exact/idem/viol/dual/compl = %.3g %.3g %.3g %.3g %.3g %.3g\n", e_ref, e_exact,
-             e_idem, e_viol, e_dual, e_compl);
+      printf("\n       ref/exact/idem/viol/dual/compl = %.3g %.3g %.3g %.3g %.3g %.3g\n", e_ref, e_exact, e_idem,
+             e_viol, e_dual, e_compl);
     }
     st->fail++;
   }
@@ -351,18 +389,28 @@ static void random_coefficients(const Layout *L, double c[3])
 
 static void edge_cases(const Layout *L, Stats *st)
 {
-  static const double coef[][3] = {{0, 0, 0}, {0.5, 0, 0}, {0, 0.1, 0}, {0, 0, 0.2}, {0.5, 0.1, 0.2},
-                                   {1, 1, 1}, {10, 1e-3, 3}, {1e-3, 10, 0}};
-  static const double pts[][6] = {
-    {0, 0, 0, 0, 0, 0},         {-1, 0, 0, 0, 0, 0},         {1, 0, 0, 0, 0, 0},
-    {0, 1, 0, 0, 0, 0},         {0, 0, 0, 1, 0, 0},          {0, 0, 0, 0, -1, 1},
-    {-1, 1, 1, 1, 1, 1},        {1, 1, -1, 1, 1, -1},         {-0.0, -0.0, 0, -0.0, 0, 0},
-    {0, 1e-170, 0, 1e-170, 0, 1e-170}, {1e-170, 1e-170, 1e-170, 0, 0, 0},
-    {0, 4.9e-324, 0, 0, 4.9e-324, 0},  {-4.9e-324, 0, 4.9e-324, 4.9e-324, 0, 0},
-    {1e200, -1e200, 1e200, 1e200, 1e200, -1e200}, {-1e300, 1e300, 0, 0, 1e299, 0},
-    {1e-8, 1e8, 0, 0, 0, 0},    {1e8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8},
-    {-0.5, 1, 0, 0.2, 0.1, 0},  /* equal breakpoints for (0.5, 0.1, 0.2) */
-    {0.3, 0.15, 0, 0.06, 0.03, 0}, /* on every boundary for (0.5, 0.1, 0.2) */
+  static const double coef[][3] = {{0, 0, 0},       {0.5, 0, 0}, {0, 0.1, 0},   {0, 0, 0.2},
+                                   {0.5, 0.1, 0.2}, {1, 1, 1},   {10, 1e-3, 3}, {1e-3, 10, 0}};
+  static const double pts[][6]  = {
+     {0, 0, 0, 0, 0, 0},
+     {-1, 0, 0, 0, 0, 0},
+     {1, 0, 0, 0, 0, 0},
+     {0, 1, 0, 0, 0, 0},
+     {0, 0, 0, 1, 0, 0},
+     {0, 0, 0, 0, -1, 1},
+     {-1, 1, 1, 1, 1, 1},
+     {1, 1, -1, 1, 1, -1},
+     {-0.0, -0.0, 0, -0.0, 0, 0},
+     {0, 1e-170, 0, 1e-170, 0, 1e-170},
+     {1e-170, 1e-170, 1e-170, 0, 0, 0},
+     {0, 4.9e-324, 0, 0, 4.9e-324, 0},
+     {-4.9e-324, 0, 4.9e-324, 4.9e-324, 0, 0},
+     {1e200, -1e200, 1e200, 1e200, 1e200, -1e200},
+     {-1e300, 1e300, 0, 0, 1e299, 0},
+     {1e-8, 1e8, 0, 0, 0, 0},
+     {1e8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8},
+     {-0.5, 1, 0, 0.2, 0.1, 0},     /* equal breakpoints for (0.5, 0.1, 0.2) */
+     {0.3, 0.15, 0, 0.06, 0.03, 0}, /* on every boundary for (0.5, 0.1, 0.2) */
   };
   for (size_t i = 0; i < sizeof coef / sizeof coef[0]; i++) {
     if (L->dim == 3 && (coef[i][1] != 0 || coef[i][2] != 0)) continue;
@@ -381,18 +429,22 @@ static double now_ns(void)
 /* ns per projection over a pool of inputs, copy cost subtracted (best of a few runs). */
 static double time_projection(const Layout *L, const double c[3], int inside)
 {
-  enum { POOL = 4096, REPS = 1000 };
+  enum {
+    POOL = 4096,
+    REPS = 1000
+  };
   static double pool[POOL][6];
   for (int i = 0; i < POOL; i++) {
     double e[6];
     if (inside) generate(INSIDE, L, c, pool[i], e);
-    else for (int k = 0; k < L->dim; k++) pool[i][k] = nrand();
+    else
+      for (int k = 0; k < L->dim; k++) pool[i][k] = nrand();
   }
   volatile double sink = 0;
-  double best = INFINITY;
+  double          best = INFINITY;
   for (int run = 0; run < 3; run++) {
-    double acc = 0, g[6];
-    const double t0 = now_ns();
+    double       acc = 0, g[6];
+    const double t0  = now_ns();
     for (int r = 0; r < REPS; r++)
       for (int i = 0; i < POOL; i++) {
         memcpy(g, pool[i], sizeof g);
@@ -403,7 +455,7 @@ static double time_projection(const Layout *L, const double c[3], int inside)
     for (int r = 0; r < REPS; r++)
       for (int i = 0; i < POOL; i++) {
         memcpy(g, pool[i], sizeof g);
-        __asm__ volatile("" : : "r"(g) : "memory");   /* keep the copy */
+        __asm__ volatile("" : : "r"(g) : "memory"); /* keep the copy */
         acc += g[0];
       }
     const double t2 = now_ns();
@@ -417,16 +469,17 @@ static double time_projection(const Layout *L, const double c[3], int inside)
 
 int main(void)
 {
-  const long n_per_cat = 40000; /* 6 random categories: 2.4e5 random points per variant */
+  const long    n_per_cat  = 40000; /* 6 random categories: 2.4e5 random points per variant */
   const Layout *layouts[2] = {&L3, &L6};
-  long total_fail = 0;
+  long          total_fail = 0;
 
   printf("tolerances (relative to |x|): reference/analytic %.0e, idempotence %.0e, cone violation %.0e, "
-         "KKT %.0e\n", TOL_REF, TOL_IDEM, TOL_VIOL, TOL_KKT);
+         "KKT %.0e\n",
+         TOL_REF, TOL_IDEM, TOL_VIOL, TOL_KKT);
   for (int v = 0; v < 2; v++) {
     const Layout *L = layouts[v];
-    printf("%s  %-18s %8s %6s %9s %9s %9s %9s %9s %9s\n", L->name, "category", "points", "fail",
-           "ref", "analytic", "idem", "viol", "dual", "compl");
+    printf("%s  %-18s %8s %6s %9s %9s %9s %9s %9s %9s\n", L->name, "category", "points", "fail", "ref", "analytic",
+           "idem", "viol", "dual", "compl");
     for (int cat = 0; cat < NCAT; cat++) {
       Stats st = {0};
       if (cat == EDGE) edge_cases(L, &st);
@@ -437,8 +490,8 @@ int main(void)
           const int has_expect = generate(cat, L, c, x, expect);
           check_point(L, c, x, has_expect ? expect : NULL, &st);
         }
-      printf("       %-18s %8ld %6ld %9.2e %9.2e %9.2e %9.2e %9.2e %9.2e\n", cat_name[cat], st.n, st.fail,
-             st.ref, st.exact, st.idem, st.viol, st.dual, st.compl);
+      printf("       %-18s %8ld %6ld %9.2e %9.2e %9.2e %9.2e %9.2e %9.2e\n", cat_name[cat], st.n, st.fail, st.ref,
+             st.exact, st.idem, st.viol, st.dual, st.compl );
       total_fail += st.fail;
     }
   }

@@ -29,7 +29,10 @@ static double   urand(void)
 static double srand_scaled(void) { return (2 * urand() - 1) * pow(10.0, 6 * urand() - 3); }
 
 /* blocks of a 6-vector: (1, 2) sliding with mu, (4, 5) rolling with rho, (3) spinning with sigma */
-static ld block_norm(const double *x, int b) { return b == 0 ? hypotl(x[1], x[2]) : b == 1 ? hypotl(x[4], x[5]) : fabsl((ld)x[3]); }
+static ld block_norm(const double *x, int b)
+{
+  return b == 0 ? hypotl(x[1], x[2]) : b == 1 ? hypotl(x[4], x[5]) : fabsl((ld)x[3]);
+}
 
 /* D'(y0) / 2, nondecreasing (D is convex). */
 static ld slope(int dof, const double c[3], const double *x, ld y0)
@@ -53,10 +56,10 @@ static void reference(int dof, const double c[3], double Y, const double *x, ld 
   const ld y0 = (lo + hi) / 2;
   p[0]        = y0;
   for (int b = 0; b < (dof == 6 ? 3 : 1); b++) {
-    const ld n = block_norm(x, b), f = n > c[b] * y0 ? (n > 0 ? c[b] * y0 / n : 0) : 1;
+    const ld  n = block_norm(x, b), f = n > c[b] * y0 ? (n > 0 ? c[b] * y0 / n : 0) : 1;
     const int k[3][2] = {{1, 2}, {4, 5}, {3, 3}};
-    p[k[b][0]] = f * x[k[b][0]];
-    p[k[b][1]] = f * x[k[b][1]];
+    p[k[b][0]]        = f * x[k[b][0]];
+    p[k[b][1]]        = f * x[k[b][1]];
   }
   if (dof == 3) p[3] = p[4] = p[5] = 0;
 }
@@ -67,7 +70,7 @@ int main(void)
   double worst = 0, worst_vi = 0;
 
   for (int t = 0; t < 20000; t++) {
-    const int    dof = t % 2 ? 6 : 3;
+    const int    dof  = t % 2 ? 6 : 3;
     const double c[3] = {urand(), 0.1 * urand(), 0.1 * urand()}, Y = pow(10.0, 4 * urand() - 2);
     double       x[6], p[6], xn = 0;
     ld           ref[6];
@@ -85,7 +88,7 @@ int main(void)
     reference(dof, c, Y, x, ref);
     for (int k = 0; k < 6; k++) worst = fmax(worst, (double)fabsl(p[k] - ref[k]) / xn);
     for (int s = 0; s < 20; s++) { /* (x - p) . (y - p) <= 0 for y in the set */
-      double y[6] = {Y * urand()}, vi = 0;
+      double       y[6] = {Y * urand()}, vi = 0;
       const double a1 = 2 * M_PI * urand(), a2 = 2 * M_PI * urand(), f1 = urand(), f2 = urand(), f3 = 2 * urand() - 1;
       y[1] = c[0] * y[0] * f1 * cos(a1);
       y[2] = c[0] * y[0] * f1 * sin(a1);
@@ -108,7 +111,9 @@ int main(void)
     printf("FAIL: only %d of 20000 points reached the cap; the test does not exercise it\n", capped);
     fails++;
   }
-  printf("cone_cap: %d of 20000 projections capped; largest difference from the reference %.2e |x|, largest optimality violation %.2e\n", capped, worst, worst_vi);
+  printf("cone_cap: %d of 20000 projections capped; largest difference from the reference %.2e |x|, largest optimality "
+         "violation %.2e\n",
+         capped, worst, worst_vi);
   printf("cone_cap: %s\n", fails ? "FAILED" : "all checks passed");
   return fails ? 1 : 0;
 }

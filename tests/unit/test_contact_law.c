@@ -40,7 +40,8 @@ int main(void)
   law(-3 * d, 0, 0, 0, &bn, &c);
   CHECK(close_to(bn, -3 * d / h), "no tolerance: b_n %g (want phi/h %g)", bn, -3 * d / h);
   law(-3 * d, 1e-6, 0.002, d, &bn, &c);
-  CHECK(close_to(bn, -3 * d / (h + 0.002)) && close_to(c, 1e-6 / (h * (h + 0.002))), "compliant overlap: b_n %g c %g (the tolerance must not apply)", bn, c);
+  CHECK(close_to(bn, -3 * d / (h + 0.002)) && close_to(c, 1e-6 / (h * (h + 0.002))),
+        "compliant overlap: b_n %g c %g (the tolerance must not apply)", bn, c);
   law(3 * d, 1e-6, 0.002, d, &bn, &c);
   CHECK(close_to(bn, 3 * d / h) && close_to(c, 1e-6 / (h * h)), "compliant gap: b_n %g c %g", bn, c);
   if (!failures) printf("contact law: all regimes as written\n");

@@ -25,7 +25,8 @@ static PetscErrorCode append_marked(ContactSet *cs, int64_t ida, int64_t idb, in
   c.a   = (int32_t)(10 * m);
   PetscCall(ContactSetAppend(cs, &c, &k, &idx));
   CHECK(idx == cs->n - 1, "append returned index %d for contact %d", (int)idx, (int)(cs->n - 1));
-  for (int d = 0; d < CONTACT_DOF_MAX; d++) CHECK(contact_gamma(cs, idx)[d] == 0, "appended contact %d has impulse %g", (int)idx, contact_gamma(cs, idx)[d]);
+  for (int d = 0; d < CONTACT_DOF_MAX; d++)
+    CHECK(contact_gamma(cs, idx)[d] == 0, "appended contact %d has impulse %g", (int)idx, contact_gamma(cs, idx)[d]);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) contact_gamma(cs, idx)[d] = m + d / 8.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -45,7 +46,8 @@ static PetscErrorCode append_warm(ContactSet *cs, int64_t ida, int64_t idb, int3
 }
 
 /* The six contacts of the warm-start checks below: appended by `append`, in key order. */
-static PetscErrorCode append_six(ContactSet *cs, PetscErrorCode (*append)(ContactSet *, int64_t, int64_t, int32_t, int, double))
+static PetscErrorCode append_six(ContactSet *cs,
+                                 PetscErrorCode (*append)(ContactSet *, int64_t, int64_t, int32_t, int, double))
 {
   PetscFunctionBegin;
   PetscCall(append(cs, -2, 3, 1, 6, 20)); /* matches marker 8 */
@@ -80,7 +82,8 @@ int main(int argc, char **argv)
   {
     int bad = 0;
     for (int i = 0; i < 1000; i++) bad += !has_marker(&a, i, i) || a.key[i].ida != i || a.key[i].idb != i + 1;
-    CHECK(a.n == 1000 && a.capacity >= 1000 && bad == 0, "growth: n %d, capacity %d, %d contacts changed", (int)a.n, (int)a.capacity, bad);
+    CHECK(a.n == 1000 && a.capacity >= 1000 && bad == 0, "growth: n %d, capacity %d, %d contacts changed", (int)a.n,
+          (int)a.capacity, bad);
   }
   PetscCall(ContactSetSortByKey(&a)); /* already sorted: unchanged */
   {
@@ -107,8 +110,8 @@ int main(int argc, char **argv)
     const double expected[] = {8, 5, 2, 4, 6, 7, 9, 3, 1}; /* markers in key order */
     CHECK(a.n == 9, "sorted set has %d contacts", (int)a.n);
     for (int i = 0; i < 9 && a.n == 9; i++)
-      CHECK(has_marker(&a, i, expected[i]), "sorted position %d holds marker %g (key %lld %lld %d), expected %g", i, a.c[i].phi, (long long)a.key[i].ida,
-            (long long)a.key[i].idb, (int)a.key[i].sub, expected[i]);
+      CHECK(has_marker(&a, i, expected[i]), "sorted position %d holds marker %g (key %lld %lld %d), expected %g", i,
+            a.c[i].phi, (long long)a.key[i].ida, (long long)a.key[i].idb, (int)a.key[i].sub, expected[i]);
   }
 
   /* warm start: prev = a (sorted). cur has 4 keys of a, 2 new ones, and one 3-dof contact on a
@@ -123,7 +126,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 6; i++)
       for (int d = 0; d < CONTACT_DOF_MAX; d++) {
         const double want = (from[i] < 0 || d >= contact_dof(&b.c[i])) ? 0.0 : 0.5 * (from[i] + d / 8.0);
-        CHECK(contact_gamma(&b, i)[d] == want, "warm start contact %d entry %d: %g, expected %g", i, d, contact_gamma(&b, i)[d], want);
+        CHECK(contact_gamma(&b, i)[d] == want, "warm start contact %d entry %d: %g, expected %g", i, d,
+              contact_gamma(&b, i)[d], want);
       }
     CHECK(b.c[0].phi == 20 && b.c[5].phi == 25, "warm start changed the geometry");
   }
@@ -137,13 +141,15 @@ int main(int argc, char **argv)
     PetscCall(append_six(&d, append_warm));
     PetscCall(ContactSetWarmEnd(&d, &matched));
     CHECK(matched == 4, "warm start during the appends matched %d, expected 4", (int)matched);
-    for (int i = 0; i < 6; i++) same += !memcmp(contact_gamma(&d, i), contact_gamma(&b, i), sizeof(double) * CONTACT_DOF_MAX) && d.c[i].plastic == b.c[i].plastic;
+    for (int i = 0; i < 6; i++)
+      same += !memcmp(contact_gamma(&d, i), contact_gamma(&b, i), sizeof(double) * CONTACT_DOF_MAX) &&
+              d.c[i].plastic == b.c[i].plastic;
     CHECK(same == 6, "warm start during the appends: %d of 6 contacts as ContactSetWarmStart's", (int)same);
     {
       PetscErrorCode   ierr;
       const ContactKey k0 = mem.key[0];
-      mem.key[0] = mem.key[1]; /* out of order */
-      mem.key[1] = k0;
+      mem.key[0]          = mem.key[1]; /* out of order */
+      mem.key[1]          = k0;
       ContactSetClear(&d);
       PetscCall(ContactSetWarmBegin(&d, &mem, 0.5));
       PetscCall(append_six(&d, append_warm));
@@ -173,8 +179,12 @@ int main(int argc, char **argv)
   PetscCall(ImpulseMemoryStore(&mem, &a));
   CHECK(mem.n == a.n, "memory holds %d contacts, source %d", (int)mem.n, (int)a.n);
   for (PetscInt i = 0; i < mem.n && mem.n == a.n; i++)
-    CHECK(mem.key[i].ida == a.key[i].ida && mem.key[i].idb == a.key[i].idb && mem.key[i].sub == a.key[i].sub && mem.gamma[CCP_RECORD_WIDTH * i + 5] == contact_gamma(&a, i)[5] && mem.gamma[CCP_RECORD_WIDTH * i + CCP_RECORD_PLASTIC] == a.c[i].plastic, "memory position %d differs", (int)i);
-  printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change; the same during the appends), refuses unsorted, impulse memory, clear\n");
+    CHECK(mem.key[i].ida == a.key[i].ida && mem.key[i].idb == a.key[i].idb && mem.key[i].sub == a.key[i].sub &&
+            mem.gamma[CCP_RECORD_WIDTH * i + 5] == contact_gamma(&a, i)[5] &&
+            mem.gamma[CCP_RECORD_WIDTH * i + CCP_RECORD_PLASTIC] == a.c[i].plastic,
+          "memory position %d differs", (int)i);
+  printf("contacts: append/growth, sort (walls first, stable ties), warm start (4 of 6 matched, dof change; the same "
+         "during the appends), refuses unsorted, impulse memory, clear\n");
 
   PetscCall(ContactSetDestroy(&a));
   PetscCall(ContactSetDestroy(&b));

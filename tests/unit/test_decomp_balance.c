@@ -32,12 +32,12 @@ static PetscErrorCode MakeBodies(BodyStore *s, PetscMPIInt rank, PetscMPIInt siz
   for (int64_t id = rank; id < N_BODIES; id += size) {
     BodyRecord b;
     memset(&b, 0, sizeof(b));
-    b.id[0]   = id;
-    b.pos[0]  = cbrt(Hash01(id, 1));
-    b.pos[1]  = Hash01(id, 2);
-    b.pos[2]  = Hash01(id, 3);
-    b.quat[0] = 1;
-    b.mass[0] = 1;
+    b.id[0]     = id;
+    b.pos[0]    = cbrt(Hash01(id, 1));
+    b.pos[1]    = Hash01(id, 2);
+    b.pos[2]    = Hash01(id, 3);
+    b.quat[0]   = 1;
+    b.mass[0]   = 1;
     b.radius[0] = 0.001;
     PetscCall(BodyStoreAppendOwned(s, &b));
   }
@@ -46,15 +46,15 @@ static PetscErrorCode MakeBodies(BodyStore *s, PetscMPIInt rank, PetscMPIInt siz
 
 static PetscErrorCode Run(double halo)
 {
-  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  const double   lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   const PetscInt grid_in[3] = {0, 1, 1};
-  PetscMPIInt  rank, size;
-  Domain       d;
-  BodyStore    s;
-  PetscBool    moved;
-  double       before, after;
-  const double *cuts;
-  double       again[65];
+  PetscMPIInt    rank, size;
+  Domain         d;
+  BodyStore      s;
+  PetscBool      moved;
+  double         before, after;
+  const double  *cuts;
+  double         again[65];
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -75,14 +75,19 @@ static PetscErrorCode Run(double halo)
       CHECK(fabs(cuts[j] - q) < 0.01, "halo %g: cut %d at %.5f, quantile %.5f", halo, j, cuts[j], q);
     }
     CHECK(after <= 1.01, "halo %g: imbalance %.4f after balancing (> 1.01)", halo, after);
-    CHECK(size == 1 || (after < before && moved), "halo %g: imbalance %.4f before, %.4f after balancing", halo, before, after);
+    CHECK(size == 1 || (after < before && moved), "halo %g: imbalance %.4f before, %.4f after balancing", halo, before,
+          after);
   }
-  for (PetscMPIInt j = 0; j < size; j++) CHECK(cuts[j + 1] - cuts[j] >= halo, "halo %g: slab %d is %.5f wide", halo, j, cuts[j + 1] - cuts[j]);
+  for (PetscMPIInt j = 0; j < size; j++)
+    CHECK(cuts[j + 1] - cuts[j] >= halo, "halo %g: slab %d is %.5f wide", halo, j, cuts[j + 1] - cuts[j]);
   for (PetscMPIInt j = 0; j <= size; j++) again[j] = cuts[j];
   PetscCall(DomainBalance(d, &s, &moved));
   PetscCall(DomainGetCuts(d, 0, &cuts));
-  for (PetscMPIInt j = 0; j <= size; j++) CHECK(fabs(cuts[j] - again[j]) <= 1.0 / BALANCE_BINS, "halo %g: rebalancing moved cut %d from %.6f to %.6f", halo, j, again[j], cuts[j]);
-  if (!rank) printf("  halo %g, %d ranks: imbalance %.4f with uniform cuts, %.4f after balancing\n", halo, size, before, after);
+  for (PetscMPIInt j = 0; j <= size; j++)
+    CHECK(fabs(cuts[j] - again[j]) <= 1.0 / BALANCE_BINS, "halo %g: rebalancing moved cut %d from %.6f to %.6f", halo,
+          j, again[j], cuts[j]);
+  if (!rank)
+    printf("  halo %g, %d ranks: imbalance %.4f with uniform cuts, %.4f after balancing\n", halo, size, before, after);
   PetscCall(BodyStoreDestroy(&s));
   PetscCall(DomainDestroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);

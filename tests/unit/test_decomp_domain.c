@@ -107,7 +107,8 @@ static PetscErrorCode CheckPartition(Domain d, const RefGrid *g, const char *wha
   for (int k = 0; k < 3; k++) dvol *= HI[k] - LO[k];
   CHECK(bad_box == 0, "%s: %d subdomain box bounds differ from the reference", what, (int)bad_box);
   /* 1e-12 relative: the sum of up to 8 box volumes, each a product of 3 differences (rounding ~1e-16 each) */
-  CHECK(PetscAbsReal(vol - dvol) <= 1e-12 * dvol, "%s: subdomain volumes add up to %.17g, domain volume %.17g", what, vol, dvol);
+  CHECK(PetscAbsReal(vol - dvol) <= 1e-12 * dvol, "%s: subdomain volumes add up to %.17g, domain volume %.17g", what,
+        vol, dvol);
 
   /* points: random in a box 10% larger than the domain, every cut node, and just outside the faces */
   cap = 3000 + (g->dims[0] + 1) * (g->dims[1] + 1) * (g->dims[2] + 1) + 7;
@@ -134,25 +135,34 @@ static PetscErrorCode CheckPartition(Domain d, const RefGrid *g, const char *wha
   PetscCall(RefBox(g, rank, mylo, myhi));
   for (PetscInt n = 0; n < npts; n++) {
     mine[n]          = RefInBox(g, mylo, myhi, pts + 3 * n);
-    claim[2 * n]     = mine[n] ? rank : -1;     /* max -> the claiming rank */
+    claim[2 * n]     = mine[n] ? rank : -1;                /* max -> the claiming rank */
     claim[2 * n + 1] = DomainOwnerOfPoint(d, pts + 3 * n); /* must agree on every rank */
   }
   PetscCallMPI(MPI_Allreduce(mine, count, (PetscMPIInt)npts, MPI_INT, MPI_SUM, g->comm));
   PetscCallMPI(MPI_Allreduce(claim, gclaim, 2 * (PetscMPIInt)npts, MPI_INT, MPI_MAX, g->comm));
   for (PetscInt n = 0; n < npts; n++) {
     PetscMPIInt ref;
-    const int   inside = pts[3 * n] >= LO[0] && pts[3 * n] <= HI[0] && pts[3 * n + 1] >= LO[1] && pts[3 * n + 1] <= HI[1] && pts[3 * n + 2] >= LO[2] && pts[3 * n + 2] <= HI[2];
+    const int   inside = pts[3 * n] >= LO[0] && pts[3 * n] <= HI[0] && pts[3 * n + 1] >= LO[1] &&
+                       pts[3 * n + 1] <= HI[1] && pts[3 * n + 2] >= LO[2] && pts[3 * n + 2] <= HI[2];
     PetscCall(RefOwner(g, pts + 3 * n, &ref));
     if (count[n] != (inside ? 1 : 0)) {
-      if (bad_count++ < 3) printf("[rank %d]   %s: point (%g, %g, %g) is in %d boxes\n", rank, what, pts[3 * n], pts[3 * n + 1], pts[3 * n + 2], count[n]);
+      if (bad_count++ < 3)
+        printf("[rank %d]   %s: point (%g, %g, %g) is in %d boxes\n", rank, what, pts[3 * n], pts[3 * n + 1],
+               pts[3 * n + 2], count[n]);
     }
-    if (claim[2 * n + 1] != (inside ? gclaim[2 * n] : -1) || claim[2 * n + 1] != ref || gclaim[2 * n + 1] != claim[2 * n + 1]) {
-      if (bad_owner++ < 3) printf("[rank %d]   %s: point (%g, %g, %g): DomainOwnerOfPoint %d, box holder %d, reference %d\n", rank, what, pts[3 * n], pts[3 * n + 1], pts[3 * n + 2], claim[2 * n + 1], gclaim[2 * n], ref);
+    if (claim[2 * n + 1] != (inside ? gclaim[2 * n] : -1) || claim[2 * n + 1] != ref ||
+        gclaim[2 * n + 1] != claim[2 * n + 1]) {
+      if (bad_owner++ < 3)
+        printf("[rank %d]   %s: point (%g, %g, %g): DomainOwnerOfPoint %d, box holder %d, reference %d\n", rank, what,
+               pts[3 * n], pts[3 * n + 1], pts[3 * n + 2], claim[2 * n + 1], gclaim[2 * n], ref);
     }
   }
-  CHECK(bad_count == 0, "%s: %d of %d points are not in exactly one box (inside) / no box (outside)", what, (int)bad_count, (int)npts);
-  CHECK(bad_owner == 0, "%s: DomainOwnerOfPoint disagrees with the box holder or the reference for %d of %d points", what, (int)bad_owner, (int)npts);
-  SAY("%s: %d points (%d cut nodes) each owned by exactly one rank; boxes tile the domain\n", what, (int)npts, (int)((g->dims[0] + 1) * (g->dims[1] + 1) * (g->dims[2] + 1)));
+  CHECK(bad_count == 0, "%s: %d of %d points are not in exactly one box (inside) / no box (outside)", what,
+        (int)bad_count, (int)npts);
+  CHECK(bad_owner == 0, "%s: DomainOwnerOfPoint disagrees with the box holder or the reference for %d of %d points",
+        what, (int)bad_owner, (int)npts);
+  SAY("%s: %d points (%d cut nodes) each owned by exactly one rank; boxes tile the domain\n", what, (int)npts,
+      (int)((g->dims[0] + 1) * (g->dims[1] + 1) * (g->dims[2] + 1)));
   PetscCall(PetscFree4(pts, mine, count, claim));
   PetscCall(PetscFree(gclaim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -184,7 +194,9 @@ static PetscErrorCode CheckNearQueries(Domain d, const RefGrid *g, const char *w
       }
       PetscBool same = (PetscBool)(ngot == nwant);
       for (PetscInt e = 0; same && e < ngot; e++) same = (PetscBool)(got[e] == want[e]);
-      if (!same && bad++ < 3) printf("[rank %d]   %s: %d ranks near (%g, %g, %g) within %g, reference %d\n", rank, what, (int)ngot, x[0], x[1], x[2], r, (int)nwant);
+      if (!same && bad++ < 3)
+        printf("[rank %d]   %s: %d ranks near (%g, %g, %g) within %g, reference %d\n", rank, what, (int)ngot, x[0],
+               x[1], x[2], r, (int)nwant);
     }
   }
   CHECK(bad == 0, "%s: DomainRanksNearPoint differs from brute force for %d queries", what, (int)bad);
@@ -223,7 +235,9 @@ static PetscErrorCode CheckGrids(PetscMPIInt size)
   PetscCall(DomainCreate(PETSC_COMM_WORLD, LO, HI, NULL, &d));
   PetscCall(DomainGetGrid(d, dims));
   PetscCallMPI(MPI_Dims_create(size, 3, mpi_dims));
-  CHECK(dims[0] == mpi_dims[0] && dims[1] == mpi_dims[1] && dims[2] == mpi_dims[2], "default grid %dx%dx%d, MPI_Dims_create gives %dx%dx%d", (int)dims[0], (int)dims[1], (int)dims[2], mpi_dims[0], mpi_dims[1], mpi_dims[2]);
+  CHECK(dims[0] == mpi_dims[0] && dims[1] == mpi_dims[1] && dims[2] == mpi_dims[2],
+        "default grid %dx%dx%d, MPI_Dims_create gives %dx%dx%d", (int)dims[0], (int)dims[1], (int)dims[2], mpi_dims[0],
+        mpi_dims[1], mpi_dims[2]);
   PetscCall(DomainDestroy(&d));
   CHECK(d == NULL, "DomainDestroy leaves the handle NULL");
   PetscCall(DomainDestroy(&d)); /* accepts NULL */
@@ -232,11 +246,13 @@ static PetscErrorCode CheckGrids(PetscMPIInt size)
     const PetscInt along_z[3] = {1, 1, size}, free_xy[3] = {0, 0, size};
     PetscCall(DomainCreate(PETSC_COMM_WORLD, LO, HI, along_z, &d));
     PetscCall(DomainGetGrid(d, dims));
-    CHECK(dims[0] == 1 && dims[1] == 1 && dims[2] == size, "grid {1,1,%d} gave %dx%dx%d", size, (int)dims[0], (int)dims[1], (int)dims[2]);
+    CHECK(dims[0] == 1 && dims[1] == 1 && dims[2] == size, "grid {1,1,%d} gave %dx%dx%d", size, (int)dims[0],
+          (int)dims[1], (int)dims[2]);
     PetscCall(DomainDestroy(&d));
     PetscCall(DomainCreate(PETSC_COMM_WORLD, LO, HI, free_xy, &d));
     PetscCall(DomainGetGrid(d, dims));
-    CHECK(dims[0] == 1 && dims[1] == 1 && dims[2] == size, "grid {0,0,%d} gave %dx%dx%d", size, (int)dims[0], (int)dims[1], (int)dims[2]);
+    CHECK(dims[0] == 1 && dims[1] == 1 && dims[2] == size, "grid {0,0,%d} gave %dx%dx%d", size, (int)dims[0],
+          (int)dims[1], (int)dims[2]);
     PetscCall(DomainDestroy(&d));
   }
   { /* the option overrides the argument */
@@ -245,7 +261,8 @@ static PetscErrorCode CheckGrids(PetscMPIInt size)
     PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", opt));
     PetscCall(DomainCreate(PETSC_COMM_WORLD, LO, HI, along_x, &d));
     PetscCall(DomainGetGrid(d, dims));
-    CHECK(dims[0] == 1 && dims[1] == size && dims[2] == 1, "-decomp_grid %s gave %dx%dx%d", opt, (int)dims[0], (int)dims[1], (int)dims[2]);
+    CHECK(dims[0] == 1 && dims[1] == size && dims[2] == 1, "-decomp_grid %s gave %dx%dx%d", opt, (int)dims[0],
+          (int)dims[1], (int)dims[2]);
     PetscCall(DomainDestroy(&d));
   }
   { /* wrong products: by the option and by the argument; rejected on every rank, naming both counts */
@@ -253,21 +270,29 @@ static PetscErrorCode CheckGrids(PetscMPIInt size)
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "%d,2,1", size));
     PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", opt));
     TRY(&err, DomainCreate(PETSC_COMM_WORLD, LO, HI, NULL, &d));
-    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "-decomp_grid %s on %d ranks: error %d, expected %d", opt, size, (int)err, PETSC_ERR_ARG_INCOMP);
+    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "-decomp_grid %s on %d ranks: error %d, expected %d", opt, size,
+          (int)err, PETSC_ERR_ARG_INCOMP);
     CHECK(SameOnAllRanks(err), "-decomp_grid %s: not the same error on every rank", opt);
     PetscCall(PetscSNPrintf(expect, sizeof(expect), "has %d subdomains but the run has %d MPI ranks", 2 * size, size));
-    if (LastErrorText(err)[0]) CHECK(strstr(LastErrorText(err), expect), "the message \"%s\" should contain \"%s\"", LastErrorText(err), expect);
+    if (LastErrorText(err)[0])
+      CHECK(strstr(LastErrorText(err), expect), "the message \"%s\" should contain \"%s\"", LastErrorText(err), expect);
     PetscCall(PetscOptionsClearValue(NULL, "-decomp_grid"));
 
     TRY(&err, DomainCreate(PETSC_COMM_WORLD, LO, HI, too_many, &d));
-    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "grid {%d,1,1} on %d ranks: error %d, expected %d", size + 1, size, (int)err, PETSC_ERR_ARG_INCOMP);
+    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "grid {%d,1,1} on %d ranks: error %d, expected %d", size + 1, size,
+          (int)err, PETSC_ERR_ARG_INCOMP);
     CHECK(SameOnAllRanks(err), "grid {%d,1,1}: not the same error on every rank", size + 1);
     TRY(&err, DomainCreate(PETSC_COMM_WORLD, LO, HI, not_dividing, &d));
-    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "grid {%d,0,0} on %d ranks: error %d, expected %d", size + 1, size, (int)err, PETSC_ERR_ARG_INCOMP);
+    CHECK(err == PETSC_ERR_ARG_INCOMP && d == NULL, "grid {%d,0,0} on %d ranks: error %d, expected %d", size + 1, size,
+          (int)err, PETSC_ERR_ARG_INCOMP);
     TRY(&err, DomainCreate(PETSC_COMM_WORLD, HI, LO, NULL, &d));
-    CHECK(err == PETSC_ERR_ARG_OUTOFRANGE && d == NULL, "domain with min > max: error %d, expected %d", (int)err, PETSC_ERR_ARG_OUTOFRANGE);
-    SAY("grids: default = MPI_Dims_create (%dx%dx%d), explicit and -decomp_grid obeyed, wrong products rejected on every rank\n", mpi_dims[0], mpi_dims[1], mpi_dims[2]);
-    if (LastErrorText(PETSC_ERR_ARG_INCOMP)[0] == 0) SAY("  (PETSc keeps no error text here: messages of raised errors not inspected)\n");
+    CHECK(err == PETSC_ERR_ARG_OUTOFRANGE && d == NULL, "domain with min > max: error %d, expected %d", (int)err,
+          PETSC_ERR_ARG_OUTOFRANGE);
+    SAY("grids: default = MPI_Dims_create (%dx%dx%d), explicit and -decomp_grid obeyed, wrong products rejected on "
+        "every rank\n",
+        mpi_dims[0], mpi_dims[1], mpi_dims[2]);
+    if (LastErrorText(PETSC_ERR_ARG_INCOMP)[0] == 0)
+      SAY("  (PETSc keeps no error text here: messages of raised errors not inspected)\n");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -308,12 +333,15 @@ static PetscErrorCode CheckHaloAndBadCuts(Domain d, RefGrid *g)
     CHECK(SameOnAllRanks(sum), "DomainCheckHalo message differs between ranks");
   }
   PetscCall(PetscSNPrintf(expect, sizeof(expect), "along axis %c", "xyz"[axis]));
-  CHECK(strstr(msg, "subdomain 0") && strstr(msg, expect) && strstr(msg, "is 0.01 m wide") && strstr(msg, "less than the halo w = 0.05 m") && strstr(msg, "-decomp_grid"), "unexpected message \"%s\"", msg);
+  CHECK(strstr(msg, "subdomain 0") && strstr(msg, expect) && strstr(msg, "is 0.01 m wide") &&
+          strstr(msg, "less than the halo w = 0.05 m") && strstr(msg, "-decomp_grid"),
+        "unexpected message \"%s\"", msg);
   PetscCall(PetscStrncpy(first_msg, msg, sizeof(first_msg)));
   PetscCall(DomainCheckHalo(d, 0.0099, &ok, msg, sizeof(msg)));
   CHECK(ok, "a 0.01 m slab must pass a 0.0099 m halo; got \"%s\"", msg);
   TRY(&err, DomainSetHalo(d, 0.05));
-  CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "DomainSetHalo(0.05) on a 0.01 m slab: error %d, expected %d", (int)err, PETSC_ERR_ARG_OUTOFRANGE);
+  CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "DomainSetHalo(0.05) on a 0.01 m slab: error %d, expected %d", (int)err,
+        PETSC_ERR_ARG_OUTOFRANGE);
   CHECK(SameOnAllRanks(err), "DomainSetHalo: not the same error on every rank");
   PetscCall(DomainGetHalo(d, &w));
   CHECK(w == 0, "a rejected halo must not be kept; halo is %g", w);
@@ -322,10 +350,12 @@ static PetscErrorCode CheckHaloAndBadCuts(Domain d, RefGrid *g)
   PetscCall(DomainSetCuts(d, axis, g->cuts[axis]));
   PetscCall(DomainSetHalo(d, 0.05));
   TRY(&err, DomainSetCuts(d, axis, cuts));
-  CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts with a 0.01 m slab under a 0.05 m halo: error %d, expected %d", (int)err, PETSC_ERR_ARG_OUTOFRANGE);
+  CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "DomainSetCuts with a 0.01 m slab under a 0.05 m halo: error %d, expected %d",
+        (int)err, PETSC_ERR_ARG_OUTOFRANGE);
   CHECK(SameOnAllRanks(err), "DomainSetCuts: not the same error on every rank");
   PetscCall(DomainGetCuts(d, axis, &now));
-  CHECK(now[1] == g->cuts[axis][1], "rejected cuts must leave the old ones; cut 1 is %g, was %g", now[1], g->cuts[axis][1]);
+  CHECK(now[1] == g->cuts[axis][1], "rejected cuts must leave the old ones; cut 1 is %g, was %g", now[1],
+        g->cuts[axis][1]);
 
   /* bad cuts */
   PetscCall(PetscArraycpy(cuts, g->cuts[axis], g->dims[axis] + 1));
@@ -339,11 +369,13 @@ static PetscErrorCode CheckHaloAndBadCuts(Domain d, RefGrid *g)
   PetscCall(PetscArraycpy(cuts, g->cuts[axis], g->dims[axis] + 1));
   if (test_rank == size - 1) cuts[1] += 0.001; /* one rank disagrees */
   TRY(&err, DomainSetCuts(d, axis, cuts));
-  CHECK(size == 1 || err == PETSC_ERR_ARG_INCOMP, "cuts differing between ranks: error %d, expected %d", (int)err, PETSC_ERR_ARG_INCOMP);
+  CHECK(size == 1 || err == PETSC_ERR_ARG_INCOMP, "cuts differing between ranks: error %d, expected %d", (int)err,
+        PETSC_ERR_ARG_INCOMP);
   CHECK(SameOnAllRanks(err), "differing cuts: not the same error on every rank");
   PetscCall(DomainGetCuts(d, axis, &now));
   CHECK(now[1] == g->cuts[axis][1], "rejected cuts must leave the old ones");
-  SAY("halo: a 0.01 m slab along %c fails a 0.05 m halo with the same message on every rank:\n  \"%s\"\n", "xyz"[axis], first_msg);
+  SAY("halo: a 0.01 m slab along %c fails a 0.05 m halo with the same message on every rank:\n  \"%s\"\n", "xyz"[axis],
+      first_msg);
   SAY("bad cuts (repeated, outside, different per rank) rejected on every rank\n");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -369,7 +401,8 @@ int main(int argc, char **argv)
     PetscCall(DomainGetCuts(d, k, &cuts));
     for (PetscInt i = 0; i <= g.dims[k]; i++)
       if (PetscAbsReal(cuts[i] - g.cuts[k][i]) > 1e-15 * (HI[k] - LO[k])) bad++;
-    CHECK(cuts[0] == LO[k] && cuts[g.dims[k]] == HI[k], "uniform cuts along %d must end exactly at the domain bounds", k);
+    CHECK(cuts[0] == LO[k] && cuts[g.dims[k]] == HI[k], "uniform cuts along %d must end exactly at the domain bounds",
+          k);
     PetscCall(DomainSetCuts(d, k, g.cuts[k])); /* the test's own cuts from here on */
   }
   CHECK(bad == 0, "%d initial cuts are not uniform", (int)bad);
@@ -380,7 +413,8 @@ int main(int argc, char **argv)
   for (int k = 0; k < 3; k++) PetscCall(DomainSetCuts(d, k, g.cuts[k]));
   for (int k = 0; k < 3; k++) {
     PetscCall(DomainGetCuts(d, k, &cuts));
-    for (PetscInt i = 0; i <= g.dims[k]; i++) CHECK(cuts[i] == g.cuts[k][i], "DomainGetCuts(%d)[%d] = %g, set %g", k, (int)i, cuts[i], g.cuts[k][i]);
+    for (PetscInt i = 0; i <= g.dims[k]; i++)
+      CHECK(cuts[i] == g.cuts[k][i], "DomainGetCuts(%d)[%d] = %g, set %g", k, (int)i, cuts[i], g.cuts[k][i]);
   }
   PetscCall(CheckPartition(d, &g, "non-uniform cuts"));
   PetscCall(CheckNearQueries(d, &g, "non-uniform cuts"));

@@ -193,7 +193,8 @@ static double MinCutSlab(const RefGrid *g)
 }
 
 /* Reference: the ranks other than `owner` whose box is at distance < w from x, increasing. */
-static PetscErrorCode RefCopyRanks(const RefGrid *g, PetscMPIInt size, PetscMPIInt owner, const double x[3], double w, PetscMPIInt ranks[], PetscInt *n)
+static PetscErrorCode RefCopyRanks(const RefGrid *g, PetscMPIInt size, PetscMPIInt owner, const double x[3], double w,
+                                   PetscMPIInt ranks[], PetscInt *n)
 {
   PetscFunctionBegin;
   *n = 0;
@@ -238,15 +239,19 @@ static PetscErrorCode CheckMigration(const RefGrid *g, const BodyStore *s, Petsc
     if (n_in >= all.n || all.id[n_in] != id) mismatch++;
     n_in++;
   }
-  CHECK(all.n == n_created - removed, "sum of owned bodies %d != created %d - removed %d", (int)all.n, (int)n_created, (int)removed);
-  CHECK(mismatch == 0 && all.n == n_in, "the ids owned after migration are not the %d ids created inside the domain (%d differ)", (int)n_in, (int)mismatch);
+  CHECK(all.n == n_created - removed, "sum of owned bodies %d != created %d - removed %d", (int)all.n, (int)n_created,
+        (int)removed);
+  CHECK(mismatch == 0 && all.n == n_in,
+        "the ids owned after migration are not the %d ids created inside the domain (%d differ)", (int)n_in,
+        (int)mismatch);
   PetscCall(GatheredFree(&all));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* After ExchangeBuildGhosts: the ghost set, their fields, the maps. Returns the reference copy
  * ranks of every owned body in CSR (*copy_start, *copy_rank) for the reduce check. */
-static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Exchange *ex, double w, PetscInt **copy_start, PetscMPIInt **copy_rank)
+static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Exchange *ex, double w,
+                                  PetscInt **copy_start, PetscMPIInt **copy_rank)
 {
   PetscMPIInt rank, size, owner, near[64];
   PetscInt    nwant = 0, bad_set = 0, bad_field = 0, bad_map = 0, bad_shared = 0, bad_order = 0, nn, ncopy = 0;
@@ -269,7 +274,8 @@ static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Ex
     if (owner != rank && RefPointBoxDist2(owned.pos + 3 * e, mylo, myhi) < w * w) want[nwant++] = owned.id[e];
   }
   qsort(want, (size_t)nwant, sizeof(int64_t), CompareInt64);
-  CHECK(s->n_ghost == nwant && ex->n_ghost == nwant && ex->n_owned == s->n_owned, "%d ghosts (exchange says %d), brute force %d", (int)s->n_ghost, (int)ex->n_ghost, (int)nwant);
+  CHECK(s->n_ghost == nwant && ex->n_ghost == nwant && ex->n_owned == s->n_owned,
+        "%d ghosts (exchange says %d), brute force %d", (int)s->n_ghost, (int)ex->n_ghost, (int)nwant);
   for (PetscInt gh = 0; gh < PetscMin(nwant, s->n_ghost); gh++)
     if (s->id[s->n_owned + gh] != want[gh]) bad_set++;
   CHECK(bad_set == 0, "%d ghost ids differ from brute force (ghosts must be sorted by id)", (int)bad_set);
@@ -285,14 +291,16 @@ static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Ex
     {
       const PetscMPIInt r   = ex->ghost_owner_rank[gh];
       const PetscInt    idx = ex->ghost_owner_index[gh];
-      const int         ok  = r == owner && idx >= 0 && idx < owned.count[r] && owned.id[owned.displs[r] + idx] == s->id[i] && ex->ghost_global[gh] == owned.displs[r] + idx;
+      const int ok = r == owner && idx >= 0 && idx < owned.count[r] && owned.id[owned.displs[r] + idx] == s->id[i] &&
+                     ex->ghost_global[gh] == owned.displs[r] + idx;
       if (!ok) bad_map++;
     }
   }
   CHECK(bad_order == 0, "ghosts not sorted by id");
   CHECK(bad_field == 0, "%d ghosts have a field that differs from the owner's body", (int)bad_field);
   CHECK(bad_map == 0, "%d ghosts have a wrong (owner rank, owner index, global index)", (int)bad_map);
-  CHECK(ex->owned_offset == owned.displs[rank], "owned_offset %d, expected %d", (int)ex->owned_offset, owned.displs[rank]);
+  CHECK(ex->owned_offset == owned.displs[rank], "owned_offset %d, expected %d", (int)ex->owned_offset,
+        owned.displs[rank]);
   CHECK(ex->n_neighbors <= 26, "%d neighbours; the halo rule allows 26 at most", (int)ex->n_neighbors);
 
   /* owned -> copies */
@@ -306,7 +314,7 @@ static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Ex
     for (PetscInt e = 0; same && e < nn; e++) {
       const PetscMPIInt r = ex->shared_rank[a + e];
       const PetscInt    q = ex->shared_ghost[a + e];
-      same                = (PetscBool)(r == near[e] && q >= 0 && q < ghosts.count[r] && ghosts.id[ghosts.displs[r] + q] == s->id[i]);
+      same = (PetscBool)(r == near[e] && q >= 0 && q < ghosts.count[r] && ghosts.id[ghosts.displs[r] + q] == s->id[i]);
     }
     if (!same) bad_shared++;
     for (PetscInt e = 0; e < nn; e++) (*copy_rank)[ncopy++] = near[e];
@@ -320,9 +328,10 @@ static PetscErrorCode CheckGhosts(const RefGrid *g, const BodyStore *s, const Ex
 }
 
 /* Owner -> ghost copies of selected fields and of an array; ghost -> owner sums. */
-static PetscErrorCode CheckUpdates(BodyStore *s, Exchange *ex, const PetscInt copy_start[], const PetscMPIInt copy_rank[])
+static PetscErrorCode CheckUpdates(BodyStore *s, Exchange *ex, const PetscInt copy_start[],
+                                   const PetscMPIInt copy_rank[])
 {
-  const PetscInt nb = s->n_owned + s->n_ghost;
+  const PetscInt nb         = s->n_owned + s->n_ghost;
   PetscInt       bad_motion = 0, bad_kept = 0, bad_all = 0, bad_copy = 0, bad_sum = 0;
   BodyRecord     b, got;
   double        *a;
@@ -336,10 +345,13 @@ static PetscErrorCode CheckUpdates(BodyStore *s, Exchange *ex, const PetscInt co
   PetscCall(ExchangeUpdateGhosts(ex, s, EXCHANGE_FIELDS_MOTION));
   for (PetscInt i = s->n_owned; i < nb; i++) {
     MovedBody(s->id[i], &b);
-    if (memcmp(s->pos + 3 * i, b.pos, sizeof(b.pos)) || memcmp(s->quat + 4 * i, b.quat, sizeof(b.quat)) || memcmp(s->vel + 6 * i, b.vel, sizeof(b.vel))) bad_motion++;
+    if (memcmp(s->pos + 3 * i, b.pos, sizeof(b.pos)) || memcmp(s->quat + 4 * i, b.quat, sizeof(b.quat)) ||
+        memcmp(s->vel + 6 * i, b.vel, sizeof(b.vel)))
+      bad_motion++;
     if (s->mass[i] != -1) bad_kept++;
   }
-  CHECK(bad_motion == 0, "ExchangeUpdateGhosts(motion): %d ghosts lack their owner's position, orientation or velocity", (int)bad_motion);
+  CHECK(bad_motion == 0, "ExchangeUpdateGhosts(motion): %d ghosts lack their owner's position, orientation or velocity",
+        (int)bad_motion);
   CHECK(bad_kept == 0, "ExchangeUpdateGhosts(motion) changed the mass of %d ghosts", (int)bad_kept);
   PetscCall(ExchangeUpdateGhosts(ex, s, EXCHANGE_FIELDS_ALL));
   for (PetscInt i = s->n_owned; i < nb; i++) {
@@ -383,9 +395,13 @@ static PetscBool SameSystem(const BodyStore *a, const Exchange *xa, const BodySt
   if (n && memcmp(a->name, b->name, sizeof(type) * (width) * (size_t)n)) return PETSC_FALSE;
   BODY_FIELDS(SAME_FIELD)
 #undef SAME_FIELD
-  if (a->n_ghost && (memcmp(xa->ghost_owner_rank, xb->ghost_owner_rank, sizeof(PetscMPIInt) * a->n_ghost) || memcmp(xa->ghost_owner_index, xb->ghost_owner_index, sizeof(PetscInt) * a->n_ghost))) return PETSC_FALSE;
+  if (a->n_ghost && (memcmp(xa->ghost_owner_rank, xb->ghost_owner_rank, sizeof(PetscMPIInt) * a->n_ghost) ||
+                     memcmp(xa->ghost_owner_index, xb->ghost_owner_index, sizeof(PetscInt) * a->n_ghost)))
+    return PETSC_FALSE;
   if (memcmp(xa->shared_start, xb->shared_start, sizeof(PetscInt) * (a->n_owned + 1))) return PETSC_FALSE;
-  if (ns && (memcmp(xa->shared_rank, xb->shared_rank, sizeof(PetscMPIInt) * ns) || memcmp(xa->shared_ghost, xb->shared_ghost, sizeof(PetscInt) * ns))) return PETSC_FALSE;
+  if (ns && (memcmp(xa->shared_rank, xb->shared_rank, sizeof(PetscMPIInt) * ns) ||
+             memcmp(xa->shared_ghost, xb->shared_ghost, sizeof(PetscInt) * ns)))
+    return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
@@ -424,12 +440,14 @@ static PetscErrorCode CheckErrors(Domain d, const RefGrid *g, BodyStore *s, Exch
     CHECK(size == 1 || all, "every rank should have ghosts here");
     if (all) {
       TRY(&err, ExchangeMigrate(d, s, NULL, NULL));
-      CHECK(err == PETSC_ERR_ARG_WRONGSTATE, "ExchangeMigrate with ghosts present: error %d, expected %d", (int)err, PETSC_ERR_ARG_WRONGSTATE);
+      CHECK(err == PETSC_ERR_ARG_WRONGSTATE, "ExchangeMigrate with ghosts present: error %d, expected %d", (int)err,
+            PETSC_ERR_ARG_WRONGSTATE);
     }
   }
   if (size > 1) {
     TRY(&err, ExchangeBuildGhosts(d, 1.5 * thin, s, ex));
-    CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "a halo of %g m over a %g m subdomain: error %d, expected %d", 1.5 * thin, thin, (int)err, PETSC_ERR_ARG_OUTOFRANGE);
+    CHECK(err == PETSC_ERR_ARG_OUTOFRANGE, "a halo of %g m over a %g m subdomain: error %d, expected %d", 1.5 * thin,
+          thin, (int)err, PETSC_ERR_ARG_OUTOFRANGE);
     CHECK(SameOnAllRanks(err), "the halo error is not raised on every rank");
   } else { /* nothing is cut: any halo works, and there is nobody to take ghosts from */
     PetscCall(ExchangeBuildGhosts(d, 2.0, s, ex));
@@ -438,9 +456,11 @@ static PetscErrorCode CheckErrors(Domain d, const RefGrid *g, BodyStore *s, Exch
   s->n_ghost = 0;
   if (test_rank == size - 1 && s->n_owned) s->pos[0] = HI[0] + 1; /* one rank only */
   TRY(&err, ExchangeBuildGhosts(d, 0.01, s, ex));
-  CHECK(err == PETSC_ERR_ARG_WRONGSTATE, "a ghost build with a body outside its subdomain: error %d, expected %d", (int)err, PETSC_ERR_ARG_WRONGSTATE);
+  CHECK(err == PETSC_ERR_ARG_WRONGSTATE, "a ghost build with a body outside its subdomain: error %d, expected %d",
+        (int)err, PETSC_ERR_ARG_WRONGSTATE);
   CHECK(SameOnAllRanks(err), "the misplaced-body error is not raised on every rank");
-  if (size > 1) SAY("errors on every rank: halo wider than a %g m subdomain, migration with ghosts, a misplaced body\n", thin);
+  if (size > 1)
+    SAY("errors on every rank: halo wider than a %g m subdomain, migration with ghosts, a misplaced body\n", thin);
   else SAY("errors: a misplaced body (one rank: no halo is too wide, no ghosts)\n");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -449,15 +469,15 @@ static PetscErrorCode CheckErrors(Domain d, const RefGrid *g, BodyStore *s, Exch
  * slabs, many leave), and one tracked body jumps from the first slab to the third. */
 static PetscErrorCode CheckFarMoves(void)
 {
-  const double   dx = 0.55;
-  PetscMPIInt    rank, size, owner;
-  PetscInt       grid[3], removed, moved_out = 0, crossed2 = 0, bad_owner = 0, n_in, total;
-  int64_t        tracked = -1;
-  double         target[3];
-  Domain         d;
-  RefGrid        g;
-  BodyStore      s;
-  BodyRecord     b, got;
+  const double dx = 0.55;
+  PetscMPIInt  rank, size, owner;
+  PetscInt     grid[3], removed, moved_out = 0, crossed2 = 0, bad_owner = 0, n_in, total;
+  int64_t      tracked = -1;
+  double       target[3];
+  Domain       d;
+  RefGrid      g;
+  BodyStore    s;
+  BodyRecord   b, got;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -510,14 +530,18 @@ static PetscErrorCode CheckFarMoves(void)
   {
     PetscInt here = 0, everywhere;
     for (PetscInt i = 0; i < s.n_owned; i++) here += s.id[i] == tracked;
-    CHECK(here == (rank == owner), "the tracked body %lld is %sowned by rank %d, its owner is %d", (long long)tracked, here ? "" : "not ", rank, owner);
+    CHECK(here == (rank == owner), "the tracked body %lld is %sowned by rank %d, its owner is %d", (long long)tracked,
+          here ? "" : "not ", rank, owner);
     PetscCallMPI(MPI_Allreduce(&here, &everywhere, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
     CHECK(everywhere == 1, "the tracked body is owned %d times", (int)everywhere);
   }
   PetscCallMPI(MPI_Allreduce(&s.n_owned, &total, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  CHECK(total == n_in - moved_out, "%d bodies after the far moves, expected %d - %d", (int)total, (int)n_in, (int)moved_out);
+  CHECK(total == n_in - moved_out, "%d bodies after the far moves, expected %d - %d", (int)total, (int)n_in,
+        (int)moved_out);
   CHECK(size < 3 || crossed2 > 0, "the scenario should move some bodies across two subdomains");
-  SAY("far moves over %d x-slabs: body %lld jumped from slab 0 to slab %d (rank %d), %d more crossed >= 2 slabs, %d left and were counted\n", size, (long long)tracked, (int)PetscMin(2, size - 1), owner, (int)crossed2, (int)moved_out);
+  SAY("far moves over %d x-slabs: body %lld jumped from slab 0 to slab %d (rank %d), %d more crossed >= 2 slabs, %d "
+      "left and were counted\n",
+      size, (long long)tracked, (int)PetscMin(2, size - 1), owner, (int)crossed2, (int)moved_out);
   PetscCall(BodyStoreDestroy(&s));
   PetscCall(DomainDestroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -568,16 +592,20 @@ static PetscErrorCode MeasureBlock(void)
   PetscCall(ExchangeBuildGhosts(d, w, &s, &ex));
   PetscCall(RefBox(&g, rank, mylo, myhi));
   for (PetscInt id = 0; id < n; id++) {
-    const double x[3] = {margin + (id % nx + 0.5) * spacing, margin + (id / nx % ny + 0.5) * spacing, margin + (id / (nx * ny) + 0.5) * spacing};
+    const double x[3] = {margin + (id % nx + 0.5) * spacing, margin + (id / nx % ny + 0.5) * spacing,
+                         margin + (id / (nx * ny) + 0.5) * spacing};
     PetscCall(RefOwner(&g, x, &owner));
     if (owner != rank && RefPointBoxDist2(x, mylo, myhi) < w * w) nwant++;
   }
-  CHECK(removed == 0 && s.n_ghost == nwant, "block: %d ghosts, brute force %d (removed %d)", (int)s.n_ghost, (int)nwant, (int)removed);
+  CHECK(removed == 0 && s.n_ghost == nwant, "block: %d ghosts, brute force %d (removed %d)", (int)s.n_ghost, (int)nwant,
+        (int)removed);
   mine[0] = s.n_ghost, mine[1] = ex.build_bytes_sent, mine[2] = ex.build_messages_sent;
   PetscCallMPI(MPI_Allreduce(mine, tot, 3, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(DomainGetGrid(d, dims));
-  SAY("block of %d spheres, grid %dx%dx%d, halo %.4g m: %lld ghosts, ghost build sent %lld bytes in %lld messages = %.1f bytes per body, %.1f per ghost\n",
-      (int)n, (int)dims[0], (int)dims[1], (int)dims[2], w, (long long)tot[0], (long long)tot[1], (long long)tot[2], (double)tot[1] / n, tot[0] ? (double)tot[1] / (double)tot[0] : 0.0);
+  SAY("block of %d spheres, grid %dx%dx%d, halo %.4g m: %lld ghosts, ghost build sent %lld bytes in %lld messages = "
+      "%.1f bytes per body, %.1f per ghost\n",
+      (int)n, (int)dims[0], (int)dims[1], (int)dims[2], w, (long long)tot[0], (long long)tot[1], (long long)tot[2],
+      (double)tot[1] / n, tot[0] ? (double)tot[1] / (double)tot[0] : 0.0);
   PetscCall(ExchangeDestroy(&ex));
   PetscCall(BodyStoreDestroy(&s));
   PetscCall(DomainDestroy(&d));
@@ -586,14 +614,14 @@ static PetscErrorCode MeasureBlock(void)
 
 int main(int argc, char **argv)
 {
-  Domain       d;
-  RefGrid      g;
-  BodyStore    s1, s2;
-  Exchange     x1, x2;
-  PetscInt     removed1, removed2, *copy_start;
-  PetscMPIInt  size, *copy_rank;
-  double       w1, w2, rmax = 0;
-  PetscInt64   ghosts, gsum;
+  Domain      d;
+  RefGrid     g;
+  BodyStore   s1, s2;
+  Exchange    x1, x2;
+  PetscInt    removed1, removed2, *copy_start;
+  PetscMPIInt size, *copy_rank;
+  double      w1, w2, rmax = 0;
+  PetscInt64  ghosts, gsum;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &test_rank));
@@ -611,13 +639,18 @@ int main(int argc, char **argv)
   }
   CHECK(w1 == 2 * rmax + ENVELOPE, "halo width %.17g, expected 2 r_max + envelope = %.17g", w1, 2 * rmax + ENVELOPE);
   CHECK(removed1 == removed2, "the two starts removed %d and %d bodies", (int)removed1, (int)removed2);
-  CHECK(SameSystem(&s1, &x1, &s2, &x2), "two different starts give different stores or maps after migration and ghost build");
+  CHECK(SameSystem(&s1, &x1, &s2, &x2),
+        "two different starts give different stores or maps after migration and ghost build");
   PetscCall(CheckMigration(&g, &s1, removed1, N_BODIES));
-  SAY("migration: %d bodies created on scattered ranks, %d outside the domain removed and counted; ownership, id order, fields, conservation exact\n", N_BODIES, (int)removed1);
+  SAY("migration: %d bodies created on scattered ranks, %d outside the domain removed and counted; ownership, id "
+      "order, fields, conservation exact\n",
+      N_BODIES, (int)removed1);
   PetscCall(CheckGhosts(&g, &s1, &x1, w1, &copy_start, &copy_rank));
   ghosts = s1.n_ghost;
   PetscCallMPI(MPI_Allreduce(&ghosts, &gsum, 1, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
-  SAY("ghosts: halo %.4g m, %lld ghosts in total equal brute force (ids, fields, owner maps, copy lists); two starts bitwise identical\n", w1, (long long)gsum);
+  SAY("ghosts: halo %.4g m, %lld ghosts in total equal brute force (ids, fields, owner maps, copy lists); two starts "
+      "bitwise identical\n",
+      w1, (long long)gsum);
   /* a rebuild that keeps the counts (no body added, removed or exchanged since): the same ghosts,
    * maps and owned offset, without the collective */
   PetscCall(PetscFree(copy_start));

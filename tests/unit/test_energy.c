@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-  Simulation  sim;
+  Simulation   sim;
   const double tol = 1e-9, R = 0.02;
   double       e_prev, worst = -1e300, gain_total = 0;
   PetscInt     violations = 0, steps = 0, max_contacts = 0;
@@ -31,7 +31,8 @@ int main(int argc, char **argv)
     "  - {type: plane, point: [0, -0.2, 0], normal: [0, 1, 0], material: m}\n"
     "  - {type: plane, point: [0, 0.2, 0], normal: [0, -1, 0], material: m}\n"
     "fills:\n"
-    "  - {type: lattice, region: {min: [-0.1, -0.1, -0.19], max: [0.1, 0.1, 0.19]}, radius: 0.02, spacing: 0.05, material: m, velocity: [0.7, 0.4, 0.2]}\n";
+    "  - {type: lattice, region: {min: [-0.1, -0.1, -0.19], max: [0.1, 0.1, 0.19]}, radius: 0.02, spacing: 0.05, "
+    "material: m, velocity: [0.7, 0.4, 0.2]}\n";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestSimulationFromText(yaml, &sim));
@@ -49,17 +50,24 @@ int main(int argc, char **argv)
     worst = PetscMax(worst, (e - e_prev) - allowed);
     if (e - e_prev > allowed) {
       violations++;
-      if (violations <= 5) printf("  step %" PetscInt_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT ", residual %.2e m/s, converged %d)\n", SimulationStepCount(sim), e - e_prev, allowed, SimulationLastStep(sim)->iterations, SimulationLastStep(sim)->residual_max, (int)SimulationLastStep(sim)->converged);
+      if (violations <= 5)
+        printf("  step %" PetscInt_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT
+               ", residual %.2e m/s, converged %d)\n",
+               SimulationStepCount(sim), e - e_prev, allowed, SimulationLastStep(sim)->iterations,
+               SimulationLastStep(sim)->residual_max, (int)SimulationLastStep(sim)->converged);
     }
     if (e > e_prev) gain_total += e - e_prev;
     max_contacts = PetscMax(max_contacts, SimulationContacts(sim)->n);
-    e_prev = e;
+    e_prev       = e;
     steps++;
   }
-  printf("%" PetscInt_FMT " steps, up to %" PetscInt_FMT " contacts: steps with a gain beyond the allowance %" PetscInt_FMT ", worst excess %.3e J, sum of all gains %.3e J, final energy %.6f J\n", steps, max_contacts,
-         violations, worst, gain_total, e_prev);
+  printf("%" PetscInt_FMT " steps, up to %" PetscInt_FMT
+         " contacts: steps with a gain beyond the allowance %" PetscInt_FMT
+         ", worst excess %.3e J, sum of all gains %.3e J, final energy %.6f J\n",
+         steps, max_contacts, violations, worst, gain_total, e_prev);
   TEST_CHECK(max_contacts > 50, "the test needs many contacts, had %" PetscInt_FMT, max_contacts);
-  TEST_CHECK(violations == 0, "%" PetscInt_FMT " steps gained energy beyond solver tolerance (worst %.3e J)", violations, worst);
+  TEST_CHECK(violations == 0, "%" PetscInt_FMT " steps gained energy beyond solver tolerance (worst %.3e J)",
+             violations, worst);
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("energy of a closed system");
   PetscCall(PetscFinalize());

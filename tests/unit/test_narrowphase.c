@@ -30,10 +30,13 @@ static double dist3(const double a[3], const double b[3])
 static void normalize(double a[3])
 {
   const double s = 1.0 / sqrt(dot(a, a));
-  a[0] *= s; a[1] *= s; a[2] *= s;
+  a[0] *= s;
+  a[1] *= s;
+  a[2] *= s;
 }
 /* r = base + s0 a + s1 b + s2 c (any of a, b, c may be NULL) */
-static void combo(double r[3], const double base[3], double s0, const double a[3], double s1, const double b[3], double s2, const double c[3])
+static void combo(double r[3], const double base[3], double s0, const double a[3], double s1, const double b[3],
+                  double s2, const double c[3])
 {
   for (int k = 0; k < 3; k++) r[k] = base[k] + (a ? s0 * a[k] : 0) + (b ? s1 * b[k] : 0) + (c ? s2 * c[k] : 0);
 }
@@ -46,17 +49,25 @@ static void rotation_axis_angle(Rotation *R, const double axis[3], double t)
 {
   double u[3] = {axis[0], axis[1], axis[2]};
   normalize(u);
-  R->q[0] = cos(t / 2); R->q[1] = sin(t / 2) * u[0]; R->q[2] = sin(t / 2) * u[1]; R->q[3] = sin(t / 2) * u[2];
+  R->q[0]         = cos(t / 2);
+  R->q[1]         = sin(t / 2) * u[0];
+  R->q[2]         = sin(t / 2) * u[1];
+  R->q[3]         = sin(t / 2) * u[2];
   double *cols[3] = {R->ex, R->ey, R->ez};
   for (int j = 0; j < 3; j++) { /* R e_j = cos t e_j + sin t (u x e_j) + (1 - cos t) u_j u */
     double e[3] = {0, 0, 0}, uxe[3];
-    e[j]   = 1;
-    uxe[0] = u[1] * e[2] - u[2] * e[1]; uxe[1] = u[2] * e[0] - u[0] * e[2]; uxe[2] = u[0] * e[1] - u[1] * e[0];
+    e[j]        = 1;
+    uxe[0]      = u[1] * e[2] - u[2] * e[1];
+    uxe[1]      = u[2] * e[0] - u[0] * e[2];
+    uxe[2]      = u[0] * e[1] - u[1] * e[0];
     for (int k = 0; k < 3; k++) cols[j][k] = cos(t) * e[k] + sin(t) * uxe[k] + (1 - cos(t)) * u[j] * u[k];
   }
 }
 /* world point of box-local (x, y, z) */
-static void box_point(double r[3], const double c[3], const Rotation *R, double x, double y, double z) { combo(r, c, x, R->ex, y, R->ey, z, R->ez); }
+static void box_point(double r[3], const double c[3], const Rotation *R, double x, double y, double z)
+{
+  combo(r, c, x, R->ex, y, R->ey, z, R->ez);
+}
 
 static void check_consistent(const ContactPoint *p, const char *what)
 {
@@ -64,11 +75,15 @@ static void check_consistent(const ContactPoint *p, const char *what)
   CHECK(fabs(sqrt(dot(p->n, p->n)) - 1) < TOL, "%s: |n| = %.17g", what, sqrt(dot(p->n, p->n)));
   CHECK(fabs(dot(d, p->n) - p->phi) < TOL, "%s: (p2 - p1).n = %.17g but phi = %.17g", what, dot(d, p->n), p->phi);
 }
-static void check_point(const ContactPoint *p, const double n[3], const double p1[3], const double p2[3], double phi, const char *what)
+static void check_point(const ContactPoint *p, const double n[3], const double p1[3], const double p2[3], double phi,
+                        const char *what)
 {
-  CHECK(dist3(p->n, n) < TOL, "%s: n = (%g %g %g), expected (%g %g %g)", what, p->n[0], p->n[1], p->n[2], n[0], n[1], n[2]);
-  CHECK(dist3(p->p1, p1) < TOL, "%s: p1 = (%.15g %.15g %.15g), expected (%.15g %.15g %.15g)", what, p->p1[0], p->p1[1], p->p1[2], p1[0], p1[1], p1[2]);
-  CHECK(dist3(p->p2, p2) < TOL, "%s: p2 = (%.15g %.15g %.15g), expected (%.15g %.15g %.15g)", what, p->p2[0], p->p2[1], p->p2[2], p2[0], p2[1], p2[2]);
+  CHECK(dist3(p->n, n) < TOL, "%s: n = (%g %g %g), expected (%g %g %g)", what, p->n[0], p->n[1], p->n[2], n[0], n[1],
+        n[2]);
+  CHECK(dist3(p->p1, p1) < TOL, "%s: p1 = (%.15g %.15g %.15g), expected (%.15g %.15g %.15g)", what, p->p1[0], p->p1[1],
+        p->p1[2], p1[0], p1[1], p1[2]);
+  CHECK(dist3(p->p2, p2) < TOL, "%s: p2 = (%.15g %.15g %.15g), expected (%.15g %.15g %.15g)", what, p->p2[0], p->p2[1],
+        p->p2[2], p2[0], p2[1], p2[2]);
   CHECK(fabs(p->phi - phi) < TOL, "%s: phi = %.17g, expected %.17g", what, p->phi, phi);
   check_consistent(p, what);
 }
@@ -78,7 +93,7 @@ static const double envelope = 0.1;
 static void test_sphere_sphere(void)
 {
   const double c1[3] = {0.1, -0.2, 0.3}, r1 = 0.5, r2 = 0.25;
-  const double d[3]  = {2.0 / 7, -3.0 / 7, 6.0 / 7}; /* unit */
+  const double d[3]   = {2.0 / 7, -3.0 / 7, 6.0 / 7}; /* unit */
   const double gaps[] = {-0.1, -1e-9, 0.0, 0.05, 0.0999, 0.1001, 0.3};
   for (size_t k = 0; k < sizeof(gaps) / sizeof(gaps[0]); k++) {
     const double g = gaps[k];
@@ -108,7 +123,9 @@ static void test_plane_sphere(void)
   const double p[3] = {1, 2, -1}, n[3] = {1.0 / 3, 2.0 / 3, 2.0 / 3}, r = 0.4;
   double       t1[3] = {2, -1, 0}, t2[3]; /* in-plane directions */
   normalize(t1);
-  t2[0] = n[1] * t1[2] - n[2] * t1[1]; t2[1] = n[2] * t1[0] - n[0] * t1[2]; t2[2] = n[0] * t1[1] - n[1] * t1[0];
+  t2[0]               = n[1] * t1[2] - n[2] * t1[1];
+  t2[1]               = n[2] * t1[0] - n[0] * t1[2];
+  t2[2]               = n[0] * t1[1] - n[1] * t1[0];
   const double gaps[] = {-0.2, 0.0, 0.07, 0.15};
   for (size_t k = 0; k < sizeof(gaps) / sizeof(gaps[0]); k++) {
     const double g = gaps[k];
@@ -202,7 +219,7 @@ static void rotation_onto(Rotation *R, const double n[3], double psi)
 {
   Rotation     A, B;
   double       axis[3] = {-n[1], n[0], 0}; /* e_z x n */
-  const double t = acos(n[2]);
+  const double t       = acos(n[2]);
   rotation_axis_angle(&A, axis, t);
   rotation_axis_angle(&B, (double[3]){0, 0, 1}, psi);
   /* composition A * B: quaternion product and matrix columns A (B e_j) */
@@ -242,7 +259,9 @@ static void test_plane_box(void)
     snprintf(what, sizeof(what), "plane-box resting face point %d", k);
     check_point(&cp[k], n, p1, v, -0.001, what);
   }
-  for (int k = 1; k < np; k++) CHECK(fabs(cp[k].phi - cp[0].phi) < TOL, "plane-box resting face: phi %d = %.17g differs from %.17g", k, cp[k].phi, cp[0].phi);
+  for (int k = 1; k < np; k++)
+    CHECK(fabs(cp[k].phi - cp[0].phi) < TOL, "plane-box resting face: phi %d = %.17g differs from %.17g", k, cp[k].phi,
+          cp[0].phi);
 
   /* thin box (he_z 0.01) resting flat: all 8 vertices within the envelope, the bottom 4 kept */
   {
@@ -300,12 +319,16 @@ static void test_plane_box(void)
         double h;
         vertex(v, (double[3]){0, 0, 0}, &R, he, m);
         h = dot(v, n);
-        if (h < hmin) { second = hmin; hmin = h; mmin = m; }
-        else if (h < second) second = h;
+        if (h < hmin) {
+          second = hmin;
+          hmin   = h;
+          mmin   = m;
+        } else if (h < second) second = h;
       }
       if (second - hmin > envelope + 0.02) break;
     }
-    CHECK(second - hmin > envelope + 0.02, "plane-box vertex down: no test rotation with a single low vertex (%g, %g)", hmin, second);
+    CHECK(second - hmin > envelope + 0.02, "plane-box vertex down: no test rotation with a single low vertex (%g, %g)",
+          hmin, second);
     combo(bc, p, 0, NULL, 0, NULL, -hmin - 0.01, n);
     np = narrow_plane_box(p, n, bc, R.q, he, envelope, cp);
     CHECK(np == 1, "plane-box vertex down: %d points", np);
@@ -318,7 +341,8 @@ static void test_plane_box(void)
     combo(bc, p, 0, NULL, 0, NULL, -hmin + 0.11, n);
     CHECK(narrow_plane_box(p, n, bc, R.q, he, envelope, cp) == 0, "plane-box lifted: contact reported");
   }
-  printf("plane-box: resting face (4 points, equal phi), thin box (4 deepest of 8), edge (2), vertex (1), lifted (0)\n");
+  printf(
+    "plane-box: resting face (4 points, equal phi), thin box (4 deepest of 8), edge (2), vertex (1), lifted (0)\n");
 }
 
 int main(void)

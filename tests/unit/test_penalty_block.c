@@ -48,13 +48,16 @@ static const char *scenario =
   "  - {type: plane, point: [0, -0.1, 0], normal: [0, 1, 0], material: grit}\n"
   "  - {type: plane, point: [0, 0.1, 0], normal: [0, -1, 0], material: grit}\n"
   "fills:\n"
-  "  - {type: random, region: {min: [-0.09, -0.09, 0.01], max: [0.09, 0.09, 0.12]}, radius: 0.01, count: 150, seed: 3, material: grit}\n"
-  "  - {type: random, region: {min: [-0.09, -0.09, 0.13], max: [0.09, 0.09, 0.25]}, radius: 0.008, count: 150, seed: 4, material: glass}\n"
+  "  - {type: random, region: {min: [-0.09, -0.09, 0.01], max: [0.09, 0.09, 0.12]}, radius: 0.01, count: 150, seed: 3, "
+  "material: grit}\n"
+  "  - {type: random, region: {min: [-0.09, -0.09, 0.13], max: [0.09, 0.09, 0.25]}, radius: 0.008, count: 150, seed: "
+  "4, material: glass}\n"
   "output: {dir: none, snapshot_interval: 0}\n";
 
 typedef struct {
-  PetscInt compared, touching, by_block, slide_slip, slide_stick, roll_slip, spin_slip, on_wall, on_sphere, mixed_pair, in_place;
-  double   worst; /* largest |block - reference| / (|reference| + scale) */
+  PetscInt compared, touching, by_block, slide_slip, slide_stick, roll_slip, spin_slip, on_wall, on_sphere, mixed_pair,
+    in_place;
+  double worst; /* largest |block - reference| / (|reference| + scale) */
 } Tally;
 
 static void compare(const double *got, const double *ref, PetscInt n, int width, Tally *t)
@@ -77,7 +80,8 @@ static void compare(const double *got, const double *ref, PetscInt n, int width,
  * before every 5th contact and before every new one, so match[i] > i: every record moved, and a
  * NaN read by mistake would show); in both every 7th frame zeroed so that the block kernel rejects
  * lanes (it must leave their records for the per-contact code to read). */
-static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev, const PetscInt match[], PetscInt nb, Tally *t)
+static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, const ImpulseMemory *prev,
+                                     const PetscInt match[], PetscInt nb, Tally *t)
 {
   const size_t     w = (size_t)PENALTY_HISTORY_WIDTH, cap = 2 * (size_t)cs->n + 1;
   double          *same, *apart, *acc[2];
@@ -88,13 +92,18 @@ static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, 
   PetscCall(PetscMalloc5(w * cap, &same, w * cap, &apart, cap, &at, 6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
   for (int spread = 0; spread < 2; spread++)
     for (int ref = 0; ref < 2; ref++) {
-      ImpulseMemory here = {.n = 0, .capacity = (PetscInt)cap, .width = PENALTY_HISTORY_WIDTH, .key = NULL, .gamma = same};
+      ImpulseMemory here = {.n        = 0,
+                            .capacity = (PetscInt)cap,
+                            .width    = PENALTY_HISTORY_WIDTH,
+                            .key      = NULL,
+                            .gamma    = same};
       for (PetscInt i = 0; i < cs->n; i++) {
         if (spread && (i % 5 == 0 || match[i] < 0)) { /* a record of a contact that ended */
           for (size_t k = 0; k < w; k++) same[w * here.n + k] = NAN;
           here.n++;
         }
-        at[i] = match[i] >= 0 || !spread ? here.n++ : -1; /* the contacts' memory: a record of zeros (no history) for a new one */
+        at[i] = match[i] >= 0 || !spread ? here.n++
+                                         : -1; /* the contacts' memory: a record of zeros (no history) for a new one */
         if (at[i] < 0) continue;
         if (match[i] >= 0) PetscCall(PetscArraycpy(same + w * at[i], prev->gamma + w * match[i], w));
         else PetscCall(PetscArrayzero(same + w * at[i], w));
@@ -103,18 +112,23 @@ static PetscErrorCode check_in_place(PenaltyContext *ctx, const ContactSet *cs, 
           for (int k = 0; k < 6; k++) h->frame[k] = 0;
         }
       }
-      CHECK(ImpulseMemoryWritableInPlace(&here, at, cs->n), "%s memory: not writable in place", spread ? "a spread" : "the contacts'");
-      CHECK(!ImpulseMemoryWritableInPlace(&here, at, (PetscInt)cap + 1), "a memory with room for %zu records is writable in place for %zu", cap, cap + 1);
+      CHECK(ImpulseMemoryWritableInPlace(&here, at, cs->n), "%s memory: not writable in place",
+            spread ? "a spread" : "the contacts'");
+      CHECK(!ImpulseMemoryWritableInPlace(&here, at, (PetscInt)cap + 1),
+            "a memory with room for %zu records is writable in place for %zu", cap, cap + 1);
       ctx->per_contact = ref ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(PenaltyContactLoads(ctx, cs, &here, at, apart, NULL, acc[0], &lim));
       PetscCall(PenaltyContactLoads(ctx, cs, &here, at, same, NULL, acc[1], &lim));
-      CHECK(!memcmp(same, apart, sizeof(double) * w * cs->n) && !memcmp(acc[0], acc[1], sizeof(double) * 6 * nb), "%s, %s memory: the history written in place differs from the one written apart",
+      CHECK(!memcmp(same, apart, sizeof(double) * w * cs->n) && !memcmp(acc[0], acc[1], sizeof(double) * 6 * nb),
+            "%s, %s memory: the history written in place differs from the one written apart",
             ref ? "per contact" : "block kernel", spread ? "a spread" : "the contacts'");
     }
   {
-    const PetscInt behind[3] = {-1, 0, 1}; /* contact 2's record in slot 1: writing slot 1 for contact 1 first would lose it */
-    ImpulseMemory  m = {.n = 2, .capacity = 3, .width = PENALTY_HISTORY_WIDTH, .gamma = same};
-    CHECK(!ImpulseMemoryWritableInPlace(&m, behind, 3), "a memory with a record behind its contact's slot is writable in place");
+    const PetscInt behind[3] = {-1, 0,
+                                1}; /* contact 2's record in slot 1: writing slot 1 for contact 1 first would lose it */
+    ImpulseMemory  m         = {.n = 2, .capacity = 3, .width = PENALTY_HISTORY_WIDTH, .gamma = same};
+    CHECK(!ImpulseMemoryWritableInPlace(&m, behind, 3),
+          "a memory with a record behind its contact's slot is writable in place");
   }
   ctx->per_contact = PETSC_FALSE;
   t->in_place++;
@@ -135,7 +149,8 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
 {
   PenaltyContext   *ctx = &probe->ctx;
   ContactSet        cs;
-  CollisionSettings cset = {SimulationScenario(sim)->envelope, SimulationScenario(sim)->materials, SimulationWalls(sim), SimulationScenario(sim)->n_walls};
+  CollisionSettings cset = {SimulationScenario(sim)->envelope, SimulationScenario(sim)->materials, SimulationWalls(sim),
+                            SimulationScenario(sim)->n_walls};
   PetscInt         *match, matched;
   double           *rec[2], *load[2], *acc[2];
   PenaltyStepLimit  lim[2];
@@ -144,8 +159,9 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
   PetscFunctionBegin;
   PetscCall(ContactSetCreate(&cs));
   PetscCall(CollisionDetectListedGeometry(&cset, SimulationBodies(sim), nb, &probe->bp, &probe->nl, &cs));
-  PetscCall(PetscMalloc5(cs.n + 1, &match, (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[0], (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[1], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[0],
-                         (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[1]));
+  PetscCall(PetscMalloc5(cs.n + 1, &match, (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[0],
+                         (size_t)PENALTY_HISTORY_WIDTH * cs.n + 1, &rec[1], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1,
+                         &load[0], (size_t)PENALTY_LOAD_WIDTH * cs.n + 1, &load[1]));
   PetscCall(PetscMalloc2(6 * (size_t)nb, &acc[0], 6 * (size_t)nb, &acc[1]));
   PetscCall(ImpulseMemoryMatch(&cs, SimulationMemory(sim), match, &matched));
   ctx->walls   = SimulationWalls(sim);
@@ -159,7 +175,8 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
     PetscCall(PenaltyContactLoads(ctx, &cs, SimulationMemory(sim), match, rec[ref], load[ref], NULL, &lim[ref]));
     if (!ref) t->by_block += ctx->block_contacts - before;
     else CHECK(ctx->block_contacts == before, "per_contact: no contact by the block kernel");
-    PetscCall(PenaltyContactLoads(ctx, &cs, SimulationMemory(sim), match, rec[ref], NULL, acc[ref], &lim[ref])); /* the per-body sums of one rank */
+    PetscCall(PenaltyContactLoads(ctx, &cs, SimulationMemory(sim), match, rec[ref], NULL, acc[ref],
+                                  &lim[ref])); /* the per-body sums of one rank */
   }
   ctx->per_contact = PETSC_FALSE;
   PetscCall(check_in_place(ctx, &cs, SimulationMemory(sim), match, nb, t));
@@ -167,7 +184,8 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
   compare(load[0], load[1], cs.n, PENALTY_LOAD_WIDTH, t);
   compare(acc[0], acc[1], nb, 6, t);
   compare(&lim[0].period, &lim[1].period, 1, 1, t);
-  CHECK(!strcmp(lim[0].what, lim[1].what), "the stiffest spring: %s by the block kernel, %s per contact", lim[0].what, lim[1].what);
+  CHECK(!strcmp(lim[0].what, lim[1].what), "the stiffest spring: %s by the block kernel, %s per contact", lim[0].what,
+        lim[1].what);
   for (PetscInt i = 0; i < cs.n; i++) {
     const PenaltyHistory *h = (const PenaltyHistory *)(rec[1] + (size_t)PENALTY_HISTORY_WIDTH * i);
     const Contact        *c = &cs.c[i];
@@ -190,10 +208,14 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -penalty_simd takes only the instantiations' names, -penalty_per_contact and -penalty_check_sides only a logical value. */
+/* -penalty_simd takes only the instantiations' names, -penalty_per_contact and -penalty_check_sides only a logical
+ * value. */
 static PetscErrorCode check_options(void)
 {
-  static const char *bad[][2] = {{"-penalty_simd", "avx3"}, {"-penalty_simd", "true"}, {"-penalty_per_contact", "sometimes"}, {"-penalty_check_sides", "maybe"}};
+  static const char *bad[][2] = {{"-penalty_simd", "avx3"},
+                                 {"-penalty_simd", "true"},
+                                 {"-penalty_per_contact", "sometimes"},
+                                 {"-penalty_check_sides", "maybe"}};
 
   PetscFunctionBeginUser;
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -213,13 +235,15 @@ int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_options());
-  for (int isa = SIMD4_AVX512; isa >= SIMD4_GENERIC; isa--) { /* each instantiation this CPU runs (8 lanes, then 4), the portable one last */
+  for (int isa = SIMD4_AVX512; isa >= SIMD4_GENERIC;
+       isa--) { /* each instantiation this CPU runs (8 lanes, then 4), the portable one last */
     Simulation      sim;
     const Scenario *sc;
     Probe           probe;
     Tally           t = {0};
     if (simd4_isa((Simd4Isa)isa) != (Simd4Isa)isa) continue; /* not on this CPU: tested where it runs */
-    PetscCall(PetscOptionsSetValue(NULL, "-penalty_simd", simd4_isa_name((Simd4Isa)isa))); /* the simulation's and the probe's */
+    PetscCall(PetscOptionsSetValue(NULL, "-penalty_simd",
+                                   simd4_isa_name((Simd4Isa)isa))); /* the simulation's and the probe's */
     PetscCall(TestSimulationFromText(scenario, &sim));
     sc = SimulationScenario(sim);
     PetscCall(PenaltyContextSetUp(&probe.ctx, &sc->penalty, sc->materials, sc->n_materials));
@@ -231,12 +255,19 @@ int main(int argc, char **argv)
       PetscCall(one_step(sim, &probe, &t));
       PetscCall(SimulationStep(sim));
     }
-    printf("isa %s: %" PetscInt_FMT " contacts compared, %" PetscInt_FMT " touching, %" PetscInt_FMT " by the block kernel; slide stick %" PetscInt_FMT " slip %" PetscInt_FMT ", roll slip %" PetscInt_FMT
-           ", spin slip %" PetscInt_FMT ", on walls %" PetscInt_FMT ", sphere pairs %" PetscInt_FMT " (%" PetscInt_FMT " of two materials); worst difference %.3g\n",
-           penalty_block_isa(&probe.ctx), t.compared, t.touching, t.by_block, t.slide_stick, t.slide_slip, t.roll_slip, t.spin_slip, t.on_wall, t.on_sphere, t.mixed_pair, t.worst);
-    CHECK(t.worst <= 1e-8, "block kernel (%s) vs per-contact code: worst relative difference %.3g above 1e-8", penalty_block_isa(&probe.ctx), t.worst);
-    CHECK(t.by_block >= 0.8 * t.touching, "the block kernel computed %" PetscInt_FMT " of %" PetscInt_FMT " touching contacts (expected at least 80%%)", t.by_block, t.touching);
-    CHECK(t.slide_stick > 0 && t.slide_slip > 0 && t.roll_slip > 0 && t.spin_slip > 0, "every stick/slip case compared");
+    printf("isa %s: %" PetscInt_FMT " contacts compared, %" PetscInt_FMT " touching, %" PetscInt_FMT
+           " by the block kernel; slide stick %" PetscInt_FMT " slip %" PetscInt_FMT ", roll slip %" PetscInt_FMT
+           ", spin slip %" PetscInt_FMT ", on walls %" PetscInt_FMT ", sphere pairs %" PetscInt_FMT " (%" PetscInt_FMT
+           " of two materials); worst difference %.3g\n",
+           penalty_block_isa(&probe.ctx), t.compared, t.touching, t.by_block, t.slide_stick, t.slide_slip, t.roll_slip,
+           t.spin_slip, t.on_wall, t.on_sphere, t.mixed_pair, t.worst);
+    CHECK(t.worst <= 1e-8, "block kernel (%s) vs per-contact code: worst relative difference %.3g above 1e-8",
+          penalty_block_isa(&probe.ctx), t.worst);
+    CHECK(t.by_block >= 0.8 * t.touching,
+          "the block kernel computed %" PetscInt_FMT " of %" PetscInt_FMT " touching contacts (expected at least 80%%)",
+          t.by_block, t.touching);
+    CHECK(t.slide_stick > 0 && t.slide_slip > 0 && t.roll_slip > 0 && t.spin_slip > 0,
+          "every stick/slip case compared");
     CHECK(t.on_wall > 0 && t.on_sphere > 0 && t.mixed_pair > 0, "wall, sphere and mixed-material contacts compared");
     PetscCall(PenaltyContextDestroy(&probe.ctx));
     PetscCall(BroadphaseDestroy(&probe.bp));

@@ -40,24 +40,28 @@ static void pose_rotated(PenaltyPose *p, const double x[3], const double axis[3]
 int main(void)
 {
   { /* 1 */
-    double x[2] = {0, 0}, mode = PENALTY_STICK, change[2];
+    double       x[2] = {0, 0}, mode = PENALTY_STICK, change[2];
     const double a[2] = {0.6, 0}, b[2] = {0.6, 0}, c[2] = {0.1, 0}, d[2] = {-0.3, 0};
     penalty_deflection_update(2, x, a, 1.0, 0.8, &mode, change);
-    CHECK(mode == PENALTY_STICK && x[0] == 0.6 && change[0] == 0.6, "below the static threshold: stick, x %g, change %g", x[0], change[0]);
+    CHECK(mode == PENALTY_STICK && x[0] == 0.6 && change[0] == 0.6,
+          "below the static threshold: stick, x %g, change %g", x[0], change[0]);
     penalty_deflection_update(2, x, b, 1.0, 0.8, &mode, change);
-    CHECK(mode == PENALTY_SLIP && fabs(x[0] - 1.0) < 1e-15 && change[0] == 0, "past the static threshold: slip at 1, x %g, change %g", x[0], change[0]);
+    CHECK(mode == PENALTY_SLIP && fabs(x[0] - 1.0) < 1e-15 && change[0] == 0,
+          "past the static threshold: slip at 1, x %g, change %g", x[0], change[0]);
     penalty_deflection_update(2, x, c, 1.0, 0.8, &mode, change);
-    CHECK(mode == PENALTY_SLIP && fabs(x[0] - 0.8) < 1e-15 && change[0] == 0, "slipping on: capped at the kinetic 0.8, x %g", x[0]);
+    CHECK(mode == PENALTY_SLIP && fabs(x[0] - 0.8) < 1e-15 && change[0] == 0,
+          "slipping on: capped at the kinetic 0.8, x %g", x[0]);
     penalty_deflection_update(2, x, d, 1.0, 0.8, &mode, change);
-    CHECK(mode == PENALTY_STICK && fabs(x[0] - 0.5) < 1e-15 && fabs(change[0] + 0.3) < 1e-15, "reversed below the kinetic threshold: stick, x %g", x[0]);
-    double out[2];
+    CHECK(mode == PENALTY_STICK && fabs(x[0] - 0.5) < 1e-15 && fabs(change[0] + 0.3) < 1e-15,
+          "reversed below the kinetic threshold: stick, x %g", x[0]);
+    double       out[2];
     const double xx[2] = {0.9, 0}, ch[2] = {0.5, 0};
     penalty_deflection_load(2, 2.0, 1.0, xx, ch, 1.0, out);
     CHECK(fabs(out[0] - 2.0) < 1e-15, "elastic 1.8 plus damping 0.5 bounded by the static load 2: %g", out[0]);
   }
   { /* 2 */
-    const double R = 0.2, n[3] = {0, 0, 1}, z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, d = 1e-3, t = 1e-6;
-    PenaltyPose    A, B0, B1;
+    const double    R = 0.2, n[3] = {0, 0, 1}, z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, d = 1e-3, t = 1e-6;
+    PenaltyPose     A, B0, B1;
     PenaltyTracking first, tr;
     PenaltyHistory  h;
     double          point[3] = {0, 0, 0}, c[3];
@@ -69,23 +73,28 @@ int main(void)
     penalty_state_put(&h, PENALTY_TOUCHING, 1);
     pose_rotated(&B1, B0.x, z, d); /* spin */
     penalty_track(&A, &B1, n, point, &h, &tr);
-    CHECK(fabs(tr.psi + d) < 1e-15 && v3_norm((double[3]){tr.pa[0], tr.pa[1], tr.pb[0]}) < 1e-15 && fabs(tr.pb[1]) < 1e-15, "spin by %g: psi %g (want %g), p_A (%g, %g), p_B (%g, %g)", d, tr.psi, -d, tr.pa[0], tr.pa[1], tr.pb[0], tr.pb[1]);
+    CHECK(fabs(tr.psi + d) < 1e-15 && v3_norm((double[3]){tr.pa[0], tr.pa[1], tr.pb[0]}) < 1e-15 &&
+            fabs(tr.pb[1]) < 1e-15,
+          "spin by %g: psi %g (want %g), p_A (%g, %g), p_B (%g, %g)", d, tr.psi, -d, tr.pa[0], tr.pa[1], tr.pb[0],
+          tr.pb[1]);
     pose_identity(&B1, d, 0, R); /* slide along x */
     v3_set(c, d, 0, 0);
     penalty_track(&A, &B1, n, c, &h, &tr);
-    CHECK(fabs(tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0] - d) < 1e-15 && fabs(tr.pb[0]) + fabs(tr.pb[1]) < 1e-15 && fabs(tr.psi) < 1e-15, "slide by %g: p_A along x %g, p_B (%g, %g)", d,
-          tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0], tr.pb[0], tr.pb[1]);
+    CHECK(fabs(tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0] - d) < 1e-15 && fabs(tr.pb[0]) + fabs(tr.pb[1]) < 1e-15 &&
+            fabs(tr.psi) < 1e-15,
+          "slide by %g: p_A along x %g, p_B (%g, %g)", d, tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0], tr.pb[0], tr.pb[1]);
     {
       const double x1[3] = {R * t, 0, R};
       pose_rotated(&B1, x1, y, t); /* roll along +x: turn about +y */
       v3_set(c, R * t, 0, 0);
       penalty_track(&A, &B1, n, c, &h, &tr);
       const double pa = tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0], pb = tr.pb[0] * tr.u[0] + tr.pb[1] * tr.w[0];
-      CHECK(fabs(pa / (R * t) - 1) < 1e-9 && fabs(pb / (R * t) - 1) < 1e-9, "roll by %g rad: p_A %g, p_B %g, want R t = %g on both", t, pa, pb, R * t);
+      CHECK(fabs(pa / (R * t) - 1) < 1e-9 && fabs(pb / (R * t) - 1) < 1e-9,
+            "roll by %g rad: p_A %g, p_B %g, want R t = %g on both", t, pa, pb, R * t);
     }
   }
   { /* 3 */
-    const PenaltySettings set = {.normal = PENALTY_NORMAL_HOOKE, .normal_stiffness = 1e4};
+    const PenaltySettings set   = {.normal = PENALTY_NORMAL_HOOKE, .normal_stiffness = 1e4};
     const double          es[3] = {0.2, 0.5, 0.9}, m = 1, period = 2 * M_PI * sqrt(m / 1e4), h = period / 2000;
     for (int i = 0; i < 3; i++) {
       Material    mat = {.young_modulus = 1e7, .poisson_ratio = 0.3, .restitution = es[i]};
@@ -114,7 +123,9 @@ int main(void)
       quat_to_matrix(q, R1);
       rotation_of_vector(t, D);
       for (int r = 0; r < 3; r++) /* R1 = D R0 */
-        for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(R1[3 * r + c] - (D[3 * r] * R0[c] + D[3 * r + 1] * R0[3 + c] + D[3 * r + 2] * R0[6 + c])));
+        for (int c = 0; c < 3; c++)
+          worst = fmax(worst,
+                       fabs(R1[3 * r + c] - (D[3 * r] * R0[c] + D[3 * r + 1] * R0[3 + c] + D[3 * r + 2] * R0[6 + c])));
       CHECK(worst < 1e-15, "rotation_of_vector of an angle %g rad: off the integrator's turn by %g", angles[i], worst);
     }
   }

@@ -11,7 +11,7 @@
 
 static double Measure(double angle_deg, double height_max, ReposeResult *res)
 {
-  const double d = 0.02, R = 50 * d, t = tan(angle_deg * M_PI / 180);
+  const double  d = 0.02, R = 50 * d, t = tan(angle_deg * M_PI / 180);
   static double pos[3 * 20000], rad[20000];
   size_t        n = 0;
   for (int i = -50; i <= 50; i++)
@@ -19,10 +19,18 @@ static double Measure(double angle_deg, double height_max, ReposeResult *res)
       const double x = i * d, y = j * d, r = hypot(x, y);
       if (r > R) continue;
       const double top = fmin(height_max, (R - r) * t) + d; /* surface height at r, at least one grain */
-      pos[3 * n] = x; pos[3 * n + 1] = y; pos[3 * n + 2] = top - d / 2; rad[n] = d / 2; n++;
+      pos[3 * n]       = x;
+      pos[3 * n + 1]   = y;
+      pos[3 * n + 2]   = top - d / 2;
+      rad[n]           = d / 2;
+      n++;
     }
   for (int k = 0; k < 5; k++) { /* strays far out */
-    pos[3 * n] = 3 + k * 0.3; pos[3 * n + 1] = -2; pos[3 * n + 2] = d / 2; rad[n] = d / 2; n++;
+    pos[3 * n]     = 3 + k * 0.3;
+    pos[3 * n + 1] = -2;
+    pos[3 * n + 2] = d / 2;
+    rad[n]         = d / 2;
+    n++;
   }
   CHECK(repose_angle(n, pos, rad, NULL, 0.0, res) == 0, "no angle for the %g degree cone", angle_deg);
   return res->angle_deg;
@@ -34,7 +42,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (double a = 15; a <= 40; a += 12.5) {
     const double got = Measure(a, 1e9, &res);
-    printf("cone of %.1f deg: measured %.2f deg (+- %.2f), height %.3f m, flank to %.3f m\n", a, got, res.uncertainty_deg, res.height, res.radius);
+    printf("cone of %.1f deg: measured %.2f deg (+- %.2f), height %.3f m, flank to %.3f m\n", a, got,
+           res.uncertainty_deg, res.height, res.radius);
     CHECK(fabs(got - a) < 1.0, "cone of %.1f deg measured as %.2f deg", a, got);
   }
   {

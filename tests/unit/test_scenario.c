@@ -29,8 +29,10 @@ static const char guide_example[] =
   "  - {shape: box, half_extents: [0.1, 0.1, 0.05], position: [0.5, 0, 0.05],\n"
   "     orientation: [1, 0, 0, 0], material: steel}\n"
   "fills:\n"
-  "  - {type: lattice, region: {min: [-0.2, -0.2, 0.3], max: [0.2, 0.2, 0.6]}, radius: 0.01, spacing: 0.021, material: steel}\n"
-  "  - {type: random, region: {min: [-0.2, -0.2, 0.7], max: [0.2, 0.2, 1.0]}, radius: 0.01, count: 100, seed: 7, material: steel}\n"
+  "  - {type: lattice, region: {min: [-0.2, -0.2, 0.3], max: [0.2, 0.2, 0.6]}, radius: 0.01, spacing: 0.021, material: "
+  "steel}\n"
+  "  - {type: random, region: {min: [-0.2, -0.2, 0.7], max: [0.2, 0.2, 1.0]}, radius: 0.01, count: 100, seed: 7, "
+  "material: steel}\n"
   "output: {dir: out, snapshot_interval: 0.1, checkpoint_interval: 1.0}   # simulated seconds\n";
 
 /* A decimal literal read by strtod equals the same literal compiled by C (both correctly
@@ -58,15 +60,19 @@ static void test_guide_values(void)
   CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.envelope == 0.001 && sc.max_recovery_speed == 0.5, "contact");
   CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1.0e-6, "solver");
   CHECK(sc.n_materials == 1, "materials %d", sc.n_materials);
-  CHECK(!strcmp(sc.materials[0].name, "steel") && sc.materials[0].density == 7800 && sc.materials[0].friction == 0.5 && sc.materials[0].rolling_friction == 0.001 &&
-          sc.materials[0].spinning_friction == 0.001 && sc.materials[0].compliance == 0 && sc.materials[0].cohesion == 0,
+  CHECK(!strcmp(sc.materials[0].name, "steel") && sc.materials[0].density == 7800 && sc.materials[0].friction == 0.5 &&
+          sc.materials[0].rolling_friction == 0.001 && sc.materials[0].spinning_friction == 0.001 &&
+          sc.materials[0].compliance == 0 && sc.materials[0].cohesion == 0,
         "material values");
   CHECK(scenario_material_index(&sc, "steel") == 0 && scenario_material_index(&sc, "glass") == -1, "material index");
   CHECK(sc.n_walls == 2, "walls %d", sc.n_walls);
   if (sc.n_walls == 2) {
     const Wall *p = &sc.walls[0], *b = &sc.walls[1];
-    CHECK(p->type == WALL_PLANE && vec_eq(p->point, (double[]){0, 0, 0}, 3) && vec_eq(p->normal, (double[]){0, 0, 1}, 3) && p->material == 0, "plane wall");
-    CHECK(b->type == WALL_BOX && vec_eq(b->center, (double[]){0, 0, 1.5}, 3) && vec_eq(b->half_extents, (double[]){0.5, 0.5, 0.1}, 3) && vec_eq(b->velocity, (double[]){0, 0, 0}, 3) &&
+    CHECK(p->type == WALL_PLANE && vec_eq(p->point, (double[]){0, 0, 0}, 3) &&
+            vec_eq(p->normal, (double[]){0, 0, 1}, 3) && p->material == 0,
+          "plane wall");
+    CHECK(b->type == WALL_BOX && vec_eq(b->center, (double[]){0, 0, 1.5}, 3) &&
+            vec_eq(b->half_extents, (double[]){0.5, 0.5, 0.1}, 3) && vec_eq(b->velocity, (double[]){0, 0, 0}, 3) &&
             vec_eq(b->quat, (double[]){1, 0, 0, 0}, 4) && b->material == 0,
           "box wall");
     CHECK(sc.wall_lines[0] == 9 && sc.wall_lines[1] == 10, "wall lines %d %d", sc.wall_lines[0], sc.wall_lines[1]);
@@ -74,20 +80,24 @@ static void test_guide_values(void)
   CHECK(sc.n_bodies == 2, "bodies %d", sc.n_bodies);
   if (sc.n_bodies == 2) {
     const BodySpec *s = &sc.bodies[0], *b = &sc.bodies[1];
-    CHECK(s->shape == SHAPE_SPHERE && s->size[0] == 0.1 && vec_eq(s->position, (double[]){0, 0, 0.1}, 3) && vec_eq(s->velocity, (double[]){1, 0, 0}, 3) &&
-            vec_eq(s->angular_velocity, (double[]){0, 10, 0}, 3) && vec_eq(s->orientation, (double[]){1, 0, 0, 0}, 4) && s->material == 0 && s->mass == 0 && s->line == 12,
+    CHECK(s->shape == SHAPE_SPHERE && s->size[0] == 0.1 && vec_eq(s->position, (double[]){0, 0, 0.1}, 3) &&
+            vec_eq(s->velocity, (double[]){1, 0, 0}, 3) && vec_eq(s->angular_velocity, (double[]){0, 10, 0}, 3) &&
+            vec_eq(s->orientation, (double[]){1, 0, 0, 0}, 4) && s->material == 0 && s->mass == 0 && s->line == 12,
           "sphere body (line %d)", s->line);
-    CHECK(b->shape == SHAPE_BOX && vec_eq(b->size, (double[]){0.1, 0.1, 0.05}, 3) && vec_eq(b->position, (double[]){0.5, 0, 0.05}, 3) && vec_eq(b->velocity, (double[]){0, 0, 0}, 3) &&
+    CHECK(b->shape == SHAPE_BOX && vec_eq(b->size, (double[]){0.1, 0.1, 0.05}, 3) &&
+            vec_eq(b->position, (double[]){0.5, 0, 0.05}, 3) && vec_eq(b->velocity, (double[]){0, 0, 0}, 3) &&
             vec_eq(b->orientation, (double[]){1, 0, 0, 0}, 4) && b->material == 0 && b->line == 14,
           "box body (line %d)", b->line);
   }
   CHECK(sc.n_fills == 2, "fills %d", sc.n_fills);
   if (sc.n_fills == 2) {
     const FillSpec *l = &sc.fills[0], *r = &sc.fills[1];
-    CHECK(l->type == FILL_LATTICE && vec_eq(l->region_min, (double[]){-0.2, -0.2, 0.3}, 3) && vec_eq(l->region_max, (double[]){0.2, 0.2, 0.6}, 3) && l->radius == 0.01 && l->spacing == 0.021 &&
+    CHECK(l->type == FILL_LATTICE && vec_eq(l->region_min, (double[]){-0.2, -0.2, 0.3}, 3) &&
+            vec_eq(l->region_max, (double[]){0.2, 0.2, 0.6}, 3) && l->radius == 0.01 && l->spacing == 0.021 &&
             l->material == 0 && l->line == 17,
           "lattice fill");
-    CHECK(r->type == FILL_RANDOM && vec_eq(r->region_min, (double[]){-0.2, -0.2, 0.7}, 3) && vec_eq(r->region_max, (double[]){0.2, 0.2, 1.0}, 3) && r->radius == 0.01 && r->count == 100 &&
+    CHECK(r->type == FILL_RANDOM && vec_eq(r->region_min, (double[]){-0.2, -0.2, 0.7}, 3) &&
+            vec_eq(r->region_max, (double[]){0.2, 0.2, 1.0}, 3) && r->radius == 0.01 && r->count == 100 &&
             r->seed == 7 && r->material == 0 && r->line == 18,
           "random fill");
   }
@@ -116,9 +126,9 @@ static void test_block_style_and_defaults(void)
                       "    radius: 0.02\n"
                       "    position: [0.5, 0.5, 0.5]\n"
                       "    material: glass\n";
-  char     path[] = "/tmp/test_scenario_XXXXXX", err[SCENARIO_ERR_MAX];
-  int      fd = mkstemp(path), rc;
-  Scenario sc;
+  char       path[] = "/tmp/test_scenario_XXXXXX", err[SCENARIO_ERR_MAX];
+  int        fd     = mkstemp(path), rc;
+  Scenario   sc;
 
   printf("block style, defaults, load from a file\n");
   CHECK(fd >= 0, "mkstemp failed");
@@ -132,10 +142,13 @@ static void test_block_style_and_defaults(void)
   CHECK(!strcmp(sc.path, path) && !strcmp(sc.text, text), "path/text of a file");
   CHECK(vec_eq(sc.domain_max, (double[]){1, 1, 1}, 3) && sc.time_step == 1e-3, "block values");
   CHECK(vec_eq(sc.gravity, (double[]){0, 0, 0}, 3), "gravity default 0");
-  CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.max_recovery_speed == 0.5 && sc.overlap_tolerance == 0, "contact defaults");
+  CHECK(sc.contact_model == CONTACT_MODEL_CCP && sc.max_recovery_speed == 0.5 && sc.overlap_tolerance == 0,
+        "contact defaults");
   /* default envelope: 10% of the smallest body size, 0.1 * 0.02; 1e-15 absorbs the rounding of one product */
   CHECK(fabs(sc.envelope - 0.002) < 1e-15, "envelope default %g", sc.envelope);
-  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6 && sc.warm_start_decay == 0.99, "solver defaults");
+  CHECK(sc.solver_type == SOLVER_APGD && sc.max_iterations == 500 && sc.tolerance == 1e-6 &&
+          sc.warm_start_decay == 0.99,
+        "solver defaults");
   CHECK(sc.materials[0].rolling_friction == 0 && sc.materials[0].spinning_friction == 0, "material defaults");
   CHECK(sc.n_walls == 0 && sc.n_fills == 0 && sc.n_bodies == 1, "counts");
   CHECK(!strcmp(sc.output_dir, "out") && sc.snapshot_interval == 0 && sc.checkpoint_interval == 0, "output defaults");
@@ -172,23 +185,31 @@ static void test_guide_population(void)
 
   {
     const double m = 7800 * 4.0 / 3.0 * PI * 0.1 * 0.1 * 0.1, Is = 0.4 * m * 0.01;
-    CHECK(close_rel(s.mass[0], m) && close_rel(s.inertia[0], Is) && close_rel(s.inertia[2], Is), "sphere mass %g inertia %g", s.mass[0], s.inertia[0]);
-    CHECK(s.vel[3] == 0 && s.vel[4] == 10 && s.vel[5] == 0 && s.vel[0] == 1, "sphere velocities (identity orientation: body = world)");
+    CHECK(close_rel(s.mass[0], m) && close_rel(s.inertia[0], Is) && close_rel(s.inertia[2], Is),
+          "sphere mass %g inertia %g", s.mass[0], s.inertia[0]);
+    CHECK(s.vel[3] == 0 && s.vel[4] == 10 && s.vel[5] == 0 && s.vel[0] == 1,
+          "sphere velocities (identity orientation: body = world)");
     CHECK(s.radius[0] == 0.1 && s.shape[0] == SHAPE_SPHERE, "sphere radius");
   }
   {
     const double m = 7800 * 0.2 * 0.2 * 0.1; /* full edges 0.2, 0.2, 0.1 */
     CHECK(close_rel(s.mass[1], m), "box mass %g vs %g", s.mass[1], m);
-    CHECK(close_rel(s.inertia[3], m * (0.2 * 0.2 + 0.1 * 0.1) / 12) && close_rel(s.inertia[5], m * (0.2 * 0.2 + 0.2 * 0.2) / 12), "box inertia");
+    CHECK(close_rel(s.inertia[3], m * (0.2 * 0.2 + 0.1 * 0.1) / 12) &&
+            close_rel(s.inertia[5], m * (0.2 * 0.2 + 0.2 * 0.2) / 12),
+          "box inertia");
     CHECK(close_rel(s.radius[1], sqrt(0.01 + 0.01 + 0.0025)), "box bounding radius %g", s.radius[1]);
   }
   /* Lattice order: x fastest, then y, then z. Positions to 1e-12 m: the same few flops in any order. */
   {
-    const PetscInt probe[4] = {0, 1, 19, nlattice - 1};
-    const double   want[4][3] = {{-0.19, -0.19, 0.31}, {-0.19 + 0.021, -0.19, 0.31}, {-0.19, -0.19 + 0.021, 0.31}, {-0.19 + 18 * 0.021, -0.19 + 18 * 0.021, 0.31 + 13 * 0.021}};
+    const PetscInt probe[4]   = {0, 1, 19, nlattice - 1};
+    const double   want[4][3] = {{-0.19, -0.19, 0.31},
+                                 {-0.19 + 0.021, -0.19, 0.31},
+                                 {-0.19, -0.19 + 0.021, 0.31},
+                                 {-0.19 + 18 * 0.021, -0.19 + 18 * 0.021, 0.31 + 13 * 0.021}};
     for (int k = 0; k < 4; k++) {
       const double *x = s.pos + 3 * (2 + probe[k]);
-      CHECK(fabs(x[0] - want[k][0]) < 1e-12 && fabs(x[1] - want[k][1]) < 1e-12 && fabs(x[2] - want[k][2]) < 1e-12, "lattice sphere %" PetscInt_FMT " at (%g, %g, %g)", probe[k], x[0], x[1], x[2]);
+      CHECK(fabs(x[0] - want[k][0]) < 1e-12 && fabs(x[1] - want[k][1]) < 1e-12 && fabs(x[2] - want[k][2]) < 1e-12,
+            "lattice sphere %" PetscInt_FMT " at (%g, %g, %g)", probe[k], x[0], x[1], x[2]);
     }
     CHECK(s.radius[2] == 0.01 && close_rel(s.mass[2], 7800 * 4.0 / 3.0 * PI * 1e-6), "lattice sphere radius/mass");
   }
@@ -211,12 +232,15 @@ static void test_guide_population(void)
   /* Same seed -> bitwise identical; another seed -> different positions. */
   PetscCallVoid(BodyStoreCreate(&again));
   PetscCallVoid(PopulationBuild(&sc, &again, err, sizeof err));
-  CHECK(!err[0] && again.n_owned == total && !memcmp(again.pos, s.pos, sizeof(double) * 3 * (size_t)total), "rebuild with the same seed differs");
+  CHECK(!err[0] && again.n_owned == total && !memcmp(again.pos, s.pos, sizeof(double) * 3 * (size_t)total),
+        "rebuild with the same seed differs");
   PetscCallVoid(BodyStoreDestroy(&again));
   sc.fills[1].seed = 8;
   PetscCallVoid(BodyStoreCreate(&again));
   PetscCallVoid(PopulationBuild(&sc, &again, err, sizeof err));
-  CHECK(!err[0] && again.n_owned == total && memcmp(again.pos + 3 * first_random, s.pos + 3 * first_random, sizeof(double) * 300), "seed 8 gives the same positions as seed 7");
+  CHECK(!err[0] && again.n_owned == total &&
+          memcmp(again.pos + 3 * first_random, s.pos + 3 * first_random, sizeof(double) * 300),
+        "seed 8 gives the same positions as seed 7");
   PetscCallVoid(BodyStoreDestroy(&again));
 done:
   PetscCallVoid(BodyStoreDestroy(&s));
@@ -224,7 +248,9 @@ done:
 }
 
 /* Scenario head for small population cases: unit domain, one material. */
-#define HEAD "domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\nmaterials: [{name: m, density: 1000, friction: 0.5}]\n"
+#define HEAD \
+  "domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\nmaterials: [{name: m, density: 1000, " \
+  "friction: 0.5}]\n"
 
 /* Build; return the message ("" when accepted) and the body count. */
 static PetscInt build(const char *text, char *err, size_t errlen)
@@ -243,64 +269,95 @@ static PetscInt build(const char *text, char *err, size_t errlen)
 
 static void test_population_cases(void)
 {
-  char      err[SCENARIO_ERR_MAX];
-  PetscInt  n;
-  Scenario  sc;
+  char       err[SCENARIO_ERR_MAX];
+  PetscInt   n;
+  Scenario   sc;
   BodyRecord rec;
 
   printf("population: lattice count, overrides, frames, overlap/wall/domain checks\n");
   /* Lattice by hand: x: (1 - 0.1)/0.1 = 9 steps -> 10 (exact fit, must survive rounding);
    * y: 0.4/0.1 = 4 -> 5; z: 0.15/0.1 = 1.5 -> 2. */
-  n = build(HEAD "fills: [{type: lattice, region: {min: [0, 0, 0], max: [1, 0.5, 0.25]}, radius: 0.05, spacing: 0.1, material: m}]\n", err, sizeof err);
+  n = build(HEAD "fills: [{type: lattice, region: {min: [0, 0, 0], max: [1, 0.5, 0.25]}, radius: 0.05, spacing: 0.1, "
+                 "material: m}]\n",
+            err, sizeof err);
   CHECK(n == 100, "lattice count %" PetscInt_FMT " (%s)", n, err);
 
   /* Overrides and the world -> body conversion of angular velocity: q = 90 deg about z (given
    * unnormalized as [2, 0, 0, 2]) maps body x to world y, so world (0, 10, 0) is body (10, 0, 0). */
-  if (!scenario_load_string(HEAD "bodies: [{shape: box, half_extents: [0.1, 0.2, 0.3], position: [0.5, 0.5, 0.5], orientation: [2, 0, 0, 2], "
+  if (!scenario_load_string(HEAD "bodies: [{shape: box, half_extents: [0.1, 0.2, 0.3], position: [0.5, 0.5, 0.5], "
+                                 "orientation: [2, 0, 0, 2], "
                                  "angular_velocity: [0, 10, 0], mass: 3, inertia: [1, 2, 3], material: m}]\n",
                             "o.yaml", &sc, err, sizeof err)) {
     population_record_from_spec(&sc, &sc.bodies[0], 42, &rec);
     /* 1e-12: a rotation by a normalized quaternion, a few flops of rounding on values of order 10 */
-    CHECK(fabs(rec.vel[3] - 10) < 1e-12 && fabs(rec.vel[4]) < 1e-12 && fabs(rec.vel[5]) < 1e-12, "body-frame omega (%g, %g, %g)", rec.vel[3], rec.vel[4], rec.vel[5]);
+    CHECK(fabs(rec.vel[3] - 10) < 1e-12 && fabs(rec.vel[4]) < 1e-12 && fabs(rec.vel[5]) < 1e-12,
+          "body-frame omega (%g, %g, %g)", rec.vel[3], rec.vel[4], rec.vel[5]);
     CHECK(fabs(rec.quat[0] - sqrt(0.5)) < 1e-15 && fabs(rec.quat[3] - sqrt(0.5)) < 1e-15, "quaternion normalized");
-    CHECK(rec.mass[0] == 3 && rec.inertia[0] == 1 && rec.inertia[1] == 2 && rec.inertia[2] == 3 && rec.id[0] == 42, "mass/inertia overrides");
+    CHECK(rec.mass[0] == 3 && rec.inertia[0] == 1 && rec.inertia[1] == 2 && rec.inertia[2] == 3 && rec.id[0] == 42,
+          "mass/inertia overrides");
     scenario_free(&sc);
   } else CHECK(0, "override scenario rejected: %s", err);
 
   /* Overlap of 2% of R is rejected, 0.5% accepted (R = 0.1). */
-  n = build(HEAD "bodies:\n  - {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: m}\n  - {shape: sphere, radius: 0.1, position: [0.698, 0.5, 0.5], material: m}\n", err, sizeof err);
-  CHECK(strstr(err, "pop.yaml:6: key 'bodies[1]': overlaps bodies[0] (line 5) by 0.002 m") != NULL, "2%% overlap message: %s", err);
-  n = build(HEAD "bodies:\n  - {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: m}\n  - {shape: sphere, radius: 0.1, position: [0.6995, 0.5, 0.5], material: m}\n", err, sizeof err);
+  n = build(HEAD "bodies:\n  - {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: m}\n  - {shape: "
+                 "sphere, radius: 0.1, position: [0.698, 0.5, 0.5], material: m}\n",
+            err, sizeof err);
+  CHECK(strstr(err, "pop.yaml:6: key 'bodies[1]': overlaps bodies[0] (line 5) by 0.002 m") != NULL,
+        "2%% overlap message: %s", err);
+  n = build(HEAD "bodies:\n  - {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: m}\n  - {shape: "
+                 "sphere, radius: 0.1, position: [0.6995, 0.5, 0.5], material: m}\n",
+            err, sizeof err);
   CHECK(n == 2 && !err[0], "0.5%% overlap rejected: %s", err);
   /* Box body against sphere: box top at 0.6, sphere centre 0.695 r 0.1 -> 0.005 deep = 5% */
-  n = build(HEAD "bodies:\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.5], material: m}\n  - {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.695], material: m}\n", err, sizeof err);
+  n = build(HEAD "bodies:\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.5], material: m}\n  "
+                 "- {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.695], material: m}\n",
+            err, sizeof err);
   CHECK(strstr(err, "pop.yaml:6: key 'bodies[1]': overlaps bodies[0]") != NULL, "box-sphere overlap: %s", err);
-  n = build(HEAD "bodies:\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.3, 0.5, 0.5], material: m}\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.6, 0.5, 0.5], material: m}\n", err, sizeof err);
+  n = build(HEAD "bodies:\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.3, 0.5, 0.5], material: m}\n  "
+                 "- {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.6, 0.5, 0.5], material: m}\n",
+            err, sizeof err);
   CHECK(strstr(err, "box-box contact is not supported") != NULL, "box-box: %s", err);
 
   /* Walls: a sphere 3% into a plane; a box body corner into a plane; both at the lines given. */
-  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.297], material: m}]\n", err, sizeof err);
-  CHECK(strstr(err, "pop.yaml:5: key 'bodies[0]': penetrates walls[0] (line 4) by 0.003 m") != NULL, "plane penetration: %s", err);
-  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.29], material: m}]\n", err, sizeof err);
+  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: sphere, "
+                 "radius: 0.1, position: [0.5, 0.5, 0.297], material: m}]\n",
+            err, sizeof err);
+  CHECK(strstr(err, "pop.yaml:5: key 'bodies[0]': penetrates walls[0] (line 4) by 0.003 m") != NULL,
+        "plane penetration: %s", err);
+  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: box, "
+                 "half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.29], material: m}]\n",
+            err, sizeof err);
   CHECK(strstr(err, "key 'bodies[0]': penetrates walls[0] (line 4) by 0.01 m") != NULL, "box into plane: %s", err);
-  n = build(HEAD "walls: [{type: box, center: [0.5, 0.5, 0.5], half_extents: [0.1, 0.1, 0.1], material: m}]\nbodies: [{shape: sphere, radius: 0.05, position: [0.5, 0.5, 0.64], material: m}]\n", err, sizeof err);
-  CHECK(strstr(err, "key 'bodies[0]': penetrates walls[0] (line 4) by 0.01 m") != NULL, "sphere into box wall: %s", err);
-  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.3], material: m}]\n", err, sizeof err);
+  n = build(HEAD "walls: [{type: box, center: [0.5, 0.5, 0.5], half_extents: [0.1, 0.1, 0.1], material: m}]\nbodies: "
+                 "[{shape: sphere, radius: 0.05, position: [0.5, 0.5, 0.64], material: m}]\n",
+            err, sizeof err);
+  CHECK(strstr(err, "key 'bodies[0]': penetrates walls[0] (line 4) by 0.01 m") != NULL, "sphere into box wall: %s",
+        err);
+  n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: sphere, "
+                 "radius: 0.1, position: [0.5, 0.5, 0.3], material: m}]\n",
+            err, sizeof err);
   CHECK(n == 1 && !err[0], "touching a wall rejected: %s", err);
 
   /* Domain: centre outside; a lattice sphere outside names the fill and the sphere. */
   n = build(HEAD "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 1.2, 0.5], material: m}]\n", err, sizeof err);
-  CHECK(strstr(err, "pop.yaml:4: key 'bodies[0]': centre (0.5, 1.2, 0.5) is outside the domain") != NULL, "outside: %s", err);
-  n = build(HEAD "fills: [{type: lattice, region: {min: [0.5, 0.5, 0.5], max: [1.5, 0.7, 0.7]}, radius: 0.1, spacing: 0.2, material: m}]\n", err, sizeof err);
-  CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': sphere 3 at (1.2, 0.6, 0.6) is outside the domain") != NULL, "fill outside: %s", err);
+  CHECK(strstr(err, "pop.yaml:4: key 'bodies[0]': centre (0.5, 1.2, 0.5) is outside the domain") != NULL, "outside: %s",
+        err);
+  n = build(HEAD "fills: [{type: lattice, region: {min: [0.5, 0.5, 0.5], max: [1.5, 0.7, 0.7]}, radius: 0.1, spacing: "
+                 "0.2, material: m}]\n",
+            err, sizeof err);
+  CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': sphere 3 at (1.2, 0.6, 0.6) is outside the domain") != NULL,
+        "fill outside: %s", err);
 
   /* Random fill: 2000 spheres of r = 0.05 in a unit cube would be 105% of its volume. */
-  n = build(HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.05, count: 2000, seed: 1, material: m}]\n", err, sizeof err);
+  n = build(HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.05, count: 2000, seed: 1, "
+                 "material: m}]\n",
+            err, sizeof err);
   CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': placed only") != NULL, "random cannot fit: %s", err);
   /* Random fill avoids an earlier body and a wall crossing its region. */
   n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.5], normal: [0, 0, 1], material: m}]\n"
                  "bodies: [{shape: sphere, radius: 0.2, position: [0.5, 0.5, 0.75], material: m}]\n"
-                 "fills: [{type: random, region: {min: [0, 0, 0.3], max: [1, 1, 1]}, radius: 0.03, count: 300, seed: 3, material: m}]\n",
+                 "fills: [{type: random, region: {min: [0, 0, 0.3], max: [1, 1, 1]}, radius: 0.03, count: 300, seed: "
+                 "3, material: m}]\n",
             err, sizeof err);
   CHECK(n == 301 && !err[0], "random fill around a body and a wall: %" PetscInt_FMT " %s", n, err);
 }
@@ -312,27 +369,46 @@ static void test_messages(void)
     const char *text, *want1, *want2;
   } cases[] = {
     {HEAD "bogus: 1\n", "bad.yaml:4: key 'bogus': unknown key", "domain, gravity, time"},
-    {HEAD "contact: {model: ccp, envelop: 0.1}\n", "bad.yaml:4: key 'contact.envelop': unknown key", "model, envelope, max_recovery_speed"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\nmaterials:\n  - {name: a, density: 1, friction: 0}\n  - {name: b, density: -5, friction: 0}\n",
+    {HEAD "contact: {model: ccp, envelop: 0.1}\n", "bad.yaml:4: key 'contact.envelop': unknown key",
+     "model, envelope, max_recovery_speed"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\nmaterials:\n  - {name: a, density: 1, "
+     "friction: 0}\n  - {name: b, density: -5, friction: 0}\n",
      "bad.yaml:5: key 'materials[1].density': must be > 0 (got -5)", "kg/m^3"},
-    {HEAD "bodies: [{shape: sphere, radius: abc, position: [0.5, 0.5, 0.5], material: m}]\n", "bad.yaml:4: key 'bodies[0].radius': expected a number", "'abc'"},
-    {HEAD "bodies: [{shape: sphere, radius: true, position: [0.5, 0.5, 0.5], material: m}]\n", "key 'bodies[0].radius': expected a number", "'true'"},
-    {HEAD "bodies: [{shape: sphere, radius: \"0.1\", position: [0.5, 0.5, 0.5], material: m}]\n", "key 'bodies[0].radius': expected a number, got the quoted string", "remove the quotes"},
+    {HEAD "bodies: [{shape: sphere, radius: abc, position: [0.5, 0.5, 0.5], material: m}]\n",
+     "bad.yaml:4: key 'bodies[0].radius': expected a number", "'abc'"},
+    {HEAD "bodies: [{shape: sphere, radius: true, position: [0.5, 0.5, 0.5], material: m}]\n",
+     "key 'bodies[0].radius': expected a number", "'true'"},
+    {HEAD "bodies: [{shape: sphere, radius: \"0.1\", position: [0.5, 0.5, 0.5], material: m}]\n",
+     "key 'bodies[0].radius': expected a number, got the quoted string", "remove the quotes"},
     {HEAD "gravity: [0, -9.81]\n", "bad.yaml:4: key 'gravity': expected a list of 3 numbers", "2 entries"},
     {HEAD "gravity: [0, x, 1]\n", "bad.yaml:4: key 'gravity[1]': expected a number", "'x'"},
-    {HEAD "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: glass}]\n", "key 'bodies[0].material': unknown material 'glass'", "defines: m"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\ntime: {step: 0.002, end: 1}\n", "bad.yaml:3: key 'time': duplicate key (first given at line 2)", "keep only one"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\n", "bad.yaml:1: key 'materials': missing", "materials:"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001}\nmaterials: [{name: m, density: 1, friction: 0}]\n", "bad.yaml:2: key 'time.end': missing", "end time"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0, end: 1}\n", "bad.yaml:2: key 'time.step': must be > 0 (got 0)", "time step"},
-    {"domain: {min: [0, 0, 0], max: [1, 0, 1]}\n", "bad.yaml:1: key 'domain.max': max[1] = 0 must be > min[1] = 0", "max > min"},
-    {HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.1, count: 1.5, material: m}]\n", "key 'fills[0].count': expected an integer", "'1.5'"},
-    {HEAD "fills: [{type: lattice, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.1, spacing: 0.15, material: m}]\n", "key 'fills[0].spacing': spacing 0.15 is less than the sphere diameter 0.2", "spacing >= 0.2"},
+    {HEAD "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], material: glass}]\n",
+     "key 'bodies[0].material': unknown material 'glass'", "defines: m"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\ntime: {step: 0.002, end: 1}\n",
+     "bad.yaml:3: key 'time': duplicate key (first given at line 2)", "keep only one"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001, end: 1}\n", "bad.yaml:1: key 'materials': missing",
+     "materials:"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.001}\nmaterials: [{name: m, density: 1, friction: 0}]\n",
+     "bad.yaml:2: key 'time.end': missing", "end time"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0, end: 1}\n",
+     "bad.yaml:2: key 'time.step': must be > 0 (got 0)", "time step"},
+    {"domain: {min: [0, 0, 0], max: [1, 0, 1]}\n", "bad.yaml:1: key 'domain.max': max[1] = 0 must be > min[1] = 0",
+     "max > min"},
+    {HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.1, count: 1.5, material: m}]\n",
+     "key 'fills[0].count': expected an integer", "'1.5'"},
+    {HEAD
+     "fills: [{type: lattice, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.1, spacing: 0.15, material: m}]\n",
+     "key 'fills[0].spacing': spacing 0.15 is less than the sphere diameter 0.2", "spacing >= 0.2"},
     {HEAD "solver: {type: cg}\n", "bad.yaml:4: key 'solver.type': unknown value 'cg'", "jacobi, gauss-seidel, apgd"},
-    {HEAD "walls: [{type: plane, point: [0, 0, 0], normal: [0, 0, 0], material: m}]\n", "key 'walls[0].normal': must not be the zero vector", "outward normal"},
-    {HEAD "walls: [{type: plane, point: [0, 0, 0], normal: [0, 0, 1], velocity: [0, 0, 1], material: m}]\n", "key 'walls[0].velocity': unknown key", "type, point, normal, material"},
-    {HEAD "bodies: [{shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.5], orientation: [0, 0, 0, 0], material: m}]\n", "key 'bodies[0].orientation': must not be all zero", "[w, x, y, z]"},
-    {"domain: {min: [0, 0, 0], max: [1, 1, 1]\ntime: {step: 1, end: 1}\n", "bad.yaml:2: malformed YAML:", "fix the syntax"},
+    {HEAD "walls: [{type: plane, point: [0, 0, 0], normal: [0, 0, 0], material: m}]\n",
+     "key 'walls[0].normal': must not be the zero vector", "outward normal"},
+    {HEAD "walls: [{type: plane, point: [0, 0, 0], normal: [0, 0, 1], velocity: [0, 0, 1], material: m}]\n",
+     "key 'walls[0].velocity': unknown key", "type, point, normal, material"},
+    {HEAD "bodies: [{shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.5, 0.5, 0.5], orientation: [0, 0, 0, 0], "
+          "material: m}]\n",
+     "key 'bodies[0].orientation': must not be all zero", "[w, x, y, z]"},
+    {"domain: {min: [0, 0, 0], max: [1, 1, 1]\ntime: {step: 1, end: 1}\n",
+     "bad.yaml:2: malformed YAML:", "fix the syntax"},
     {"domain:\n  min: [0, 0, 0]\n max: [1, 1, 1]\n", "bad.yaml:3: malformed YAML:", "fix the syntax"},
     {"", "bad.yaml:1: the scenario is empty", "GUIDE"},
     {"- 1\n- 2\n", "bad.yaml:1: the scenario must be a mapping", "got a list"},
@@ -352,9 +428,12 @@ static void test_messages(void)
       continue;
     }
     printf("  %s\n", err);
-    CHECK(strstr(err, cases[k].want1) && strstr(err, cases[k].want2) && !strchr(err, '\n'), "case %zu: got \"%s\", want \"%s\" ... \"%s\"", k, err, cases[k].want1, cases[k].want2);
+    CHECK(strstr(err, cases[k].want1) && strstr(err, cases[k].want2) && !strchr(err, '\n'),
+          "case %zu: got \"%s\", want \"%s\" ... \"%s\"", k, err, cases[k].want1, cases[k].want2);
   }
-  CHECK(scenario_load_file("/nonexistent/x.yaml", &sc, err, sizeof err) != 0 && strstr(err, "/nonexistent/x.yaml: cannot open"), "missing file: %s", err);
+  CHECK(scenario_load_file("/nonexistent/x.yaml", &sc, err, sizeof err) != 0 &&
+          strstr(err, "/nonexistent/x.yaml: cannot open"),
+        "missing file: %s", err);
 }
 
 /* The robustness keys beyond the GUIDE's: contact.overlap_tolerance and solver.warm_start_decay. */
@@ -365,12 +444,13 @@ static void test_robustness_keys(void)
                       "contact: {model: ccp, overlap_tolerance: 1.0e-4}\n"
                       "solver: {type: apgd, max_iterations: 50, warm_start_decay: 1}\n"
                       "materials: [{name: m, density: 1000, friction: 0.5}]\n";
-  char     err[SCENARIO_ERR_MAX];
-  Scenario sc;
+  char       err[SCENARIO_ERR_MAX];
+  Scenario   sc;
 
   printf("overlap_tolerance and warm_start_decay\n");
   CHECK(scenario_load_string(text, "keys.yaml", &sc, err, sizeof err) == 0, "rejected: %s", err);
-  CHECK(sc.overlap_tolerance == 1.0e-4 && sc.warm_start_decay == 1 && sc.max_iterations == 50, "values %g %g %d", sc.overlap_tolerance, sc.warm_start_decay, sc.max_iterations);
+  CHECK(sc.overlap_tolerance == 1.0e-4 && sc.warm_start_decay == 1 && sc.max_iterations == 50, "values %g %g %d",
+        sc.overlap_tolerance, sc.warm_start_decay, sc.max_iterations);
   scenario_free(&sc);
 }
 
@@ -381,23 +461,31 @@ static void test_packed_inertia(void)
 {
   char     err[SCENARIO_ERR_MAX];
   PetscInt n;
-#define NEEDLE(c) "bodies: [{shape: box, half_extents: [0.001, 0.001, " c "], position: [0.5, 0.5, 0.5], material: m}]\n"
+#define NEEDLE(c) \
+  "bodies: [{shape: box, half_extents: [0.001, 0.001, " c "], position: [0.5, 0.5, 0.5], material: m}]\n"
 
   printf("population: inertia the packed CCP solvers hold accurately\n");
   n = build(HEAD NEEDLE("0.43"), err, sizeof err);
   CHECK(n == 1 && !err[0], "a box with moments 92450 apart rejected: %s", err);
   n = build(HEAD NEEDLE("0.45"), err, sizeof err);
-  CHECK(strstr(err, "pop.yaml:4: key 'bodies[0].half_extents': principal moments of inertia") && strstr(err, "are 1.01e+05 apart") && strstr(err, "-ccp_packed false"),
+  CHECK(strstr(err, "pop.yaml:4: key 'bodies[0].half_extents': principal moments of inertia") &&
+          strstr(err, "are 1.01e+05 apart") && strstr(err, "-ccp_packed false"),
         "a box with moments 101250 apart: %s", err);
-  n = build(HEAD "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], inertia: [1, 1, 1e-5], material: m}]\n", err, sizeof err);
-  CHECK(strstr(err, "key 'bodies[0].inertia': principal moments of inertia 1, 1, 1e-05 kg m^2 are 1e+05 apart") && strstr(err, "give moments closer together"), "an inertia override 1e5 apart: %s", err);
+  n = build(HEAD
+            "bodies: [{shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.5], inertia: [1, 1, 1e-5], material: m}]\n",
+            err, sizeof err);
+  CHECK(strstr(err, "key 'bodies[0].inertia': principal moments of inertia 1, 1, 1e-05 kg m^2 are 1e+05 apart") &&
+          strstr(err, "give moments closer together"),
+        "an inertia override 1e5 apart: %s", err);
   /* the reference loops and the penalty model take it */
   PetscCallAbort(PETSC_COMM_SELF, PetscOptionsSetValue(NULL, "-ccp_packed", "false"));
   n = build(HEAD NEEDLE("0.45"), err, sizeof err);
   PetscCallAbort(PETSC_COMM_SELF, PetscOptionsClearValue(NULL, "-ccp_packed"));
   CHECK(n == 1 && !err[0], "-ccp_packed false: the box with moments 101250 apart rejected: %s", err);
-  n = build("domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.0001, end: 1}\ncontact: {model: penalty, normal: hooke, normal_stiffness: 1.0e5}\n"
-            "materials: [{name: m, density: 1000, friction: 0.5, young_modulus: 1.0e7, poisson_ratio: 0.3, restitution: 0.5}]\n" NEEDLE("0.45"),
+  n = build("domain: {min: [0, 0, 0], max: [1, 1, 1]}\ntime: {step: 0.0001, end: 1}\ncontact: {model: penalty, normal: "
+            "hooke, normal_stiffness: 1.0e5}\n"
+            "materials: [{name: m, density: 1000, friction: 0.5, young_modulus: 1.0e7, poisson_ratio: 0.3, "
+            "restitution: 0.5}]\n" NEEDLE("0.45"),
             err, sizeof err);
   CHECK(n == 1 && !err[0], "the penalty model (inertia in double) rejected the box with moments 101250 apart: %s", err);
 #undef NEEDLE

@@ -30,8 +30,10 @@ static int64_t BodyId(int g) { return 1000 + 37 * g; } /* not the storage order 
 static void Axis(int g, double k[3], double *angle)
 {
   double n;
-  k[0] = 1; k[1] = g; k[2] = 2 - g;
-  n = sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
+  k[0] = 1;
+  k[1] = g;
+  k[2] = 2 - g;
+  n    = sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
   for (int c = 0; c < 3; c++) k[c] /= n;
   *angle = 0.3 * g + 0.1;
 }
@@ -43,20 +45,28 @@ static void MakeBody(int g, BodyRecord *b)
   memset(b, 0, sizeof(*b));
   Axis(g, k, &a);
   b->id[0]   = BodyId(g);
-  b->pos[0]  = 0.5 * g; b->pos[1] = -0.25 * g + 1.0 / 3.0; b->pos[2] = 0.1 * g * g;
+  b->pos[0]  = 0.5 * g;
+  b->pos[1]  = -0.25 * g + 1.0 / 3.0;
+  b->pos[2]  = 0.1 * g * g;
   b->quat[0] = cos(a / 2);
   for (int c = 0; c < 3; c++) b->quat[c + 1] = sin(a / 2) * k[c];
-  b->vel[0] = g; b->vel[1] = -1.0 / 7.0; b->vel[2] = 0.5;
-  b->vel[3] = 0.2 * g - 1; b->vel[4] = 3.0; b->vel[5] = -g / 3.0; /* body frame */
-  b->mass[0] = 1.0 + g;
+  b->vel[0]     = g;
+  b->vel[1]     = -1.0 / 7.0;
+  b->vel[2]     = 0.5;
+  b->vel[3]     = 0.2 * g - 1;
+  b->vel[4]     = 3.0;
+  b->vel[5]     = -g / 3.0; /* body frame */
+  b->mass[0]    = 1.0 + g;
   b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.1;
   if (g % 2 == 0) {
     b->shape[0] = SHAPE_SPHERE;
     b->size[0] = b->size[1] = b->size[2] = 0.01 * (g + 1);
-    b->radius[0] = b->size[0];
+    b->radius[0]                         = b->size[0];
   } else {
-    b->shape[0] = SHAPE_BOX;
-    b->size[0] = 0.1 + 0.01 * g; b->size[1] = 0.05; b->size[2] = 0.02 + 0.001 * g;
+    b->shape[0]  = SHAPE_BOX;
+    b->size[0]   = 0.1 + 0.01 * g;
+    b->size[1]   = 0.05;
+    b->size[2]   = 0.02 + 0.001 * g;
     b->radius[0] = sqrt(b->size[0] * b->size[0] + b->size[1] * b->size[1] + b->size[2] * b->size[2]);
   }
   b->material[0] = g % 3;
@@ -66,20 +76,26 @@ static void MakeBody(int g, BodyRecord *b)
  * the quaternion was made from (independent of the quaternion-to-matrix code). */
 static void WorldOmega(int g, double w[3])
 {
-  BodyRecord b;
-  double     k[3], a, kxv[3], kv;
+  BodyRecord    b;
+  double        k[3], a, kxv[3], kv;
   const double *v = &b.vel[3];
 
   MakeBody(g, &b);
   Axis(g, k, &a);
-  kxv[0] = k[1] * v[2] - k[2] * v[1]; kxv[1] = k[2] * v[0] - k[0] * v[2]; kxv[2] = k[0] * v[1] - k[1] * v[0];
-  kv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
+  kxv[0] = k[1] * v[2] - k[2] * v[1];
+  kxv[1] = k[2] * v[0] - k[0] * v[2];
+  kxv[2] = k[0] * v[1] - k[1] * v[0];
+  kv     = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
   for (int c = 0; c < 3; c++) w[c] = v[c] * cos(a) + kxv[c] * sin(a) + k[c] * kv * (1 - cos(a));
 }
 
 /* Distributions: who owns body g, and in which local order (descending g, so rows are not sorted
  * by id). ALL_ON_LAST leaves every rank but the last one empty. */
-typedef enum { ROUND_ROBIN, ALL_ON_LAST, NOBODY } Distribution;
+typedef enum {
+  ROUND_ROBIN,
+  ALL_ON_LAST,
+  NOBODY
+} Distribution;
 
 static int Owner(Distribution d, int g, int size)
 {
@@ -107,7 +123,11 @@ static int ExpectedRows(Distribution d, int size, int order[NB], int owner[NB])
   int n = 0;
   for (int r = 0; r < size; r++)
     for (int g = NB - 1; g >= 0; g--)
-      if (Owner(d, g, size) == r) { order[n] = g; owner[n] = r; n++; }
+      if (Owner(d, g, size) == r) {
+        order[n] = g;
+        owner[n] = r;
+        n++;
+      }
   return n;
 }
 
@@ -116,12 +136,14 @@ static int ExpectedRows(Distribution d, int size, int order[NB], int owner[NB])
 /* class, size in bytes and (integers) signedness of a dataset or attribute type. */
 static void CheckType(const char *what, hid_t type, H5T_class_t cls, size_t bytes)
 {
-  CHECK(H5Tget_class(type) == cls && H5Tget_size(type) == bytes, "%s: type class %d size %zu, want class %d size %zu", what, (int)H5Tget_class(type), H5Tget_size(type), (int)cls, bytes);
+  CHECK(H5Tget_class(type) == cls && H5Tget_size(type) == bytes, "%s: type class %d size %zu, want class %d size %zu",
+        what, (int)H5Tget_class(type), H5Tget_size(type), (int)cls, bytes);
   if (cls == H5T_INTEGER) CHECK(H5Tget_sign(type) == H5T_SGN_2, "%s: unsigned integer, want signed", what);
 }
 
 /* Reads /bodies/<name> after checking its type and shape (n) or (n x width); returns NULL if absent. */
-static void *ReadDataset(hid_t file, const char *name, hid_t memtype, H5T_class_t cls, size_t bytes, int width, hsize_t n)
+static void *ReadDataset(hid_t file, const char *name, hid_t memtype, H5T_class_t cls, size_t bytes, int width,
+                         hsize_t n)
 {
   char    path[64], what[96];
   hid_t   dset, type, space;
@@ -141,10 +163,15 @@ static void *ReadDataset(hid_t file, const char *name, hid_t memtype, H5T_class_
   CheckType(what, type, cls, bytes);
   ndims = H5Sget_simple_extent_ndims(space);
   H5Sget_simple_extent_dims(space, dims, NULL);
-  if (width == 1) CHECK(ndims == 1 && dims[0] == n, "%s: rank %d dims %llu, want (%llu)", what, ndims, (unsigned long long)dims[0], (unsigned long long)n);
-  else CHECK(ndims == 2 && dims[0] == n && dims[1] == (hsize_t)width, "%s: rank %d dims %llu x %llu, want %llu x %d", what, ndims, (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)n, width);
+  if (width == 1)
+    CHECK(ndims == 1 && dims[0] == n, "%s: rank %d dims %llu, want (%llu)", what, ndims, (unsigned long long)dims[0],
+          (unsigned long long)n);
+  else
+    CHECK(ndims == 2 && dims[0] == n && dims[1] == (hsize_t)width, "%s: rank %d dims %llu x %llu, want %llu x %d", what,
+          ndims, (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)n, width);
   buf = calloc(n * width + 1, 8);
-  if (ndims >= 1 && H5Sget_simple_extent_npoints(space) == (hssize_t)(n * width) && n > 0) CHECK(H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "%s: read failed", what);
+  if (ndims >= 1 && H5Sget_simple_extent_npoints(space) == (hssize_t)(n * width) && n > 0)
+    CHECK(H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "%s: read failed", what);
   H5Sclose(space);
   H5Tclose(type);
   H5Dclose(dset);
@@ -175,22 +202,24 @@ static void CheckAttribute(hid_t file, const char *name, hid_t memtype, H5T_clas
 /* Rank 0: opens snap-<step>.h5 and checks all of it against distribution d on size ranks. */
 static void CheckSnapshot(const char *outdir, int64_t step, double time, Distribution d, int size)
 {
-  char     path[PETSC_MAX_PATH_LEN];
-  int      order[NB], owner[NB];
+  char      path[PETSC_MAX_PATH_LEN];
+  int       order[NB], owner[NB];
   const int n = ExpectedRows(d, size, order, owner);
-  hid_t    file;
-  int64_t  step_read = -1, *id;
-  double   time_read = -1, *pos, *quat, *vel, *angvel, *radius, *half;
-  int32_t *material, *rank, *shape;
-  int      checked = 0;
+  hid_t     file;
+  int64_t   step_read = -1, *id;
+  double    time_read = -1, *pos, *quat, *vel, *angvel, *radius, *half;
+  int32_t  *material, *rank, *shape;
+  int       checked = 0;
 
   snprintf(path, sizeof(path), "%s/snapshots/snap-%06lld.h5", outdir, (long long)step);
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); } H5E_END_TRY;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
   CHECK(file >= 0, "cannot open %s", path);
   if (file < 0) return;
   CheckAttribute(file, "step", H5T_NATIVE_INT64, H5T_INTEGER, &step_read);
   CheckAttribute(file, "time", H5T_NATIVE_DOUBLE, H5T_FLOAT, &time_read);
-  CHECK(step_read == step && time_read == time, "%s: attributes step %lld time %.17g, want %lld %.17g", path, (long long)step_read, time_read, (long long)step, time);
+  CHECK(step_read == step && time_read == time, "%s: attributes step %lld time %.17g, want %lld %.17g", path,
+        (long long)step_read, time_read, (long long)step, time);
   id       = ReadDataset(file, "id", H5T_NATIVE_INT64, H5T_INTEGER, 8, 1, n);
   pos      = ReadDataset(file, "position", H5T_NATIVE_DOUBLE, H5T_FLOAT, 8, 3, n);
   quat     = ReadDataset(file, "quaternion", H5T_NATIVE_DOUBLE, H5T_FLOAT, 8, 4, n);
@@ -214,22 +243,38 @@ static void CheckSnapshot(const char *outdir, int64_t step, double time, Distrib
        * Stored values are the IEEE doubles/integers given, bit for bit: compared exactly. */
       CHECK(id[i] == b.id[0], "%s row %d: id %lld, want %lld", path, i, (long long)id[i], (long long)b.id[0]);
       CHECK(rank[i] == owner[i], "%s row %d: rank %d, want %d", path, i, rank[i], owner[i]);
-      CHECK(material[i] == b.material[0] && shape[i] == b.shape[0], "%s row %d: material %d shape %d, want %d %d", path, i, material[i], shape[i], b.material[0], b.shape[0]);
+      CHECK(material[i] == b.material[0] && shape[i] == b.shape[0], "%s row %d: material %d shape %d, want %d %d", path,
+            i, material[i], shape[i], b.material[0], b.shape[0]);
       CHECK(radius[i] == b.radius[0], "%s row %d: radius %.17g, want %.17g", path, i, radius[i], b.radius[0]);
       for (int c = 0; c < 3; c++) {
         const double want_half = b.shape[0] == SHAPE_SPHERE ? b.size[0] : b.size[c];
-        CHECK(pos[3 * i + c] == b.pos[c], "%s row %d: position[%d] %.17g, want %.17g", path, i, c, pos[3 * i + c], b.pos[c]);
-        CHECK(vel[3 * i + c] == b.vel[c], "%s row %d: velocity[%d] %.17g, want %.17g", path, i, c, vel[3 * i + c], b.vel[c]);
-        CHECK(half[3 * i + c] == want_half, "%s row %d: half_extents[%d] %.17g, want %.17g", path, i, c, half[3 * i + c], want_half);
+        CHECK(pos[3 * i + c] == b.pos[c], "%s row %d: position[%d] %.17g, want %.17g", path, i, c, pos[3 * i + c],
+              b.pos[c]);
+        CHECK(vel[3 * i + c] == b.vel[c], "%s row %d: velocity[%d] %.17g, want %.17g", path, i, c, vel[3 * i + c],
+              b.vel[c]);
+        CHECK(half[3 * i + c] == want_half, "%s row %d: half_extents[%d] %.17g, want %.17g", path, i, c,
+              half[3 * i + c], want_half);
         /* Two rotation formulas in double precision differ by a few ulps of |w| (|w| <= 4 here):
          * 1e-14 |w| allows ~50 ulps and is far below any frame mistake (O(|w|)). */
-        CHECK(fabs(angvel[3 * i + c] - w[c]) <= 1e-14 * wn, "%s row %d: angular_velocity[%d] %.17g, want (world frame) %.17g", path, i, c, angvel[3 * i + c], w[c]);
+        CHECK(fabs(angvel[3 * i + c] - w[c]) <= 1e-14 * wn,
+              "%s row %d: angular_velocity[%d] %.17g, want (world frame) %.17g", path, i, c, angvel[3 * i + c], w[c]);
       }
-      for (int c = 0; c < 4; c++) CHECK(quat[4 * i + c] == b.quat[c], "%s row %d: quaternion[%d] %.17g, want %.17g", path, i, c, quat[4 * i + c], b.quat[c]);
+      for (int c = 0; c < 4; c++)
+        CHECK(quat[4 * i + c] == b.quat[c], "%s row %d: quaternion[%d] %.17g, want %.17g", path, i, c, quat[4 * i + c],
+              b.quat[c]);
       checked++;
     }
   }
-  free(id); free(pos); free(quat); free(vel); free(angvel); free(radius); free(material); free(rank); free(shape); free(half);
+  free(id);
+  free(pos);
+  free(quat);
+  free(vel);
+  free(angvel);
+  free(radius);
+  free(material);
+  free(rank);
+  free(shape);
+  free(half);
   CHECK(H5Fclose(file) >= 0, "close %s", path);
   printf("  %s: attributes, 10 datasets (types, shapes), %d rows checked\n", path, checked);
 }
@@ -243,7 +288,6 @@ static void JoinPath(char buf[PETSC_MAX_PATH_LEN], const char *dir, const char *
     exit(1);
   }
 }
-
 
 /* Value of attribute name="..." inside the tag text [tag, end); "" if absent. */
 static void TagAttribute(const char *tag, const char *end, const char *name, char *out, size_t size)
@@ -267,12 +311,15 @@ typedef struct {
 
 /* Checks one <DataItem Dimensions=.. NumberType=.. Precision=.. Format="HDF">file:/path</DataItem>
  * against the HDF5 file it names (relative to outdir) and returns the leading dimension. */
-static const char *const dataset_names[10] = {"id", "position", "quaternion", "velocity", "angular_velocity", "radius", "material", "rank", "shape", "half_extents"};
-static const char *const box_dataset_names[8] = {"id", "position", "quaternion", "velocity", "angular_velocity", "material", "rank", "half_extents"};
-#define BODIES_MASK 0x3ffu            /* every /bodies dataset: bits 0-9 */
-#define BOXES_MASK  (0xffu << 10)     /* every /boxes dataset: bits 10-17 */
+static const char *const dataset_names[10]    = {"id",     "position", "quaternion", "velocity", "angular_velocity",
+                                                 "radius", "material", "rank",       "shape",    "half_extents"};
+static const char *const box_dataset_names[8] = {"id",       "position", "quaternion",  "velocity", "angular_velocity",
+                                                 "material", "rank",     "half_extents"};
+#define BODIES_MASK 0x3ffu        /* every /bodies dataset: bits 0-9 */
+#define BOXES_MASK  (0xffu << 10) /* every /boxes dataset: bits 10-17 */
 
-static long long CheckDataItem(const char *outdir, const char *tag, const char *tag_end, const char *text, size_t text_len, unsigned *mask)
+static long long CheckDataItem(const char *outdir, const char *tag, const char *tag_end, const char *text,
+                               size_t text_len, unsigned *mask)
 {
   char      dims_s[64], ntype[16], prec[8], format[16], item[PETSC_MAX_PATH_LEN], file[PETSC_MAX_PATH_LEN];
   long long want[2] = {-1, -1};
@@ -290,28 +337,33 @@ static long long CheckDataItem(const char *outdir, const char *tag, const char *
   if (text_len >= sizeof(item)) text_len = sizeof(item) - 1;
   memcpy(item, text, text_len);
   item[text_len] = '\0';
-  colon = strstr(item, ".h5:");
+  colon          = strstr(item, ".h5:");
   CHECK(colon && !strncmp(item, "snapshots/snap-", 15), "DataItem text '%s' is not snapshots/snap-*.h5:/path", item);
   if (!colon) return -1;
   colon[3] = '\0';
   JoinPath(file, outdir, item);
-  H5E_BEGIN_TRY { fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT); } H5E_END_TRY;
+  H5E_BEGIN_TRY { fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
   CHECK(fid >= 0, "DataItem names %s, which does not open", file);
   if (fid < 0) return -1;
-  H5E_BEGIN_TRY { dset = H5Dopen2(fid, colon + 4, H5P_DEFAULT); } H5E_END_TRY;
+  H5E_BEGIN_TRY { dset = H5Dopen2(fid, colon + 4, H5P_DEFAULT); }
+  H5E_END_TRY;
   CHECK(dset >= 0, "DataItem names dataset %s, absent from %s", colon + 4, file);
   for (int k = 0; k < 10; k++)
     if (!strncmp(colon + 4, "/bodies/", 8) && !strcmp(colon + 12, dataset_names[k])) *mask |= 1u << k;
   for (int k = 0; k < 8; k++)
     if (!strncmp(colon + 4, "/boxes/", 7) && !strcmp(colon + 11, box_dataset_names[k])) *mask |= 1u << (10 + k);
   if (dset >= 0) {
-    type  = H5Dget_type(dset);
-    space = H5Dget_space(dset);
+    type            = H5Dget_type(dset);
+    space           = H5Dget_space(dset);
     const int ndims = H5Sget_simple_extent_dims(space, dims, NULL);
-    CHECK(ndims == nwant && (long long)dims[0] == want[0] && (ndims == 1 || (long long)dims[1] == want[1]), "%s:%s has %d dims %llu %llu, DataItem declares '%s'", file, colon + 4, ndims,
-          (unsigned long long)dims[0], (unsigned long long)dims[1], dims_s);
+    CHECK(ndims == nwant && (long long)dims[0] == want[0] && (ndims == 1 || (long long)dims[1] == want[1]),
+          "%s:%s has %d dims %llu %llu, DataItem declares '%s'", file, colon + 4, ndims, (unsigned long long)dims[0],
+          (unsigned long long)dims[1], dims_s);
     const H5T_class_t cls = !strcmp(ntype, "Float") ? H5T_FLOAT : !strcmp(ntype, "Int") ? H5T_INTEGER : H5T_NO_CLASS;
-    CHECK(H5Tget_class(type) == cls && H5Tget_size(type) == (size_t)atoi(prec), "%s:%s: DataItem says %s/%s, file has class %d size %zu", file, colon + 4, ntype, prec, (int)H5Tget_class(type), H5Tget_size(type));
+    CHECK(H5Tget_class(type) == cls && H5Tget_size(type) == (size_t)atoi(prec),
+          "%s:%s: DataItem says %s/%s, file has class %d size %zu", file, colon + 4, ntype, prec,
+          (int)H5Tget_class(type), H5Tget_size(type));
     H5Sclose(space);
     H5Tclose(type);
     H5Dclose(dset);
@@ -326,14 +378,14 @@ static long long CheckDataItem(const char *outdir, const char *tag, const char *
  * datasets of the declared shape and type, with the topology's element count. */
 static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
 {
-  char       path[PETSC_MAX_PATH_LEN], stack[32][32], *xml = NULL;
-  int        depth = 0, roots = 0, ngrids = 0, ok = 1, items = 0;
-  long       len;
-  FILE      *fp;
-  GridSeen   seen[16];
-  long long  grid_rows = -1;
-  unsigned   grid_mask = 0, want_mask = 0; /* datasets seen in the current point grid, and wanted */
-  int        point_grids = 0, box_grids = 0;
+  char        path[PETSC_MAX_PATH_LEN], stack[32][32], *xml = NULL;
+  int         depth = 0, roots = 0, ngrids = 0, ok = 1, items = 0;
+  long        len;
+  FILE       *fp;
+  GridSeen    seen[16];
+  long long   grid_rows = -1;
+  unsigned    grid_mask = 0, want_mask = 0; /* datasets seen in the current point grid, and wanted */
+  int         point_grids = 0, box_grids = 0;
   const char *p, *item_tag = NULL, *item_tag_end = NULL, *item_text = NULL;
 
   snprintf(path, sizeof(path), "%s/snapshots.xmf", outdir);
@@ -352,48 +404,75 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
       const char *next = strchr(p, '<');
       const char *stop = next ? next : p + strlen(p);
       for (const char *c = p; c < stop; c++)
-        if (*c == '&' || *c == '>') { CHECK(0, "%s: unescaped '%c' in text at offset %ld", path, *c, (long)(c - xml)); ok = 0; }
-      if (depth == 0) for (const char *c = p; c < stop; c++) if (!strchr(" \t\r\n", *c)) { CHECK(0, "%s: text outside the root element", path); ok = 0; break; }
+        if (*c == '&' || *c == '>') {
+          CHECK(0, "%s: unescaped '%c' in text at offset %ld", path, *c, (long)(c - xml));
+          ok = 0;
+        }
+      if (depth == 0)
+        for (const char *c = p; c < stop; c++)
+          if (!strchr(" \t\r\n", *c)) {
+            CHECK(0, "%s: text outside the root element", path);
+            ok = 0;
+            break;
+          }
       p = stop;
       continue;
     }
     if (!strncmp(p, "<!--", 4)) {
       const char *e = strstr(p + 4, "-->");
       CHECK(e, "%s: unterminated comment", path);
-      if (!e) { ok = 0; break; }
+      if (!e) {
+        ok = 0;
+        break;
+      }
       p = e + 3;
       continue;
     }
     if (!strncmp(p, "<?", 2)) {
       const char *e = strstr(p, "?>");
       CHECK(e && p == xml, "%s: processing instruction not at the start", path);
-      if (!e) { ok = 0; break; }
+      if (!e) {
+        ok = 0;
+        break;
+      }
       p = e + 2;
       continue;
     }
     /* a tag: find its end outside quotes */
-    const char *q = p + 1;
+    const char *q   = p + 1;
     int         inq = 0;
     for (; *q && (inq || *q != '>'); q++) {
       if (*q == '"') inq = !inq;
       else if (*q == '<' && !inq) break;
     }
     CHECK(*q == '>', "%s: unterminated tag at offset %ld", path, (long)(p - xml));
-    if (*q != '>') { ok = 0; break; }
-    const int closing = p[1] == '/', empty = q[-1] == '/';
-    char      name[32];
+    if (*q != '>') {
+      ok = 0;
+      break;
+    }
+    const int   closing = p[1] == '/', empty = q[-1] == '/';
+    char        name[32];
     const char *n0 = p + 1 + closing;
-    size_t    nl = strcspn(n0, " \t\r\n/>");
-    if (nl == 0 || nl >= sizeof(name)) { CHECK(0, "%s: bad tag name at offset %ld", path, (long)(p - xml)); ok = 0; break; }
+    size_t      nl = strcspn(n0, " \t\r\n/>");
+    if (nl == 0 || nl >= sizeof(name)) {
+      CHECK(0, "%s: bad tag name at offset %ld", path, (long)(p - xml));
+      ok = 0;
+      break;
+    }
     memcpy(name, n0, nl);
     name[nl] = '\0';
     if (closing) {
-      CHECK(depth > 0 && !strcmp(stack[depth - 1], name), "%s: </%s> closes <%s>", path, name, depth ? stack[depth - 1] : "(nothing)");
-      if (!(depth > 0 && !strcmp(stack[depth - 1], name))) { ok = 0; break; }
+      CHECK(depth > 0 && !strcmp(stack[depth - 1], name), "%s: </%s> closes <%s>", path, name,
+            depth ? stack[depth - 1] : "(nothing)");
+      if (!(depth > 0 && !strcmp(stack[depth - 1], name))) {
+        ok = 0;
+        break;
+      }
       depth--;
       if (!strcmp(name, "DataItem") && item_tag) {
         const long long rows = CheckDataItem(outdir, item_tag, item_tag_end, item_text, p - item_text, &grid_mask);
-        CHECK(rows == grid_rows, "%s: a DataItem of grid %d has %lld rows, the topology %lld", path, ngrids, rows, grid_rows);
+        CHECK(rows == grid_rows, "%s: a DataItem of grid %d has %lld rows, the topology %lld", path, ngrids, rows,
+              grid_rows);
         item_tag = NULL;
         items++;
       }
@@ -401,17 +480,21 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
       char value[64];
       if (depth == 0) roots++;
       if (!strcmp(name, "Grid")) {
-        char gname[64];
+        char      gname[64];
         long long st = -1;
         TagAttribute(p, q, "GridType", value, sizeof(value));
         TagAttribute(p, q, "Name", gname, sizeof(gname));
-        if (sscanf(gname, "step %lld", &st) == 1 && ngrids < 16) { /* a time step: one grid, or a collection of bodies and boxes */
+        if (sscanf(gname, "step %lld", &st) == 1 &&
+            ngrids < 16) { /* a time step: one grid, or a collection of bodies and boxes */
           seen[ngrids].step = st;
           seen[ngrids].time = NAN;
           ngrids++;
         }
         if (!strcmp(value, "Uniform")) { /* a point grid: all bodies, or the boxes */
-          if (point_grids > 0) CHECK(grid_mask == want_mask, "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path, point_grids - 1, grid_mask, want_mask);
+          if (point_grids > 0)
+            CHECK(grid_mask == want_mask,
+                  "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path, point_grids - 1,
+                  grid_mask, want_mask);
           grid_mask = 0;
           want_mask = strcmp(gname, "boxes") ? BODIES_MASK : BOXES_MASK;
           box_grids += want_mask == BOXES_MASK;
@@ -424,25 +507,38 @@ static void CheckXdmf(const char *outdir, int nwant, const GridSeen *want)
         TagAttribute(p, q, "NumberOfElements", value, sizeof(value));
         grid_rows = atoll(value);
       } else if (!strcmp(name, "DataItem")) {
-        item_tag = p; item_tag_end = q; item_text = q + 1;
+        item_tag     = p;
+        item_tag_end = q;
+        item_text    = q + 1;
       }
       if (!empty) {
         CHECK(depth < 32, "%s: nested too deep", path);
-        if (depth >= 32) { ok = 0; break; }
+        if (depth >= 32) {
+          ok = 0;
+          break;
+        }
         snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
       }
     }
     p = q + 1;
   }
-  CHECK(ok && depth == 0 && roots == 1 && !strncmp(xml, "<?xml", 5), "%s: not well formed (depth %d at end, %d root elements)", path, depth, roots);
+  CHECK(ok && depth == 0 && roots == 1 && !strncmp(xml, "<?xml", 5),
+        "%s: not well formed (depth %d at end, %d root elements)", path, depth, roots);
   CHECK(ngrids == nwant, "%s lists %d snapshots, want %d", path, ngrids, nwant);
-  for (int k = 0; k < ngrids && k < nwant; k++)
-    /* time printed with %.17g: read back exactly */
-    CHECK(seen[k].step == want[k].step && seen[k].time == want[k].time, "%s grid %d: step %lld time %.17g, want %lld %.17g", path, k, (long long)seen[k].step, seen[k].time, (long long)want[k].step, want[k].time);
-  if (point_grids > 0) CHECK(grid_mask == want_mask, "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path, point_grids - 1, grid_mask, want_mask);
-  CHECK(point_grids == ngrids + box_grids, "%s: %d point grids for %d steps and %d box grids", path, point_grids, ngrids, box_grids);
-  CHECK(items == 10 * ngrids + 8 * box_grids, "%s: %d DataItems for %d steps and %d box grids, want 10 each (one per /bodies dataset) and 8 per box grid", path, items, ngrids, box_grids);
-  printf("  %s: well formed, %d steps in order (%d with a box grid), %d data items match their datasets\n", path, ngrids, box_grids, items);
+  for (int k = 0; k < ngrids && k < nwant; k++) /* time printed with %.17g: read back exactly */
+    CHECK(seen[k].step == want[k].step && seen[k].time == want[k].time,
+          "%s grid %d: step %lld time %.17g, want %lld %.17g", path, k, (long long)seen[k].step, seen[k].time,
+          (long long)want[k].step, want[k].time);
+  if (point_grids > 0)
+    CHECK(grid_mask == want_mask, "%s point grid %d does not show every dataset of its group (mask %x, want %x)", path,
+          point_grids - 1, grid_mask, want_mask);
+  CHECK(point_grids == ngrids + box_grids, "%s: %d point grids for %d steps and %d box grids", path, point_grids,
+        ngrids, box_grids);
+  CHECK(items == 10 * ngrids + 8 * box_grids,
+        "%s: %d DataItems for %d steps and %d box grids, want 10 each (one per /bodies dataset) and 8 per box grid",
+        path, items, ngrids, box_grids);
+  printf("  %s: well formed, %d steps in order (%d with a box grid), %d data items match their datasets\n", path,
+         ngrids, box_grids, items);
   free(xml);
 }
 
@@ -454,13 +550,15 @@ static void CheckNoTemporaries(const char *dir)
   CHECK(d, "cannot list %s", dir);
   if (!d) return;
   while ((e = readdir(d)))
-    if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) CHECK(0, "temporary file %s/%s left behind", dir, e->d_name);
+    if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      CHECK(0, "temporary file %s/%s left behind", dir, e->d_name);
   closedir(d);
 }
 
 /* Writes a snapshot of distribution d and checks on every rank that no HDF5 file or object in one
  * was left open (dataspaces and property lists cannot be counted through the public API). */
-static PetscErrorCode WriteAndCheckLeaks(MPI_Comm comm, const char *outdir, PetscInt step, double time, Distribution d, int rank, int size)
+static PetscErrorCode WriteAndCheckLeaks(MPI_Comm comm, const char *outdir, PetscInt step, double time, Distribution d,
+                                         int rank, int size)
 {
   BodyStore s;
   ssize_t   open_ids;
@@ -476,17 +574,19 @@ static PetscErrorCode WriteAndCheckLeaks(MPI_Comm comm, const char *outdir, Pets
 
 static int RemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-  (void)sb; (void)flag; (void)ftw;
+  (void)sb;
+  (void)flag;
+  (void)ftw;
   return remove(path);
 }
 
 int main(int argc, char **argv)
 {
-  MPI_Comm    comm;
-  PetscMPIInt rank, size;
-  char        base[PETSC_MAX_PATH_LEN] = "", outdir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
+  MPI_Comm     comm;
+  PetscMPIInt  rank, size;
+  char         base[PETSC_MAX_PATH_LEN] = "", outdir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
   const double t7 = 7 * 0.005, t20 = 0.1, tbig = 1234567 * 0.005, t12 = 12 * 0.005;
-  int         total;
+  int          total;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   comm = PETSC_COMM_WORLD;
@@ -553,7 +653,8 @@ int main(int argc, char **argv)
       CHECK(err != 0, "rank %d: SnapshotWrite accepted different steps on different ranks", rank);
     }
     PetscCall(BodyStoreDestroy(&s));
-    if (rank == 0) printf("  unwritable output directory%s: error on every rank\n", size > 1 ? " and rank-dependent step" : "");
+    if (rank == 0)
+      printf("  unwritable output directory%s: error on every rank\n", size > 1 ? " and rank-dependent step" : "");
   }
 
   PetscCallMPI(MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, comm));

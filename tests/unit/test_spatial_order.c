@@ -23,13 +23,13 @@ static PetscErrorCode Fill(BodyStore *s, PetscInt n, int reversed)
 {
   PetscFunctionBegin;
   for (PetscInt j = 0; j < n; j++) {
-    const PetscInt i = reversed ? n - 1 - j : j;
-    BodyRecord     r = {0};
+    const PetscInt i     = reversed ? n - 1 - j : j;
+    BodyRecord     r     = {0};
     uint64_t       saved = rng_state;
-    rng_state = 1000 + (uint64_t)i; /* body i's data depend on i only */
-    r.id[0]   = i;
+    rng_state            = 1000 + (uint64_t)i; /* body i's data depend on i only */
+    r.id[0]              = i;
     for (int k = 0; k < 3; k++) r.pos[k] = urand();
-    r.vel[0] = (double)i; /* a second field that must travel with the body */
+    r.vel[0]  = (double)i; /* a second field that must travel with the body */
     r.mass[0] = 1;
     rng_state = saved;
     PetscCall(BodyStoreAppendOwned(s, &r));
@@ -39,7 +39,7 @@ static PetscErrorCode Fill(BodyStore *s, PetscInt n, int reversed)
 
 int main(int argc, char **argv)
 {
-  const PetscInt n = 5000;
+  const PetscInt n     = 5000;
   const double   lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   BodyStore      a, b;
 
@@ -59,12 +59,17 @@ int main(int argc, char **argv)
       CHECK(id >= 0 && id < n && !seen[id], "id %lld lost or duplicated", (long long)id);
       if (id >= 0 && id < n) seen[id] = 1;
       CHECK(a.vel[6 * i] == (double)id, "body %lld: its velocity did not move with it", (long long)id);
-      if (i) CHECK(morton_reference(a.pos + 3 * (i - 1), lo, hi) <= morton_reference(a.pos + 3 * i, lo, hi), "bodies %d and %d out of Z-order", (int)i - 1, (int)i);
-      CHECK(a.id[i] == b.id[i], "position %d: order depends on the starting order (%lld vs %lld)", (int)i, (long long)a.id[i], (long long)b.id[i]);
+      if (i)
+        CHECK(morton_reference(a.pos + 3 * (i - 1), lo, hi) <= morton_reference(a.pos + 3 * i, lo, hi),
+              "bodies %d and %d out of Z-order", (int)i - 1, (int)i);
+      CHECK(a.id[i] == b.id[i], "position %d: order depends on the starting order (%lld vs %lld)", (int)i,
+            (long long)a.id[i], (long long)b.id[i]);
     }
     PetscCall(PetscFree(seen));
   }
-  printf("spatial order: %d bodies permuted with their fields, Z-order non-decreasing, independent of the starting order\n", (int)n);
+  printf("spatial order: %d bodies permuted with their fields, Z-order non-decreasing, independent of the starting "
+         "order\n",
+         (int)n);
   PetscCall(BodyStoreDestroy(&a));
   PetscCall(BodyStoreDestroy(&b));
   PetscCall(PetscFinalize());

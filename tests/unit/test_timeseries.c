@@ -16,8 +16,9 @@
 #include "io/timeseries.h"
 
 #define NCOL 19
-static const char header[] = "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
-                             "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent";
+static const char header[] =
+  "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
+  "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent";
 #include "test_check.h"
 
 /* The statistics of step `step` of run `run`, with values that need all 17 digits. */
@@ -39,7 +40,7 @@ static void MakeStats(PetscInt step, int run, StepStats *st, double *wall_io)
   st->wall_integrate   = 1e-5 / (step + 3);
   st->wall_comm        = 0;
   st->ghosts           = 11 * step + run;
-  st->imbalance        = 1.0 + 0.25 * run; /* printed with 6 digits: exact in binary */
+  st->imbalance        = 1.0 + 0.25 * run;     /* printed with 6 digits: exact in binary */
   st->bytes_sent       = (PetscInt64)48 << 33; /* beyond 32 bits */
   *wall_io             = 12345.678901 / (step + 1);
 }
@@ -50,8 +51,11 @@ static void ExpectedRow(PetscInt step, int run, double v[NCOL])
   StepStats st;
   double    io;
   MakeStats(step, run, &st, &io);
-  const double e[NCOL] = {(double)st.step, st.time, (double)st.bodies, (double)st.contacts, (double)st.iterations, st.residual_max, st.residual_rms, st.converged ? 1 : 0,
-                          st.max_speed, st.kinetic_energy, st.potential_energy, st.wall_detect, st.wall_solve, st.wall_integrate, st.wall_comm, io, (double)st.ghosts, st.imbalance, (double)st.bytes_sent};
+  const double e[NCOL] = {(double)st.step,       st.time,           (double)st.bodies,    (double)st.contacts,
+                          (double)st.iterations, st.residual_max,   st.residual_rms,      st.converged ? 1 : 0,
+                          st.max_speed,          st.kinetic_energy, st.potential_energy,  st.wall_detect,
+                          st.wall_solve,         st.wall_integrate, st.wall_comm,         io,
+                          (double)st.ghosts,     st.imbalance,      (double)st.bytes_sent};
   memcpy(v, e, sizeof(e));
 }
 
@@ -71,16 +75,17 @@ static PetscErrorCode WriteSteps(MPI_Comm comm, Timeseries *ts, PetscInt from, P
  * runs[k], and that there are exactly nrows rows. */
 static void CheckFile(const char *what, const char *path, int nrows, const PetscInt *steps, const int *runs)
 {
-  FILE  *fp = fopen(path, "r");
-  char   line[4096];
-  int    row = 0;
+  FILE *fp = fopen(path, "r");
+  char  line[4096];
+  int   row = 0;
 
   CHECK(fp, "%s: cannot open %s", what, path);
   if (!fp) return;
-  CHECK(fgets(line, sizeof(line), fp) && !strncmp(line, header, strlen(header)) && !strcmp(line + strlen(header), "\n"), "%s: header is '%s'", what, line);
+  CHECK(fgets(line, sizeof(line), fp) && !strncmp(line, header, strlen(header)) && !strcmp(line + strlen(header), "\n"),
+        "%s: header is '%s'", what, line);
   while (fgets(line, sizeof(line), fp)) {
     double v[NCOL], e[NCOL];
-    char  *p = line, *end;
+    char  *p    = line, *end;
     int    ncol = 0;
 
     CHECK(line[strlen(line) - 1] == '\n', "%s: row %d does not end in a newline", what, row);
@@ -88,18 +93,25 @@ static void CheckFile(const char *what, const char *path, int nrows, const Petsc
       v[ncol] = strtod(p, &end);
       if (end == p) break;
       p = end;
-      if (*p != ',') { ncol++; break; }
+      if (*p != ',') {
+        ncol++;
+        break;
+      }
       p++;
     }
     CHECK(ncol == NCOL && *p == '\n', "%s: row %d has %d readable columns, wants %d: %s", what, row, ncol, NCOL, line);
-    if (row >= nrows) { row++; continue; }
+    if (row >= nrows) {
+      row++;
+      continue;
+    }
     ExpectedRow(steps[row], runs[row], e);
     for (int c = 0; c < NCOL; c++) {
       /* Columns 0-10 are printed with %.17g (integers exactly), which round-trips an IEEE double
        * exactly (DBL_DECIMAL_DIG = 17): equality; so are the counts 16 and 18. Wall times (11-15)
        * and the imbalance (17) use %.6g: relative rounding error at most 5e-6. */
       const double tol = c < 11 || c == 16 || c == 18 ? 0.0 : 5e-6 * fabs(e[c]);
-      CHECK(fabs(v[c] - e[c]) <= tol, "%s: row %d (step %d run %d) column %d: read %.17g, wrote %.17g", what, row, (int)steps[row], runs[row], c, v[c], e[c]);
+      CHECK(fabs(v[c] - e[c]) <= tol, "%s: row %d (step %d run %d) column %d: read %.17g, wrote %.17g", what, row,
+            (int)steps[row], runs[row], c, v[c], e[c]);
     }
     row++;
   }
@@ -119,7 +131,9 @@ static void JoinPath(char buf[PETSC_MAX_PATH_LEN], const char *dir, const char *
 
 static int RemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-  (void)sb; (void)flag; (void)ftw;
+  (void)sb;
+  (void)flag;
+  (void)ftw;
   return remove(path);
 }
 
@@ -160,7 +174,8 @@ int main(int argc, char **argv)
    * that row) keeps 1..12 and drops the half row although its step is below the restart step. */
   if (rank == 0) {
     FILE *fp = fopen(path, "a");
-    PetscCheck(fp && fputs("13,1.2999999", fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot append to %s", path);
+    PetscCheck(fp && fputs("13,1.2999999", fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE,
+               "cannot append to %s", path);
   }
   PetscCall(TimeseriesOpen(comm, outdir, PETSC_TRUE, 15, &ts));
   PetscCall(WriteSteps(comm, &ts, 15, 16, 2));
@@ -194,12 +209,13 @@ int main(int argc, char **argv)
   }
   /* 6. A file with other columns is refused on every rank and left as it was. */
   {
-    const char     other[] = "step,time,energy\n1,0.1,5\n";
+    const char     other[]   = "step,time,energy\n1,0.1,5\n";
     char           back[256] = "";
     PetscErrorCode err;
     if (rank == 0) {
       FILE *fp = fopen(path, "w");
-      PetscCheck(fp && fputs(other, fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write %s", path);
+      PetscCheck(fp && fputs(other, fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE,
+                 "cannot write %s", path);
     }
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     err = TimeseriesOpen(comm, outdir, PETSC_TRUE, 2, &ts);
@@ -233,7 +249,8 @@ int main(int argc, char **argv)
     err = TimeseriesCheck(comm, &ts);
     PetscCall(PetscPopErrorHandler());
     CHECK(err != 0, "rank %d: TimeseriesCheck passed a row written to a full disk", rank);
-    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)", ts.failed_step);
+    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)",
+          ts.failed_step);
     if (rank == 0) {
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
       (void)TimeseriesClose(&ts); /* /dev/full: the buffered rows fail again */

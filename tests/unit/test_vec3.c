@@ -19,10 +19,10 @@ static double ulps(double got, long double want)
 int main(void)
 {
   double worst[4] = {0, 0, 0, 0};
-  int    n = 0;
+  int    n        = 0;
 
   for (int i = 0; i < 4000; i++) {
-    const double t = 1e-9 * pow(1e7 - 1, i / 3999.0) * 0.9999, t2 = t * t; /* 1e-9 .. just below 0.01 */
+    const double      t = 1e-9 * pow(1e7 - 1, i / 3999.0) * 0.9999, t2 = t * t; /* 1e-9 .. just below 0.01 */
     const long double tl = sqrtl((long double)t2), half = sinl(tl / 2);
     const double      w[3] = {0.3 * t, -0.5 * t, sqrt(1 - 0.34) * t}, h = 1e-4;
     double            q[4] = {0.5, 0.5, -0.5, 0.5}, p[4] = {0.5, 0.5, -0.5, 0.5}, wh[3];
@@ -35,7 +35,9 @@ int main(void)
     for (int k = 0; k < 4; k++) worst[3] = fmax(worst[3], ulps(q[k], p[k]));
     n++;
   }
-  printf("%d angles: sinc %.2f, cos %.2f, cosc %.2f ulps; quat_integrate_world_series vs quat_integrate_world %.2f ulps\n", n, worst[0], worst[1], worst[2], worst[3]);
+  printf("%d angles: sinc %.2f, cos %.2f, cosc %.2f ulps; quat_integrate_world_series vs quat_integrate_world %.2f "
+         "ulps\n",
+         n, worst[0], worst[1], worst[2], worst[3]);
   CHECK(worst[0] <= 1 && worst[1] <= 1 && worst[2] <= 1, "a series is more than 1 ulp off");
   CHECK(worst[3] <= 2, "quat_integrate_world_series is more than 2 ulps from quat_integrate_world");
   return failures != 0;

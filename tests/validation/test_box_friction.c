@@ -22,7 +22,8 @@ static PetscErrorCode MakeSim(double alpha, double v0, double h, Simulation *sim
            "walls:\n"
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
            "bodies:\n"
-           "  - {shape: box, half_extents: [0.1, 0.1, 0.05], position: [0, 0, 0.05], velocity: [%g, 0, 0], material: m}\n",
+           "  - {shape: box, half_extents: [0.1, 0.1, 0.05], position: [0, 0, 0.05], velocity: [%g, 0, 0], material: "
+           "m}\n",
            9.81 * sin(alpha), -9.81 * cos(alpha), h, v0);
   PetscCall(TestSimulationFromText(yaml, sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -44,10 +45,14 @@ int main(int argc, char **argv)
         x_stop = SimulationBodies(sim)->pos[0];
       }
     }
-    printf("sliding box: stopped at t = %.4f s after %.6f m; Coulomb distance v0^2/(2 mu g) = %.6f m; contacts %" PetscInt_FMT "\n", t_stop, x_stop, d_exact, SimulationContacts(sim)->n);
+    printf("sliding box: stopped at t = %.4f s after %.6f m; Coulomb distance v0^2/(2 mu g) = %.6f m; contacts "
+           "%" PetscInt_FMT "\n",
+           t_stop, x_stop, d_exact, SimulationContacts(sim)->n);
     TEST_CHECK(t_stop > 0, "box never stopped");
     TEST_CHECK(fabs(x_stop / d_exact - 1) < 0.01, "stop distance %.6f vs %.6f", x_stop, d_exact);
-    TEST_CHECK(SimulationContacts(sim)->n == 4, "a box face resting on a plane should have 4 contact points, has %" PetscInt_FMT, SimulationContacts(sim)->n);
+    TEST_CHECK(SimulationContacts(sim)->n == 4,
+               "a box face resting on a plane should have 4 contact points, has %" PetscInt_FMT,
+               SimulationContacts(sim)->n);
     PetscCall(SimulationDestroy(&sim));
   }
   {

@@ -46,9 +46,9 @@ static int cmp_double(const void *a, const void *b)
 /* atan(height / extent) of the settled column, degrees */
 static PetscErrorCode PileSlope(double cohesion, double *slope_deg)
 {
-  char        yaml[2048];
+  char       yaml[2048];
   Simulation sim;
-  double      cx = 0, cy = 0, top = 0, *rr;
+  double     cx = 0, cy = 0, top = 0, *rr;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof(yaml),
@@ -62,7 +62,8 @@ static PetscErrorCode PileSlope(double cohesion, double *slope_deg)
            "walls:\n"
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grain}\n"
            "fills:\n"
-           "  - {type: lattice, region: {min: [-0.04, -0.04, 0], max: [0.04, 0.04, 0.16]}, radius: 0.01, spacing: 0.02, material: grain}\n",
+           "  - {type: lattice, region: {min: [-0.04, -0.04, 0], max: [0.04, 0.04, 0.16]}, radius: 0.01, spacing: "
+           "0.02, material: grain}\n",
            cohesion);
   PetscCall(TestSimulationFromText(yaml, &sim));
   PetscCall(TestRunUntil(sim, 1.0));
@@ -73,11 +74,15 @@ static PetscErrorCode PileSlope(double cohesion, double *slope_deg)
     cy += SimulationBodies(sim)->pos[3 * i + 1] / n;
     top = PetscMax(top, SimulationBodies(sim)->pos[3 * i + 2] + SimulationBodies(sim)->radius[i]);
   }
-  for (PetscInt i = 0; i < n; i++) rr[i] = hypot(SimulationBodies(sim)->pos[3 * i] - cx, SimulationBodies(sim)->pos[3 * i + 1] - cy) + SimulationBodies(sim)->radius[i];
+  for (PetscInt i = 0; i < n; i++)
+    rr[i] = hypot(SimulationBodies(sim)->pos[3 * i] - cx, SimulationBodies(sim)->pos[3 * i + 1] - cy) +
+            SimulationBodies(sim)->radius[i];
   qsort(rr, (size_t)n, sizeof(double), cmp_double);
   const double extent = rr[(PetscInt)(0.95 * (n - 1))];
-  *slope_deg = atan(top / extent) * 180 / M_PI;
-  printf("column of %" PetscInt_FMT " spheres, cohesion %g N: height %.4f m, extent %.4f m, slope %.1f deg, max speed %.2e m/s\n", n, cohesion, top, extent, *slope_deg, SimulationLastStep(sim)->max_speed);
+  *slope_deg          = atan(top / extent) * 180 / M_PI;
+  printf("column of %" PetscInt_FMT
+         " spheres, cohesion %g N: height %.4f m, extent %.4f m, slope %.1f deg, max speed %.2e m/s\n",
+         n, cohesion, top, extent, *slope_deg, SimulationLastStep(sim)->max_speed);
   PetscCall(PetscFree(rr));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -99,11 +104,13 @@ int main(int argc, char **argv)
   }
   for (int k = 0; k < 2; k++) {
     const double ratio = k ? 1.05 : 1.01, c = m * g / ratio, a = g - c / m;
-    Simulation  sim;
+    Simulation   sim;
     PetscCall(HangingSim(c, &sim));
     PetscCall(TestRunUntil(sim, 0.1));
     const double v = -SimulationBodies(sim)->vel[2];
-    printf("hanging sphere, m g = %.2f cohesion: speed after 0.1 s %.6e m/s ((g - c/m) t = %.6e; rel. error %.1e), contacts %" PetscInt_FMT "\n", ratio, v, a * 0.1, v / (a * 0.1) - 1, SimulationContacts(sim)->n);
+    printf("hanging sphere, m g = %.2f cohesion: speed after 0.1 s %.6e m/s ((g - c/m) t = %.6e; rel. error %.1e), "
+           "contacts %" PetscInt_FMT "\n",
+           ratio, v, a * 0.1, v / (a * 0.1) - 1, SimulationContacts(sim)->n);
     TEST_CHECK(SimulationContacts(sim)->n == 1, "the contact should still be in the active set");
     TEST_CHECK(fabs(v / (a * 0.1) - 1) < 0.01, "released sphere: speed %.6e vs %.6e", v, a * 0.1);
     PetscCall(SimulationDestroy(&sim));
@@ -113,7 +120,9 @@ int main(int argc, char **argv)
     double       plain, sticky;
     PetscCall(PileSlope(0, &plain));
     PetscCall(PileSlope(5 * weight, &sticky));
-    TEST_CHECK(sticky > plain + 10, "the cohesive column (%.1f deg) should stand steeper than the plain one (%.1f deg) by 10 deg", sticky, plain);
+    TEST_CHECK(sticky > plain + 10,
+               "the cohesive column (%.1f deg) should stand steeper than the plain one (%.1f deg) by 10 deg", sticky,
+               plain);
   }
   int rc = TestFinish("cohesion");
   PetscCall(PetscFinalize());

@@ -19,7 +19,8 @@
  *    (undamped, the overshoot would be ~0.98 d; the dashpot's zeta is tested to about +-0.006). */
 #include "test_util.h"
 
-static PetscErrorCode MakeSim(const char *solver, double h, double c_sphere, double c_wall, double damping, Simulation *sim)
+static PetscErrorCode MakeSim(const char *solver, double h, double c_sphere, double c_wall, double damping,
+                              Simulation *sim)
 {
   char yaml[2048];
 
@@ -44,7 +45,7 @@ static PetscErrorCode MakeSim(const char *solver, double h, double c_sphere, dou
 
 int main(int argc, char **argv)
 {
-  const char *solvers[] = {"apgd", "gauss-seidel", "jacobi"};
+  const char  *solvers[] = {"apgd", "gauss-seidel", "jacobi"};
   const double m = 1.0, g = 9.81;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -52,19 +53,21 @@ int main(int argc, char **argv)
   const double cases[2][3] = {{3e-6, 2e-6, 0}, {6e-5, 4e-5, 0.01}};
   for (int c = 0; c < 2; c++)
     for (int s = 0; s < 3; s++) {
-      Simulation  sim;
+      Simulation   sim;
       const double C = cases[c][0] + cases[c][1], d_exact = m * g * C;
       PetscCall(MakeSim(solvers[s], 1e-3, cases[c][0], cases[c][1], cases[c][2], &sim));
       PetscCall(TestRunUntil(sim, 0.6));
       const double d = 0.05 - SimulationBodies(sim)->pos[2], v = v3_norm(SimulationBodies(sim)->vel);
-      printf("static deflection, C = %g m/N, alpha = %g s, %s: %.6e m (F/K = m g C = %.6e m; rel. error %.1e), speed %.1e m/s\n", C, cases[c][2], solvers[s], d, d_exact, d / d_exact - 1, v);
+      printf("static deflection, C = %g m/N, alpha = %g s, %s: %.6e m (F/K = m g C = %.6e m; rel. error %.1e), speed "
+             "%.1e m/s\n",
+             C, cases[c][2], solvers[s], d, d_exact, d / d_exact - 1, v);
       TEST_CHECK(fabs(d / d_exact - 1) < 0.01, "%s: deflection %.6e m vs F/K = %.6e m", solvers[s], d, d_exact);
       TEST_CHECK(v < 1e-6, "%s: the sphere should be at rest, speed %.3e m/s", solvers[s], v);
       PetscCall(SimulationDestroy(&sim));
     }
   /* 2. first overshoot with damping */
   {
-    Simulation  sim;
+    Simulation   sim;
     const double C = 1e-4, alpha = 0.004, omega = sqrt(1 / (m * C)), zeta = alpha * omega / 2;
     const double d_static = m * g * C, os_exact = exp(-zeta * M_PI / sqrt(1 - zeta * zeta));
     double       d_max = 0;
@@ -74,7 +77,9 @@ int main(int argc, char **argv)
       d_max = PetscMax(d_max, 0.05 - SimulationBodies(sim)->pos[2]);
     }
     const double os = d_max / d_static - 1;
-    printf("damped compliant contact, zeta = %.3f: first overshoot %.4f of the static deflection (exp(-zeta pi / sqrt(1 - zeta^2)) = %.4f; rel. error %.2e)\n", zeta, os, os_exact, os / os_exact - 1);
+    printf("damped compliant contact, zeta = %.3f: first overshoot %.4f of the static deflection (exp(-zeta pi / "
+           "sqrt(1 - zeta^2)) = %.4f; rel. error %.2e)\n",
+           zeta, os, os_exact, os / os_exact - 1);
     TEST_CHECK(fabs(os / os_exact - 1) < 0.03, "overshoot %.4f vs %.4f", os, os_exact);
     PetscCall(SimulationDestroy(&sim));
   }

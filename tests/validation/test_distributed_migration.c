@@ -35,7 +35,7 @@ int main(int argc, char **argv)
   const double v0[NB][3] = {{300, 0, 0}, {-110, 0, 0}, {0, 50, 0}, {0, 0, 0}, {0, 0, 0}};
   double       x[NB][3];
   PetscBool    gone[NB] = {PETSC_FALSE};
-  Simulation  sim;
+  Simulation   sim;
   PetscMPIInt  size, rank;
   PetscInt     expect_removed = 0;
 
@@ -52,26 +52,38 @@ int main(int argc, char **argv)
       PetscInt found = 0, mine = SimulationFindBody(sim, b) >= 0;
       if (gone[b]) continue;
       for (int k = 0; k < 3; k++) x[b][k] += h * v0[b][k];
-      const PetscBool inside = (PetscBool)(x[b][0] >= 0 && x[b][0] <= 4 && fabs(x[b][1]) <= 0.5 && fabs(x[b][2]) <= 0.5);
+      const PetscBool inside = (PetscBool)(x[b][0] >= 0 && x[b][0] <= 4 && fabs(x[b][1]) <= 0.5 &&
+                                           fabs(x[b][2]) <= 0.5);
       PetscCall(TestBodyGet(sim, b, xs, vs, &found));
       if (!inside) {
         gone[b] = PETSC_TRUE;
         expect_removed++;
-        TEST_CHECK(found == 0, "step %d: body %d left the domain but is still owned by %" PetscInt_FMT " rank(s)", n, b, found);
+        TEST_CHECK(found == 0, "step %d: body %d left the domain but is still owned by %" PetscInt_FMT " rank(s)", n, b,
+                   found);
         continue;
       }
       TEST_CHECK(found == 1, "step %d: body %d is owned by %" PetscInt_FMT " ranks", n, b, found);
-      TEST_CHECK(xs[0] == x[b][0] && xs[1] == x[b][1] && xs[2] == x[b][2], "step %d: body %d at (%.17g, %.17g, %.17g), expected (%.17g, %.17g, %.17g)", n, b, xs[0], xs[1], xs[2], x[b][0], x[b][1], x[b][2]);
+      TEST_CHECK(xs[0] == x[b][0] && xs[1] == x[b][1] && xs[2] == x[b][2],
+                 "step %d: body %d at (%.17g, %.17g, %.17g), expected (%.17g, %.17g, %.17g)", n, b, xs[0], xs[1], xs[2],
+                 x[b][0], x[b][1], x[b][2]);
       if (mine) {
         const int owner = size > 1 ? (int)PetscMin(floor(x[b][0] / (4.0 / size)), size - 1) : 0;
-        TEST_CHECK(owner == rank, "step %d: body %d at x = %g is owned by rank %d, not by %d", n, b, x[b][0], rank, owner);
+        TEST_CHECK(owner == rank, "step %d: body %d at x = %g is owned by rank %d, not by %d", n, b, x[b][0], rank,
+                   owner);
       }
     }
-    TEST_CHECK(SimulationRemoved(sim) == expect_removed, "step %d: %" PetscInt_FMT " bodies counted as removed, expected %" PetscInt_FMT, n, SimulationRemoved(sim), expect_removed);
-    TEST_CHECK(SimulationLastStep(sim)->bodies == NB - expect_removed, "step %d: %" PetscInt_FMT " bodies, expected %" PetscInt_FMT, n, SimulationLastStep(sim)->bodies, NB - expect_removed);
+    TEST_CHECK(SimulationRemoved(sim) == expect_removed,
+               "step %d: %" PetscInt_FMT " bodies counted as removed, expected %" PetscInt_FMT, n,
+               SimulationRemoved(sim), expect_removed);
+    TEST_CHECK(SimulationLastStep(sim)->bodies == NB - expect_removed,
+               "step %d: %" PetscInt_FMT " bodies, expected %" PetscInt_FMT, n, SimulationLastStep(sim)->bodies,
+               NB - expect_removed);
   }
-  TEST_CHECK(expect_removed == 3 && gone[0] && gone[1] && gone[2], "the scenario should remove A, B and C (removed %" PetscInt_FMT ")", expect_removed);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d ranks: 10 steps, %" PetscInt_FMT " bodies left the domain (expected 3), positions exact\n", size, SimulationRemoved(sim)));
+  TEST_CHECK(expect_removed == 3 && gone[0] && gone[1] && gone[2],
+             "the scenario should remove A, B and C (removed %" PetscInt_FMT ")", expect_removed);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%d ranks: 10 steps, %" PetscInt_FMT " bodies left the domain (expected 3), positions exact\n",
+                        size, SimulationRemoved(sim)));
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("migration and removal");
   PetscCall(PetscFinalize());

@@ -34,21 +34,22 @@
 // ctest: labels=mpi timeout=600 ranks=2;3;4;8
 #include "test_util.h"
 
-#define STEPS 200
+#define STEPS               200
 #define COHESIVE_COMPLIANCE 1e-6 /* m/N per material: keeps the cohesive steps solvable */
 
-static const char *scenario_format =
-  "domain: {min: [-0.25, -0.25, -0.05], max: [0.25, 0.25, 0.75]}\n"
-  "gravity: [0, 0, -9.81]\n"
-  "time: {step: 0.005, end: 1.0}\n"
-  "contact: {model: ccp, envelope: 0.0005, max_recovery_speed: 0.5}\n"
-  "solver: {type: apgd, max_iterations: 10000, tolerance: 1.0e-7}\n"
-  "materials:\n"
-  "  - {name: m, density: 2500, friction: 0.5, rolling_friction: 0.001, spinning_friction: 0.001, cohesion: %g, compliance: %g}\n"
-  "walls:\n"
-  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
-  "fills:\n"
-  "  - {type: lattice, region: {min: [-0.15, -0.15, 0.03], max: [0.15, 0.15, 0.25]}, radius: 0.02, spacing: 0.045, material: m, velocity: [0.2, -0.1, 0]}\n";
+static const char *scenario_format = "domain: {min: [-0.25, -0.25, -0.05], max: [0.25, 0.25, 0.75]}\n"
+                                     "gravity: [0, 0, -9.81]\n"
+                                     "time: {step: 0.005, end: 1.0}\n"
+                                     "contact: {model: ccp, envelope: 0.0005, max_recovery_speed: 0.5}\n"
+                                     "solver: {type: apgd, max_iterations: 10000, tolerance: 1.0e-7}\n"
+                                     "materials:\n"
+                                     "  - {name: m, density: 2500, friction: 0.5, rolling_friction: 0.001, "
+                                     "spinning_friction: 0.001, cohesion: %g, compliance: %g}\n"
+                                     "walls:\n"
+                                     "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
+                                     "fills:\n"
+                                     "  - {type: lattice, region: {min: [-0.15, -0.15, 0.03], max: [0.15, 0.15, "
+                                     "0.25]}, radius: 0.02, spacing: 0.045, material: m, velocity: [0.2, -0.1, 0]}\n";
 
 typedef struct {
   PetscInt contacts, bodies, removed, converged, warm_started;
@@ -59,15 +60,16 @@ typedef struct {
  * rank of comm). */
 static PetscErrorCode Pour(MPI_Comm comm, double cohesion, StepRecord *rec)
 {
-  char scenario[2048];
+  char       scenario[2048];
   Simulation sim;
-  Scenario    sc;
-  char        err[SCENARIO_ERR_MAX] = "";
-  PetscInt    created;
+  Scenario   sc;
+  char       err[SCENARIO_ERR_MAX] = "";
+  PetscInt   created;
 
   PetscFunctionBegin;
   snprintf(scenario, sizeof scenario, scenario_format, cohesion, cohesion > 0 ? COHESIVE_COMPLIANCE : 0.0);
-  if (scenario_load_string(scenario, "distributed-pour", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
+  if (scenario_load_string(scenario, "distributed-pour", &sc, err, sizeof(err)))
+    SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
   PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &created, 1, MPIU_INT, MPI_SUM, comm));
@@ -83,18 +85,21 @@ static PetscErrorCode Pour(MPI_Comm comm, double cohesion, StepRecord *rec)
     }
     PetscCallMPI(MPI_Allreduce(local, rec[n].momentum, 3, MPI_DOUBLE, MPI_SUM, comm));
     PetscCallMPI(MPI_Allreduce(&local[3], &rec[n].mass, 1, MPI_DOUBLE, MPI_SUM, comm));
-    rec[n].contacts  = SimulationLastStep(sim)->contacts;
+    rec[n].contacts     = SimulationLastStep(sim)->contacts;
     rec[n].warm_started = SimulationLastStep(sim)->warm_started;
-    rec[n].bodies    = SimulationLastStep(sim)->bodies;
-    rec[n].removed   = SimulationRemoved(sim);
-    rec[n].converged = SimulationLastStep(sim)->converged;
+    rec[n].bodies       = SimulationLastStep(sim)->bodies;
+    rec[n].removed      = SimulationRemoved(sim);
+    rec[n].converged    = SimulationLastStep(sim)->converged;
     /* every id owned exactly once: gather the ids on every rank and look for repeats */
     {
       PetscMPIInt size, nl = (PetscMPIInt)SimulationBodies(sim)->n_owned, *counts, *displs;
       PetscCallMPI(MPI_Comm_size(comm, &size));
       PetscCall(PetscMalloc2(size, &counts, size, &displs));
       PetscCallMPI(MPI_Allgather(&nl, 1, MPI_INT, counts, 1, MPI_INT, comm));
-      for (int r = 0; r < size; r++) { displs[r] = (PetscMPIInt)nall; nall += counts[r]; }
+      for (int r = 0; r < size; r++) {
+        displs[r] = (PetscMPIInt)nall;
+        nall += counts[r];
+      }
       PetscCall(PetscMalloc1(nall + 1, &ids));
       PetscCallMPI(MPI_Allgatherv(SimulationBodies(sim)->id, nl, MPI_INT64_T, ids, counts, displs, MPI_INT64_T, comm));
       PetscCall(PetscSortInt64(nall, ids));
@@ -103,7 +108,9 @@ static PetscErrorCode Pour(MPI_Comm comm, double cohesion, StepRecord *rec)
       PetscCall(PetscFree2(counts, displs));
     }
     TEST_CHECK(dup == 0, "step %d: %" PetscInt_FMT " bodies owned twice", n + 1, dup);
-    TEST_CHECK(nall == rec[n].bodies && nall + rec[n].removed == created, "step %d: %" PetscInt_FMT " owned + %" PetscInt_FMT " left != %" PetscInt_FMT " created", n + 1, nall, rec[n].removed, created);
+    TEST_CHECK(nall == rec[n].bodies && nall + rec[n].removed == created,
+               "step %d: %" PetscInt_FMT " owned + %" PetscInt_FMT " left != %" PetscInt_FMT " created", n + 1, nall,
+               rec[n].removed, created);
   }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -119,20 +126,35 @@ static PetscErrorCode ComparePours(double cohesion, StepRecord *par, StepRecord 
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(Pour(PETSC_COMM_WORLD, cohesion, par));
   if (!rank) {
-    double worst_dp = 0;
+    double worst_dp   = 0;
     int    worst_step = 0, unconverged = 0, first_contacts = 0;
     PetscCall(Pour(PETSC_COMM_SELF, cohesion, ser));
     for (int n = 0; n < STEPS; n++) {
-      const double dp = PetscSqrtReal(PetscSqr(par[n].momentum[0] - ser[n].momentum[0]) + PetscSqr(par[n].momentum[1] - ser[n].momentum[1]) + PetscSqr(par[n].momentum[2] - ser[n].momentum[2])) / ser[n].mass;
-      if (dp > worst_dp) { worst_dp = dp; worst_step = n + 1; }
+      const double dp = PetscSqrtReal(PetscSqr(par[n].momentum[0] - ser[n].momentum[0]) +
+                                      PetscSqr(par[n].momentum[1] - ser[n].momentum[1]) +
+                                      PetscSqr(par[n].momentum[2] - ser[n].momentum[2])) /
+                        ser[n].mass;
+      if (dp > worst_dp) {
+        worst_dp   = dp;
+        worst_step = n + 1;
+      }
       unconverged += !par[n].converged || !ser[n].converged;
       if (!first_contacts && ser[n].contacts) first_contacts = n + 1;
-      TEST_CHECK(par[n].contacts == ser[n].contacts, "cohesion %g, step %d: %" PetscInt_FMT " contacts on %d ranks, %" PetscInt_FMT " on one", cohesion, n + 1, par[n].contacts, size, ser[n].contacts);
-      TEST_CHECK(par[n].warm_started == ser[n].warm_started, "cohesion %g, step %d: %" PetscInt_FMT " contacts warm-started on %d ranks, %" PetscInt_FMT " on one (impulses lost when bodies migrate?)", cohesion, n + 1, par[n].warm_started, size, ser[n].warm_started);
-      TEST_CHECK(par[n].removed == ser[n].removed, "cohesion %g, step %d: %" PetscInt_FMT " bodies left on %d ranks, %" PetscInt_FMT " on one", cohesion, n + 1, par[n].removed, size, ser[n].removed);
+      TEST_CHECK(par[n].contacts == ser[n].contacts,
+                 "cohesion %g, step %d: %" PetscInt_FMT " contacts on %d ranks, %" PetscInt_FMT " on one", cohesion,
+                 n + 1, par[n].contacts, size, ser[n].contacts);
+      TEST_CHECK(par[n].warm_started == ser[n].warm_started,
+                 "cohesion %g, step %d: %" PetscInt_FMT " contacts warm-started on %d ranks, %" PetscInt_FMT
+                 " on one (impulses lost when bodies migrate?)",
+                 cohesion, n + 1, par[n].warm_started, size, ser[n].warm_started);
+      TEST_CHECK(par[n].removed == ser[n].removed,
+                 "cohesion %g, step %d: %" PetscInt_FMT " bodies left on %d ranks, %" PetscInt_FMT " on one", cohesion,
+                 n + 1, par[n].removed, size, ser[n].removed);
     }
-    printf("cohesion %g N, %d ranks vs 1: %d steps, contacts from step %d, %" PetscInt_FMT " at the end, %" PetscInt_FMT " bodies left the domain; largest momentum difference / mass %.3e m/s (step %d); %d steps unconverged\n", cohesion, size, STEPS, first_contacts,
-           ser[STEPS - 1].contacts, ser[STEPS - 1].removed, worst_dp, worst_step, unconverged);
+    printf("cohesion %g N, %d ranks vs 1: %d steps, contacts from step %d, %" PetscInt_FMT " at the end, %" PetscInt_FMT
+           " bodies left the domain; largest momentum difference / mass %.3e m/s (step %d); %d steps unconverged\n",
+           cohesion, size, STEPS, first_contacts, ser[STEPS - 1].contacts, ser[STEPS - 1].removed, worst_dp, worst_step,
+           unconverged);
     TEST_CHECK(worst_dp <= 1e-5, "cohesion %g: momentum differs by %.3e m/s x mass > 1e-5", cohesion, worst_dp);
     TEST_CHECK(unconverged == 0, "cohesion %g: %d steps did not converge to 1e-7 m/s", cohesion, unconverged);
   }

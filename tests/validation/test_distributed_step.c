@@ -11,11 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* One step on comm; the (id, velocity) of every body gathered on rank 0, sorted by id. */
 static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *n, PetscInt *its)
 {
-  Simulation sim;
+  Simulation  sim;
   Scenario    sc;
   char        err[SCENARIO_ERR_MAX] = "";
   PetscMPIInt size;
@@ -23,13 +22,15 @@ static PetscErrorCode StepAndGather(MPI_Comm comm, TestBodyVel **out, PetscInt *
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (scenario_load_string(test_block_512, "distributed-step", &sc, err, sizeof(err))) SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
+  if (scenario_load_string(test_block_512, "distributed-step", &sc, err, sizeof(err)))
+    SETERRQ(comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationCreate(comm, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "%s", err);
   PetscCall(SimulationStep(sim));
   *its = SimulationLastStep(sim)->iterations;
   PetscCall(CCPSolverGetTolerance(SimulationSolver(sim), &tol));
-  TEST_CHECK(SimulationLastStep(sim)->converged || tol == 0, "%d ranks: the step did not converge (residual %.3e m/s)", size, SimulationLastStep(sim)->residual_max);
+  TEST_CHECK(SimulationLastStep(sim)->converged || tol == 0, "%d ranks: the step did not converge (residual %.3e m/s)",
+             size, SimulationLastStep(sim)->residual_max);
   PetscCall(TestGatherVelocities(sim, out, n));
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -49,10 +50,14 @@ static PetscErrorCode CompareWithOneRank(const char *what, double tol)
   if (!rank) {
     PetscBool same_ids;
     PetscCall(StepAndGather(PETSC_COMM_SELF, &ser, &nser, &its_ser));
-    TEST_CHECK(npar == nser && nser == 512, "%s: body counts: %d ranks %" PetscInt_FMT ", 1 rank %" PetscInt_FMT " (expected 512)", what, size, npar, nser);
+    TEST_CHECK(npar == nser && nser == 512,
+               "%s: body counts: %d ranks %" PetscInt_FMT ", 1 rank %" PetscInt_FMT " (expected 512)", what, size, npar,
+               nser);
     const double worst = TestLargestVelocityDifference(par, npar, ser, nser, 0.02, &same_ids); /* angular: times R */
     TEST_CHECK(same_ids, "%s: the ids differ from the 1-rank run (a body lost or duplicated)", what);
-    printf("%s, %d ranks: %" PetscInt_FMT " bodies, %" PetscInt_FMT " iterations (1 rank: %" PetscInt_FMT "), largest velocity difference to 1 rank %.3e m/s\n", what, size, npar, its_par, its_ser, worst);
+    printf("%s, %d ranks: %" PetscInt_FMT " bodies, %" PetscInt_FMT " iterations (1 rank: %" PetscInt_FMT
+           "), largest velocity difference to 1 rank %.3e m/s\n",
+           what, size, npar, its_par, its_ser, worst);
     TEST_CHECK(worst <= tol, "%s: velocities differ from the 1-rank solve by %.3e m/s > %g", what, worst, tol);
     PetscCall(PetscFree(ser));
     PetscCall(PetscFree(par));

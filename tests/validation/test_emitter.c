@@ -46,9 +46,13 @@ static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
   for (int k = 1; k <= STEPS; k++) {
     PetscCall(SimulationStep(sim));
     /* bodies are emitted at the start of a step: due at t = (k - 1) h */
-    const long a = (long)floor(1250 * PetscMin((k - 1) * 0.002, 0.12) + 1e-9), b = PetscMin((long)floor(1000 * (k - 1) * 0.002 + 1e-9), 50);
-    TEST_CHECK(SimulationEmitted(sim, 0) == a && SimulationEmitted(sim, 1) == b, "step %d: emitted %lld and %lld, expected %ld and %ld", k, (long long)SimulationEmitted(sim, 0), (long long)SimulationEmitted(sim, 1), a, b);
-    TEST_CHECK(SimulationLastStep(sim)->bodies == a + b, "step %d: %" PetscInt_FMT " bodies, expected %ld", k, SimulationLastStep(sim)->bodies, a + b);
+    const long a = (long)floor(1250 * PetscMin((k - 1) * 0.002, 0.12) + 1e-9),
+               b = PetscMin((long)floor(1000 * (k - 1) * 0.002 + 1e-9), 50);
+    TEST_CHECK(SimulationEmitted(sim, 0) == a && SimulationEmitted(sim, 1) == b,
+               "step %d: emitted %lld and %lld, expected %ld and %ld", k, (long long)SimulationEmitted(sim, 0),
+               (long long)SimulationEmitted(sim, 1), a, b);
+    TEST_CHECK(SimulationLastStep(sim)->bodies == a + b, "step %d: %" PetscInt_FMT " bodies, expected %ld", k,
+               SimulationLastStep(sim)->bodies, a + b);
   }
   PetscCall(TestGatherVelocities(sim, all, n));
   PetscCall(SimulationDestroy(&sim));
@@ -56,7 +60,8 @@ static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
 }
 
 /* Sample mean and standard deviation of the radii of ids [from, to) (rank 0's gathered list). */
-static void RadiusStats(const TestBodyVel *b, PetscInt n, double lo, double hi, int first_emitter_ids, double *mean, double *sd, int *count, int *outside)
+static void RadiusStats(const TestBodyVel *b, PetscInt n, double lo, double hi, int first_emitter_ids, double *mean,
+                        double *sd, int *count, int *outside)
 {
   double s = 0, s2 = 0;
   *count = *outside = 0;
@@ -78,29 +83,32 @@ static void CheckVelocitySpread(void)
   EmitterSpec    e;
   EmitterSphere *out;
   double(*vel)[3], sum[3] = {0, 0, 0};
-  const double   spread[3] = {0.5, 0.2, 0}, mean[3] = {1, 2, 3};
-  int            placed, inside = 1;
+  const double spread[3] = {0.5, 0.2, 0}, mean[3] = {1, 2, 3};
+  int          placed, inside                     = 1;
 
   memset(&e, 0, sizeof(e));
   for (int a = 0; a < 3; a++) {
-    e.region_min[a] = 0;
-    e.region_max[a] = 10;
-    e.velocity[a] = mean[a];
+    e.region_min[a]      = 0;
+    e.region_max[a]      = 10;
+    e.velocity[a]        = mean[a];
     e.velocity_spread[a] = spread[a];
   }
-  e.size = SIZE_FIXED;
+  e.size   = SIZE_FIXED;
   e.radius = e.radius_min = e.radius_max = 0.01;
-  out = malloc(2000 * sizeof(*out));
-  vel = malloc(2000 * sizeof(*vel));
-  placed = emitter_place(&e, 0, 7, NULL, 0, NULL, 0, 2000, out, vel);
+  out                                    = malloc(2000 * sizeof(*out));
+  vel                                    = malloc(2000 * sizeof(*vel));
+  placed                                 = emitter_place(&e, 0, 7, NULL, 0, NULL, 0, 2000, out, vel);
   for (int k = 0; k < placed; k++)
     for (int a = 0; a < 3; a++) {
       sum[a] += vel[k][a];
       inside = inside && fabs(vel[k][a] - mean[a]) <= spread[a];
     }
-  printf("  velocity spread: %d draws, means (%.4f, %.4f, %.4f) m/s\n", placed, sum[0] / placed, sum[1] / placed, sum[2] / placed);
+  printf("  velocity spread: %d draws, means (%.4f, %.4f, %.4f) m/s\n", placed, sum[0] / placed, sum[1] / placed,
+         sum[2] / placed);
   TEST_CHECK(placed == 2000 && inside, "velocity spread: %d placed, inside the box: %d", placed, inside);
-  for (int a = 0; a < 3; a++) TEST_CHECK(fabs(sum[a] / placed - mean[a]) < 0.03, "velocity spread: mean %g along %d, expected %g", sum[a] / placed, a, mean[a]);
+  for (int a = 0; a < 3; a++)
+    TEST_CHECK(fabs(sum[a] / placed - mean[a]) < 0.03, "velocity spread: mean %g along %d, expected %g",
+               sum[a] / placed, a, mean[a]);
   free(out);
   free(vel);
 }
@@ -132,15 +140,20 @@ int main(int argc, char **argv)
       }
     TEST_CHECK(overlaps == 0, "%d pairs of emitted bodies overlap", overlaps);
     for (PetscInt i = 0; i < nser; i++) {
-      TEST_CHECK(ser[i].v[0] == 0 && ser[i].v[1] == 0 && ser[i].v[2] == -12, "body %lld: velocity (%g, %g, %g) changed", (long long)ser[i].id, ser[i].v[0], ser[i].v[1], ser[i].v[2]);
+      TEST_CHECK(ser[i].v[0] == 0 && ser[i].v[1] == 0 && ser[i].v[2] == -12, "body %lld: velocity (%g, %g, %g) changed",
+                 (long long)ser[i].id, ser[i].v[0], ser[i].v[1], ser[i].v[2]);
       TEST_CHECK(ser[i].x[2] + ser[i].r <= 0.12, "body %lld is in the wall", (long long)ser[i].id);
     }
     RadiusStats(ser, nser, 0.008, 0.012, 1, &mean, &sd, &count, &outside);
-    printf("%d ranks vs 1: %" PetscInt_FMT " bodies, bitwise %s; emitter A: %d radii, mean %.4f mm, sd %.4f mm, %d outside [8, 12] mm\n", size, nser, bitwise ? "equal" : "DIFFERENT", count, 1e3 * mean, 1e3 * sd, outside);
-    TEST_CHECK(outside == 0 && fabs(mean - 0.01) < 3e-4 && fabs(sd - 0.00088) < 1.5e-4, "emitter A's radii: mean %g, sd %g, %d outside", mean, sd, outside);
+    printf("%d ranks vs 1: %" PetscInt_FMT
+           " bodies, bitwise %s; emitter A: %d radii, mean %.4f mm, sd %.4f mm, %d outside [8, 12] mm\n",
+           size, nser, bitwise ? "equal" : "DIFFERENT", count, 1e3 * mean, 1e3 * sd, outside);
+    TEST_CHECK(outside == 0 && fabs(mean - 0.01) < 3e-4 && fabs(sd - 0.00088) < 1.5e-4,
+               "emitter A's radii: mean %g, sd %g, %d outside", mean, sd, outside);
     RadiusStats(ser, nser, 0.005, 0.006, 0, &mean, &sd, &count, &outside);
     printf("  emitter B: %d radii, mean %.4f mm, %d outside [5, 6] mm\n", count, 1e3 * mean, outside);
-    TEST_CHECK(count == 50 && outside == 0 && fabs(mean - 0.0055) < 1.5e-4, "emitter B's radii: %d, mean %g, %d outside", count, mean, outside);
+    TEST_CHECK(count == 50 && outside == 0 && fabs(mean - 0.0055) < 1.5e-4,
+               "emitter B's radii: %d, mean %g, %d outside", count, mean, outside);
     PetscCall(PetscFree(ser));
     PetscCall(PetscFree(par));
     CheckVelocitySpread();

@@ -66,12 +66,14 @@
 #include "test_util.h"
 #include "joints/joints.h"
 
-#define RB    0.0032
-#define ZETA  0.005
-#define SEAL  5.3
-#define PITCH 0.016 /* ball spacing along a row (m): the carriage raceway boxes must not overlap (no box-box contact) */
-#define ROWS  4
-#define BALLS 3                      /* per row */
+#define RB   0.0032
+#define ZETA 0.005
+#define SEAL 5.3
+#define PITCH \
+  0.016 /* ball spacing along a row (m): the carriage raceway boxes must not overlap (no box-box contact) \
+         */
+#define ROWS         4
+#define BALLS        3                              /* per row */
 #define MOTION_JOINT (ROWS * BALLS + 2 * BALLS + 2) /* fixed joints, cages, 2 prismatic, then the motion */
 
 /* Scenario with load Fy (N), rolling friction rho (m); speed v along x (m/s) by a prescribed
@@ -102,7 +104,8 @@ static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, do
   const double m[2] = {side * s, up ? s : -s}, zc = up ? 0 : -c, phi = up ? -side * M_PI / 4 : side * M_PI / 4
   for (int r = 0; r < ROWS; r++) { /* rail raceways: face through centre - R_b m */
     ROW_GEOMETRY(r);
-    ADD("  - {type: box, center: [0.05, %.17g, %.17g], half_extents: [0.1, 0.004, %.17g], orientation: [%.17g, %.17g, 0, 0], material: race}\n",
+    ADD("  - {type: box, center: [0.05, %.17g, %.17g], half_extents: [0.1, 0.004, %.17g], orientation: [%.17g, %.17g, "
+        "0, 0], material: race}\n",
         side * a - (RB + t) * m[0], zc - (RB + t) * m[1], t, cos(phi / 2), sin(phi / 2));
   }
   ADD("bodies:\n"
@@ -113,19 +116,24 @@ static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, do
     for (int k = 0; k < BALLS; k++) {
       ROW_GEOMETRY(r);
       const double x = PITCH * (k - 1);
-      ADD("  - {id: race%d_%d, shape: box, half_extents: [0.006, 0.003, %.17g], position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, 0, 0], mass: 1.0, material: race}\n", r, k, t, x,
-          side * a + (RB + t) * m[0], zc + (RB + t) * m[1], cos(phi / 2), sin(phi / 2));
-      ADD("  - {id: ball%d_%d, shape: sphere, radius: %.17g, position: [%.17g, %.17g, %.17g], material: ball}\n", r, k, RB, x, side * a, zc);
+      ADD("  - {id: race%d_%d, shape: box, half_extents: [0.006, 0.003, %.17g], position: [%.17g, %.17g, %.17g], "
+          "orientation: [%.17g, %.17g, 0, 0], mass: 1.0, material: race}\n",
+          r, k, t, x, side * a + (RB + t) * m[0], zc + (RB + t) * m[1], cos(phi / 2), sin(phi / 2));
+      ADD("  - {id: ball%d_%d, shape: sphere, radius: %.17g, position: [%.17g, %.17g, %.17g], material: ball}\n", r, k,
+          RB, x, side * a, zc);
     }
   ADD("joints:\n");
   for (int r = 0; r < ROWS; r++)
-    for (int k = 0; k < BALLS; k++) ADD("  - {type: fixed, body_a: carriage, body_b: race%d_%d, point: [0, 0, 0.08]}\n", r, k);
+    for (int k = 0; k < BALLS; k++)
+      ADD("  - {type: fixed, body_a: carriage, body_b: race%d_%d, point: [0, 0, 0.08]}\n", r, k);
   for (int r = 2; r < ROWS; r++) /* cages of the unloaded lower rows: along the raceway's width, (side s, s) */
     for (int k = 0; k < BALLS; k++) {
       ROW_GEOMETRY(r);
       const double x = PITCH * (k - 1);
       (void)phi;
-      ADD("  - {type: distance, body_a: carriage, body_b: ball%d_%d, point_a: [%.17g, %.17g, %.17g], point_b: [%.17g, %.17g, %.17g]}\n", r, k, x, side * a + cage * m[0], zc - cage * m[1], x, side * a, zc);
+      ADD("  - {type: distance, body_a: carriage, body_b: ball%d_%d, point_a: [%.17g, %.17g, %.17g], point_b: [%.17g, "
+          "%.17g, %.17g]}\n",
+          r, k, x, side * a + cage * m[0], zc - cage * m[1], x, side * a, zc);
     }
 #undef ROW_GEOMETRY
   ADD("  - {type: prismatic, body_a: puller, body_b: carriage, point: [0, 0, 0.08], axis: [0, 0, 1]}\n"
@@ -134,7 +142,8 @@ static PetscErrorCode MakeSim(MPI_Comm comm, double Fy, double rho, double v, do
   if (v >= 0) ADD("  - {type: motion, body: puller, velocity: [%.17g, 0, 0]}\n", v);
 #undef ADD
   PetscCheck(len < sizeof(yaml), PETSC_COMM_SELF, PETSC_ERR_PLIB, "scenario text too long");
-  PetscCheck(!scenario_load_string(yaml, "guideway", &sc, err, sizeof(err)), comm, PETSC_ERR_PLIB, "guideway scenario rejected: %s", err);
+  PetscCheck(!scenario_load_string(yaml, "guideway", &sc, err, sizeof(err)), comm, PETSC_ERR_PLIB,
+             "guideway scenario rejected: %s", err);
   PetscCall(SimulationCreate(comm, &sc, sim, err, sizeof(err)));
   PetscCheck(!err[0], comm, PETSC_ERR_PLIB, "guideway scenario rejected: %s", err);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -148,7 +157,8 @@ static PetscErrorCode PullForce(Simulation sim, double h, double *F)
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
-    if (SimulationContacts(sim)->key[i].ida == JOINT_KEY_BASE + MOTION_JOINT) mine = contact_gamma(SimulationContacts(sim), i)[0] / h;
+    if (SimulationContacts(sim)->key[i].ida == JOINT_KEY_BASE + MOTION_JOINT)
+      mine = contact_gamma(SimulationContacts(sim), i)[0] / h;
   PetscCallMPI(MPI_Allreduce(&mine, F, 1, MPI_DOUBLE, MPI_SUM, SimulationComm(sim)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,7 +166,7 @@ static PetscErrorCode PullForce(Simulation sim, double h, double *F)
 /* Pull at v for T seconds on comm; the mean resisting force over (t0, T], the largest residual. */
 static PetscErrorCode Pull(MPI_Comm comm, double Fy, double rho, double t0, double T, double *F, double *resmax)
 {
-  Simulation  sim;
+  Simulation   sim;
   const double h = 1e-3, v = 0.01;
   double       sum = 0;
   int          n   = 0;
@@ -186,7 +196,8 @@ static PetscErrorCode Validate(void)
   const struct {
     const char *name, *formula;
     double      rho, cosine; /* F_x = zeta F_y / cosine + S */
-  } maps[2] = {{"(a) rho = zeta R_b", "zeta F_y / cos 45 + S", ZETA * RB, M_SQRT1_2}, {"(b) rho = zeta R_b cos 45", "zeta F_y + S", ZETA * RB * M_SQRT1_2, 1}};
+  } maps[2] = {{"(a) rho = zeta R_b", "zeta F_y / cos 45 + S", ZETA * RB, M_SQRT1_2},
+               {"(b) rho = zeta R_b cos 45", "zeta F_y + S", ZETA * RB * M_SQRT1_2, 1}};
 
   PetscFunctionBegin;
   for (int p = 0; p < 2; p++)
@@ -194,20 +205,26 @@ static PetscErrorCode Validate(void)
       const double expect = ZETA * loads[l] / maps[p].cosine + SEAL;
       double       F = 0, resmax = 0;
       PetscCall(Pull(PETSC_COMM_SELF, loads[l], maps[p].rho, 0.03, 0.1, &F, &resmax));
-      printf("guideway %s, F_y = %g N, v = 0.01 m/s: resisting force %.5f N vs %s = %.5f N (rel. error %.2e); largest residual %.1e m/s\n", maps[p].name, loads[l], F, maps[p].formula, expect, F / expect - 1, resmax);
-      TEST_CHECK(resmax < 1e-6, "%s, F_y = %g N: residual %.2e m/s: the steps are not solved", maps[p].name, loads[l], resmax);
-      TEST_CHECK(fabs(F / expect - 1) < 0.05, "%s, F_y = %g N: resisting force %.5f N vs %.5f N", maps[p].name, loads[l], F, expect);
+      printf("guideway %s, F_y = %g N, v = 0.01 m/s: resisting force %.5f N vs %s = %.5f N (rel. error %.2e); largest "
+             "residual %.1e m/s\n",
+             maps[p].name, loads[l], F, maps[p].formula, expect, F / expect - 1, resmax);
+      TEST_CHECK(resmax < 1e-6, "%s, F_y = %g N: residual %.2e m/s: the steps are not solved", maps[p].name, loads[l],
+                 resmax);
+      TEST_CHECK(fabs(F / expect - 1) < 0.05, "%s, F_y = %g N: resisting force %.5f N vs %.5f N", maps[p].name,
+                 loads[l], F, expect);
     }
   { /* zero pulling speed: the carriage sticks under a pull below the resistance */
-    Simulation  sim;
-    const double Fy = 490, Fpull = 0.5 * (ZETA * Fy + SEAL), mass = Fy / 9.81 + 1 + ROWS * BALLS * 1.07e-3; /* carriage, its raceways, the puller, the balls */
-    double       x0[3], x1[3], vel[6];
-    PetscInt     found;
+    Simulation   sim;
+    const double Fy = 490, Fpull = 0.5 * (ZETA * Fy + SEAL),
+                 mass = Fy / 9.81 + 1 + ROWS * BALLS * 1.07e-3; /* carriage, its raceways, the puller, the balls */
+    double   x0[3], x1[3], vel[6];
+    PetscInt found;
     PetscCall(MakeSim(PETSC_COMM_SELF, Fy, ZETA * RB * M_SQRT1_2, -1, Fpull / mass, &sim));
     PetscCall(TestBodyGet(sim, 0, x0, vel, &found));
     PetscCall(TestRunUntil(sim, 0.2));
     PetscCall(TestBodyGet(sim, 0, x1, vel, &found));
-    printf("guideway at zero speed, pulled by %.4f N (half the resistance): carriage moved %.3e m along x in 0.2 s\n", Fpull, x1[0] - x0[0]);
+    printf("guideway at zero speed, pulled by %.4f N (half the resistance): carriage moved %.3e m along x in 0.2 s\n",
+           Fpull, x1[0] - x0[0]);
     TEST_CHECK(found && fabs(x1[0] - x0[0]) < 1e-6, "the carriage should stick, moved %.3e m", x1[0] - x0[0]);
     PetscCall(SimulationDestroy(&sim));
   }
@@ -226,9 +243,12 @@ static PetscErrorCode CompareRanks(PetscMPIInt size)
   PetscCall(Pull(PETSC_COMM_WORLD, Fy, rho, t0, T, &Fp, &rp));
   if (!rank) {
     PetscCall(Pull(PETSC_COMM_SELF, Fy, rho, t0, T, &Fs, &rs));
-    printf("guideway F_y = %g N, rho = zeta R_b cos 45, mean over %.3f..%.3f s: resisting force %.7f N on %d ranks, %.7f N on one (rel. difference %.2e); zeta F_y + S = %.5f N; largest residuals %.1e, %.1e m/s\n", Fy, t0, T, Fp, (int)size, Fs, Fp / Fs - 1, expect, rp, rs);
+    printf("guideway F_y = %g N, rho = zeta R_b cos 45, mean over %.3f..%.3f s: resisting force %.7f N on %d ranks, "
+           "%.7f N on one (rel. difference %.2e); zeta F_y + S = %.5f N; largest residuals %.1e, %.1e m/s\n",
+           Fy, t0, T, Fp, (int)size, Fs, Fp / Fs - 1, expect, rp, rs);
     TEST_CHECK(fabs(Fp / Fs - 1) < 1e-5, "%d ranks: resisting force %.7f N vs %.7f N on one rank", (int)size, Fp, Fs);
-    TEST_CHECK(fabs(Fp / expect - 1) < 0.05, "%d ranks: resisting force %.5f N vs zeta F_y + S = %.5f N", (int)size, Fp, expect);
+    TEST_CHECK(fabs(Fp / expect - 1) < 0.05, "%d ranks: resisting force %.5f N vs zeta F_y + S = %.5f N", (int)size, Fp,
+               expect);
     TEST_CHECK(rp < 1e-6 && rs < 1e-6, "residuals %.2e, %.2e m/s: the steps are not solved", rp, rs);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -38,8 +38,18 @@ static PetscErrorCode MakeSim(double alpha, double rho, double sigma, double wz,
 }
 
 /* Least-squares slope of y(t). */
-typedef struct { double st, sy, stt, sty; int n; } Fit;
-static void   fit_add(Fit *f, double t, double y) { f->st += t; f->sy += y; f->stt += t * t; f->sty += t * y; f->n++; }
+typedef struct {
+  double st, sy, stt, sty;
+  int    n;
+} Fit;
+static void fit_add(Fit *f, double t, double y)
+{
+  f->st += t;
+  f->sy += y;
+  f->stt += t * t;
+  f->sty += t * y;
+  f->n++;
+}
 static double fit_slope(const Fit *f) { return (f->n * f->sty - f->st * f->sy) / (f->n * f->stt - f->st * f->st); }
 
 int main(int argc, char **argv)
@@ -49,23 +59,25 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   { /* 1. static: tan a = 0.03 < rho/R = 0.05 < mu */
     const double alpha = atan(0.03);
-    double       vmax = 0, x0;
+    double       vmax  = 0, x0;
     PetscCall(MakeSim(alpha, 0.005, 0.005, 0, &sim));
     x0 = SimulationBodies(sim)->pos[0];
     while (SimulationTime(sim) < 2.0 - 1e-9) {
       PetscCall(SimulationStep(sim));
       vmax = PetscMax(vmax, v3_norm(SimulationBodies(sim)->vel));
     }
-    printf("static: tan a = 0.03 < min(mu, rho/R) = 0.05: max speed over 2 s %.3e m/s, displacement %.3e m\n", vmax, fabs(SimulationBodies(sim)->pos[0] - x0));
+    printf("static: tan a = 0.03 < min(mu, rho/R) = 0.05: max speed over 2 s %.3e m/s, displacement %.3e m\n", vmax,
+           fabs(SimulationBodies(sim)->pos[0] - x0));
     TEST_CHECK(vmax < 1e-6, "sphere should stay at rest, max speed %.3e m/s", vmax);
-    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0] - x0) < 1e-6, "sphere moved %.3e m", fabs(SimulationBodies(sim)->pos[0] - x0));
+    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0] - x0) < 1e-6, "sphere moved %.3e m",
+               fabs(SimulationBodies(sim)->pos[0] - x0));
     PetscCall(SimulationDestroy(&sim));
   }
   { /* 2. rolling: tan a = 0.2, rho/R = 0.05 */
     const double alpha = atan(0.2), rho = 0.005, k = 0.4;
     const double a_exact = g0 * (sin(alpha) - rho / R * cos(alpha)) / (1 + k);
-    Fit          f = {0};
-    double       slip = 0;
+    Fit          f       = {0};
+    double       slip    = 0;
     PetscCall(MakeSim(alpha, rho, 0.005, 0, &sim));
     while (SimulationTime(sim) < 1.0 - 1e-9) {
       PetscCall(SimulationStep(sim));
@@ -75,14 +87,16 @@ int main(int argc, char **argv)
       if (SimulationTime(sim) > 0.1) fit_add(&f, SimulationTime(sim), v[0]);
       slip = PetscMax(slip, fabs(v[0] - wworld[1] * R)); /* contact point speed, v - w x (0,0,-R) */
     }
-    printf("rolling: tan a = 0.2: fitted acceleration %.6f m/s^2, analytic %.6f; max contact slip speed %.2e m/s\n", fit_slope(&f), a_exact, slip);
+    printf("rolling: tan a = 0.2: fitted acceleration %.6f m/s^2, analytic %.6f; max contact slip speed %.2e m/s\n",
+           fit_slope(&f), a_exact, slip);
     TEST_CHECK(fabs(fit_slope(&f) / a_exact - 1) < 0.01, "rolling acceleration %.6f vs %.6f", fit_slope(&f), a_exact);
-    TEST_CHECK(slip < 1e-6, "sphere should roll without slip, slip speed %.3e", slip); /* solver tolerance 1e-10, margin for rounding */
+    TEST_CHECK(slip < 1e-6, "sphere should roll without slip, slip speed %.3e",
+               slip); /* solver tolerance 1e-10, margin for rounding */
     PetscCall(SimulationDestroy(&sim));
   }
   { /* 3. spinning: flat plane, w_z = 10 rad/s, sigma = 0.01 m */
     const double sigma = 0.01, w0 = 10, alpha_exact = sigma * g0 / (0.4 * R * R);
-    Fit          f = {0};
+    Fit          f      = {0};
     double       t_stop = -1;
     PetscCall(MakeSim(0, 0, sigma, w0, &sim));
     while (SimulationTime(sim) < 1.0 - 1e-9) {
@@ -92,9 +106,13 @@ int main(int argc, char **argv)
       if (w[2] > 1.0) fit_add(&f, SimulationTime(sim), w[2]);
       if (t_stop < 0 && fabs(w[2]) < 1e-9) t_stop = SimulationTime(sim);
     }
-    printf("spinning: fitted spin deceleration %.5f rad/s^2, analytic sigma m g / J = %.5f; stopped at %.3f s (analytic %.4f)\n", -fit_slope(&f), alpha_exact, t_stop, w0 / alpha_exact);
-    TEST_CHECK(fabs(-fit_slope(&f) / alpha_exact - 1) < 0.01, "spin deceleration %.5f vs %.5f", -fit_slope(&f), alpha_exact);
-    TEST_CHECK(t_stop > 0 && fabs(t_stop - w0 / alpha_exact) < 0.01 * w0 / alpha_exact + 0.005, "stop time %.4f vs %.4f", t_stop, w0 / alpha_exact);
+    printf("spinning: fitted spin deceleration %.5f rad/s^2, analytic sigma m g / J = %.5f; stopped at %.3f s "
+           "(analytic %.4f)\n",
+           -fit_slope(&f), alpha_exact, t_stop, w0 / alpha_exact);
+    TEST_CHECK(fabs(-fit_slope(&f) / alpha_exact - 1) < 0.01, "spin deceleration %.5f vs %.5f", -fit_slope(&f),
+               alpha_exact);
+    TEST_CHECK(t_stop > 0 && fabs(t_stop - w0 / alpha_exact) < 0.01 * w0 / alpha_exact + 0.005,
+               "stop time %.4f vs %.4f", t_stop, w0 / alpha_exact);
     PetscCall(SimulationDestroy(&sim));
   }
   int rc = TestFinish("sphere on incline");

@@ -42,13 +42,17 @@ static const char *scenario =
   "materials:\n"
   "  - {name: m, density: 1000, friction: 0.5}\n"
   "bodies:\n"
-  "  - {id: link1, shape: sphere, radius: 0.05, mass: 1.0, position: [0.35355339059327379, 0, -0.35355339059327379], velocity: [-1.0606601717798214, 0, -1.0606601717798214], angular_velocity: [0, 3, 0], material: m}\n"
-  "  - {id: link2, shape: sphere, radius: 0.05, mass: 1.0, position: [1.0606601717798214, 0, -1.0606601717798214], velocity: [-3.1819805153394639, 0, -3.1819805153394639], angular_velocity: [0, 3, 0], material: m}\n"
+  "  - {id: link1, shape: sphere, radius: 0.05, mass: 1.0, position: [0.35355339059327379, 0, -0.35355339059327379], "
+  "velocity: [-1.0606601717798214, 0, -1.0606601717798214], angular_velocity: [0, 3, 0], material: m}\n"
+  "  - {id: link2, shape: sphere, radius: 0.05, mass: 1.0, position: [1.0606601717798214, 0, -1.0606601717798214], "
+  "velocity: [-3.1819805153394639, 0, -3.1819805153394639], angular_velocity: [0, 3, 0], material: m}\n"
   "  - {id: left, shape: sphere, radius: 0.05, mass: 1.0, position: [-1.5, 0, 0], material: m}\n"
-  "  - {id: right, shape: sphere, radius: 0.05, mass: 1.0, position: [1.5, 0, 0], velocity: [0, 0.5, -6], material: m}\n"
+  "  - {id: right, shape: sphere, radius: 0.05, mass: 1.0, position: [1.5, 0, 0], velocity: [0, 0.5, -6], material: "
+  "m}\n"
   "joints:\n"
   "  - {type: revolute, body_a: ground, body_b: link1, point: [0, 0, 0], axis: [0, 1, 0]}\n"
-  "  - {type: revolute, body_a: link1, body_b: link2, point: [0.70710678118654752, 0, -0.70710678118654752], axis: [0, 1, 0]}\n"
+  "  - {type: revolute, body_a: link1, body_b: link2, point: [0.70710678118654752, 0, -0.70710678118654752], axis: [0, "
+  "1, 0]}\n"
   "  - {type: spherical, body_a: ground, body_b: left, point: [-1.5, 0, 0.5]}\n"
   "  - {type: distance, body_a: left, body_b: right, point_a: [-1.5, 0, 0], point_b: [1.5, 0, 0]}\n";
 
@@ -142,15 +146,21 @@ int main(int argc, char **argv)
       warm_diff += par[n].warm_started != ser[n].warm_started;
       blocks_bad += par[n].joint_blocks != NJOINT;
     }
-    printf("joints on %d ranks vs 1, %d steps: largest position difference %.3e m (step %d); joint error %.2e m; largest residual %.1e m/s; %d steps with another warm-start count; x ranges:", (int)size, STEPS, dx, worst_step, jerr, res, warm_diff);
+    printf("joints on %d ranks vs 1, %d steps: largest position difference %.3e m (step %d); joint error %.2e m; "
+           "largest residual %.1e m/s; %d steps with another warm-start count; x ranges:",
+           (int)size, STEPS, dx, worst_step, jerr, res, warm_diff);
     for (int b = 0; b < NBODY; b++) printf(" [%.2f, %.2f]", xmin[b], xmax[b]);
     printf("\n");
     TEST_CHECK(dx < 1e-6, "positions differ from the 1-rank run by %.3e m > 1e-6 m", dx);
     TEST_CHECK(jerr < 1e-6, "joint error %.3e m > 1e-6 m", jerr);
     TEST_CHECK(res < 1e-7, "largest residual %.3e m/s: the joint rows were not solved", res);
-    TEST_CHECK(warm_diff == 0, "%d steps warm-started another number of rows than on one rank (joint memory lost on migration?)", warm_diff);
+    TEST_CHECK(warm_diff == 0,
+               "%d steps warm-started another number of rows than on one rank (joint memory lost on migration?)",
+               warm_diff);
     TEST_CHECK(blocks_bad == 0, "%d steps where the joints were not computed by exactly one rank each", blocks_bad);
-    TEST_CHECK(xmin[0] < 0 && xmax[0] > 0 && xmin[3] < 1.1, "the bodies should cross the ranks' cuts: link 1 x in [%g, %g], far sphere x down to %g", xmin[0], xmax[0], xmin[3]);
+    TEST_CHECK(xmin[0] < 0 && xmax[0] > 0 && xmin[3] < 1.1,
+               "the bodies should cross the ranks' cuts: link 1 x in [%g, %g], far sphere x down to %g", xmin[0],
+               xmax[0], xmin[3]);
   }
   PetscCallMPI(MPI_Bcast(&failures, 1, MPI_INT, 0, PETSC_COMM_WORLD));
   PetscCall(PetscFree2(par, ser));

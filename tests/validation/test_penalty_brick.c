@@ -29,7 +29,8 @@ static PetscErrorCode MakeBrick(double alpha, Simulation *sim)
            "time: {step: 1.0e-4, end: 100}\n"
            "contact: {model: penalty, normal: hooke, normal_stiffness: %g, envelope: 0.002}\n"
            "materials:\n"
-           "  - {name: m, density: 1000, friction: %g, kinetic_friction: %g, young_modulus: %g, poisson_ratio: %g, restitution: 0.2, tangential_stiffness: 1.0e5}\n"
+           "  - {name: m, density: 1000, friction: %g, kinetic_friction: %g, young_modulus: %g, poisson_ratio: %g, "
+           "restitution: 0.2, tangential_stiffness: 1.0e5}\n"
            "walls:\n"
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
            "bodies:\n"
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int k = 0; k < 2; k++) {
-    Simulation  sim;
+    Simulation   sim;
     const double a = stick[k], threshold = PEN_MU_S * PEN_G * cos(a) / (4 * 1e5);
     int          sticking = 0;
     PetscCall(MakeBrick(a, &sim));
@@ -55,15 +56,19 @@ int main(int argc, char **argv)
       memcpy(&hst, SimulationMemory(sim)->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(hst));
       sticking += penalty_state_has(&hst, PENALTY_TOUCHING) && !penalty_state_has(&hst, PENALTY_SLIDE_SLIP);
     }
-    printf("brick at alpha = %.4f rad (tan %.4f <= mu_s): displacement %.4e m, static threshold mu_s m g cos a / (4 K_E) = %.4e m, speed %.3e m/s, %d of %" PetscInt_FMT " corners sticking\n", a, tan(a),
-           -SimulationBodies(sim)->pos[0], threshold, v3_norm(SimulationBodies(sim)->vel), sticking, SimulationMemory(sim)->n);
-    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0]) < threshold, "displacement %.4e m above the static threshold %.4e m", -SimulationBodies(sim)->pos[0], threshold);
-    TEST_CHECK(v3_norm(SimulationBodies(sim)->vel) < 1e-9, "the brick should be at rest: %.3e m/s", v3_norm(SimulationBodies(sim)->vel));
+    printf("brick at alpha = %.4f rad (tan %.4f <= mu_s): displacement %.4e m, static threshold mu_s m g cos a / (4 "
+           "K_E) = %.4e m, speed %.3e m/s, %d of %" PetscInt_FMT " corners sticking\n",
+           a, tan(a), -SimulationBodies(sim)->pos[0], threshold, v3_norm(SimulationBodies(sim)->vel), sticking,
+           SimulationMemory(sim)->n);
+    TEST_CHECK(fabs(SimulationBodies(sim)->pos[0]) < threshold, "displacement %.4e m above the static threshold %.4e m",
+               -SimulationBodies(sim)->pos[0], threshold);
+    TEST_CHECK(v3_norm(SimulationBodies(sim)->vel) < 1e-9, "the brick should be at rest: %.3e m/s",
+               v3_norm(SimulationBodies(sim)->vel));
     TEST_CHECK(sticking == 4, "%d corners in stick mode, want 4", sticking);
     PetscCall(SimulationDestroy(&sim));
   }
   for (int k = 0; k < 2; k++) {
-    Simulation  sim;
+    Simulation   sim;
     const double a = slide[k], exact = PEN_G * sin(a) - PEN_MU_K * PEN_G * cos(a);
     double       v1, v2, acc;
     PetscCall(MakeBrick(a, &sim));
@@ -72,7 +77,9 @@ int main(int argc, char **argv)
     PetscCall(TestRunUntil(sim, 1.0));
     v2  = -SimulationBodies(sim)->vel[0];
     acc = (v2 - v1) / 0.5;
-    printf("brick at alpha = %.4f rad (tan %.4f > mu_s): acceleration %.5f m/s^2, g sin a - mu_k g cos a = %.5f (%.3f%%)\n", a, tan(a), acc, exact, 100 * (acc / exact - 1));
+    printf("brick at alpha = %.4f rad (tan %.4f > mu_s): acceleration %.5f m/s^2, g sin a - mu_k g cos a = %.5f "
+           "(%.3f%%)\n",
+           a, tan(a), acc, exact, 100 * (acc / exact - 1));
     TEST_CHECK(fabs(acc / exact - 1) < 0.01, "sliding acceleration %.5f vs %.5f m/s^2", acc, exact);
     PetscCall(SimulationDestroy(&sim));
   }

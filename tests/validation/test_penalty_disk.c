@@ -47,7 +47,7 @@ static PetscErrorCode Watch(Simulation sim, double t, double *wmax, int *flips)
 
 int main(int argc, char **argv)
 {
-  Simulation  sim;
+  Simulation   sim;
   const double N = m * PEN_G, T = 2 * eta_r * PEN_MU_K * N * R;
   const double t_roll = v0 / (PEN_MU_K * PEN_G + R * PEN_MU_K * N * R * (1 - 2 * eta_r) / I);
   const double v_roll = v0 - PEN_MU_K * PEN_G * t_roll, a_roll = T * R / (I + m * R * R);
@@ -56,7 +56,8 @@ int main(int argc, char **argv)
   int          flips;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  printf("disk: analytic slide phase ends at %.4f s (v = %.4f m/s), rolling deceleration %.5f m/s^2, stop at %.4f s; static friction needed %.3f N <= mu_s N = %.3f N\n",
+  printf("disk: analytic slide phase ends at %.4f s (v = %.4f m/s), rolling deceleration %.5f m/s^2, stop at %.4f s; "
+         "static friction needed %.3f N <= mu_s N = %.3f N\n",
          t_roll, v_roll, a_roll, t_stop, T * R / (R * R + I / m), PEN_MU_S * N);
   {
     PenSphere p = {.alpha = 0, .radius = R, .mass = m, .inertia = I, .v0 = {v0, 0, 0}, .eta_r = eta_r, .h = 1e-4};
@@ -68,12 +69,15 @@ int main(int argc, char **argv)
       if (fabs(SimulationTime(sim) - t1) < 0.5e-4) v1 = SimulationBodies(sim)->vel[0];
       if (fabs(SimulationTime(sim) - t2) < 0.5e-4) v2 = SimulationBodies(sim)->vel[0];
     }
-    printf("tracking: pure rolling from %.4f s (%.3f%%), rolling deceleration %.5f m/s^2 (%.3f%%)\n", t_seen, 100 * (t_seen / t_roll - 1), (v1 - v2) / (t2 - t1), 100 * ((v1 - v2) / (t2 - t1) / a_roll - 1));
+    printf("tracking: pure rolling from %.4f s (%.3f%%), rolling deceleration %.5f m/s^2 (%.3f%%)\n", t_seen,
+           100 * (t_seen / t_roll - 1), (v1 - v2) / (t2 - t1), 100 * ((v1 - v2) / (t2 - t1) / a_roll - 1));
     TEST_CHECK(fabs(t_seen / t_roll - 1) < 0.01, "slide phase ended at %.4f s, analytic %.4f s", t_seen, t_roll);
-    TEST_CHECK(fabs((v1 - v2) / (t2 - t1) / a_roll - 1) < 0.01, "rolling deceleration %.5f vs %.5f m/s^2", (v1 - v2) / (t2 - t1), a_roll);
+    TEST_CHECK(fabs((v1 - v2) / (t2 - t1) / a_roll - 1) < 0.01, "rolling deceleration %.5f vs %.5f m/s^2",
+               (v1 - v2) / (t2 - t1), a_roll);
     PetscCall(TestRunUntil(sim, t_stop + 1));
     PenOmegaWorld(sim, w);
-    printf("tracking: at %.2f s |w| = %.3e rad/s, x' = %.3e m/s\n", SimulationTime(sim), v3_norm(w), SimulationBodies(sim)->vel[0]);
+    printf("tracking: at %.2f s |w| = %.3e rad/s, x' = %.3e m/s\n", SimulationTime(sim), v3_norm(w),
+           SimulationBodies(sim)->vel[0]);
     TEST_CHECK(v3_norm(w) < 1e-9, "the disk should be at rest: |w| = %.3e rad/s", v3_norm(w));
     PetscCall(Watch(sim, t_stop + 2, &wmax, &flips));
     printf("tracking: largest |w| in the next second %.3e rad/s, %d sign changes\n", wmax, flips);
@@ -81,12 +85,21 @@ int main(int argc, char **argv)
     PetscCall(SimulationDestroy(&sim));
   }
   {
-    PenSphere p = {.alpha = 0, .radius = R, .mass = m, .inertia = I, .v0 = {v0, 0, 0}, .eta_r = 0.1, .extra_contact = "rolling: legacy, ", .h = 1e-4};
+    PenSphere p = {.alpha         = 0,
+                   .radius        = R,
+                   .mass          = m,
+                   .inertia       = I,
+                   .v0            = {v0, 0, 0},
+                   .eta_r         = 0.1,
+                   .extra_contact = "rolling: legacy, ",
+                   .h             = 1e-4};
     PetscCall(PenSphereCreate(&p, &sim));
     PetscCall(TestRunUntil(sim, t_stop + 1));
     PetscCall(Watch(sim, t_stop + 2, &wmax, &flips));
-    printf("legacy: largest |w| in the second after %.2f s %.3e rad/s, %d sign changes of w_y (keeps oscillating)\n", t_stop + 1, wmax, flips);
-    TEST_CHECK(wmax > 1e-6 && flips > 100, "the legacy model should keep oscillating: |w| up to %.3e rad/s, %d sign changes", wmax, flips);
+    printf("legacy: largest |w| in the second after %.2f s %.3e rad/s, %d sign changes of w_y (keeps oscillating)\n",
+           t_stop + 1, wmax, flips);
+    TEST_CHECK(wmax > 1e-6 && flips > 100,
+               "the legacy model should keep oscillating: |w| up to %.3e rad/s, %d sign changes", wmax, flips);
     PetscCall(SimulationDestroy(&sim));
   }
   int rc = TestFinish("penalty disk rolling");

@@ -30,7 +30,7 @@ typedef struct {
 /* sim's history memory of all ranks on rank 0 of comm, sorted by key (others: n = 0). */
 static PetscErrorCode Gather(Simulation sim, Gathered *g)
 {
-  const ImpulseMemory *m = SimulationMemory(sim);
+  const ImpulseMemory *m   = SimulationMemory(sim);
   const size_t         rec = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
   PetscMPIInt          size, rank, mine = (PetscMPIInt)(m->n * (PetscInt)rec), *counts = NULL, *displs = NULL;
   char                *buf, *all = NULL;
@@ -42,7 +42,8 @@ static PetscErrorCode Gather(Simulation sim, Gathered *g)
   PetscCall(PetscMalloc1(mine + 1, &buf));
   for (PetscInt i = 0; i < m->n; i++) {
     memcpy(buf + rec * i, &m->key[i], sizeof(ContactKey));
-    memcpy(buf + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(double) * PENALTY_HISTORY_WIDTH);
+    memcpy(buf + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i,
+           sizeof(double) * PENALTY_HISTORY_WIDTH);
   }
   if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
   PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, SimulationComm(sim)));
@@ -63,7 +64,8 @@ static PetscErrorCode Gather(Simulation sim, Gathered *g)
     PetscCall(PetscMalloc2(g->n + 1, &key, (size_t)(g->n + 1) * PENALTY_HISTORY_WIDTH, &val));
     for (PetscInt i = 0; i < g->n; i++) {
       memcpy(&key[i], all + rec * i, sizeof(ContactKey));
-      memcpy(val + (size_t)PENALTY_HISTORY_WIDTH * i, all + rec * i + sizeof(ContactKey), sizeof(double) * PENALTY_HISTORY_WIDTH);
+      memcpy(val + (size_t)PENALTY_HISTORY_WIDTH * i, all + rec * i + sizeof(ContactKey),
+             sizeof(double) * PENALTY_HISTORY_WIDTH);
     }
     PetscCall(ImpulseMemoryCreate(&sorted));
     PetscCall(ImpulseMemorySetWidth(&sorted, PENALTY_HISTORY_WIDTH));
@@ -124,7 +126,8 @@ static double RelativeDifference(const Gathered *a, const Gathered *b)
 static PetscInt Touching(const Gathered *g)
 {
   PetscInt n = 0;
-  for (PetscInt i = 0; i < g->n; i++) n += penalty_state_has((const PenaltyHistory *)(g->rec + PENALTY_HISTORY_WIDTH * i), PENALTY_TOUCHING);
+  for (PetscInt i = 0; i < g->n; i++)
+    n += penalty_state_has((const PenaltyHistory *)(g->rec + PENALTY_HISTORY_WIDTH * i), PENALTY_TOUCHING);
   return n;
 }
 
@@ -142,15 +145,21 @@ int main(int argc, char **argv)
   if (!rank) PetscCall(Pour(PETSC_COMM_SELF, one));
   if (!rank) {
     for (int s = 0; s < 2; s++) {
-      const int    same_bits = SameKeys(&run1[s], &run2[s]) && !memcmp(run1[s].rec, run2[s].rec, sizeof(double) * PENALTY_HISTORY_WIDTH * run1[s].n);
+      const int same_bits = SameKeys(&run1[s], &run2[s]) &&
+                            !memcmp(run1[s].rec, run2[s].rec, sizeof(double) * PENALTY_HISTORY_WIDTH * run1[s].n);
       const int    same_keys = SameKeys(&run1[s], &one[s]);
       const double diff      = same_keys ? RelativeDifference(&one[s], &run1[s]) : INFINITY;
-      printf("step %d: %" PetscInt_FMT " contacts remembered (%" PetscInt_FMT " touching) on %d ranks, %" PetscInt_FMT " on 1; two %d-rank runs bitwise identical: %s; against 1 rank: same keys %s, largest relative difference %.3e\n",
-             (s + 1) * STEPS / 2, run1[s].n, Touching(&run1[s]), size, one[s].n, size, same_bits ? "yes" : "no", same_keys ? "yes" : "no", diff);
-      TEST_CHECK(Touching(&run1[s]) > 100, "only %" PetscInt_FMT " touching contacts: the pour should pile up", Touching(&run1[s]));
+      printf("step %d: %" PetscInt_FMT " contacts remembered (%" PetscInt_FMT " touching) on %d ranks, %" PetscInt_FMT
+             " on 1; two %d-rank runs bitwise identical: %s; against 1 rank: same keys %s, largest relative difference "
+             "%.3e\n",
+             (s + 1) * STEPS / 2, run1[s].n, Touching(&run1[s]), size, one[s].n, size, same_bits ? "yes" : "no",
+             same_keys ? "yes" : "no", diff);
+      TEST_CHECK(Touching(&run1[s]) > 100, "only %" PetscInt_FMT " touching contacts: the pour should pile up",
+                 Touching(&run1[s]));
       TEST_CHECK(same_bits, "two runs on %d ranks differ at step %d", size, (s + 1) * STEPS / 2);
       TEST_CHECK(same_keys, "the contacts on %d ranks differ from one rank's at step %d", size, (s + 1) * STEPS / 2);
-      TEST_CHECK(diff <= 1e-12, "history differs from one rank's by %.3e relative at step %d", diff, (s + 1) * STEPS / 2);
+      TEST_CHECK(diff <= 1e-12, "history differs from one rank's by %.3e relative at step %d", diff,
+                 (s + 1) * STEPS / 2);
     }
   }
   for (int s = 0; s < 2; s++) {

@@ -36,9 +36,7 @@ static const char *crossing =
   "domain: {min: [-0.2, -0.05, -0.05], max: [0.2, 0.05, 0.05]}\n"
   "gravity: [0, 0, 0]\n"
   "time: {step: 1.0e-4, end: 1}\n"
-  "contact: {model: penalty, envelope: 0.001}\n"
-  PENALTY_POUR_MATERIALS
-  "bodies:\n"
+  "contact: {model: penalty, envelope: 0.001}\n" PENALTY_POUR_MATERIALS "bodies:\n"
   "  - {shape: sphere, radius: 0.01, position: [-0.0005, 0, 0], velocity: [0.5, 0, 0], material: grit}\n"
   "  - {shape: sphere, radius: 0.01, position: [0.0230, 0, 0], velocity: [-0.5, 0, 0], material: grit}\n";
 
@@ -50,9 +48,7 @@ static const char *open_pour =
   "domain: {min: [-0.2, -0.2, -0.05], max: [0.12, 0.2, 0.5]}\n"
   "gravity: [0, 0, -9.81]\n"
   "time: {step: 1.0e-4, end: 1}\n"
-  "contact: {model: penalty, envelope: 0.001}\n"
-  PENALTY_POUR_MATERIALS
-  "walls:\n"
+  "contact: {model: penalty, envelope: 0.001}\n" PENALTY_POUR_MATERIALS "walls:\n"
   "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}\n"
   "fills:\n"
   "  - {type: random, region: {min: [-0.1, -0.1, 0.0], max: [0.1, 0.1, 0.1]}, radius: 0.01, count: 200, seed: 3,\n"
@@ -94,7 +90,8 @@ static int CompareKey(const void *pa, const void *pb)
 }
 
 /* n records of rec bytes from every rank of comm, concatenated on rank 0 (*all, PetscFree it). */
-static PetscErrorCode GatherRecords(MPI_Comm comm, size_t rec, PetscInt n, const char *mine, PetscInt *ntotal, char **all)
+static PetscErrorCode GatherRecords(MPI_Comm comm, size_t rec, PetscInt n, const char *mine, PetscInt *ntotal,
+                                    char **all)
 {
   PetscMPIInt size, rank, len = (PetscMPIInt)((size_t)n * rec), *counts = NULL, *displs = NULL;
   int         total = 0;
@@ -135,9 +132,11 @@ static PetscErrorCode Gather(Simulation sim, Gathered *g)
   }
   for (PetscInt i = 0; i < m->n; i++) {
     memcpy(contacts + rec * i, &m->key[i], sizeof(ContactKey));
-    memcpy(contacts + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i, sizeof(double) * PENALTY_HISTORY_WIDTH);
+    memcpy(contacts + rec * i + sizeof(ContactKey), m->gamma + (size_t)PENALTY_HISTORY_WIDTH * i,
+           sizeof(double) * PENALTY_HISTORY_WIDTH);
   }
-  PetscCall(GatherRecords(SimulationComm(sim), STATE * sizeof(double), s->n_owned, (const char *)bodies, &g->n_bodies, (char **)&g->body));
+  PetscCall(GatherRecords(SimulationComm(sim), STATE * sizeof(double), s->n_owned, (const char *)bodies, &g->n_bodies,
+                          (char **)&g->body));
   PetscCall(GatherRecords(SimulationComm(sim), rec, m->n, contacts, &g->n_contacts, &g->contact));
   qsort(g->body, (size_t)g->n_bodies, STATE * sizeof(double), CompareBody);
   qsort(g->contact, (size_t)g->n_contacts, rec, CompareKey);
@@ -155,7 +154,8 @@ static PetscErrorCode Lagging(Simulation sim, PetscInt64 *n)
   *n = 0;
   if (!SimulationDomain(sim)) PetscFunctionReturn(PETSC_SUCCESS); /* one rank owns everything */
   PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
-  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) mine += DomainOwnerOfPoint(SimulationDomain(sim), SimulationBodies(sim)->pos + 3 * i) != rank;
+  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++)
+    mine += DomainOwnerOfPoint(SimulationDomain(sim), SimulationBodies(sim)->pos + 3 * i) != rank;
   PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPIU_INT64, MPI_SUM, SimulationComm(sim)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -190,12 +190,18 @@ static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep
 static void CompareRuns(const Gathered *kept, const Gathered *rebuilt, int step)
 {
   const size_t rec    = sizeof(ContactKey) + sizeof(double) * PENALTY_HISTORY_WIDTH;
-  const int    bodies = kept->n_bodies == rebuilt->n_bodies && !memcmp(kept->body, rebuilt->body, sizeof(double) * STATE * (size_t)kept->n_bodies);
-  const int    hist   = kept->n_contacts == rebuilt->n_contacts && !memcmp(kept->contact, rebuilt->contact, rec * (size_t)kept->n_contacts);
-  int          once   = 1;
-  for (PetscInt i = 1; i < kept->n_contacts; i++) once = once && CompareKey(kept->contact + rec * (i - 1), kept->contact + rec * i) < 0;
-  printf("step %d: %" PetscInt_FMT " bodies, %" PetscInt_FMT " contacts remembered; states bitwise identical: %s; histories bitwise identical: %s\n", step, kept->n_bodies, kept->n_contacts, bodies ? "yes" : "no", hist ? "yes" : "no");
-  TEST_CHECK(kept->n_contacts > 50, "only %" PetscInt_FMT " touching contacts at step %d: the pour should pile up", kept->n_contacts, step);
+  const int    bodies = kept->n_bodies == rebuilt->n_bodies &&
+                     !memcmp(kept->body, rebuilt->body, sizeof(double) * STATE * (size_t)kept->n_bodies);
+  const int hist = kept->n_contacts == rebuilt->n_contacts &&
+                   !memcmp(kept->contact, rebuilt->contact, rec * (size_t)kept->n_contacts);
+  int once = 1;
+  for (PetscInt i = 1; i < kept->n_contacts; i++)
+    once = once && CompareKey(kept->contact + rec * (i - 1), kept->contact + rec * i) < 0;
+  printf("step %d: %" PetscInt_FMT " bodies, %" PetscInt_FMT
+         " contacts remembered; states bitwise identical: %s; histories bitwise identical: %s\n",
+         step, kept->n_bodies, kept->n_contacts, bodies ? "yes" : "no", hist ? "yes" : "no");
+  TEST_CHECK(kept->n_contacts > 50, "only %" PetscInt_FMT " touching contacts at step %d: the pour should pile up",
+             kept->n_contacts, step);
   TEST_CHECK(once, "a contact is remembered twice at step %d", step);
   TEST_CHECK(bodies, "the body states differ from the every-step rebuild at step %d", step);
   TEST_CHECK(hist, "the contact histories differ from the every-step rebuild at step %d", step);
@@ -217,20 +223,33 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "100"));
-  PetscCall(PetscOptionsSetValue(NULL, "-penalty_check_sides", "true")); /* the sides the integrator wrote ahead, against a fresh fill every step */
+  PetscCall(PetscOptionsSetValue(NULL, "-penalty_check_sides",
+                                 "true")); /* the sides the integrator wrote ahead, against a fresh fill every step */
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(Run(scenario, STEPS, STEPS / CHECKS, PETSC_TRUE, kept, &ck));
   PetscCall(Run(scenario, STEPS, STEPS / CHECKS, PETSC_FALSE, rebuilt, &cr));
   if (!rank) {
-    printf("%d ranks, %d steps: ghosts kept on %" PetscInt64_FMT " steps, rebuilt on %" PetscInt64_FMT ", %" PetscInt64_FMT " body-steps owned away from their centre's rank; rebuilt every step: %" PetscInt64_FMT " builds, %" PetscInt64_FMT " updates\n",
+    printf("%d ranks, %d steps: ghosts kept on %" PetscInt64_FMT " steps, rebuilt on %" PetscInt64_FMT
+           ", %" PetscInt64_FMT " body-steps owned away from their centre's rank; rebuilt every step: %" PetscInt64_FMT
+           " builds, %" PetscInt64_FMT " updates\n",
            size, STEPS, ck.updates, ck.builds, ck.lagging, cr.builds, cr.updates);
-    if (size == 1) TEST_CHECK(ck.builds + ck.updates + cr.builds + cr.updates == 0, "ghosts built or updated on one rank");
+    if (size == 1)
+      TEST_CHECK(ck.builds + ck.updates + cr.builds + cr.updates == 0, "ghosts built or updated on one rank");
     else {
-      TEST_CHECK(ck.updates > STEPS / 4, "the ghosts were kept on only %" PetscInt64_FMT " of %d steps (the thrown spheres move about a third of the half skin a step)", ck.updates, STEPS);
-      TEST_CHECK(ck.builds > 2, "the ghosts were rebuilt only %" PetscInt64_FMT " times: the pour should drift past half the skin", ck.builds);
-      TEST_CHECK(ck.lagging > 0, "no body was ever owned away from its centre's rank: the deferred migration was not exercised");
-      TEST_CHECK(cr.updates == 0 && cr.builds == STEPS && cr.lagging == 0, "with -ghost_update false: %" PetscInt64_FMT " updates, %" PetscInt64_FMT " builds, %" PetscInt64_FMT " lagging", cr.updates, cr.builds, cr.lagging);
+      TEST_CHECK(ck.updates > STEPS / 4,
+                 "the ghosts were kept on only %" PetscInt64_FMT
+                 " of %d steps (the thrown spheres move about a third of the half skin a step)",
+                 ck.updates, STEPS);
+      TEST_CHECK(ck.builds > 2,
+                 "the ghosts were rebuilt only %" PetscInt64_FMT " times: the pour should drift past half the skin",
+                 ck.builds);
+      TEST_CHECK(ck.lagging > 0,
+                 "no body was ever owned away from its centre's rank: the deferred migration was not exercised");
+      TEST_CHECK(cr.updates == 0 && cr.builds == STEPS && cr.lagging == 0,
+                 "with -ghost_update false: %" PetscInt64_FMT " updates, %" PetscInt64_FMT " builds, %" PetscInt64_FMT
+                 " lagging",
+                 cr.updates, cr.builds, cr.lagging);
     }
     for (int c = 0; c < CHECKS; c++) {
       const int step = (c + 1) * (STEPS / CHECKS);
@@ -251,10 +270,16 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsClearValue(NULL, "-neighbour_skin"));
     if (!rank) {
       const int same = pk.n_bodies == 2 && pr.n_bodies == 2 && !memcmp(pk.body, pr.body, sizeof(double) * STATE * 2);
-      printf("crossing pair: touching on %" PetscInt64_FMT " of 40 steps, ghosts kept on %" PetscInt64_FMT "; states bitwise identical to the every-step rebuild: %s\n", kk.touching, kk.updates, same ? "yes" : "no");
+      printf("crossing pair: touching on %" PetscInt64_FMT " of 40 steps, ghosts kept on %" PetscInt64_FMT
+             "; states bitwise identical to the every-step rebuild: %s\n",
+             kk.touching, kk.updates, same ? "yes" : "no");
       /* the 3.5 mm gap closes at 1 m/s after 35 of the 40 steps: they touch on the last 5 */
-      TEST_CHECK(kk.touching >= 3 && kk.touching == kr.touching, "the pair touched on %" PetscInt64_FMT " steps (%" PetscInt64_FMT " rebuilding every step); at least 3 expected", kk.touching, kr.touching);
-      TEST_CHECK(size == 1 || kk.updates >= 38, "the ghosts were kept on %" PetscInt64_FMT " of the 39 steps after the first", kk.updates);
+      TEST_CHECK(kk.touching >= 3 && kk.touching == kr.touching,
+                 "the pair touched on %" PetscInt64_FMT " steps (%" PetscInt64_FMT
+                 " rebuilding every step); at least 3 expected",
+                 kk.touching, kr.touching);
+      TEST_CHECK(size == 1 || kk.updates >= 38,
+                 "the ghosts were kept on %" PetscInt64_FMT " of the 39 steps after the first", kk.updates);
       TEST_CHECK(same, "the crossing pair's states differ from the every-step rebuild: a contact was missed");
     }
     PetscCall(PetscFree(pk.body));
@@ -269,10 +294,18 @@ int main(int argc, char **argv)
     PetscCall(Run(open_pour, STEPS, STEPS / CHECKS, PETSC_TRUE, kept, &ok));
     PetscCall(Run(open_pour, STEPS, STEPS / CHECKS, PETSC_FALSE, rebuilt, &orb));
     if (!rank) {
-      printf("open pour: %" PetscInt64_FMT " bodies left the domain, %" PetscInt64_FMT " emitted; ghosts kept on %" PetscInt64_FMT " steps, rebuilt on %" PetscInt64_FMT "\n", ok.removed, ok.emitted, ok.updates, ok.builds);
-      TEST_CHECK(ok.removed > 0 && ok.removed == orb.removed, "open pour: %" PetscInt64_FMT " bodies left the domain (%" PetscInt64_FMT " rebuilding every step); some expected", ok.removed, orb.removed);
-      TEST_CHECK(ok.emitted == 60 && orb.emitted == 60, "open pour: %" PetscInt64_FMT " and %" PetscInt64_FMT " bodies emitted, 60 expected", ok.emitted, orb.emitted);
-      TEST_CHECK(size == 1 || ok.updates > STEPS / 4, "open pour: the ghosts were kept on only %" PetscInt64_FMT " of %d steps", ok.updates, STEPS);
+      printf("open pour: %" PetscInt64_FMT " bodies left the domain, %" PetscInt64_FMT
+             " emitted; ghosts kept on %" PetscInt64_FMT " steps, rebuilt on %" PetscInt64_FMT "\n",
+             ok.removed, ok.emitted, ok.updates, ok.builds);
+      TEST_CHECK(ok.removed > 0 && ok.removed == orb.removed,
+                 "open pour: %" PetscInt64_FMT " bodies left the domain (%" PetscInt64_FMT
+                 " rebuilding every step); some expected",
+                 ok.removed, orb.removed);
+      TEST_CHECK(ok.emitted == 60 && orb.emitted == 60,
+                 "open pour: %" PetscInt64_FMT " and %" PetscInt64_FMT " bodies emitted, 60 expected", ok.emitted,
+                 orb.emitted);
+      TEST_CHECK(size == 1 || ok.updates > STEPS / 4,
+                 "open pour: the ghosts were kept on only %" PetscInt64_FMT " of %d steps", ok.updates, STEPS);
       for (int c = 0; c < CHECKS; c++) CompareRuns(&kept[c], &rebuilt[c], (c + 1) * (STEPS / CHECKS));
     }
     FreeGathered(kept, CHECKS);

@@ -31,7 +31,11 @@
  * the analysis leaves out). Every other point must land in its regime. */
 #include "test_penalty.h"
 
-enum { STATIC, PURE_ROLLING, ROLLING_WITH_SLIP };
+enum {
+  STATIC,
+  PURE_ROLLING,
+  ROLLING_WITH_SLIP
+};
 static const char *const names[] = {"S", "PR", "RwS"};
 
 int main(int argc, char **argv)
@@ -41,15 +45,18 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int e = 0; e < 3; e++) {
-    const double b1 = atan(2 * etas[e] * PEN_MU_S) * 180 / M_PI, b2 = atan(3.5 * PEN_MU_S - 5 * etas[e] * PEN_MU_S) * 180 / M_PI;
-    printf("eta_r = %.1f: static up to %.2f deg, pure rolling up to %.2f deg, then rolling with slip\n", etas[e], b1, b2);
+    const double b1 = atan(2 * etas[e] * PEN_MU_S) * 180 / M_PI,
+                 b2 = atan(3.5 * PEN_MU_S - 5 * etas[e] * PEN_MU_S) * 180 / M_PI;
+    printf("eta_r = %.1f: static up to %.2f deg, pure rolling up to %.2f deg, then rolling with slip\n", etas[e], b1,
+           b2);
     for (size_t k = 0; k < sizeof(deg) / sizeof(deg[0]); k++) {
-      const double a = deg[k] * M_PI / 180;
+      const double a      = deg[k] * M_PI / 180;
       const int    expect = deg[k] <= b1 ? STATIC : (deg[k] <= b2 ? PURE_ROLLING : ROLLING_WITH_SLIP);
-      PenSphere    p = {.alpha = a, .radius = R, .mass = 5, .eta_r = etas[e], .extra_contact = "roll_damping: 5, ", .h = 1e-4};
-      Simulation  sim;
-      double       w[3], v, slip;
-      int          got;
+      PenSphere    p =
+        {.alpha = a, .radius = R, .mass = 5, .eta_r = etas[e], .extra_contact = "roll_damping: 5, ", .h = 1e-4};
+      Simulation sim;
+      double     w[3], v, slip;
+      int        got;
       if (fabs(deg[k] - b1) < 0.5 || fabs(deg[k] - b2) < 0.5) {
         printf("  %4.1f deg: skipped (within 0.5 deg of a boundary)\n", deg[k]);
         skipped++;
@@ -58,14 +65,17 @@ int main(int argc, char **argv)
       PetscCall(PenSphereCreate(&p, &sim));
       PetscCall(TestRunUntil(sim, 2.0));
       PenOmegaWorld(sim, w);
-      v    = SimulationBodies(sim)->vel[0];
+      v = SimulationBodies(sim)->vel[0];
       {
         const double wr = w[1] * R; /* rolling downhill (-x) without slip: w_y R = v */
         slip            = v - wr;
-        got             = (fabs(v) < 1e-6 && fabs(wr) < 1e-6) ? STATIC : (fabs(slip) < 1e-3 * fabs(v) ? PURE_ROLLING : ROLLING_WITH_SLIP);
+        if (fabs(v) < 1e-6 && fabs(wr) < 1e-6) got = STATIC;
+        else got = fabs(slip) < 1e-3 * fabs(v) ? PURE_ROLLING : ROLLING_WITH_SLIP;
       }
-      printf("  %4.1f deg: v = %+.3e m/s, v - w R = %+.3e m/s: %s (expected: %s)\n", deg[k], v, slip, names[got], names[expect]);
-      TEST_CHECK(got == expect, "eta_r %.1f, %.1f deg: steady state %s, the boundaries say %s", etas[e], deg[k], names[got], names[expect]);
+      printf("  %4.1f deg: v = %+.3e m/s, v - w R = %+.3e m/s: %s (expected: %s)\n", deg[k], v, slip, names[got],
+             names[expect]);
+      TEST_CHECK(got == expect, "eta_r %.1f, %.1f deg: steady state %s, the boundaries say %s", etas[e], deg[k],
+                 names[got], names[expect]);
       checked++;
       PetscCall(SimulationDestroy(&sim));
     }

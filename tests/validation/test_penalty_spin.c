@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-  Simulation  sim;
+  Simulation   sim;
   const double m = 5, R = 0.2, J = 0.4 * m * R * R, N = m * PEN_G, T_exact = PEN_MU_K * N * 0.006 * R;
   PenSphere    p = {.alpha = 0, .radius = R, .mass = m, .w0 = {0, 0, 1}, .eta_psi = 0.006, .h = 1e-4};
   double       w[3], w1, w4, T;
@@ -24,8 +24,10 @@ int main(int argc, char **argv)
   PetscCall(TestRunUntil(sim, 4.0));
   PenOmegaWorld(sim, w);
   w4 = w[2];
-  T = -J * (w4 - w1) / 3.0;
-  printf("spinning sphere: spin rate %.6f rad/s at 1 s, %.6f at 4 s: torque %.6f N m, analytic mu_k N eta_psi R = %.6f N m (%.3f%%)\n", w1, w4, T, T_exact, 100 * (T / T_exact - 1));
+  T  = -J * (w4 - w1) / 3.0;
+  printf("spinning sphere: spin rate %.6f rad/s at 1 s, %.6f at 4 s: torque %.6f N m, analytic mu_k N eta_psi R = %.6f "
+         "N m (%.3f%%)\n",
+         w1, w4, T, T_exact, 100 * (T / T_exact - 1));
   TEST_CHECK(fabs(T / T_exact - 1) < 0.01, "kinetic spin torque %.6f N m vs %.6f", T, T_exact);
   PetscCall(TestRunUntil(sim, 9.0));
   PenOmegaWorld(sim, w);

@@ -43,9 +43,16 @@ static PetscErrorCode MakeSim(int links, double angle, const char *solver, Simul
                "bodies:\n"
                "  - {id: link1, shape: sphere, radius: 0.05, mass: 1.0, position: [%.17g, 0, %.17g], material: m}\n",
                solver, L * s, -L * c);
-  if (links == 2) k += snprintf(yaml + k, sizeof(yaml) - k, "  - {id: link2, shape: sphere, radius: 0.05, mass: 1.0, position: [%.17g, 0, %.17g], material: m}\n", 3 * L * s, -3 * L * c);
-  k += snprintf(yaml + k, sizeof(yaml) - k, "joints:\n  - {type: revolute, body_a: ground, body_b: link1, point: [0, 0, 0], axis: [0, 1, 0]}\n");
-  if (links == 2) snprintf(yaml + k, sizeof(yaml) - k, "  - {type: revolute, body_a: link1, body_b: link2, point: [%.17g, 0, %.17g], axis: [0, 1, 0]}\n", 2 * L * s, -2 * L * c);
+  if (links == 2)
+    k += snprintf(yaml + k, sizeof(yaml) - k,
+                  "  - {id: link2, shape: sphere, radius: 0.05, mass: 1.0, position: [%.17g, 0, %.17g], material: m}\n",
+                  3 * L * s, -3 * L * c);
+  k += snprintf(yaml + k, sizeof(yaml) - k,
+                "joints:\n  - {type: revolute, body_a: ground, body_b: link1, point: [0, 0, 0], axis: [0, 1, 0]}\n");
+  if (links == 2)
+    snprintf(yaml + k, sizeof(yaml) - k,
+             "  - {type: revolute, body_a: link1, body_b: link2, point: [%.17g, 0, %.17g], axis: [0, 1, 0]}\n",
+             2 * L * s, -2 * L * c);
   PetscCall(TestSimulationFromText(yaml, sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -53,7 +60,7 @@ static PetscErrorCode MakeSim(int links, double angle, const char *solver, Simul
 /* Largest gap of the hinges' anchors (m) and the axis misalignment now. */
 static double Violation(Simulation sim, int links, double angle, double *axis_err)
 {
-  const double L = 0.5;
+  const double L     = 0.5;
   double       worst = 0, p[3], prev[3] = {0, 0, 0};
   *axis_err = 0;
   for (int l = 0; l < links; l++) {
@@ -74,21 +81,26 @@ static double Violation(Simulation sim, int links, double angle, double *axis_er
   return worst;
 }
 
-static double Energy(Simulation sim) { return SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy; }
+static double Energy(Simulation sim)
+{
+  return SimulationLastStep(sim)->kinetic_energy + SimulationLastStep(sim)->potential_energy;
+}
 
-static PetscErrorCode Run(int links, double angle, const char *solver, double T, double *e_err, double *viol, double *axis, PetscInt *unconverged, double *res)
+static PetscErrorCode Run(int links, double angle, const char *solver, double T, double *e_err, double *viol,
+                          double *axis, PetscInt *unconverged, double *res)
 {
   Simulation sim;
-  double      e0, ke_max = 0, de = 0, a;
+  double     e0, ke_max = 0, de = 0, a;
 
   PetscFunctionBegin;
   PetscCall(MakeSim(links, angle, solver, &sim));
   PetscCall(SimulationStep(sim));
   /* the energy at t = 0 from the scenario: at rest, potential m g z */
   e0 = 0;
-  for (int l = 0; l < links; l++) e0 += 9.81 * (-(2 * l + 1) * 0.5 * cos(angle)); /* centres at 0.5 m and 1.5 m along the line */
+  for (int l = 0; l < links; l++)
+    e0 += 9.81 * (-(2 * l + 1) * 0.5 * cos(angle)); /* centres at 0.5 m and 1.5 m along the line */
   *viol = *axis = *res = 0;
-  *unconverged = 0;
+  *unconverged         = 0;
   for (;;) {
     de     = PetscMax(de, fabs(Energy(sim) - e0));
     ke_max = PetscMax(ke_max, SimulationLastStep(sim)->kinetic_energy);
@@ -111,8 +123,9 @@ int main(int argc, char **argv)
     double      angle, T;
     const char *solver;
     const char *packed;
-  } cases[] = {{1, M_PI / 2, 10, "apgd", "true"},         {1, M_PI / 2, 10, "gauss-seidel", "true"}, {1, M_PI / 2, 2, "jacobi", "true"},
-               {1, M_PI / 2, 2, "apgd", "false"},         {1, M_PI / 2, 2, "gauss-seidel", "false"}, {1, M_PI / 2, 2, "jacobi", "false"},
+  } cases[] = {{1, M_PI / 2, 10, "apgd", "true"},         {1, M_PI / 2, 10, "gauss-seidel", "true"},
+               {1, M_PI / 2, 2, "jacobi", "true"},        {1, M_PI / 2, 2, "apgd", "false"},
+               {1, M_PI / 2, 2, "gauss-seidel", "false"}, {1, M_PI / 2, 2, "jacobi", "false"},
                {2, M_PI / 4, 10, "gauss-seidel", "true"}, {2, M_PI / 4, 10, "apgd", "true"}};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -121,9 +134,12 @@ int main(int argc, char **argv)
     PetscInt nc = 0;
     PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", cases[c].packed));
     PetscCall(Run(cases[c].links, cases[c].angle, cases[c].solver, cases[c].T, &e, &v, &a, &nc, &res));
-    printf("%s pendulum from %.0f deg, %s (packed %s), %.0f s: max |energy error| %.2e of the largest kinetic energy, hinge gap %.2e m, axis tilt %.2e; largest residual %.1e m/s, %" PetscInt_FMT " steps above the tolerance\n",
-           cases[c].links == 1 ? "single" : "double", cases[c].angle * 180 / M_PI, cases[c].solver, cases[c].packed, cases[c].T, e, v, a, res, nc);
-    TEST_CHECK(res < (strcmp(cases[c].solver, "apgd") ? 1e-5 : 1e-7), "largest residual %.3e m/s: the joint rows were not solved", res);
+    printf("%s pendulum from %.0f deg, %s (packed %s), %.0f s: max |energy error| %.2e of the largest kinetic energy, "
+           "hinge gap %.2e m, axis tilt %.2e; largest residual %.1e m/s, %" PetscInt_FMT " steps above the tolerance\n",
+           cases[c].links == 1 ? "single" : "double", cases[c].angle * 180 / M_PI, cases[c].solver, cases[c].packed,
+           cases[c].T, e, v, a, res, nc);
+    TEST_CHECK(res < (strcmp(cases[c].solver, "apgd") ? 1e-5 : 1e-7),
+               "largest residual %.3e m/s: the joint rows were not solved", res);
     TEST_CHECK(e < 0.01, "energy error %.3e above 1%%", e);
     TEST_CHECK(v < 1e-6, "hinge gap %.3e m above 1e-6 m", v);
     TEST_CHECK(a < 1e-6, "axis tilt %.3e above 1e-6", a);

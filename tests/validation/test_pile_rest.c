@@ -24,7 +24,7 @@ typedef struct {
 static PetscErrorCode run(const char *contact, RestStats *rs)
 {
   char         yaml[2048];
-  Simulation  sim;
+  Simulation   sim;
   const double t_end = 4.0, t_late = 3.5;
 
   PetscFunctionBegin;
@@ -39,7 +39,8 @@ static PetscErrorCode run(const char *contact, RestStats *rs)
            "walls:\n"
            "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
            "emitters:\n"
-           "  - {region: {min: [-0.2, -0.2, 0.9], max: [0.2, 0.2, 1.1]}, rate: 800, count: 1500, seed: 1, material: gravel,\n"
+           "  - {region: {min: [-0.2, -0.2, 0.9], max: [0.2, 0.2, 1.1]}, rate: 800, count: 1500, seed: 1, material: "
+           "gravel,\n"
            "     velocity: [0, 0, -0.5], velocity_spread: [0.05, 0.05, 0.05], radius: 0.0225}\n",
            t_end, contact);
   PetscCall(TestSimulationFromText(yaml, &sim));
@@ -54,7 +55,8 @@ static PetscErrorCode run(const char *contact, RestStats *rs)
   }
   rs->final_kinetic_energy = SimulationLastStep(sim)->kinetic_energy;
   rs->deepest_overlap      = 0;
-  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++) rs->deepest_overlap = PetscMax(rs->deepest_overlap, -SimulationContacts(sim)->c[i].phi);
+  for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
+    rs->deepest_overlap = PetscMax(rs->deepest_overlap, -SimulationContacts(sim)->c[i].phi);
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -69,14 +71,21 @@ int main(int argc, char **argv)
   snprintf(contact, sizeof contact, "{model: ccp, envelope: 0.0045, overlap_tolerance: %g}", d);
   PetscCall(run(contact, &held));
   PetscCall(run("{model: ccp, envelope: 0.0045}", &plain));
-  printf("overlap tolerance %g m: %" PetscInt_FMT " of the last 100 steps unconverged, final kinetic energy %.2e J, deepest overlap %.2e m\n", d,
-         held.steps_unconverged_late, held.final_kinetic_energy, held.deepest_overlap);
-  printf("no tolerance (contrast): %" PetscInt_FMT " of the last 100 steps unconverged, final kinetic energy %.2e J, deepest overlap %.2e m\n",
+  printf("overlap tolerance %g m: %" PetscInt_FMT
+         " of the last 100 steps unconverged, final kinetic energy %.2e J, deepest overlap %.2e m\n",
+         d, held.steps_unconverged_late, held.final_kinetic_energy, held.deepest_overlap);
+  printf("no tolerance (contrast): %" PetscInt_FMT
+         " of the last 100 steps unconverged, final kinetic energy %.2e J, deepest overlap %.2e m\n",
          plain.steps_unconverged_late, plain.final_kinetic_energy, plain.deepest_overlap);
-  TEST_CHECK(held.warm_start_decay == 1, "the stepper's warm-start decay %g is not the scenario's solver.warm_start_decay 1", held.warm_start_decay);
-  TEST_CHECK(held.steps_unconverged_late == 0, "%" PetscInt_FMT " late steps did not reach the tolerance", held.steps_unconverged_late);
-  TEST_CHECK(held.final_kinetic_energy < 1e-3, "the pile has not come to rest: kinetic energy %.2e J", held.final_kinetic_energy);
-  TEST_CHECK(held.deepest_overlap <= 1.05 * d, "an overlap of %.3e m is deeper than the tolerance %.1e m", held.deepest_overlap, d);
+  TEST_CHECK(held.warm_start_decay == 1,
+             "the stepper's warm-start decay %g is not the scenario's solver.warm_start_decay 1",
+             held.warm_start_decay);
+  TEST_CHECK(held.steps_unconverged_late == 0, "%" PetscInt_FMT " late steps did not reach the tolerance",
+             held.steps_unconverged_late);
+  TEST_CHECK(held.final_kinetic_energy < 1e-3, "the pile has not come to rest: kinetic energy %.2e J",
+             held.final_kinetic_energy);
+  TEST_CHECK(held.deepest_overlap <= 1.05 * d, "an overlap of %.3e m is deeper than the tolerance %.1e m",
+             held.deepest_overlap, d);
   int rc = TestFinish("pile at rest with the overlap tolerance");
   PetscCall(PetscFinalize());
   return rc;

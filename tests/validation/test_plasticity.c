@@ -68,35 +68,45 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int q = 0; q < 2; q++)
-  for (int s = 0; s < 3; s++)
-    for (int p = 1; p >= 0; p--) {
-      Simulation sim;
-      double      fmax = 0, fend = 0;
-      PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", q ? "false" : "true"));
-      PetscCall(MakeSim(solvers[s], (PetscBool)p, &sim));
-      while (SimulationTime(sim) < 1 / (2 * f) - h / 2) { /* loading: the motion drives the sphere to depth d */
-        PetscCall(SimulationStep(sim));
-        fmax = PetscMax(fmax, ContactForce(sim, h));
+    for (int s = 0; s < 3; s++)
+      for (int p = 1; p >= 0; p--) {
+        Simulation sim;
+        double     fmax = 0, fend = 0;
+        PetscCall(PetscOptionsSetValue(NULL, "-ccp_packed", q ? "false" : "true"));
+        PetscCall(MakeSim(solvers[s], (PetscBool)p, &sim));
+        while (SimulationTime(sim) < 1 / (2 * f) - h / 2) { /* loading: the motion drives the sphere to depth d */
+          PetscCall(SimulationStep(sim));
+          fmax = PetscMax(fmax, ContactForce(sim, h));
+        }
+        fend               = ContactForce(sim, h);
+        const double depth = R - SimulationBodies(sim)->pos[2];
+        PetscCall(TestRunUntil(sim, 1 / (2 * f) + 0.3)); /* released: comes to rest in its dent */
+        const double rest = R - SimulationBodies(sim)->pos[2], v = v3_norm(SimulationBodies(sim)->vel);
+        if (p) {
+          const double dent = rest - m * g / K, exact = d - Fy / K;
+          printf("%s%s, plastic: depth %.9e m (d = %.1e), force at depth %.9g N (F_y = %g, max %.9g), rest overlap "
+                 "%.9e m, permanent indentation %.9e m vs d - F_y/K = %.9e m (rel. error %.2e), speed %.1e m/s\n",
+                 solvers[s], q ? " (reference loops)" : "", depth, d, fend, Fy, fmax, rest, dent, exact,
+                 dent / exact - 1, v);
+          TEST_CHECK(fabs(depth / d - 1) < 1e-6, "%s: the motion should reach depth %g m, got %.9e m", solvers[s], d,
+                     depth);
+          TEST_CHECK(fabs(fend / Fy - 1) < 1e-6 && fmax < Fy * (1 + 1e-6),
+                     "%s: yielding contact force %.9g N (max %.9g N), the yield force is %g N", solvers[s], fend, fmax,
+                     Fy);
+          TEST_CHECK(fabs(dent / exact - 1) < 0.02, "%s: permanent indentation %.6e m vs d - F_y/K = %.6e m",
+                     solvers[s], dent, exact);
+        } else {
+          const double exact = m * g / K;
+          printf("%s%s, elastic (no yield force): force at depth %.6g N (K d = %g N), rest overlap %.6e m vs m g / K = "
+                 "%.6e m (rel. error %.2e)\n",
+                 solvers[s], q ? " (reference loops)" : "", fend, K * d, rest, exact, rest / exact - 1);
+          TEST_CHECK(fabs(rest / exact - 1) < 0.01,
+                     "%s: an elastic contact keeps no dent: rest overlap %.6e m vs m g / K = %.6e m", solvers[s], rest,
+                     exact);
+        }
+        TEST_CHECK(v < 1e-6, "%s: the released sphere should be at rest, speed %.3e m/s", solvers[s], v);
+        PetscCall(SimulationDestroy(&sim));
       }
-      fend = ContactForce(sim, h);
-      const double depth = R - SimulationBodies(sim)->pos[2];
-      PetscCall(TestRunUntil(sim, 1 / (2 * f) + 0.3)); /* released: comes to rest in its dent */
-      const double rest = R - SimulationBodies(sim)->pos[2], v = v3_norm(SimulationBodies(sim)->vel);
-      if (p) {
-        const double dent = rest - m * g / K, exact = d - Fy / K;
-        printf("%s%s, plastic: depth %.9e m (d = %.1e), force at depth %.9g N (F_y = %g, max %.9g), rest overlap %.9e m, permanent indentation %.9e m vs d - F_y/K = %.9e m (rel. error %.2e), speed %.1e m/s\n",
-               solvers[s], q ? " (reference loops)" : "", depth, d, fend, Fy, fmax, rest, dent, exact, dent / exact - 1, v);
-        TEST_CHECK(fabs(depth / d - 1) < 1e-6, "%s: the motion should reach depth %g m, got %.9e m", solvers[s], d, depth);
-        TEST_CHECK(fabs(fend / Fy - 1) < 1e-6 && fmax < Fy * (1 + 1e-6), "%s: yielding contact force %.9g N (max %.9g N), the yield force is %g N", solvers[s], fend, fmax, Fy);
-        TEST_CHECK(fabs(dent / exact - 1) < 0.02, "%s: permanent indentation %.6e m vs d - F_y/K = %.6e m", solvers[s], dent, exact);
-      } else {
-        const double exact = m * g / K;
-        printf("%s%s, elastic (no yield force): force at depth %.6g N (K d = %g N), rest overlap %.6e m vs m g / K = %.6e m (rel. error %.2e)\n", solvers[s], q ? " (reference loops)" : "", fend, K * d, rest, exact, rest / exact - 1);
-        TEST_CHECK(fabs(rest / exact - 1) < 0.01, "%s: an elastic contact keeps no dent: rest overlap %.6e m vs m g / K = %.6e m", solvers[s], rest, exact);
-      }
-      TEST_CHECK(v < 1e-6, "%s: the released sphere should be at rest, speed %.3e m/s", solvers[s], v);
-      PetscCall(SimulationDestroy(&sim));
-    }
   int rc = TestFinish("plasticity");
   PetscCall(PetscFinalize());
   return rc;

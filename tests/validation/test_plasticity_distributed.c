@@ -59,9 +59,11 @@ static PetscErrorCode PairState(Simulation sim, double *force, double *plastic)
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++)
-    if (SimulationContacts(sim)->key[i].ida == 0 && SimulationContacts(sim)->key[i].idb == 1) mine[0] = contact_gamma(SimulationContacts(sim), i)[0] / H;
+    if (SimulationContacts(sim)->key[i].ida == 0 && SimulationContacts(sim)->key[i].idb == 1)
+      mine[0] = contact_gamma(SimulationContacts(sim), i)[0] / H;
   for (PetscInt i = 0; i < SimulationMemory(sim)->n; i++)
-    if (SimulationMemory(sim)->key[i].ida == 0 && SimulationMemory(sim)->key[i].idb == 1) mine[1] = SimulationMemory(sim)->gamma[(size_t)SimulationMemory(sim)->width * i + CCP_RECORD_PLASTIC];
+    if (SimulationMemory(sim)->key[i].ida == 0 && SimulationMemory(sim)->key[i].idb == 1)
+      mine[1] = SimulationMemory(sim)->gamma[(size_t)SimulationMemory(sim)->width * i + CCP_RECORD_PLASTIC];
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
   *force   = all[0];
   *plastic = all[1];
@@ -109,16 +111,23 @@ int main(int argc, char **argv)
       const double t = (n + 1) * H, d = U0 * (1 - cos(2 * M_PI * FREQ * t)) / (2 * M_PI * FREQ);
       df   = PetscMax(df, fabs(par->force[n] - ser->force[n]));
       fmax = PetscMax(fmax, par->force[n]);
-      if (t < 0.5 / FREQ && d > FY / K * 1.01) yield_err = PetscMax(yield_err, fabs(par->force[n] / FY - 1)); /* yielding */
+      if (t < 0.5 / FREQ && d > FY / K * 1.01)
+        yield_err = PetscMax(yield_err, fabs(par->force[n] / FY - 1)); /* yielding */
     }
-    printf("plastic contact on %d ranks vs 1: largest force difference %.2e N; delta_p %.6e m (1 rank %.6e m) vs d_max - F_y/K = %.6e m (rel. error %.2e); force while yielding within %.1e of F_y, largest %.6f N, final %.2e N; A owned by rank %d, then %d\n", (int)size, df, par->plastic, ser->plastic, expect,
-           par->plastic / expect - 1, yield_err, fmax, par->force[STEPS - 1], par->owner_a[0], par->owner_a[1]);
-    TEST_CHECK(size == 1 || par->owner_a[0] != par->owner_a[1], "A should change owner during the run (ranks %d, %d)", par->owner_a[0], par->owner_a[1]);
+    printf("plastic contact on %d ranks vs 1: largest force difference %.2e N; delta_p %.6e m (1 rank %.6e m) vs d_max "
+           "- F_y/K = %.6e m (rel. error %.2e); force while yielding within %.1e of F_y, largest %.6f N, final %.2e N; "
+           "A owned by rank %d, then %d\n",
+           (int)size, df, par->plastic, ser->plastic, expect, par->plastic / expect - 1, yield_err, fmax,
+           par->force[STEPS - 1], par->owner_a[0], par->owner_a[1]);
+    TEST_CHECK(size == 1 || par->owner_a[0] != par->owner_a[1], "A should change owner during the run (ranks %d, %d)",
+               par->owner_a[0], par->owner_a[1]);
     TEST_CHECK(df < 1e-6 * FY, "contact force differs from the 1-rank run by %.3e N", df);
-    TEST_CHECK(fabs(par->plastic - ser->plastic) < 1e-12, "delta_p %.9e m vs %.9e m on one rank", par->plastic, ser->plastic);
+    TEST_CHECK(fabs(par->plastic - ser->plastic) < 1e-12, "delta_p %.9e m vs %.9e m on one rank", par->plastic,
+               ser->plastic);
     TEST_CHECK(fabs(par->plastic / expect - 1) < 0.02, "delta_p %.6e m vs %.6e m", par->plastic, expect);
     TEST_CHECK(yield_err < 1e-6, "force while yielding off F_y by %.3e relative", yield_err);
-    TEST_CHECK(fabs(par->force[STEPS - 1]) < 1e-6 * FY, "the contact should have unloaded, force %.3e N", par->force[STEPS - 1]);
+    TEST_CHECK(fabs(par->force[STEPS - 1]) < 1e-6 * FY, "the contact should have unloaded, force %.3e N",
+               par->force[STEPS - 1]);
   }
   PetscCallMPI(MPI_Bcast(&failures, 1, MPI_INT, 0, PETSC_COMM_WORLD));
   PetscCall(PetscFree(par));

@@ -9,8 +9,8 @@
 int main(int argc, char **argv)
 {
   const double H = 0.8, vfall = sqrt(2 * 9.81 * H);
-  Simulation  sim;
-  double       vmax = 0;
+  Simulation   sim;
+  double       vmax        = 0;
   PetscInt     unconverged = 0, steps = 0;
   const char  *yaml =
     "domain: {min: [-0.5, -0.5, -0.1], max: [0.5, 0.5, 1.0]}\n"
@@ -27,7 +27,8 @@ int main(int argc, char **argv)
     "  - {type: plane, point: [0, -0.2, 0], normal: [0, 1, 0], material: gravel}\n"
     "  - {type: plane, point: [0, 0.2, 0], normal: [0, -1, 0], material: gravel}\n"
     "fills:\n"
-    "  - {type: random, region: {min: [-0.19, -0.19, 0.02], max: [0.19, 0.19, 0.8]}, radius: 0.01, count: 5000, seed: 3, material: gravel}\n";
+    "  - {type: random, region: {min: [-0.19, -0.19, 0.02], max: [0.19, 0.19, 0.8]}, radius: 0.01, count: 5000, seed: "
+    "3, material: gravel}\n";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestSimulationFromText(yaml, &sim));
@@ -37,10 +38,14 @@ int main(int argc, char **argv)
     unconverged += !SimulationLastStep(sim)->converged;
     steps++;
   }
-  printf("pour of %" PetscInt_FMT " spheres: max speed %.3f m/s (free fall from %.2f m: %.3f m/s), final max speed %.2e m/s, %" PetscInt_FMT " of %" PetscInt_FMT " steps did not reach the tolerance, %" PetscInt_FMT " contacts at the end\n",
-         SimulationBodies(sim)->n_owned, vmax, H, vfall, SimulationLastStep(sim)->max_speed, unconverged, steps, SimulationContacts(sim)->n);
+  printf("pour of %" PetscInt_FMT
+         " spheres: max speed %.3f m/s (free fall from %.2f m: %.3f m/s), final max speed %.2e m/s, %" PetscInt_FMT
+         " of %" PetscInt_FMT " steps did not reach the tolerance, %" PetscInt_FMT " contacts at the end\n",
+         SimulationBodies(sim)->n_owned, vmax, H, vfall, SimulationLastStep(sim)->max_speed, unconverged, steps,
+         SimulationContacts(sim)->n);
   TEST_CHECK(vmax <= vfall, "a body moved at %.3f m/s, faster than free fall %.3f m/s: explosion", vmax, vfall);
-  TEST_CHECK(SimulationBodies(sim)->n_owned == 5000 && SimulationRemoved(sim) == 0, "bodies were lost: %" PetscInt_FMT " left", SimulationBodies(sim)->n_owned);
+  TEST_CHECK(SimulationBodies(sim)->n_owned == 5000 && SimulationRemoved(sim) == 0,
+             "bodies were lost: %" PetscInt_FMT " left", SimulationBodies(sim)->n_owned);
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("5000-sphere pour");
   PetscCall(PetscFinalize());

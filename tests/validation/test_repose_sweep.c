@@ -20,27 +20,38 @@ int main(int argc, char **argv)
 {
   const char  *path = CCPDEM_SOURCE_DIR "/jobs/pile/sweep_reduced.yaml";
   Scenario     sc;
-  Simulation  sim;
+  Simulation   sim;
   char         err[SCENARIO_ERR_MAX] = "";
   ReposeResult res[5];
   int          status[5];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   if (scenario_load_file(path, &sc, err, sizeof(err))) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "%s", err);
-  PetscCheck(sc.n_repose == 5, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "%s: expected 5 piles in analysis.repose, found %d", path, sc.n_repose);
+  PetscCheck(sc.n_repose == 5, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: expected 5 piles in analysis.repose, found %d", path, sc.n_repose);
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "%s", err);
   PetscCall(TestRunUntil(sim, SimulationScenario(sim)->time_end));
   PetscCall(SimulationRepose(sim, res, status));
   for (int p = 0; p < 5; p++) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %s%.1f deg (± %.1f), height %.3f m\n", SimulationScenario(sim)->repose[p].name, status[p] ? "no flank, " : "", res[p].angle_deg, res[p].uncertainty_deg, res[p].height));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %s%.1f deg (± %.1f), height %.3f m\n",
+                          SimulationScenario(sim)->repose[p].name, status[p] ? "no flank, " : "", res[p].angle_deg,
+                          res[p].uncertainty_deg, res[p].height));
     TEST_CHECK(status[p] == 0, "%s: no pile with a usable flank", SimulationScenario(sim)->repose[p].name);
   }
   for (int p = 1; p < 5; p++) {
-    TEST_CHECK(res[p].angle_deg - res[p - 1].angle_deg > -SCATTER_DEG, "%s -> %s: the angle went from %.1f down to %.1f deg, by more than the scatter %.1f", SimulationScenario(sim)->repose[p - 1].name, SimulationScenario(sim)->repose[p].name, res[p - 1].angle_deg, res[p].angle_deg, SCATTER_DEG);
-    if (p >= 2) TEST_CHECK(res[p].angle_deg - res[p - 2].angle_deg > SCATTER_DEG, "%s -> %s: the angle went from %.1f to %.1f deg, not up by more than the scatter %.1f", SimulationScenario(sim)->repose[p - 2].name, SimulationScenario(sim)->repose[p].name, res[p - 2].angle_deg, res[p].angle_deg, SCATTER_DEG);
+    TEST_CHECK(res[p].angle_deg - res[p - 1].angle_deg > -SCATTER_DEG,
+               "%s -> %s: the angle went from %.1f down to %.1f deg, by more than the scatter %.1f",
+               SimulationScenario(sim)->repose[p - 1].name, SimulationScenario(sim)->repose[p].name,
+               res[p - 1].angle_deg, res[p].angle_deg, SCATTER_DEG);
+    if (p >= 2)
+      TEST_CHECK(res[p].angle_deg - res[p - 2].angle_deg > SCATTER_DEG,
+                 "%s -> %s: the angle went from %.1f to %.1f deg, not up by more than the scatter %.1f",
+                 SimulationScenario(sim)->repose[p - 2].name, SimulationScenario(sim)->repose[p].name,
+                 res[p - 2].angle_deg, res[p].angle_deg, SCATTER_DEG);
   }
-  TEST_CHECK(res[4].angle_deg - res[0].angle_deg >= 10, "rho = 0 gives %.1f deg, rho = 0.44 R %.1f deg: not much flatter", res[0].angle_deg, res[4].angle_deg);
+  TEST_CHECK(res[4].angle_deg - res[0].angle_deg >= 10,
+             "rho = 0 gives %.1f deg, rho = 0.44 R %.1f deg: not much flatter", res[0].angle_deg, res[4].angle_deg);
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("rolling-friction sweep (reduced)");
   PetscCall(PetscFinalize());

@@ -31,10 +31,11 @@ static const char *scenario =
 
 int main(int argc, char **argv)
 {
-  Simulation  sim;
-  const double a_exact = -0.02 * 10 * 9.8 * 1.0 / (4 + 10 * 1.0), t_stop = 1.0 / -a_exact, d_stop = 1.0 / (2 * -a_exact);
-  double       sum_t = 0, sum_v = 0, sum_tt = 0, sum_tv = 0, t_stopped = -1, x_stopped = 0,  vmax_after = 0;
-  int          n = 0;
+  Simulation   sim;
+  const double a_exact = -0.02 * 10 * 9.8 * 1.0 / (4 + 10 * 1.0), t_stop = 1.0 / -a_exact,
+               d_stop = 1.0 / (2 * -a_exact);
+  double sum_t = 0, sum_v = 0, sum_tt = 0, sum_tv = 0, t_stopped = -1, x_stopped = 0, vmax_after = 0;
+  int    n = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(TestFixedGrid("2,2,1"));
@@ -47,7 +48,11 @@ int main(int argc, char **argv)
     TEST_CHECK(found == 1, "the ball is owned by %" PetscInt_FMT " ranks at t = %g", found, SimulationTime(sim));
     const double v = vel[0], speed = v3_norm(vel), w = v3_norm(vel + 3);
     if (v > 0.1 && SimulationTime(sim) < t_stop - 0.5) { /* fit window: well inside the rolling phase */
-      sum_t += SimulationTime(sim); sum_v += v; sum_tt += SimulationTime(sim) * SimulationTime(sim); sum_tv += SimulationTime(sim) * v; n++;
+      sum_t += SimulationTime(sim);
+      sum_v += v;
+      sum_tt += SimulationTime(sim) * SimulationTime(sim);
+      sum_tv += SimulationTime(sim) * v;
+      n++;
     }
     if (t_stopped < 0 && speed < 1e-6) {
       t_stopped = SimulationTime(sim);
@@ -56,9 +61,12 @@ int main(int argc, char **argv)
     if (t_stopped > 0) vmax_after = PetscMax(vmax_after, PetscMax(speed, w * 1.0));
   }
   const double a_fit = (n * sum_tv - sum_t * sum_v) / (n * sum_tt - sum_t * sum_t);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "deceleration: fitted %.6f m/s^2, analytic %.6f (%d samples)\n", a_fit, a_exact, n));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stop time: %.4f s, analytic %.6f; stop distance %.5f m, analytic %.6f\n", t_stopped, t_stop, x_stopped, d_stop));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "largest speed (and R*omega) in the %.2f s after stopping: %.3e m/s\n", 10.0 - t_stopped, vmax_after));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "deceleration: fitted %.6f m/s^2, analytic %.6f (%d samples)\n", a_fit, a_exact, n));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stop time: %.4f s, analytic %.6f; stop distance %.5f m, analytic %.6f\n",
+                        t_stopped, t_stop, x_stopped, d_stop));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "largest speed (and R*omega) in the %.2f s after stopping: %.3e m/s\n",
+                        10.0 - t_stopped, vmax_after));
   TEST_CHECK(fabs(a_fit / a_exact - 1) < 0.01, "deceleration %.6f differs from %.6f by more than 1%%", a_fit, a_exact);
   TEST_CHECK(t_stopped > 0 && fabs(t_stopped / t_stop - 1) < 0.01, "stop time %.4f vs %.4f", t_stopped, t_stop);
   TEST_CHECK(fabs(x_stopped / d_stop - 1) < 0.01, "stop distance %.5f vs %.5f", x_stopped, d_stop);

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
   const double R = 0.05;
   char         yaml[8192];
   int          len;
-  Simulation  sim;
+  Simulation   sim;
   double       worst_pen = 0, worst_drift = 0;
   PetscInt     unconverged = 0, max_it = 0;
 
@@ -39,12 +39,14 @@ int main(int argc, char **argv)
                  "walls:\n"
                  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
                  "bodies:\n");
-  for (int k = 0; k < n; k++) len += snprintf(yaml + len, sizeof(yaml) - len, "  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n", R, R + 2 * R * k);
+  for (int k = 0; k < n; k++)
+    len += snprintf(yaml + len, sizeof(yaml) - len,
+                    "  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n", R, R + 2 * R * k);
   PetscCall(TestSimulationFromText(yaml, &sim));
   while (SimulationTime(sim) < 5.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
     unconverged += !SimulationLastStep(sim)->converged;
-    max_it = PetscMax(max_it, SimulationLastStep(sim)->iterations);
+    max_it           = PetscMax(max_it, SimulationLastStep(sim)->iterations);
     double top_below = 0; /* top of the sphere below (the floor for the first) */
     for (int k = 0; k < n; k++) {
       double   x[3] = {0}, v[6] = {0};
@@ -56,8 +58,10 @@ int main(int argc, char **argv)
       top_below   = x[2] + R;
     }
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stack of %d: deepest penetration %.3e m (%.2e R), largest lateral drift %.3e m, %" PetscInt_FMT " steps unconverged, max iterations %" PetscInt_FMT "\n", n, worst_pen, worst_pen / R, worst_drift,
-         unconverged, max_it));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "stack of %d: deepest penetration %.3e m (%.2e R), largest lateral drift %.3e m, %" PetscInt_FMT
+                        " steps unconverged, max iterations %" PetscInt_FMT "\n",
+                        n, worst_pen, worst_pen / R, worst_drift, unconverged, max_it));
   TEST_CHECK(worst_pen < 1e-3 * R, "penetration %.3e m exceeds 1e-3 R", worst_pen);
   TEST_CHECK(worst_drift < 1e-3 * R, "the stack drifted sideways by %.3e m", worst_drift);
   PetscCall(SimulationDestroy(&sim));

@@ -43,7 +43,7 @@ static PetscErrorCode squeeze(const char *solver, double gx, int steps, Squeeze 
 {
   const double R = 0.01, overlap = 1e-3 * R;
   char         yaml[2048];
-  Simulation  sim;
+  Simulation   sim;
 
   PetscFunctionBegin;
   snprintf(yaml, sizeof yaml,
@@ -59,14 +59,14 @@ static PetscErrorCode squeeze(const char *solver, double gx, int steps, Squeeze 
            "bodies:\n  - {shape: sphere, radius: %g, position: [0, 0, %.17g], material: m}\n",
            gx, solver, 2 * (R - overlap), R, R - overlap);
   PetscCall(TestSimulationFromText(yaml, &sim));
-  *q = (Squeeze){.from2_min = INFINITY};
+  *q                 = (Squeeze){.from2_min = INFINITY};
   int other_contacts = 0; /* steps without exactly the two wall contacts */
   for (int step = 1; step <= steps; step++) {
     PetscCall(SimulationStep(sim));
     other_contacts += SimulationContacts(sim)->n != 2;
     q->decayed += step >= 2 && !SimulationLastStep(sim)->keep_impulses;
     for (PetscInt i = 0; i < SimulationContacts(sim)->n; i++) {
-      const double gn = contact_gamma(SimulationContacts(sim), i)[0];
+      const double gn               = contact_gamma(SimulationContacts(sim), i)[0];
       q->half_max[2 * step > steps] = PetscMax(q->half_max[2 * step > steps], gn);
       if (step >= 2) q->from2_min = PetscMin(q->from2_min, gn), q->from2_max = PetscMax(q->from2_max, gn);
     }
@@ -81,7 +81,7 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
 {
   const double R = 0.01, spacing = 2.1 * R, side = 16 * spacing, height = 8 * spacing;
   char         yaml[2048];
-  Simulation  sim;
+  Simulation   sim;
   uint64_t     state = 12345;
 
   PetscFunctionBegin;
@@ -91,13 +91,17 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
            "time: {step: 0.005, end: 10}\n"
            "contact: {model: ccp, envelope: 0.001}\n"
            "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4}\n"
-           "materials:\n  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: 0.002, spinning_friction: 0.002}\n"
+           "materials:\n  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: 0.002, spinning_friction: "
+           "0.002}\n"
            "walls:\n  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n"
-           "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, spacing: %.17g, material: gravel}\n",
+           "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, "
+           "spacing: %.17g, material: gravel}\n",
            side + 1, side + 1, 2 * height + 0.2, side, side, height + 0.0005, R, spacing);
   PetscCall(TestSimulationFromText(yaml, &sim));
-  TEST_CHECK(SimulationBodies(sim)->n_owned == 2048, "the lattice holds %" PetscInt_FMT " spheres, not 2048", SimulationBodies(sim)->n_owned);
-  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) /* seeded lateral jitter of 2% R: break the columns' symmetry */
+  TEST_CHECK(SimulationBodies(sim)->n_owned == 2048, "the lattice holds %" PetscInt_FMT " spheres, not 2048",
+             SimulationBodies(sim)->n_owned);
+  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned;
+       i++) /* seeded lateral jitter of 2% R: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
       SimulationBodies(sim)->pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
@@ -108,7 +112,8 @@ static PetscErrorCode deep_pile(double *vmax, double *zmin)
     PetscCall(SimulationStep(sim));
     if (step <= 150) continue;
     *vmax = PetscMax(*vmax, SimulationLastStep(sim)->max_speed);
-    for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++) *zmin = PetscMin(*zmin, SimulationBodies(sim)->pos[3 * i + 2]);
+    for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++)
+      *zmin = PetscMin(*zmin, SimulationBodies(sim)->pos[3 * i + 2]);
   }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -123,8 +128,11 @@ int main(int argc, char **argv)
   for (int s = 0; s < 3; s++) {
     Squeeze q;
     PetscCall(squeeze(solvers[s], -g, 2000, &q));
-    printf("squeezed sphere, %s: largest normal impulse %.4e N s in steps 1-1000, %.4e in 1001-2000 (ratio %.3f)\n", solvers[s], q.half_max[0], q.half_max[1], q.half_max[1] / q.half_max[0]);
-    TEST_CHECK(q.half_max[1] <= 1.1 * q.half_max[0], "%s: the impulses of an unsolvable step keep growing (%.4e -> %.4e N s)", solvers[s], q.half_max[0], q.half_max[1]);
+    printf("squeezed sphere, %s: largest normal impulse %.4e N s in steps 1-1000, %.4e in 1001-2000 (ratio %.3f)\n",
+           solvers[s], q.half_max[0], q.half_max[1], q.half_max[1] / q.half_max[0]);
+    TEST_CHECK(q.half_max[1] <= 1.1 * q.half_max[0],
+               "%s: the impulses of an unsolvable step keep growing (%.4e -> %.4e N s)", solvers[s], q.half_max[0],
+               q.half_max[1]);
   }
   { /* 3. without gravity every step after the first is the same unsolvable problem, and APGD's
      * iterates never beat its warm start's residual (the drift changes no velocity): it returns
@@ -133,11 +141,18 @@ int main(int argc, char **argv)
      * the exemption every step would count (header). */
     Squeeze q;
     PetscCall(squeeze("apgd", 0, 200, &q));
-    printf("squeezed sphere without gravity, apgd: normal impulse %.6e .. %.6e N s over steps 2-200, %" PetscInt_FMT " decays after them\n", q.from2_min, q.from2_max, q.decayed);
-    TEST_CHECK(q.decayed == 0 && q.from2_min == q.from2_max, "a solve that returned its warm start unchanged decayed it (%" PetscInt_FMT " decays, impulses %.6e .. %.6e N s)", q.decayed, q.from2_min, q.from2_max);
+    printf("squeezed sphere without gravity, apgd: normal impulse %.6e .. %.6e N s over steps 2-200, %" PetscInt_FMT
+           " decays after them\n",
+           q.from2_min, q.from2_max, q.decayed);
+    TEST_CHECK(q.decayed == 0 && q.from2_min == q.from2_max,
+               "a solve that returned its warm start unchanged decayed it (%" PetscInt_FMT
+               " decays, impulses %.6e .. %.6e N s)",
+               q.decayed, q.from2_min, q.from2_max);
   }
   PetscCall(deep_pile(&vmax, &zmin));
-  printf("deep pile, 100 APGD iterations, steps 151-250: largest speed %.3e m/s (limit g h / 2 = %.4f), lowest centre %.5f m (limit 0.99 R = %.4f)\n", vmax, 0.5 * g * h, zmin, 0.99 * R);
+  printf("deep pile, 100 APGD iterations, steps 151-250: largest speed %.3e m/s (limit g h / 2 = %.4f), lowest centre "
+         "%.5f m (limit 0.99 R = %.4f)\n",
+         vmax, 0.5 * g * h, zmin, 0.99 * R);
   TEST_CHECK(vmax <= 0.5 * g * h, "the pile lost its support: a body reached %.3e m/s", vmax);
   TEST_CHECK(zmin >= 0.99 * R, "the pile sank into the floor: a centre at %.5f m", zmin);
   int rc = TestFinish("warm start after unconverged steps");

@@ -61,29 +61,33 @@ PetscErrorCode FclibSolutionDestroy(FclibSolution *sol)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FclibGlobalDestroy(FclibGlobal *gp)
+/* Frees a problem's three matrices and its nv vectors. */
+static PetscErrorCode FreeParts(FclibMatrix *const mats[3], double **const vecs[], int nv)
 {
   PetscFunctionBegin;
-  PetscCall(FclibMatrixDestroy(&gp->M));
-  PetscCall(FclibMatrixDestroy(&gp->H));
-  PetscCall(FclibMatrixDestroy(&gp->G));
-  PetscCall(PetscFree(gp->f));
-  PetscCall(PetscFree(gp->w));
-  PetscCall(PetscFree(gp->mu));
-  PetscCall(PetscFree(gp->b));
+  for (int k = 0; k < 3; k++) PetscCall(FclibMatrixDestroy(mats[k]));
+  for (int k = 0; k < nv; k++) PetscCall(PetscFree(*vecs[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FclibGlobalDestroy(FclibGlobal *gp)
+{
+  FclibMatrix *const mats[3] = {&gp->M, &gp->H, &gp->G};
+  double **const     vecs[4] = {&gp->f, &gp->w, &gp->mu, &gp->b};
+
+  PetscFunctionBegin;
+  PetscCall(FreeParts(mats, vecs, 4));
   PetscCall(PetscMemzero(gp, sizeof(*gp)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FclibLocalDestroy(FclibLocal *lp)
 {
+  FclibMatrix *const mats[3] = {&lp->W, &lp->V, &lp->R};
+  double **const     vecs[3] = {&lp->q, &lp->mu, &lp->s};
+
   PetscFunctionBegin;
-  PetscCall(FclibMatrixDestroy(&lp->W));
-  PetscCall(FclibMatrixDestroy(&lp->V));
-  PetscCall(FclibMatrixDestroy(&lp->R));
-  PetscCall(PetscFree(lp->q));
-  PetscCall(PetscFree(lp->mu));
-  PetscCall(PetscFree(lp->s));
+  PetscCall(FreeParts(mats, vecs, 3));
   PetscCall(PetscMemzero(lp, sizeof(*lp)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -209,7 +213,6 @@ PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlob
   const char *slash = strrchr(path, '/');
   int         has[3]; /* rank 0's: a solution, a guess, bilateral constraints (which groups every rank creates) */
   hid_t       file;
-  ssize_t     open_objects;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &wr.rank));
@@ -222,13 +225,7 @@ PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlob
   PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, slash ? slash + 1 : path));
   PetscCall(IoH5CreateParallel(comm, tmp, &file));
   PetscCall(WriteGlobalGroups(&wr, file, gp, has, sol, guess));
-  PetscCall(IoH5OpenObjects(file, &open_objects));
-  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "FclibWriteGlobal left %zd HDF5 objects open in %s (a bug in io/fclib.c)", open_objects, tmp);
-  CCPDEM_H5(H5Fclose(file));
-  PetscCall(IoFsyncOnRoot(comm, tmp));
-  PetscCall(IoRenameOnRoot(comm, tmp, path));
-  PetscCall(IoFsyncOnRoot(comm, dir)); /* the rename itself reaches the disk */
+  PetscCall(IoH5ClosePublish(comm, file, tmp, path, dir, "FclibWriteGlobal (io/fclib.c)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -571,30 +568,6 @@ static PetscErrorCode ReadQuietly(const char *path, ReadFn read, void *out, char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ReadKind(Reader *rd, void *out)
-{
-  FclibKind *kind = (FclibKind *)out;
-
-  PetscFunctionBegin;
-  *kind = GroupExists(rd, "/fclib_global") ? FCLIB_GLOBAL
-                                           : (GroupExists(rd, "/fclib_local") ? FCLIB_LOCAL : FCLIB_NONE);
-  if (*kind == FCLIB_NONE)
-    snprintf(rd->err, rd->errlen, "%s",
-             GroupExists(rd, "/fclib_global_rolling")
-               ? "holds a rolling-friction problem (/fclib_global_rolling), which ccpdem does not read"
-               : "has neither /fclib_global nor /fclib_local: not an FCLIB problem file");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode FclibReadKind(const char *path, FclibKind *kind, char *err, size_t errlen)
-{
-  PetscFunctionBegin;
-  *kind = FCLIB_NONE;
-  PetscCall(ReadQuietly(path, ReadKind, kind, err, errlen));
-  if (err[0]) *kind = FCLIB_NONE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode ReadGlobal(Reader *rd, void *out)
 {
   FclibGlobal *gp = (FclibGlobal *)out;
@@ -603,10 +576,6 @@ static PetscErrorCode ReadGlobal(Reader *rd, void *out)
   const char  *top = "/fclib_global";
 
   PetscFunctionBegin;
-  if (!GroupExists(rd, top)) {
-    snprintf(rd->err, rd->errlen, "group %s is missing: not a global FCLIB problem", top);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(CheckSpacedim(rd, top));
   PetscCall(ReadMatrixHeader(rd, "/fclib_global/M", &M));
   PetscCall(ReadMatrixHeader(rd, "/fclib_global/H", &H));
@@ -643,15 +612,6 @@ static PetscErrorCode ReadGlobal(Reader *rd, void *out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FclibReadGlobal(const char *path, FclibGlobal *gp, char *err, size_t errlen)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscMemzero(gp, sizeof(*gp)));
-  PetscCall(ReadQuietly(path, ReadGlobal, gp, err, errlen));
-  if (err[0]) PetscCall(FclibGlobalDestroy(gp));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode ReadLocal(Reader *rd, void *out)
 {
   FclibLocal  *lp = (FclibLocal *)out;
@@ -660,10 +620,6 @@ static PetscErrorCode ReadLocal(Reader *rd, void *out)
   const char  *top = "/fclib_local";
 
   PetscFunctionBegin;
-  if (!GroupExists(rd, top)) {
-    snprintf(rd->err, rd->errlen, "group %s is missing: not a local FCLIB problem", top);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(CheckSpacedim(rd, top));
   PetscCall(ReadMatrixHeader(rd, "/fclib_local/W", &W));
   PetscCall(PetscMemzero(&V, sizeof(V)));
@@ -699,12 +655,44 @@ static PetscErrorCode ReadLocal(Reader *rd, void *out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FclibReadLocal(const char *path, FclibLocal *lp, char *err, size_t errlen)
+/* What FclibRead fills. */
+typedef struct {
+  FclibKind   *kind;
+  FclibGlobal *gp;
+  FclibLocal  *lp;
+} ProblemRequest;
+
+static PetscErrorCode ReadProblem(Reader *rd, void *out)
 {
+  ProblemRequest *rq = (ProblemRequest *)out;
+
   PetscFunctionBegin;
+  *rq->kind = GroupExists(rd, "/fclib_global") ? FCLIB_GLOBAL
+                                               : (GroupExists(rd, "/fclib_local") ? FCLIB_LOCAL : FCLIB_NONE);
+  if (*rq->kind == FCLIB_GLOBAL) PetscCall(ReadGlobal(rd, rq->gp));
+  else if (*rq->kind == FCLIB_LOCAL) PetscCall(ReadLocal(rd, rq->lp));
+  else
+    snprintf(rd->err, rd->errlen, "%s",
+             GroupExists(rd, "/fclib_global_rolling")
+               ? "holds a rolling-friction problem (/fclib_global_rolling), which ccpdem does not read"
+               : "has neither /fclib_global nor /fclib_local: not an FCLIB problem file");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FclibRead(const char *path, FclibKind *kind, FclibGlobal *gp, FclibLocal *lp, char *err, size_t errlen)
+{
+  ProblemRequest rq = {.kind = kind, .gp = gp, .lp = lp};
+
+  PetscFunctionBegin;
+  *kind = FCLIB_NONE;
+  PetscCall(PetscMemzero(gp, sizeof(*gp)));
   PetscCall(PetscMemzero(lp, sizeof(*lp)));
-  PetscCall(ReadQuietly(path, ReadLocal, lp, err, errlen));
-  if (err[0]) PetscCall(FclibLocalDestroy(lp));
+  PetscCall(ReadQuietly(path, ReadProblem, &rq, err, errlen));
+  if (err[0]) {
+    PetscCall(FclibGlobalDestroy(gp));
+    PetscCall(FclibLocalDestroy(lp));
+    *kind = FCLIB_NONE;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -59,7 +59,7 @@ typedef struct {
 } FclibSolution;
 
 typedef enum {
-  FCLIB_NONE,   /* neither group: not an FCLIB problem file */
+  FCLIB_NONE,   /* neither group (or a bad file): not an FCLIB problem file */
   FCLIB_GLOBAL, /* /fclib_global */
   FCLIB_LOCAL   /* /fclib_local */
 } FclibKind;
@@ -71,18 +71,15 @@ typedef enum {
  * renamed, so a failure never leaves a partial file under path. */
 PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlobal *gp, const FclibSolution *sol,
                                 const FclibSolution *guess);
-/* Not collective (one process reads the whole file). Which problem path holds; a missing, unreadable or
- * non-HDF5 file: FCLIB_NONE with err set (one line naming the file); else err "". */
-PetscErrorCode FclibReadKind(const char *path, FclibKind *kind, char *err, size_t errlen);
-/* Not collective. The global problem of path (3-D only). Every size is checked against the others
- * and against what the file holds before anything is allocated, and every value is checked finite
- * (mu also >= 0): a file that fails (a missing group or dataset, wrong sizes or types, spacedim
- * other than 3, an index out of range, a non-finite value) returns PETSC_SUCCESS with err set to
- * one line naming the file and the dataset, and gp empty. On success err is "" and the caller frees
- * gp with FclibGlobalDestroy. */
-PetscErrorCode FclibReadGlobal(const char *path, FclibGlobal *gp, char *err, size_t errlen);
-/* As FclibReadGlobal, for a local problem (/fclib_local). Free with FclibLocalDestroy. */
-PetscErrorCode FclibReadLocal(const char *path, FclibLocal *lp, char *err, size_t errlen);
+/* Not collective (one process reads the whole file). The problem of path (3-D only): *kind
+ * FCLIB_GLOBAL and gp filled, or FCLIB_LOCAL and lp filled. Every size is checked against the
+ * others and against what the file holds before anything is allocated, and every value is checked
+ * finite (mu also >= 0): a file that fails (missing, not HDF5, neither problem group, a missing
+ * group or dataset, wrong sizes or types, spacedim other than 3, an index out of range, a
+ * non-finite value) returns PETSC_SUCCESS with *kind FCLIB_NONE, err set to one line naming the
+ * file and the dataset, and gp and lp empty. On success err is "" and the caller frees gp and lp
+ * (FclibGlobalDestroy, FclibLocalDestroy; the one not read is empty). */
+PetscErrorCode FclibRead(const char *path, FclibKind *kind, FclibGlobal *gp, FclibLocal *lp, char *err, size_t errlen);
 /* Not collective. group "/solution" or "/guesses/1" of path, sized for a problem of nv, nr, nl (the
  * caller's problem, read first): found false (and sol empty) when the group is absent; a present
  * group whose datasets do not fit is bad input (err set, as above). Free with FclibSolutionDestroy. */

@@ -396,16 +396,12 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
   double         tol;
 
   PetscFunctionBegin;
-  PetscCall(FclibReadKind(path, &kind, err, sizeof(err)));
-  if (kind == FCLIB_LOCAL) {
-    PetscCall(FclibReadLocal(path, &lp, err, sizeof(err)));
-    if (!err[0])
-      snprintf(err, sizeof(err),
-               "%s holds a local problem (W %d x %d, q, mu): ccpdem solves a global problem of rigid bodies (M block "
-               "diagonal with 6 x 6 mass and inertia blocks, H of rigid contacts), as -fclib_dump writes them",
-               path, lp.W.m, lp.W.n);
-    PetscCall(FclibLocalDestroy(&lp));
-  } else if (kind == FCLIB_GLOBAL) PetscCall(FclibReadGlobal(path, &gp, err, sizeof(err)));
+  PetscCall(FclibRead(path, &kind, &gp, &lp, err, sizeof(err)));
+  if (kind == FCLIB_LOCAL)
+    snprintf(err, sizeof(err),
+             "%s holds a local problem (W %d x %d, q, mu): ccpdem solves a global problem of rigid bodies (M block "
+             "diagonal with 6 x 6 mass and inertia blocks, H of rigid contacts), as -fclib_dump writes them",
+             path, lp.W.m, lp.W.n);
   if (!err[0]) { /* the options, each value checked as bad input */
     PetscCall(OptionErrorsCatch(&oe));
     ierr = CCPSolverCreate(PETSC_COMM_SELF, &s);
@@ -422,7 +418,12 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
   if (!err[0]) PetscCall(OptionsCheckUnknown(err, sizeof(err)));
   if (!err[0] && use_guess)
     PetscCall(FclibReadSolution(path, "/guesses/1", gp.M.m, gp.H.n, gp.G.n, &guess, &found, err, sizeof(err)));
-  if (!err[0]) PetscCall(SolveGlobal(s, &gp, found ? &guess : NULL, &sol, &fig, why, sizeof(why)));
+  if (!err[0]) {
+    PetscCall(SolveGlobal(s, &gp, found ? &guess : NULL, &sol, &fig, why, sizeof(why)));
+    PetscCall(CCPSolverGetType(s, &type));
+    PetscCall(CCPSolverGetTolerance(s, &tol));
+  }
+  PetscCall(CCPSolverDestroy(&s));
   if (!err[0] && why[0])
     snprintf(err, sizeof(err),
              "%s: %s; ccpdem solves a global problem of rigid bodies (M block diagonal with 6 x 6 mass and inertia "
@@ -432,8 +433,6 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
   if (err[0]) ReportBadInput(err);
   else {
     const PetscInt nc = gp.H.n / 3;
-    PetscCall(CCPSolverGetType(s, &type));
-    PetscCall(CCPSolverGetTolerance(s, &tol));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %s%s%d bodies, %" PetscInt_FMT " contacts, started from %s\n",
                           path, gp.title, gp.title[0] ? ", " : "", gp.M.m / 6, nc,
                           found ? "the file's first guess" : "zero impulses"));
@@ -457,8 +456,8 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
     }
     *exit_code = 0;
   }
-  PetscCall(CCPSolverDestroy(&s));
   PetscCall(FclibGlobalDestroy(&gp));
+  PetscCall(FclibLocalDestroy(&lp));
   PetscCall(FclibSolutionDestroy(&guess));
   PetscCall(FclibSolutionDestroy(&sol));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -374,6 +374,9 @@ static PetscErrorCode SolveGlobal(CCPSolver s, const FclibGlobal *gp, const Fcli
   FclibMatMult(&gp->M, sol->v, Hr);
   for (int k = 0; k < gp->M.m; k++) dmax = PetscMax(dmax, fabs(Hr[k]));
   fig->dynamics = dmax / PetscMax(PetscMax(fmax, hmax), PETSC_SMALL);
+  for (int k = 0; k < gp->H.n; k++) /* v enters u: a non-finite v shows here too */
+    PetscCheck(isfinite(sol->r[k]) && isfinite(sol->u[k]), PETSC_COMM_SELF, PETSC_ERR_FP,
+               "The solve gave a non-finite impulse or velocity (contact %d): nothing written", k / 3);
   PetscCall(PetscFree(Hr));
   PetscCall(RigidDestroy(&rb));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -389,7 +392,7 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
   FclibSolution  guess = {0}, sol = {0};
   SolveFigures   fig       = {0};
   CCPSolver      s         = NULL;
-  PetscBool      use_guess = PETSC_TRUE, has_o, found = PETSC_FALSE;
+  PetscBool      use_guess = PETSC_TRUE, has_o = PETSC_FALSE, found = PETSC_FALSE;
   OptionErrors   oe;
   PetscErrorCode ierr;
   SolverType     type;
@@ -415,6 +418,7 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
     PetscCall(OptionErrorsRelease(&oe, ierr, err, sizeof(err)));
   }
   if (!err[0]) PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), &has_o));
+  if (!err[0] && has_o && !out[0]) snprintf(err, sizeof(err), "-o needs the name of the solution file to write");
   if (!err[0]) PetscCall(OptionsCheckUnknown(err, sizeof(err)));
   if (!err[0] && use_guess)
     PetscCall(FclibReadSolution(path, "/guesses/1", gp.M.m, gp.H.n, gp.G.n, &guess, &found, err, sizeof(err)));

@@ -61,7 +61,7 @@ static void Unrepresentable(const Scenario *sc, const PairParams *pairs, char *w
 
 PetscErrorCode FclibDumpCreate(Simulation sim, const PairParams *pairs, FclibDump *d)
 {
-  PetscInt  steps[FCLIB_DUMP_MAX_STEPS], n = FCLIB_DUMP_MAX_STEPS;
+  PetscInt  steps[FCLIB_DUMP_MAX_STEPS] = {0}, n = FCLIB_DUMP_MAX_STEPS; /* -help shows 0: none */
   char      dir[PETSC_MAX_PATH_LEN] = "fclib", why[320];
   PetscBool set;
 

@@ -17,7 +17,7 @@
  * Measured over the three solvers and both layouts: the permanent indentation delta_rest - m g / K
  * is d - F_y / K within 2.9e-10 relative, the elastic rest m g / K within 4.4e-8, the speed at rest
  * below 6.7e-11 m/s, the yielding force F_y within 2e-8: tolerances 3e-9, 5e-7, 1e-9 m/s, 2e-7
- * (about 10x; the issue's acceptance bound was 2%). The dashpot (alpha = 5 ms, damping ratio
+ * (about 10x, far inside the issue's acceptance bound of 2%). The dashpot (alpha = 5 ms, damping ratio
  * alpha omega / 2 = 2.5 with omega = sqrt(K / m) = 1000 rad/s) keeps the released sphere from
  * bouncing off: it creeps up to rest in ~30 ms; we wait 0.3 s.
  * Also checked: while yielding the contact force is F_y (the cap), and never above it; without a

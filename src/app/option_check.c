@@ -39,6 +39,9 @@ static const char *const ccpdem_options[] = {
   "checkpoint_keep",
   "progress_interval",
   "until",
+  "overwrite",
+  "io_fail_after_bytes",
+  "io_fail_rank",
 };
 #define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 

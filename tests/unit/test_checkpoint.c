@@ -219,7 +219,8 @@ int main(int argc, char **argv)
   PetscCall(Steps(first, 100));
   CHECK(!SimulationLastStep(first)->keep_impulses,
         "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
-  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path), err, sizeof(err)));
+  CHECK(!err[0], "checkpoint not written: %s", err);
   CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
   printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT
          " contacts = %.1f bytes per sphere (contacts and scenario included)\n",
@@ -244,7 +245,8 @@ int main(int argc, char **argv)
     fclose(fp);
   }
   PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
-  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first)));
+  PetscCall(
+    SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first), err, sizeof(err)));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
   PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));
@@ -269,7 +271,7 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
-    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath), err, sizeof(err)));
     PetscCall(SetVersion(ppath, 3));
     PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
     PetscCall(SimulationDestroy(&pour));
@@ -277,9 +279,9 @@ int main(int argc, char **argv)
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   {
     char ckdir[PETSC_MAX_PATH_LEN], p110[PETSC_MAX_PATH_LEN + 32], p120[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));

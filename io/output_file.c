@@ -43,7 +43,7 @@ PetscBool IoIsTempName(const char *entry, const char *prefix)
 {
   const size_t n = strlen(entry), p = strlen(prefix);
 
-  return (PetscBool)(entry[0] == '.' && n > 1 + p + 4 && !strncmp(entry + 1, prefix, p) &&
+  return (PetscBool)(entry[0] == '.' && n >= 1 + p + 4 && !strncmp(entry + 1, prefix, p) &&
                      !strcmp(entry + n - 4, ".tmp"));
 }
 

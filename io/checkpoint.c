@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,34 @@ typedef struct {
   int32_t walls;
   char    run_id[RUN_ID_HEX]; /* no NUL: the attribute's bytes */
 } Header;
+
+/* The root attributes between the version and the run id, in file order, with their Header fields:
+ * the one list the writer and the reader both follow. */
+typedef enum {
+  HEADER_INT32,
+  HEADER_INT64,
+  HEADER_DOUBLE
+} HeaderType;
+static const struct {
+  const char *name;
+  HeaderType  type;
+  size_t      offset;
+} header_fields[] = {
+  {"step", HEADER_INT64, offsetof(Header, step)},
+  {"time", HEADER_DOUBLE, offsetof(Header, time)},
+  {"removed", HEADER_INT64, offsetof(Header, removed)},
+  {"next_id", HEADER_INT64, offsetof(Header, next_id)},
+  {"last_keep_impulses", HEADER_INT32, offsetof(Header, last_keep_impulses)},
+  {"bodies", HEADER_INT64, offsetof(Header, bodies)},
+  {"contacts", HEADER_INT64, offsetof(Header, contacts)},
+  {"walls", HEADER_INT32, offsetof(Header, walls)},
+};
+#define N_HEADER_FIELDS (sizeof(header_fields) / sizeof(header_fields[0]))
+
+static hid_t HeaderMemType(HeaderType t)
+{
+  return t == HEADER_INT32 ? H5T_NATIVE_INT32 : t == HEADER_INT64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+}
 
 static uint64_t HeaderHash(const Header *h)
 {
@@ -245,14 +274,9 @@ static PetscErrorCode WriteHeader(IoH5Output *out, const Header *h, uint64_t che
   PetscFunctionBegin;
   PetscCall(RunIdType(&run_id_type));
   PetscCall(IoH5WriteAttribute(out, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
-  PetscCall(IoH5WriteAttribute(out, "step", H5T_NATIVE_INT64, &h->step));
-  PetscCall(IoH5WriteAttribute(out, "time", H5T_NATIVE_DOUBLE, &h->time));
-  PetscCall(IoH5WriteAttribute(out, "removed", H5T_NATIVE_INT64, &h->removed));
-  PetscCall(IoH5WriteAttribute(out, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(IoH5WriteAttribute(out, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
-  PetscCall(IoH5WriteAttribute(out, "bodies", H5T_NATIVE_INT64, &h->bodies));
-  PetscCall(IoH5WriteAttribute(out, "contacts", H5T_NATIVE_INT64, &h->contacts));
-  PetscCall(IoH5WriteAttribute(out, "walls", H5T_NATIVE_INT32, &h->walls));
+  for (size_t k = 0; k < N_HEADER_FIELDS; k++)
+    PetscCall(IoH5WriteAttribute(out, header_fields[k].name, HeaderMemType(header_fields[k].type),
+                                 (const char *)h + header_fields[k].offset));
   PetscCall(IoH5WriteAttribute(out, "run_id", run_id_type, h->run_id));
   PetscCall(IoH5WriteAttribute(out, "checksum", H5T_NATIVE_UINT64, &checksum));
   CCPDEM_H5(H5Tclose(run_id_type));
@@ -515,14 +539,9 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
              CHECKPOINT_FORMAT_VERSION);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &h->step));
-  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &h->time));
-  PetscCall(ReadScalar(r, "removed", H5T_NATIVE_INT64, &h->removed));
-  PetscCall(ReadScalar(r, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(ReadScalar(r, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
-  PetscCall(ReadScalar(r, "bodies", H5T_NATIVE_INT64, &h->bodies));
-  PetscCall(ReadScalar(r, "contacts", H5T_NATIVE_INT64, &h->contacts));
-  PetscCall(ReadScalar(r, "walls", H5T_NATIVE_INT32, &h->walls));
+  for (size_t k = 0; k < N_HEADER_FIELDS; k++)
+    PetscCall(
+      ReadScalar(r, header_fields[k].name, HeaderMemType(header_fields[k].type), (char *)h + header_fields[k].offset));
   PetscCall(ReadRunId(r, h));
   PetscCall(ReadScalar(r, "checksum", H5T_NATIVE_UINT64, stored_sum));
   if (!r->why[0] && (h->step < 0 || h->bodies < 0 || h->contacts < 0 || h->walls < 0))

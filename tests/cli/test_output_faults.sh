@@ -17,20 +17,8 @@
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_MCA_mpi_yield_when_idle=1
 MPI="mpiexec --quiet --oversubscribe --allow-run-as-root"
-cat > "$W/s.yaml" <<YAML
-domain: {min: [-0.2, -0.2, -0.1], max: [0.2, 0.2, 0.5]}
-gravity: [0, 0, -9.81]
-time: {step: 0.002, end: 0.048}
-contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}
-solver: {type: apgd, max_iterations: 40, tolerance: 1.0e-5}
-materials:
-  - {name: grit, density: 2000, friction: 0.5}
-walls:
-  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}
-fills:
-  - {type: random, region: {min: [-0.1, -0.1, 0.01], max: [0.1, 0.1, 0.2]}, radius: 0.01, count: 40, seed: 3, material: grit}
-output: {dir: out, snapshot_interval: 0.016}
-YAML
+sed 's/end: 0.06/end: 0.048/; s/snapshot_interval: 0.01/snapshot_interval: 0.016/' "$REPO/tests/cli/outputs.yaml" > "$W/s.yaml"
+grep -q "end: 0.048" "$W/s.yaml" && grep -q "snapshot_interval: 0.016" "$W/s.yaml" || fail "the scenario was not made"
 OPTS="-checkpoint_every_steps 3 -progress_interval 1e9"
 declare -A where
 

@@ -22,20 +22,7 @@ mkdir -p "$V/dir"
 for f in ts xmf snap ckpt final_snap final_ckpt ts2 dir/snap-000000.h5; do echo "victim $f, not to be touched" > "$V/$f"; done
 victims() { (cd "$V" && find . -exec ls -ld --time-style=+ {} + | awk '{print $1, $5, $NF}' | sort; find . -type f -exec md5sum {} + | sort); }
 before=$(victims)
-cat > "$W/s.yaml" <<YAML
-domain: {min: [-0.2, -0.2, -0.1], max: [0.2, 0.2, 0.5]}
-gravity: [0, 0, -9.81]
-time: {step: 0.002, end: 0.06}
-contact: {model: ccp, envelope: 0.002, max_recovery_speed: 0.5}
-solver: {type: apgd, max_iterations: 40, tolerance: 1.0e-5}
-materials:
-  - {name: grit, density: 2000, friction: 0.5}
-walls:
-  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: grit}
-fills:
-  - {type: random, region: {min: [-0.1, -0.1, 0.01], max: [0.1, 0.1, 0.2]}, radius: 0.01, count: 40, seed: 3, material: grit}
-output: {dir: out, snapshot_interval: 0.01}
-YAML
+cp "$REPO/tests/cli/outputs.yaml" "$W/s.yaml" # 30 steps, snapshots every 5
 run_ok() { # log command...
   local log=$1; shift
   "$@" > "$log" 2>&1 || fail "$* failed: $(tail -3 "$log")"

@@ -6,7 +6,8 @@
  *     runs 200 steps in one go; a second copy runs 100 steps, writes a checkpoint, and a simulation
  *     read back from it (SimulationCreateFromCheckpoint) runs the other 100. Every body field, the contact memory,
  *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
- *     checkpoint must not change a single bit of the result at one rank.
+ *     checkpoint must not change a single bit of the result at one rank; the run id (drawn at the
+ *     first checkpoint) comes back with it.
  *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
  *     HDF5, a snapshot, a checkpoint truncated to half its size, and checkpoints with one byte
  *     flipped inside /bodies/pos, /contacts/impulse and /scenario/text (data bytes found with
@@ -229,6 +230,10 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
   CHECK(restarted && !err[0], "SimulationCreateFromCheckpoint refused its own checkpoint: %s", err);
   if (restarted) {
+    CHECK(RunIdValid(SimulationRunId(first)->hex) &&
+            !strcmp(SimulationRunId(first)->hex, SimulationRunId(restarted)->hex),
+          "the restarted simulation's run id '%s' is not the checkpoint's '%s'", SimulationRunId(restarted)->hex,
+          SimulationRunId(first)->hex);
     CompareSimulations(first, restarted); /* the state as read */
     PetscCall(Steps(restarted, 100));
     CompareSimulations(ref, restarted);

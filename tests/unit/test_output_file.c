@@ -16,9 +16,7 @@
  *     neither the file nor a temporary; the same file without the fault is written whole. */
 #define _GNU_SOURCE /* mkdtemp, nftw */
 #include <petscsys.h>
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,15 +26,7 @@
 #include "io/output_file.h"
 #include "io/run_dir.h"
 #include "test_check.h"
-
-/* buf <- dir/name; fails the test run rather than truncate. */
-static void Join(char *buf, const char *dir, const char *name)
-{
-  if (snprintf(buf, PETSC_MAX_PATH_LEN, "%s/%s", dir, name) >= PETSC_MAX_PATH_LEN) {
-    printf("FAIL: path %s/%s too long\n", dir, name);
-    exit(1);
-  }
-}
+#include "test_files.h"
 
 static void WriteFile(const char *path, const char *text)
 {
@@ -56,20 +46,6 @@ static PetscBool Holds(const char *path, const char *text)
   return (PetscBool)(fp && !strcmp(buf, text));
 }
 
-/* Entries of dir whose name starts with '.' (temporaries), "." and ".." aside. */
-static int Temporaries(const char *dir)
-{
-  DIR           *d = opendir(dir);
-  struct dirent *e;
-  int            n = 0;
-
-  if (!d) return 0;
-  while ((e = readdir(d)))
-    if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-  closedir(d);
-  return n;
-}
-
 static void TempNames(const char *base)
 {
   char      path[PETSC_MAX_PATH_LEN], a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
@@ -77,7 +53,7 @@ static void TempNames(const char *base)
   unsigned  hex_len;
   PetscBool distinct;
 
-  Join(path, base, "snap-000010.h5");
+  TestJoinPath(path, base, "snap-000010.h5");
   CHECK(IoTempName(path, a, sizeof(a)) == 0 && IoTempName(path, b, sizeof(b)) == 0, "IoTempName failed");
   distinct = (PetscBool)(strcmp(a, b) != 0);
   CHECK(distinct, "two temporary names of %s are the same: %s", path, a);
@@ -103,12 +79,12 @@ static void Exclusive(const char *base)
     plain[PETSC_MAX_PATH_LEN], fresh[PETSC_MAX_PATH_LEN];
   int fd;
 
-  Join(victim, base, "victim");
-  Join(ghost, base, "ghost");
-  Join(link1, base, ".link.tmp");
-  Join(link2, base, ".dangling.tmp");
-  Join(plain, base, ".plain.tmp");
-  Join(fresh, base, ".fresh.tmp");
+  TestJoinPath(victim, base, "victim");
+  TestJoinPath(ghost, base, "ghost");
+  TestJoinPath(link1, base, ".link.tmp");
+  TestJoinPath(link2, base, ".dangling.tmp");
+  TestJoinPath(plain, base, ".plain.tmp");
+  TestJoinPath(fresh, base, ".fresh.tmp");
   WriteFile(victim, "victim\n");
   WriteFile(plain, "plain\n");
   CHECK(symlink(victim, link1) == 0 && symlink(ghost, link2) == 0, "cannot plant the links");
@@ -131,9 +107,9 @@ static void Text(const char *base)
   char   victim[PETSC_MAX_PATH_LEN], final[PETSC_MAX_PATH_LEN], failed[PETSC_MAX_PATH_LEN];
   IoText t;
 
-  Join(victim, base, "victim2");
-  Join(final, base, "text.txt");
-  Join(failed, base, "failed.txt");
+  TestJoinPath(victim, base, "victim2");
+  TestJoinPath(final, base, "text.txt");
+  TestJoinPath(failed, base, "failed.txt");
   WriteFile(victim, "victim\n");
   CHECK(symlink(victim, final) == 0, "cannot plant a link at %s", final);
   CHECK(IoTextCreate(&t, final) == 0, "IoTextCreate: %s", strerror(t.errnum));
@@ -160,42 +136,42 @@ static void RunDir(const char *base)
   RunDirContents c;
   RunId          id;
 
-  Join(dir, base, "run");
-  Join(elsewhere, base, "elsewhere");
+  TestJoinPath(dir, base, "run");
+  TestJoinPath(elsewhere, base, "elsewhere");
   CHECK(mkdir(dir, 0777) == 0 && mkdir(elsewhere, 0777) == 0, "cannot make %s", dir);
   CHECK(RunDirInspect(dir, &c) == 0 && !c.present[0] && !c.id_valid, "an empty directory holds '%s'", c.present);
   CHECK(RunIdNew(&id) == 0 && RunIdValid(id.hex) && RunIdWrite(dir, &id) == 0, "cannot write run.id");
-  Join(path, dir, "checkpoints");
+  TestJoinPath(path, dir, "checkpoints");
   CHECK(mkdir(path, 0777) == 0, "cannot make %s", path);
-  Join(path, dir, "checkpoints/ckpt-000010.h5");
+  TestJoinPath(path, dir, "checkpoints/ckpt-000010.h5");
   WriteFile(path, "ckpt\n");
-  Join(path, dir, "checkpoints/.ckpt-000020.h5.12-0011223344556677.tmp");
+  TestJoinPath(path, dir, "checkpoints/.ckpt-000020.h5.12-0011223344556677.tmp");
   WriteFile(path, "partial\n");
-  Join(path, dir, "checkpoints/notes.txt");
+  TestJoinPath(path, dir, "checkpoints/notes.txt");
   WriteFile(path, "mine\n");
-  Join(path, elsewhere, "snap-000000.h5");
+  TestJoinPath(path, elsewhere, "snap-000000.h5");
   WriteFile(path, "not ccpdem's\n");
-  Join(path, dir, "snapshots");
+  TestJoinPath(path, dir, "snapshots");
   CHECK(symlink(elsewhere, path) == 0, "cannot plant a link at %s", path);
-  Join(path, dir, ".timeseries.csv.5-0011223344556677.tmp");
+  TestJoinPath(path, dir, ".timeseries.csv.5-0011223344556677.tmp");
   WriteFile(path, "partial\n");
-  Join(path, dir, "notes.txt");
+  TestJoinPath(path, dir, "notes.txt");
   WriteFile(path, "mine\n");
   CHECK(RunDirInspect(dir, &c) == 0 && !strcmp(c.present, "run.id, snapshots/, checkpoints/") && c.id_valid &&
           !strcmp(c.id.hex, id.hex),
         "RunDirInspect: '%s', id %s", c.present, c.id.hex);
   CHECK(RunDirClear(dir, PETSC_FALSE, failed, sizeof(failed)) == 0, "RunDirClear (temporaries): %s", failed);
-  Join(path, dir, "checkpoints");
-  CHECK(Temporaries(dir) == 0 && Temporaries(path) == 0, "temporaries left after RunDirClear");
-  Join(path, dir, "checkpoints/ckpt-000010.h5");
+  TestJoinPath(path, dir, "checkpoints");
+  CHECK(TestTemporaries(dir) == 0 && TestTemporaries(path) == 0, "temporaries left after RunDirClear");
+  TestJoinPath(path, dir, "checkpoints/ckpt-000010.h5");
   CHECK(access(path, F_OK) == 0, "RunDirClear without all removed a checkpoint");
   CHECK(RunDirClear(dir, PETSC_TRUE, failed, sizeof(failed)) == 0, "RunDirClear (all): %s", failed);
   CHECK(RunDirInspect(dir, &c) == 0 && !strcmp(c.present, "checkpoints/"), "after RunDirClear: '%s'", c.present);
-  Join(path, dir, "checkpoints/notes.txt");
+  TestJoinPath(path, dir, "checkpoints/notes.txt");
   CHECK(Holds(path, "mine\n"), "RunDirClear removed a file that is not ccpdem's from checkpoints/");
-  Join(path, dir, "notes.txt");
+  TestJoinPath(path, dir, "notes.txt");
   CHECK(Holds(path, "mine\n"), "RunDirClear removed a file that is not ccpdem's");
-  Join(path, elsewhere, "snap-000000.h5");
+  TestJoinPath(path, elsewhere, "snap-000000.h5");
   CHECK(Holds(path, "not ccpdem's\n"), "RunDirClear followed the link snapshots/");
   printf("  run directory: inspected, temporaries cleared, the run's files cleared, others kept, links not followed\n");
 }
@@ -237,7 +213,7 @@ static PetscErrorCode Agreement(MPI_Comm comm, const char *base)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  Join(path, base, "rows.h5");
+  TestJoinPath(path, base, "rows.h5");
   /* 1000 rows of 8 bytes per rank: the last rank's budget of 4000 bytes runs out in /g/a */
   snprintf(fail_rank, sizeof(fail_rank), "%d", size - 1);
   PetscCall(PetscOptionsSetValue(NULL, "-io_fail_after_bytes", "4000"));
@@ -255,7 +231,7 @@ static PetscErrorCode Agreement(MPI_Comm comm, const char *base)
     CHECK(all_same, "rank %d: the ranks report different failures", rank);
   }
   if (rank == 0)
-    CHECK(access(path, F_OK) != 0 && Temporaries(base) == 0, "a failed write left %s or a temporary", path);
+    CHECK(access(path, F_OK) != 0 && TestTemporaries(base) == 0, "a failed write left %s or a temporary", path);
   PetscCall(PetscOptionsClearValue(NULL, "-io_fail_after_bytes"));
   PetscCall(PetscOptionsClearValue(NULL, "-io_fail_rank"));
   PetscCall(IoFaultSetFromOptions(comm));
@@ -263,7 +239,7 @@ static PetscErrorCode Agreement(MPI_Comm comm, const char *base)
   CHECK(!err[0], "rank %d: the write without a fault failed: %s", rank, err);
   if (rank == 0) {
     struct stat st;
-    CHECK(stat(path, &st) == 0 && (size_t)st.st_size > 2 * 8000 * (size_t)size && Temporaries(base) == 0,
+    CHECK(stat(path, &st) == 0 && (size_t)st.st_size > 2 * 8000 * (size_t)size && TestTemporaries(base) == 0,
           "the file written without a fault is missing or short, or a temporary is left");
     printf("  HDF5 output on %d rank(s): a failure on rank %d is every rank's, nothing left; written whole without\n",
            size, size - 1);
@@ -271,40 +247,32 @@ static PetscErrorCode Agreement(MPI_Comm comm, const char *base)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static int RemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 int main(int argc, char **argv)
 {
   MPI_Comm    comm;
   PetscMPIInt rank;
-  char        base[PETSC_MAX_PATH_LEN] = "", h5dir[PETSC_MAX_PATH_LEN];
+  char        base[PETSC_MAX_PATH_LEN], h5dir[PETSC_MAX_PATH_LEN];
   int         total;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    snprintf(base, sizeof(base), "%s/ccpdem-test-output-file-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    PetscCheck(mkdtemp(base), PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "mkdtemp %s: %s", base, strerror(errno));
+  PetscCall(TestMakeTempDir(comm, "output-file", base));
+  if (rank == 0) { /* the file-system parts: one process */
     TempNames(base);
     Exclusive(base);
     Text(base);
     RunDir(base);
+    TestJoinPath(h5dir, base, "h5");
+    CHECK(mkdir(h5dir, 0777) == 0, "cannot make %s", h5dir);
   }
-  PetscCallMPI(MPI_Bcast(base, sizeof(base), MPI_CHAR, 0, comm));
-  Join(h5dir, base, "h5");
-  if (rank == 0) CHECK(mkdir(h5dir, 0777) == 0, "cannot make %s", h5dir);
-  PetscCallMPI(MPI_Barrier(comm));
+  PetscCallMPI(MPI_Bcast(h5dir, sizeof(h5dir), MPI_CHAR, 0, comm));
   PetscCall(Agreement(comm, h5dir));
   PetscCallMPI(MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, comm));
-  if (rank == 0 && total == 0) nftw(base, RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
-  if (rank == 0) printf("%s (%d failures)\n", total ? "FAILED" : "PASSED", total);
+  if (rank == 0) {
+    if (!total) nftw(base, TestRemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+    printf("%s (%d failures)\n", total ? "FAILED" : "PASSED", total);
+  }
   PetscCall(PetscFinalize());
   return total ? 1 : 0;
 }

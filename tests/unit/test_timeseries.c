@@ -6,7 +6,6 @@
  * Written values are functions of (step, run), so every row says which run wrote it. */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include <petscsys.h>
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -21,6 +20,7 @@ static const char header[] =
   "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
   "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent";
 #include "test_check.h"
+#include "test_files.h"
 
 /* The statistics of step `step` of run `run`, with values that need all 17 digits. */
 static void MakeStats(PetscInt step, int run, StepStats *st, double *wall_io)
@@ -152,20 +152,6 @@ static void JoinPath(char buf[PETSC_MAX_PATH_LEN], const char *dir, const char *
   }
 }
 
-/* Rank 0: no temporary file (a name starting with '.') left in dir. */
-static void CheckNoTemporaries(const char *dir)
-{
-  DIR           *d = opendir(dir);
-  struct dirent *e;
-
-  CHECK(d, "cannot list %s", dir);
-  if (!d) return;
-  while ((e = readdir(d)))
-    if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-      CHECK(0, "temporary file %s/%s left behind", dir, e->d_name);
-  closedir(d);
-}
-
 static int RemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
   (void)sb;
@@ -225,7 +211,7 @@ int main(int argc, char **argv)
       runs[k]  = k < 5 ? 0 : k < 12 ? 1 : 2;
     }
     CheckFile("after two restarts (no duplicates, half row dropped)", path, 14, steps, runs);
-    CheckNoTemporaries(outdir);
+    CHECK(TestTemporaries(outdir) == 0, "temporary files left behind in %s", outdir);
   }
   /* 4. A new run (append = false) starts from the header only. */
   PetscCall(Open(comm, outdir, PETSC_FALSE, 1, &ts));

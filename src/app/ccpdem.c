@@ -1,5 +1,5 @@
 /* ccpdem: the one entry point.
- *   ccpdem run [SCENARIO.yaml] [-o OUT] [PETSc options]   (no scenario: the embedded default pile)
+ *   ccpdem run [SCENARIO.yaml] [-o OUT] [--overwrite] [PETSc options]   (no scenario: the default pile)
  *   ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]     (continue a checkpointed run)
  *   ccpdem check SCENARIO.yaml                            (validate only)
  *   ccpdem info FILE.h5                                   (summary of a snapshot or checkpoint)
@@ -15,11 +15,13 @@
 static const char help[] =
   "ccpdem: granular and multibody dynamics with frictional contact (CCP time stepping).\n"
   "Usage:\n"
-  "  ccpdem run [SCENARIO.yaml] [-o OUT] [options]   run a scenario (default: the embedded pile)\n"
+  "  ccpdem run [SCENARIO.yaml] [-o OUT] [--overwrite] [options]\n"
+  "                                                  run a scenario (default: the embedded pile) into OUT, which\n"
+  "                                                  must hold no other run's files (--overwrite: delete them first)\n"
   "  ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]\n"
   "                                                  continue a run from a checkpoint, into OUT (default:\n"
-  "                                                  the checkpoint's run directory), to the end time T\n"
-  "                                                  (default: the scenario's time.end)\n"
+  "                                                  the checkpoint's run directory; another must be new or empty),\n"
+  "                                                  to the end time T (default: the scenario's time.end)\n"
   "  ccpdem check SCENARIO.yaml [options]            validate a scenario (for the solver the options name) and exit\n"
   "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
   "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
@@ -32,7 +34,9 @@ static const char help[] =
   "SIGUSR1 or SIGTERM: finish the step, checkpoint, exit 3 (requeue).\n"
   "-fclib_dump STEP[,STEP...] [-fclib_dir DIR]: write those steps' CCPs as FCLIB problems (default DIR: fclib).\n"
   "Solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n"
-  "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 checkpointed on a signal (requeue).\n";
+  "Exit codes: 0 done, 1 runtime failure (e.g. a full disk: one line naming the last good checkpoint),\n"
+  "2 bad input, 3 checkpointed on a signal (requeue).\n"
+  "Test knobs: -io_fail_after_bytes N [-io_fail_rank R] (output writes fail as on a full disk after N bytes).\n";
 
 void ReportBadInput(const char *msg)
 {

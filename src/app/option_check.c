@@ -42,6 +42,9 @@ static const char *const ccpdem_options[] = {
   "fclib_dump",
   "fclib_dir",
   "fclib_guess",
+  "overwrite",
+  "io_fail_after_bytes",
+  "io_fail_rank",
 };
 #define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 

@@ -339,7 +339,7 @@ PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem
   FclibGlobal    gp  = {0};
   FclibSolution  sol = {0}, guess = {0};
   const PetscInt step = sim->step + 1;
-  char           path[PETSC_MAX_PATH_LEN];
+  char           path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "";
   PetscMPIInt    rank;
 
   PetscFunctionBegin;
@@ -366,9 +366,11 @@ PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem
                           step, sim->time, (sim->step + 1) * sim->sc.time_step, sim->sc.path[0] ? sim->sc.path : "-",
                           nb, nc, stats->res_max, stats->iterations));
   PetscCallMPI(MPI_Bcast(gp.description, (PetscMPIInt)sizeof(gp.description), MPI_CHAR, 0, sim->comm));
-  PetscCall(IoMakeDirs(sim->comm, d->dir));
+  PetscCall(IoMakeDirs(sim->comm, d->dir, err, sizeof(err)));
   PetscCall(IoPathPrintf(path, sizeof(path), "%s/fclib-%06" PetscInt_FMT ".hdf5", d->dir, step));
-  PetscCall(FclibWriteGlobal(sim->comm, path, &gp, &sol, &guess));
+  if (!err[0]) PetscCall(FclibWriteGlobal(sim->comm, path, &gp, &sol, &guess, err, sizeof(err)));
+  /* err is the same on every rank (agreed by the writer): a collective stop, one line */
+  PetscCheck(!err[0], sim->comm, PETSC_ERR_FILE_WRITE, "-fclib_dump: %s", err);
   PetscCall(PetscPrintf(sim->comm,
                         "ccpdem: step %" PetscInt_FMT "'s CCP written to %s (%" PetscInt_FMT " bodies, %" PetscInt_FMT
                         " contacts)\n",

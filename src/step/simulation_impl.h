@@ -65,6 +65,7 @@ struct _p_Simulation {
   int64_t                next_id;       /* next global id to hand out (the same on every rank) */
   int64_t               *emitted;       /* bodies each emitter has made so far (sc.n_emitters) */
   StepStats              last;          /* the last step's statistics */
+  RunId                  run_id;        /* the run it belongs to (SimulationSetRunId), "" until set */
   PetscBool              requests[RUN_FLAGS], agreed[RUN_FLAGS]; /* SimulationRequest, SimulationAgreed */
   AdvancedSums           advanced;
 };

@@ -4,24 +4,49 @@
 #include "step/simulation_impl.h"
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
+#include <string.h>
 
-PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir)
+void SimulationSetRunId(Simulation sim, const RunId *id) { sim->run_id = *id; }
+
+const RunId *SimulationRunId(Simulation sim) { return &sim->run_id; }
+
+PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir, char *err, size_t errlen)
 {
   PetscFunctionBegin;
   PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild */
-  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies));
+  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, char *path, size_t pathlen)
+/* A new run id for a simulation that has none (a program that writes checkpoints without ccpdem
+ * run's set-up), drawn on rank 0 and the same on every rank. */
+static PetscErrorCode EnsureRunId(Simulation sim)
+{
+  PetscMPIInt rank;
+  int         e = 0;
+
+  PetscFunctionBegin;
+  if (sim->run_id.hex[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  if (rank == 0) e = RunIdNew(&sim->run_id);
+  PetscCallMPI(MPI_Bcast(&e, 1, MPI_INT, 0, sim->comm));
+  PetscCheck(!e, sim->comm, PETSC_ERR_SYS, "Cannot draw a run id: getrandom: %s", strerror(e));
+  PetscCallMPI(MPI_Bcast(sim->run_id.hex, sizeof(sim->run_id.hex), MPI_CHAR, 0, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, char *path, size_t pathlen, char *err,
+                                         size_t errlen)
 {
   CheckpointState st;
   double          cuts[3 * 64 + 3];
   PetscInt        ncuts = 0;
 
   PetscFunctionBegin;
+  PetscCall(EnsureRunId(sim));
   PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild (moves the memory too) */
   PetscCall(PetscMemzero(&st, sizeof(st)));
+  st.run_id             = sim->run_id;
   st.step               = sim->step;
   st.time               = sim->time;
   st.removed            = sim->removed;
@@ -50,7 +75,7 @@ PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, cha
   }
   PetscCall(PetscMalloc1(3 * sim->sc.n_walls + 1, &st.wall_centers));
   for (int k = 0; k < sim->sc.n_walls; k++) PetscCall(PetscArraycpy(st.wall_centers + 3 * k, sim->walls[k].center, 3));
-  PetscCall(CheckpointWrite(sim->comm, &st, outdir, path, pathlen));
+  PetscCall(CheckpointWrite(sim->comm, &st, outdir, path, pathlen, err, errlen));
   PetscCall(PetscFree(st.wall_centers));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -122,6 +147,7 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   sim->removed            = (PetscInt)st->removed;
   sim->next_id            = st->next_id;
   sim->last.keep_impulses = st->last_keep_impulses;
+  sim->run_id             = st->run_id;
   sim->last.step          = sim->step;
   sim->last.time          = sim->time;
   sim->last.bodies        = (PetscInt)st->bodies_total;

@@ -52,7 +52,7 @@ after=$(cd "$W/done" && find . -type f -exec md5sum {} + | sort)
 
 # options unused in this run but ccpdem's, and PETSc's finalize-time ones, pass
 out=$("$CCPDEM" run "$pile" -o "$W/pass" -penalty_simd avx2 -decomp_grid 1,1,1 -checkpoint_keep 3 2>&1) || fail "a run with unused ccpdem options was refused: $(echo "$out" | tail -3)"
-out=$("$CCPDEM" run "$pile" -o "$W/pass" -ccp_tol 1e-3 -options_left 2>&1) || fail "a run with -options_left was refused: $(echo "$out" | tail -3)"
+out=$("$CCPDEM" run "$pile" -o "$W/pass2" -ccp_tol 1e-3 -options_left 2>&1) || fail "a run with -options_left was refused: $(echo "$out" | tail -3)"
 echo "$out" | grep -q "There are no unused options" || fail "-options_left did not report all options used: $(echo "$out" | tail -5)"
 
 # every option the sources read is listed

@@ -6,7 +6,8 @@
  *     runs 200 steps in one go; a second copy runs 100 steps, writes a checkpoint, and a simulation
  *     read back from it (SimulationCreateFromCheckpoint) runs the other 100. Every body field, the contact memory,
  *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
- *     checkpoint must not change a single bit of the result at one rank.
+ *     checkpoint must not change a single bit of the result at one rank; the run id (drawn at the
+ *     first checkpoint) comes back with it.
  *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
  *     HDF5, a snapshot, a checkpoint truncated to half its size, and copies of a checkpoint with one
  *     byte flipped in each of its datasets (the middle byte of its data, found with H5Dget_offset,
@@ -223,7 +224,7 @@ static herr_t AddAttributeName(hid_t loc, const char *name, const H5A_info_t *in
 static PetscErrorCode FlipAttribute(const char *file, const char *name)
 {
   hid_t         f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, name, H5P_DEFAULT), t = H5Aget_type(a);
-  unsigned char v[16];
+  unsigned char v[64]; /* the largest attribute: the run id, 32 hex digits and a NUL */
 
   PetscFunctionBegin;
   PetscCheck(f >= 0 && a >= 0 && t >= 0 && H5Tget_size(t) <= sizeof(v) && H5Aread(a, t, v) >= 0, PETSC_COMM_SELF,
@@ -334,7 +335,8 @@ int main(int argc, char **argv)
   PetscCall(Steps(first, 100));
   CHECK(!SimulationLastStep(first)->keep_impulses,
         "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
-  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path), err, sizeof(err)));
+  CHECK(!err[0], "checkpoint not written: %s", err);
   CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
   printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT
          " contacts = %.1f bytes per sphere (contacts and scenario included)\n",
@@ -343,6 +345,10 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
   CHECK(restarted && !err[0], "SimulationCreateFromCheckpoint refused its own checkpoint: %s", err);
   if (restarted) {
+    CHECK(RunIdValid(SimulationRunId(first)->hex) &&
+            !strcmp(SimulationRunId(first)->hex, SimulationRunId(restarted)->hex),
+          "the restarted simulation's run id '%s' is not the checkpoint's '%s'", SimulationRunId(restarted)->hex,
+          SimulationRunId(first)->hex);
     CompareSimulations(first, restarted); /* the state as read */
     PetscCall(Steps(restarted, 100));
     CompareSimulations(ref, restarted);
@@ -359,7 +365,8 @@ int main(int argc, char **argv)
     fclose(fp);
   }
   PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
-  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first)));
+  PetscCall(
+    SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first), err, sizeof(err)));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
   PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));
@@ -369,7 +376,7 @@ int main(int argc, char **argv)
     int nd, na;
     PetscCall(CorruptEach(dir, path, "pile", &nd, &na));
     printf("pile checkpoint: %d datasets and %d attributes changed one at a time, each refused\n", nd, na);
-    CHECK(nd >= 20 && na == 10, "the pile's checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+    CHECK(nd >= 20 && na == 11, "the pile's checkpoint: %d datasets and %d attributes changed, expected >= 20 and 11",
           nd, na);
   }
 
@@ -382,10 +389,10 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
-    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath), err, sizeof(err)));
     PetscCall(SimulationDestroy(&pour));
     PetscCall(CorruptEach(dir, ppath, "penalty", &nd, &na));
-    CHECK(nd >= 20 && na == 10, "the penalty checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+    CHECK(nd >= 20 && na == 11, "the penalty checkpoint: %d datasets and %d attributes changed, expected >= 20 and 11",
           nd, na);
     PetscCall(SetVersion(ppath, 3));
     PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
@@ -395,19 +402,19 @@ int main(int argc, char **argv)
     PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &pour, err, sizeof(err)));
     PetscCall(Steps(pour, 20));
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/emit", dir));
-    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath), err, sizeof(err)));
     CHECK(SimulationEmitted(pour, 0) > 0, "the pour emitted nothing in 20 steps");
     PetscCall(SimulationDestroy(&pour));
     PetscCall(CorruptEach(dir, ppath, "emitter", &nd, &na));
-    CHECK(nd >= 21 && na == 10,
-          "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 10", nd, na);
+    CHECK(nd >= 21 && na == 11,
+          "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 11", nd, na);
   }
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   {
     char ckdir[PETSC_MAX_PATH_LEN], p110[PETSC_MAX_PATH_LEN + 32], p120[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));

@@ -34,7 +34,8 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   for (int n = 0; n < 5; n++) PetscCall(SimulationStep(sim));
-  PetscCall(SimulationWriteCheckpoint(sim, dir, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(sim, dir, path, sizeof(path), err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "%s", err);
   PetscCall(SimulationStep(sim));
   TEST_CHECK(SimulationLastStep(sim)->converged, "%d ranks: the step after the checkpoint did not converge (%.3e m/s)",
              size, SimulationLastStep(sim)->residual_max);

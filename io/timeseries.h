@@ -4,15 +4,16 @@
 #include "io/output_file.h"
 
 /* What one step did, global over ranks: a row of the time series (GUIDE "Files": its columns are
- * the fields below but warm_started, passes and keep_impulses), the progress line and the tests
- * read it; the simulation fills it (step/step_stats.c). */
+ * the fields below but warm_started, passes, linear_iterations and keep_impulses), the progress
+ * line and the tests read it; the simulation fills it (step/step_stats.c). */
 typedef struct {
   PetscInt  step; /* number of the step just taken (1 = first) */
   double    time; /* simulated time after it */
   PetscInt  bodies, contacts;
   PetscInt  warm_started; /* contacts that found last step's impulse in the memory */
   PetscInt  iterations;
-  PetscInt  passes; /* the solve's passes over the contacts (CCPSolveStats) */
+  PetscInt  passes;            /* the solve's passes over the contacts (CCPSolveStats) */
+  PetscInt  linear_iterations; /* the solve's linear-solver iterations (CCPSolveStats; 0 for methods without one) */
   double    residual_max, residual_rms;
   PetscBool converged;
   PetscBool keep_impulses; /* the next warm start takes this step's impulses whole: it converged, or its

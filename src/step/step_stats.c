@@ -17,13 +17,14 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   PetscInt         leaving = 0; /* owned bodies out of the domain, removed after the reduction */
 
   PetscFunctionBegin;
-  st->step         = sim->step;
-  st->time         = sim->time;
-  st->iterations   = w->solve.iterations;
-  st->passes       = w->solve.passes;
-  st->residual_max = w->solve.res_max;
-  st->residual_rms = w->solve.res_rms;
-  st->converged    = w->solve.converged;
+  st->step              = sim->step;
+  st->time              = sim->time;
+  st->iterations        = w->solve.iterations;
+  st->passes            = w->solve.passes;
+  st->linear_iterations = w->solve.linear_iterations;
+  st->residual_max      = w->solve.res_max;
+  st->residual_rms      = w->solve.res_rms;
+  st->converged         = w->solve.converged;
   /* A solve that returned its warm start unchanged added nothing that could accumulate, and a
    * decay would only take support away (README "Warm start"). */
   st->keep_impulses = (PetscBool)(w->solve.converged || !w->solve.improved);

@@ -7,13 +7,16 @@
  * dotted with list indices. Functions returning int return 0 if the value was read, -1 after a
  * problem (the message is then set); TRY returns -1 from the calling function on a problem.
  * Numbers must be plain (unquoted) decimal numbers, so "abc", true, null and "5" are rejected
- * rather than read as 0 or 5. Not collective (no MPI). */
+ * rather than read as 0 or 5, and 0 or of a magnitude within [1 / READER_NUMBER_MAX,
+ * READER_NUMBER_MAX], so that products of a few of them (a mass from a density and a radius, an
+ * energy) stay finite and normal in double precision. Not collective (no MPI). */
 #ifndef CCPDEM_SCENARIO_YAML_READER_H
 #define CCPDEM_SCENARIO_YAML_READER_H
 #include <stddef.h>
 #include <yaml.h>
 
-#define KEY_PATH_MAX 256 /* longer key paths (only in messages) end in "..." */
+#define KEY_PATH_MAX      256   /* longer key paths (only in messages) end in "..." */
+#define READER_NUMBER_MAX 1e100 /* the largest magnitude of a number, and the inverse of the smallest but 0 */
 #define TRY(call) \
   do { \
     if ((call) != 0) return -1; \
@@ -40,12 +43,13 @@ typedef struct {
 } YamlReader;
 
 /* Reads the file at path whole into *text (NUL-terminated, the caller frees it). Returns 0, or -1
- * with one message in err (cannot open or read it, out of memory, a NUL byte in it) and *text NULL. */
-int reader_read_file(const char *path, char **text, char *err, size_t errlen);
+ * with one message in err (cannot open or read it, out of memory, a NUL byte in it, more than
+ * max_bytes: refused without reading further) and *text NULL. */
+int reader_read_file(const char *path, size_t max_bytes, char **text, char *err, size_t errlen);
 /* Parses the first document of text (NUL-terminated; messages call it `name`) into r. Returns 0
- * with r open, or -1 with one message in err (malformed YAML, out of memory) and r closed.
- * text, name and err must outlive r. */
-int reader_open(YamlReader *r, const char *text, const char *name, char *err, size_t errlen);
+ * with r open, or -1 with one message in err (malformed YAML, lists and mappings nested deeper
+ * than max_depth anywhere in text, out of memory) and r closed. text, name and err must outlive r. */
+int reader_open(YamlReader *r, const char *text, const char *name, int max_depth, char *err, size_t errlen);
 /* The root node of the document, NULL if the text holds none. */
 yaml_node_t *reader_root(YamlReader *r);
 /* Returns 0 if no second document follows the first, else -1 with its message. */

@@ -7,5 +7,5 @@
 /* Collective. Writes the owned bodies [0, s->n_owned) of every rank; angular velocity is written in
  * the world frame. Creates OUT/snapshots/ if needed and rewrites OUT/snapshots.xmf to list all
  * snapshots written so far in this output directory (rank 0). */
-PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, double time, const BodyStore *s);
+PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step, double time, const BodyStore *s);
 #endif

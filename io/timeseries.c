@@ -48,7 +48,7 @@ static PetscErrorCode OpenExisting(const char *path, FILE **in)
 }
 
 /* Copies the complete rows of in (after the header) with step < first_step to out. */
-static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, const char *tmp, PetscInt first_step)
+static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, const char *tmp, PetscInt64 first_step)
 {
   char   *line = NULL;
   size_t  cap  = 0;
@@ -77,7 +77,7 @@ static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, con
 }
 
 /* Rank 0's part of TimeseriesOpen. */
-static PetscErrorCode OpenOnRoot(const char *outdir, PetscBool append, PetscInt first_step, FILE **fp)
+static PetscErrorCode OpenOnRoot(const char *outdir, PetscBool append, PetscInt64 first_step, FILE **fp)
 {
   char  path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
   FILE *in = NULL, *out;
@@ -101,7 +101,8 @@ static PetscErrorCode OpenOnRoot(const char *outdir, PetscBool append, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt first_step, Timeseries *ts)
+PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt64 first_step,
+                              Timeseries *ts)
 {
   PetscMPIInt    rank;
   PetscErrorCode err = PETSC_SUCCESS;
@@ -125,7 +126,7 @@ static PetscErrorCode WriteRow(FILE *fp, const StepStats *st, double wall_io)
   PetscFunctionBegin;
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TimeseriesWrite: call TimeseriesOpen first");
   len = fprintf(fp,
-                "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                "%" PetscInt64_FMT ",%.17g,%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT
                 ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT ",%.6g,%" PetscInt64_FMT
                 "\n",
                 st->step, st->time, st->bodies, st->contacts, st->iterations, st->residual_max, st->residual_rms,
@@ -150,12 +151,12 @@ PetscErrorCode TimeseriesWrite(MPI_Comm comm, Timeseries *ts, const StepStats *s
 
 PetscErrorCode TimeseriesCheck(MPI_Comm comm, const Timeseries *ts)
 {
-  PetscInt failed = ts->failed_step;
+  PetscInt64 failed = ts->failed_step;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Bcast(&failed, 1, MPIU_INT, 0, comm)); /* so that every rank stops, not only rank 0 */
+  PetscCallMPI(MPI_Bcast(&failed, 1, MPIU_INT64, 0, comm)); /* so that every rank stops, not only rank 0 */
   PetscCheck(failed < 0, comm, PETSC_ERR_FILE_WRITE,
-             "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", failed);
+             "Cannot append step %" PetscInt64_FMT " to the time series (see the error above)", failed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -183,10 +183,10 @@ PetscInt SimulationFindBody(Simulation sim, int64_t id)
 
 MPI_Comm             SimulationComm(Simulation sim) { return sim->comm; }
 const Scenario      *SimulationScenario(Simulation sim) { return &sim->sc; }
-PetscInt             SimulationStepCount(Simulation sim) { return sim->step; }
+PetscInt64           SimulationStepCount(Simulation sim) { return sim->step; }
 double               SimulationTime(Simulation sim) { return sim->time; }
 const StepStats     *SimulationLastStep(Simulation sim) { return &sim->last; }
-PetscInt             SimulationRemoved(Simulation sim) { return sim->removed; }
+PetscInt64           SimulationRemoved(Simulation sim) { return sim->removed; }
 int64_t              SimulationNextId(Simulation sim) { return sim->next_id; }
 int64_t              SimulationEmitted(Simulation sim, int emitter) { return sim->emitted[emitter]; }
 BodyStore           *SimulationBodies(Simulation sim) { return &sim->bodies; }

@@ -54,11 +54,11 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   for (int k = 0; k < STEP_MOVE_SUMS; k++) pl->moves_global[k] = (PetscInt)gsum[STEP_SUM_MOVES + k];
   st->kinetic_energy   = gsum[0];
   st->potential_energy = gsum[1];
-  st->bodies           = (PetscInt)gsum[2];
-  st->contacts         = (PetscInt)gsum[3];
+  st->bodies           = (PetscInt64)gsum[2];
+  st->contacts         = (PetscInt64)gsum[3];
   st->ghosts           = (PetscInt64)gsum[4];
   st->bytes_sent       = (PetscInt64)gsum[5];
-  st->warm_started     = (PetscInt)gsum[6];
+  st->warm_started     = (PetscInt64)gsum[6];
   st->max_speed        = gmax[0];
   st->imbalance        = gsum[2] > 0 ? gmax[1] * sim->size / gsum[2] : 1.0; /* as DomainImbalance */
   for (int k = 0; k < RUN_FLAGS; k++) sim->agreed[k] = (PetscBool)(gmax[STEP_MAX_FLAGS + k] > 0);

@@ -249,7 +249,7 @@ int main(int argc, char **argv)
     err = TimeseriesCheck(comm, &ts);
     PetscCall(PetscPopErrorHandler());
     CHECK(err != 0, "rank %d: TimeseriesCheck passed a row written to a full disk", rank);
-    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)",
+    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt64_FMT ", expected 3 (the first one)",
           ts.failed_step);
     if (rank == 0) {
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));

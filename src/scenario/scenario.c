@@ -58,11 +58,14 @@ int64_t scenario_step_count(double t_end, double h, char *why, size_t whylen)
 {
   const double steps = t_end / h;
 
-  if (!(h >= SCENARIO_MIN_STEP_FRACTION * t_end) || !(steps < (double)SCENARIO_MAX_STEPS + 0.5))
+  if (!(steps < (double)SCENARIO_MAX_STEPS + 0.5))
     snprintf(why, whylen,
-             "%g s in steps of %g s are %.3g steps, more than the %.3g (2^40) a run may take or a step below %g of the "
-             "end time; check time.step and the end time",
-             t_end, h, steps, (double)SCENARIO_MAX_STEPS, SCENARIO_MIN_STEP_FRACTION);
+             "%g s in steps of %g s are %.3g steps, more than the 2^40 (%.3g) a run may take; check time.step and the "
+             "end time",
+             t_end, h, steps, (double)SCENARIO_MAX_STEPS);
+  else if (!(h >= SCENARIO_MIN_STEP_FRACTION * t_end))
+    snprintf(why, whylen, "the step %g s is below %g of the end time %g s; check time.step and the end time", h,
+             SCENARIO_MIN_STEP_FRACTION, t_end);
   else if (!(steps >= 0.5))
     snprintf(why, whylen,
              "%g s is less than half of one step of %g s, so the run would take no step; give an end "

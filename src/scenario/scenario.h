@@ -25,6 +25,14 @@
 #define SCENARIO_MAX_STEPS         ((int64_t)1 << 40)
 #define SCENARIO_MIN_STEP_FRACTION 1e-12
 #define SCENARIO_MATERIALS_MAX     1024
+/* The largest magnitude of a number in a scenario, and the inverse of the smallest but 0; also of
+ * the quantities a body's state derives from them (mass, moments of inertia, momenta, energies):
+ * then products of a few of them, as the step forms, stay finite and normal in double precision. */
+#define SCENARIO_VALUE_MAX 1e100
+/* The smallest body (sphere radius, box half extent, in m): and no smaller than this fraction of
+ * the domain's largest coordinate, where a double's rounding of a position (2^-52 of it) would be
+ * a sizeable part of the body. */
+#define SCENARIO_MIN_SIZE 1e-12
 
 typedef enum {
   CONTACT_MODEL_CCP     = 0,

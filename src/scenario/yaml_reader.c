@@ -1,5 +1,6 @@
 /* Reading one YAML document into typed values (contracts in yaml_reader.h). */
 #include "scenario/yaml_reader.h"
+#include "scenario/scenario.h"
 #include "base/growth.h"
 #include <ctype.h>
 #include <errno.h>
@@ -398,9 +399,9 @@ static int number_value(YamlReader *r, const yaml_node_t *v, const char *kpath, 
   if (!is_decimal_number(text_of(v)))
     return reader_fail(r, v, kpath, "expected a number (got '%.40s'); %s", text_of(v), hint);
   *x = strtod(text_of(v), NULL);
-  if (!(fabs(*x) <= READER_NUMBER_MAX) || (*x != 0 && fabs(*x) < 1 / READER_NUMBER_MAX))
+  if (!(fabs(*x) <= SCENARIO_VALUE_MAX) || (*x != 0 && fabs(*x) < 1 / SCENARIO_VALUE_MAX))
     return reader_fail(r, v, kpath, "number out of range (got '%.40s'; give 0 or a magnitude between %g and %g); %s",
-                       text_of(v), 1 / READER_NUMBER_MAX, READER_NUMBER_MAX, hint);
+                       text_of(v), 1 / SCENARIO_VALUE_MAX, SCENARIO_VALUE_MAX, hint);
   return 0;
 }
 

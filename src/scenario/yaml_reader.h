@@ -7,16 +7,14 @@
  * dotted with list indices. Functions returning int return 0 if the value was read, -1 after a
  * problem (the message is then set); TRY returns -1 from the calling function on a problem.
  * Numbers must be plain (unquoted) decimal numbers, so "abc", true, null and "5" are rejected
- * rather than read as 0 or 5, and 0 or of a magnitude within [1 / READER_NUMBER_MAX,
- * READER_NUMBER_MAX], so that products of a few of them (a mass from a density and a radius, an
- * energy) stay finite and normal in double precision. Not collective (no MPI). */
+ * rather than read as 0 or 5, and 0 or of a magnitude within [1 / SCENARIO_VALUE_MAX,
+ * SCENARIO_VALUE_MAX] (scenario/scenario.h). Not collective (no MPI). */
 #ifndef CCPDEM_SCENARIO_YAML_READER_H
 #define CCPDEM_SCENARIO_YAML_READER_H
 #include <stddef.h>
 #include <yaml.h>
 
-#define KEY_PATH_MAX      256   /* longer key paths (only in messages) end in "..." */
-#define READER_NUMBER_MAX 1e100 /* the largest magnitude of a number, and the inverse of the smallest but 0 */
+#define KEY_PATH_MAX 256 /* longer key paths (only in messages) end in "..." */
 #define TRY(call) \
   do { \
     if ((call) != 0) return -1; \

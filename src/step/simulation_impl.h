@@ -116,6 +116,14 @@ static inline void StepStatsAddBody(const BodyStore *s, PetscInt i, const double
   energy[1] += -m * v3_dot(g, s->pos + 3 * i);
 }
 
-/* step/step_stats.c: the step's statistics from the step's work, in one reduction over ranks. */
+/* step/step_stats.c. SetAsideNonFinite, after the bodies moved and before the placement (whose
+ * migration and balancing must not see a NaN position): owned bodies whose position, velocity or
+ * orientation is not finite are removed, counted in w and the lowest id kept (one pass of
+ * multiplies and adds; the run stops at the statistics). Not collective.
+ * Compute: the step's statistics from the step's work, in one reduction over ranks; a body set
+ * aside on some rank, or statistics that are not finite (energies, speed, residual: then one more
+ * reduction finds the lowest id of a body with a non-finite term), are an error (PETSC_ERR_FP) on
+ * every rank, naming the body and the step. */
+void           StepSetAsideNonFinite(Simulation sim, StepWork *w);
 PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w);
 #endif

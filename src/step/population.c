@@ -579,7 +579,8 @@ static void check_body_state(const Origins *o, const StateLimits *lim, const Bod
   if (!why[0]) return;
   origin_key(o, i, key, sizeof key, &line);
   origin_subject(o, i, rec.pos, subject, sizeof subject);
-  report(err, errlen, o->sc, line, key, "%s%s", subject, why);
+  if (subject[0]) subject[strlen(subject) - 1] = 0; /* "sphere 17 at (x, y, z)": its ... */
+  report(err, errlen, o->sc, line, key, "%s%s%s", subject, subject[0] ? ": " : "", why);
 }
 
 /* The spheres emitter k makes, at both ends of its radius range and at its largest speed. */
@@ -607,7 +608,8 @@ static void check_emitter_states(const Scenario *sc, const StateLimits *lim, cha
 static PetscErrorCode CheckPopulation(const Origins *o, const StateLimits *lim, const BodyStore *s, char *err,
                                       size_t errlen)
 {
-  Broadphase bp;
+  Broadphase     bp;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < s->n_owned && !err[0]; i++) {
@@ -617,7 +619,22 @@ static PetscErrorCode CheckPopulation(const Origins *o, const StateLimits *lim, 
   }
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BroadphaseCreate(&bp));
-  PetscCall(BroadphaseFindPairs(&bp, s, s->n_owned, 0.0));
+  /* The pairs of touching bounding spheres: a few per body in a valid start (a packing's
+   * neighbours), but n^2 / 2 for bodies piled on one another (copies of one by a YAML alias), more
+   * than memory holds: then the bodies overlap, a refusal rather than a failure. */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = BroadphaseFindPairs(&bp, s, s->n_owned, 0.0);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr == PETSC_ERR_MEM) {
+    char key[64];
+    int  line;
+    origin_key(o, 0, key, sizeof key, &line);
+    report(err, errlen, o->sc, line, key,
+           "the %" PetscInt_FMT
+           " initial bodies overlap so much that their pairs do not fit in memory (bodies piled on "
+           "one another); move them apart",
+           s->n_owned);
+  } else PetscCall(ierr);
   for (PetscInt p = 0; p < bp.npairs && !err[0]; p++) check_pair(o, s, bp.pairs[p].i, bp.pairs[p].j, err, errlen);
   PetscCall(BroadphaseDestroy(&bp));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -24,6 +24,7 @@
 # The mutations are the same every time (FUZZ_SEED, default 1). Prints the counts of each outcome;
 # the log of every case is kept under WORKDIR.
 . "$(dirname "$0")/../script_common.sh" "$@"
+. "$(dirname "$0")/fuzz_common.sh"
 FUZZ=$REPO/tests/fuzz
 N_SCEN=${FUZZ_SCENARIOS:-510}
 N_CKPT=${FUZZ_CHECKPOINTS:-100}
@@ -53,17 +54,8 @@ RUNTIME_STOPS='so the run diverged|has left the domain'
 # A trace or a crash report in a log.
 traced() { grep -qE 'PETSC ERROR|HDF5-DIAG|Caught signal|MPI_ABORT|Segmentation|core dumped|Aborted' "$1"; }
 
-# Every number in the outputs of run directory $1 (and its log $2) is finite.
-finite_outputs() {
-  local f
-  grep -qiwE 'nan|-nan|inf|-inf' "$2" && return 1
-  [ -f "$1/timeseries.csv" ] && grep -qiwE 'nan|-nan|inf|-inf' "$1/timeseries.csv" && return 1
-  for f in "$1"/snapshots/*.h5 "$1"/checkpoints/*.h5; do
-    [ -f "$f" ] || continue
-    h5dump -w 0 "$f" 2> /dev/null | grep -qiwE 'nan|-nan|inf|-inf' && return 1
-  done
-  return 0
-}
+# Every number in the outputs of run directory $1 and in its log $2 is finite.
+finite_run() { ! grep -qiwE 'nan|-nan|inf|-inf' "$2" && finite_outputs "$1"; }
 
 # judge NAME LOG RC RUNDIR: one result line for a finished command.
 judge() {
@@ -73,11 +65,11 @@ judge() {
     one_line "$log" && echo "refused" || echo "FAIL $name: exit 2 without one error line: $(head -c 300 "$log")"
   elif [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then
     if [ "$rc" -eq 3 ] && ! ls "$dir"/checkpoints/ckpt-*.h5 > /dev/null 2>&1; then echo "FAIL $name: exit 3 without a checkpoint"
-    elif ! finite_outputs "$dir" "$log"; then echo "FAIL $name: exit $rc with a non-finite output"
+    elif ! finite_run "$dir" "$log"; then echo "FAIL $name: exit $rc with a non-finite output"
     elif [ "$rc" -eq 3 ]; then echo "stopped"
     else echo "ran"; fi
   elif [ "$rc" -eq 1 ] && one_line_after_start "$log" && grep -qE "$RUNTIME_STOPS" "$log"; then
-    finite_outputs "$dir" /dev/null && echo "stopped-at-run" || echo "FAIL $name: stopped at run time, non-finite outputs"
+    finite_outputs "$dir" && echo "stopped-at-run" || echo "FAIL $name: stopped at run time, non-finite outputs"
   elif [ "$rc" -gt 128 ]; then echo "FAIL $name: killed by signal $((rc - 128))$([ "$rc" -eq 137 ] && echo ' (a hang: 30 s)')"
   else echo "FAIL $name: exit $rc: $(tail -c 300 "$log")"; fi
 }

@@ -21,6 +21,7 @@
 #  4. Command line: -decomp_grid 3,1,1 on one rank and an unreadable -options_file are bad input;
 #     an output directory that cannot be written (-o /proc) ends in one error line, no trace.
 . "$(dirname "$0")/../script_common.sh" "$@"
+. "$(dirname "$0")/fuzz_common.sh"
 export OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_btl=self OMPI_MCA_pml=ob1 TMPDIR=$W/tmp
 mkdir -p "$TMPDIR"
 base=$W/base.yaml
@@ -42,16 +43,6 @@ YAML
 n=0
 variant() { n=$((n + 1)); sed "$1" "$base" > "$W/v$n.yaml"; grep -qF -- "$2" "$W/v$n.yaml" || fail "variant $n: '$1' changed nothing"; }
 
-# Every number in the snapshots, checkpoints and time series of run directory $1 is finite.
-finite_outputs() {
-  local f
-  [ -f "$1/timeseries.csv" ] && grep -qiwE 'nan|-nan|inf|-inf' "$1/timeseries.csv" && return 1
-  for f in "$1"/snapshots/*.h5 "$1"/checkpoints/*.h5; do
-    [ -f "$f" ] || continue
-    h5dump -w 0 "$f" 2> /dev/null | grep -qiwE 'nan|-nan|inf|-inf' && return 1
-  done
-  return 0
-}
 
 refused() { # WHAT EXPECTED-TEXT COMMAND...: exit 2, one line with the text, within 5 s, no output directory
   local what=$1 expect=$2 out rc t0 t1; shift 2
@@ -84,24 +75,22 @@ variant 's/step: 0.005, end: 0.05/step: 0.001, end: 4294967.297/' "4294967.297"
 out=$("$CCPDEM" check "$W/v$n.yaml" 2>&1)
 echo "$out" | grep -q "in 4294967297 steps of 0.001 s" || fail "step 0.001 to 4294967.297 s: $out"
 echo "  $out"
-long=$W/v$n.yaml
-"$CCPDEM" run "$long" -o "$W/long" -progress_interval 0 > "$W/long.log" 2>&1 &
-pid=$!
-sleep 3 && kill -TERM $pid
-wait $pid; rc=$?
-[ $rc -eq 3 ] || fail "the long run: exit $rc after SIGTERM, want 3: $(tail -c 300 "$W/long.log")"
-grep -q "step [0-9]*/4294967297 " "$W/long.log" || fail "the long run does not count to 4294967297 steps: $(head -c 300 "$W/long.log")"
-finite_outputs "$W/long" || fail "the long run: a non-finite output"
+# stopped WHAT DIR TOTAL COMMAND...: COMMAND -o DIR stopped by SIGTERM after 3 s: exit 3, its progress
+# lines count to TOTAL steps, its outputs finite.
+stopped() {
+  local what=$1 dir=$2 total=$3 pid rc; shift 3
+  "$CCPDEM" "$@" -o "$dir" -progress_interval 0 > "$dir.log" 2>&1 &
+  pid=$!
+  sleep 3 && kill -TERM $pid
+  wait $pid; rc=$?
+  [ $rc -eq 3 ] || fail "$what: exit $rc after SIGTERM, want 3: $(tail -c 300 "$dir.log")"
+  grep -q "step [0-9]*/$total " "$dir.log" || fail "$what does not count to $total steps: $(head -c 300 "$dir.log")"
+  finite_outputs "$dir" || fail "$what: a non-finite output"
+  echo "  $what counts to $total steps (exit 3 on SIGTERM)"
+}
+stopped "the run of 4294967297 steps" "$W/long" 4294967297 run "$W/v$n.yaml"
 ckpt=$(ls "$W"/long/checkpoints/ckpt-*.h5 | tail -1)
-echo "  run counts to 4294967297 steps; stopped at $(basename "$ckpt") (exit 3)"
-"$CCPDEM" restart "$ckpt" --until 1e7 -o "$W/long2" -progress_interval 0 > "$W/long2.log" 2>&1 &
-pid=$!
-sleep 3 && kill -TERM $pid
-wait $pid; rc=$?
-[ $rc -eq 3 ] || fail "restart --until 1e7: exit $rc after SIGTERM, want 3: $(tail -c 300 "$W/long2.log")"
-grep -q "step [0-9]*/10000000000 " "$W/long2.log" || fail "restart --until 1e7 does not count to 10^10 steps: $(head -c 300 "$W/long2.log")"
-finite_outputs "$W/long2" || fail "restart --until 1e7: a non-finite output"
-echo "  restart --until 1e7 counts to 10000000000 steps (exit 3 on SIGTERM)"
+stopped "its restart from $(basename "$ckpt") with --until 1e7" "$W/long2" 10000000000 restart "$ckpt" --until 1e7
 refused "restart --until 1e300" "--until 1e+300: 1e+300 s in steps of 0.001 s are 1e+303 steps, more than the 2^40" \
   restart "$ckpt" --until 1e300
 

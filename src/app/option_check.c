@@ -97,10 +97,16 @@ static const char *nearest_option(const char *name)
   return best;
 }
 
-static PetscBool listed(const char *name)
+static PetscBool listed_ccpdem(const char *name)
 {
   for (size_t k = 0; k < N_OPTIONS; k++)
     if (!strcmp(name, ccpdem_options[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+static PetscBool listed(const char *name)
+{
+  if (listed_ccpdem(name)) return PETSC_TRUE;
   for (size_t k = 0; k < N_PREFIXES; k++)
     if (!strncmp(name, petsc_prefixes[k], strlen(petsc_prefixes[k]))) return PETSC_TRUE;
   return PETSC_FALSE;
@@ -145,11 +151,11 @@ PetscErrorCode OptionsCheckFinite(char *err, size_t errlen)
     char        *end;
     const double x = strtod(tok, &end);
     if (end != tok && !*end) { /* a number ("-inf" too), the value of the option before it */
-      if (!isfinite(x))
+      if (!isfinite(x) && name && strcmp(name, "-o") && listed_ccpdem(name + 1))
         PetscCall(PetscSNPrintf(err, errlen,
                                 "command line: %s %s is not a finite number; give a finite value (-help "
                                 "lists the options)",
-                                name ? name : "an option", tok));
+                                name, tok));
     } else if (tok[0] == '-') name = tok;
   }
   PetscCall(PetscFree(all));

@@ -8,9 +8,9 @@
  * nothing has read so far and that is no ccpdem option, with the nearest ccpdem option as a
  * suggestion; "" when there is none. Call once everything that reads options was set up. */
 PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen);
-/* err <- one message naming the first option whose value is a number that is not finite ("-ccp_tol
- * inf", "nan", "1e999"): no ccpdem option takes one; "" when there is none. Not collective (every
- * rank holds the same options). */
+/* err <- one message naming the first of ccpdem's options (but -o, a path) whose value is a number
+ * that is not finite ("-ccp_tol inf", "nan", "1e999"): none takes one; "" when there is none. Not
+ * collective (every rank holds the same options). */
 PetscErrorCode OptionsCheckFinite(char *err, size_t errlen);
 /* Options files named on the command line (-options_file F, -options_file_yaml F) that cannot be
  * read: PetscInitialize would stop on them with a trace. Plain C, before PetscInitialize: returns 0,

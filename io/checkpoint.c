@@ -4,6 +4,7 @@
 #include "io/h5.h"
 #include "io/output_file.h"
 #include "penalty/history.h"
+#include "scenario/scenario.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +21,10 @@
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME  0x100000001b3ULL
 #define WHY_MAX    512
+
+/* The bytes one body takes in the /bodies datasets (the BODY_FIELDS rows, without a struct's padding). */
+#define FIELD_BYTES(type, name, width) +sizeof(type) * (width)
+#define BODY_ROW_BYTES                 (0 BODY_FIELDS(FIELD_BYTES))
 
 /* HDF5 memory type of a BODY_FIELDS array; a field of a new C type needs a line here. */
 #define FIELD_MEMTYPE(ptr) \
@@ -422,8 +427,35 @@ typedef struct {
   double       *cuts;    /* and its cuts, x then y then z */
   int64_t      *emitted; /* bodies made per emitter (NULL: not stored, none made) */
   hsize_t       n_emitted;
+  hsize_t       file_bytes;   /* the file's size: no dataset (none is compressed) holds more */
   char          why[WHY_MAX]; /* the first reason the file is refused, "" if none */
 } Reader;
+
+/* A dataset's rows of row_bytes each must fit in the file, checked before anything is allocated for
+ * them: a forged or damaged size (3 x 2^30 bodies, a flipped bit in a length) is refused here. */
+static void CheckBytes(Reader *r, const char *name, hsize_t rows, size_t row_bytes)
+{
+  if (r->why[0] || !row_bytes || rows <= r->file_bytes / row_bytes) return;
+  snprintf(r->why, sizeof(r->why),
+           "dataset %s claims %llu rows of %zu bytes, more than the file's %llu bytes (a damaged or forged size)", name,
+           (unsigned long long)rows, row_bytes, (unsigned long long)r->file_bytes);
+}
+
+/* Rows split over the ranks of comm must leave each rank a count its arrays can index (PetscInt). */
+static PetscErrorCode CheckRowsPerRank(MPI_Comm comm, Reader *r, const char *what, int64_t rows)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (rows / size + 1 > PETSC_MAX_INT)
+    snprintf(r->why, sizeof(r->why),
+             "its %" PRId64 " %s are more than %d ranks can hold (at most %d each); restart on at least %" PRId64
+             " ranks",
+             rows, what, size, PETSC_MAX_INT - 1, rows / (PETSC_MAX_INT - 1) + 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode ReadScalar(Reader *r, const char *name, hid_t memtype, void *value)
 {
@@ -549,8 +581,9 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reads a replicated byte string (every rank reads all of it) into a new NUL-terminated buffer. */
-static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, char **out, uint64_t *sum)
+/* Reads a replicated byte string (every rank reads all of it, at most max bytes) into a new
+ * NUL-terminated buffer. */
+static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, size_t max, char **out, uint64_t *sum)
 {
   hsize_t     n;
   PetscBool   found;
@@ -564,6 +597,11 @@ static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, cha
     snprintf(r->why, sizeof(r->why), "dataset %s is missing", name);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, name, n, 1);
+  if (!r->why[0] && n > max)
+    snprintf(r->why, sizeof(r->why), "dataset %s has %llu bytes, more than the %zu it may have", name,
+             (unsigned long long)n, max);
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(n + 1, out));
   (*out)[n] = 0;
@@ -643,6 +681,8 @@ static PetscErrorCode ReadWalls(MPI_Comm comm, Reader *r, int nw, uint64_t *sum)
   PetscFunctionBegin;
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  CheckBytes(r, "/walls/center", (hsize_t)nw, 3 * sizeof(double));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(3 * nw + 1, &r->centers));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, (hsize_t)nw, &all));
   PetscCall(IoH5ReadRows(r->file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &all, r->centers, r->why, sizeof(r->why)));
@@ -669,6 +709,8 @@ static PetscErrorCode ReadEmitters(MPI_Comm comm, Reader *r, uint64_t *sum)
     snprintf(r->why, sizeof(r->why), "dataset /layout/emitted has %llu rows", (unsigned long long)r->n_emitted);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, "/layout/emitted", r->n_emitted, sizeof(int64_t));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(r->n_emitted + 1, &r->emitted));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, r->n_emitted, &all));
@@ -696,6 +738,8 @@ static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint
              (unsigned long long)n);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, "/layout/rows_per_rank", n, 2 * sizeof(int64_t));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(2 * n, &counts));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, n, &all));
@@ -778,12 +822,20 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscFunctionBegin;
   PetscCall(OpenFile(comm, file, r));
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (H5Fget_filesize(r->file, &r->file_bytes) < 0) snprintf(r->why, sizeof(r->why), "its size cannot be read");
   PetscCall(ReadHeader(r, &h, &stored));
-  PetscCall(ReadString(comm, r, "/scenario/text", &r->text, &local));
-  PetscCall(ReadString(comm, r, "/scenario/path", &r->spath, &local));
+  PetscCall(ReadString(comm, r, "/scenario/text", SCENARIO_TEXT_MAX, &r->text, &local));
+  PetscCall(ReadString(comm, r, "/scenario/path", SCENARIO_PATH_MAX - 1, &r->spath, &local));
   PetscCall(CheckRows(r, "/walls/center", h.walls));
   PetscCall(CheckRows(r, "/bodies/id", h.bodies));
   PetscCall(CheckRows(r, "/contacts/ida", h.contacts));
+  CheckBytes(r, "/bodies", (hsize_t)h.bodies, BODY_ROW_BYTES);
+  CheckBytes(r, "/contacts", (hsize_t)h.contacts,
+             2 * sizeof(int64_t) + sizeof(int32_t) +
+               sizeof(double) *
+                 (H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CCP_RECORD_WIDTH));
+  PetscCall(CheckRowsPerRank(comm, r, "bodies", h.bodies));
+  PetscCall(CheckRowsPerRank(comm, r, "contact records", h.contacts));
   PetscCall(ReadWalls(comm, r, (int)h.walls, &local));
   PetscCall(ReadLayout(comm, r, &h, &local));
   PetscCall(ReadCuts(comm, r, &local));
@@ -871,6 +923,43 @@ static PetscErrorCode ReaderHandOver(Reader *r, CheckpointState *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An error while reading (an HDF5 call that fails on a damaged file) is a refusal of the file: its
+ * first message becomes the reason, and the readers return quietly. */
+static PetscErrorCode KeepReadError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                    PetscErrorType p, const char *mess, void *ctx)
+{
+  Reader *r = (Reader *)ctx;
+
+  (void)comm, (void)line, (void)fun, (void)file;
+  if (p == PETSC_ERROR_INITIAL && !r->why[0])
+    snprintf(r->why, sizeof(r->why), "it cannot be read (%s)", mess && mess[0] ? mess : "an HDF5 call failed");
+  return n;
+}
+
+/* ReadAll with HDF5's error printing off and its failures kept as the reason to refuse the file
+ * (but running out of memory is an error); the ranks agree on the refusal. */
+static PetscErrorCode ReadAllRefusing(MPI_Comm comm, const char *file, Reader *r)
+{
+  H5E_auto2_t    old_func;
+  void          *old_data;
+  PetscErrorCode ierr;
+  int            bad, any_bad;
+
+  PetscFunctionBegin;
+  CCPDEM_H5(H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data));
+  CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  PetscCall(PetscPushErrorHandler(KeepReadError, r));
+  ierr = ReadAll(comm, file, r);
+  PetscCall(PetscPopErrorHandler());
+  CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, old_func, old_data));
+  PetscCheck(ierr != PETSC_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory while reading %s", file);
+  if (ierr && !r->why[0]) snprintf(r->why, sizeof(r->why), "it cannot be read");
+  bad = r->why[0] != 0;
+  PetscCallMPI(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+  if (any_bad && !bad) snprintf(r->why, sizeof(r->why), "another rank could not read it");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, CheckpointState *st, char *err, size_t errlen)
 {
   Reader r;
@@ -880,7 +969,7 @@ PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, CheckpointState *
   PetscCall(PetscMemzero(st, sizeof(*st)));
   memset(&r, 0, sizeof(r));
   r.file = -1;
-  WITH_HDF5_QUIET(ReadAll(comm, file, &r));
+  PetscCall(ReadAllRefusing(comm, file, &r));
   if (r.why[0]) snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, r.why);
   else PetscCall(ReaderHandOver(&r, st));
   PetscCall(ReaderClose(&r));

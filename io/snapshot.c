@@ -119,7 +119,7 @@ static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double ti
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, double time, const BodyStore *s,
+PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step, double time, const BodyStore *s,
                              char *err, size_t errlen)
 {
   char           dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], index[PETSC_MAX_PATH_LEN];
@@ -130,7 +130,7 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt step, d
   int            index_errnum = 0, agreed;
 
   PetscFunctionBegin;
-  PetscCheck(step >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "SnapshotWrite: negative step %" PetscInt_FMT, step);
+  PetscCheck(step >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "SnapshotWrite: negative step %" PetscInt64_FMT, step);
   PetscCall(CheckSameOnAllRanks(comm, step64, time));
   PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/snapshots", outdir));
   PetscCall(IoMakeDirs(comm, dir, err, errlen));

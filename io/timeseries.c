@@ -44,7 +44,7 @@ static PetscErrorCode OpenExisting(const char *path, FILE **in, char *why, size_
 }
 
 /* Copies the complete rows of in (after the header) with step < first_step to out. */
-static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, IoText *out, PetscInt first_step, char *why,
+static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, IoText *out, PetscInt64 first_step, char *why,
                                       size_t whylen)
 {
   char   *line = NULL;
@@ -73,7 +73,7 @@ static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, IoText *out, P
 }
 
 /* Rank 0's part of TimeseriesOpen: why <- "" or the one line of a failure. */
-static PetscErrorCode OpenOnRoot(Timeseries *ts, PetscBool append, PetscInt first_step, char *why, size_t whylen)
+static PetscErrorCode OpenOnRoot(Timeseries *ts, PetscBool append, PetscInt64 first_step, char *why, size_t whylen)
 {
   FILE *in = NULL;
 
@@ -94,8 +94,8 @@ static PetscErrorCode OpenOnRoot(Timeseries *ts, PetscBool append, PetscInt firs
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt first_step, Timeseries *ts,
-                              char *err, size_t errlen)
+PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt64 first_step,
+                              Timeseries *ts, char *err, size_t errlen)
 {
   PetscMPIInt rank;
   char        why[1024] = "";
@@ -123,7 +123,7 @@ PetscErrorCode TimeseriesWrite(MPI_Comm comm, Timeseries *ts, const StepStats *s
   PetscCheck(ts->text.fp || ts->text.errnum, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "TimeseriesWrite: call TimeseriesOpen first");
   (void)IoTextPrintf(&ts->text,
-                     "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+                     "%" PetscInt64_FMT ",%.17g,%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT
                      ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT
                      ",%.6g,%" PetscInt64_FMT "\n",
                      st->step, st->time, st->bodies, st->contacts, st->iterations, st->residual_max, st->residual_rms,

@@ -120,7 +120,7 @@ static int CompareSteps(const void *a, const void *b)
 
 /* The snapshots of OUT/snapshots with 0 < rows and step <= last_step, sorted by step. *entries is
  * PetscMalloc'ed (free with PetscFree); a missing directory means no snapshots. */
-static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, SnapshotEntry **entries, size_t *count)
+static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt64 last_step, SnapshotEntry **entries, size_t *count)
 {
   char           dirpath[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
   DIR           *dir;
@@ -237,7 +237,7 @@ static PetscErrorCode EmitGrid(IoText *t, const SnapshotEntry *e)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step, int *errnum)
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt64 last_step, int *errnum)
 {
   char           path[PETSC_MAX_PATH_LEN];
   SnapshotEntry *entries;

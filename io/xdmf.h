@@ -18,5 +18,5 @@
  * to the abandoned trajectory (their files stay until overwritten). Snapshots with no bodies are
  * left out (readers reject zero-size HDF5 data items); unreadable files are skipped with a warning
  * on stderr so a stray file cannot stop a run. */
-PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step, int *errnum);
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt64 last_step, int *errnum);
 #endif

@@ -240,21 +240,26 @@ static int UntilOption(int argc, char **argv, double *t)
   return 0;
 }
 
-/* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step. */
+/* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step, or
+ * more steps away than a run may take (scenario_step_count). */
 static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_given, double until, char *err,
                                    size_t errlen)
 {
   const Scenario *sc = SimulationScenario(sim);
+  char            why[256];
+  const int64_t   steps = scenario_step_count(until_given ? until : sc->time_end, sc->time_step, why, sizeof(why));
 
   PetscFunctionBegin;
-  if (until_given) {
-    if (llround(until / sc->time_step) <= SimulationStepCount(sim))
+  if (!steps && until_given) PetscCall(PetscSNPrintf(err, errlen, "--until %g: %s", until, why));
+  else if (!steps) PetscCall(PetscSNPrintf(err, errlen, "%s: its scenario's time.end: %s", ckpt, why));
+  else if (until_given) {
+    if (steps <= SimulationStepCount(sim))
       PetscCall(PetscSNPrintf(err, errlen,
-                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT
+                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt64_FMT
                               " of %g s); give a later end time",
                               until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
     else SimulationSetEndTime(sim, until);
-  } else if (llround(sc->time_end / sc->time_step) <= SimulationStepCount(sim))
+  } else if (steps <= SimulationStepCount(sim))
     PetscCall(PetscSNPrintf(err, errlen,
                             "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt,
                             sc->time_end));
@@ -305,7 +310,7 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   PetscCall(ClaimOutput(&sim, outdir, PETSC_TRUE, PETSC_FALSE, exit_code, &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT
+                        "ccpdem: restart from %s: step %" PetscInt64_FMT ", t = %.17g s, %" PetscInt64_FMT
                         " bodies, to t = %g s, output in %s\n",
                         ckpt, SimulationStepCount(sim), SimulationTime(sim), SimulationLastStep(sim)->bodies,
                         SimulationScenario(sim)->time_end, outdir));

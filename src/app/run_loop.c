@@ -9,21 +9,21 @@
 #include <unistd.h>
 
 typedef struct {
-  double    wall_start, last_print, interval; /* s */
-  PetscBool tty;                              /* stderr is a terminal: redraw one line */
-  double    wall_detect, wall_solve, wall_integrate, wall_io;
-  PetscInt  unconverged, iterations;
-  double    max_speed;
-  PetscInt  first_step; /* step the run (or restart) began at */
+  double     wall_start, last_print, interval; /* s */
+  PetscBool  tty;                              /* stderr is a terminal: redraw one line */
+  double     wall_detect, wall_solve, wall_integrate, wall_io;
+  PetscInt64 unconverged, iterations;
+  double     max_speed;
+  PetscInt64 first_step; /* step the run (or restart) began at */
 } Progress;
 
 /* When to checkpoint (0 = never by that criterion). */
 typedef struct {
-  PetscInt every_steps;     /* -checkpoint_every_steps */
-  PetscInt every_sim_steps; /* -checkpoint_interval (or output.checkpoint_interval) as steps */
-  double   wall_interval;   /* -checkpoint_wall_interval (s) */
-  double   wall_last;       /* wall time of the last checkpoint, or of the start */
-  PetscInt last_step;       /* step of the last checkpoint written, -1 none */
+  PetscInt   every_steps;     /* -checkpoint_every_steps */
+  PetscInt64 every_sim_steps; /* -checkpoint_interval (or output.checkpoint_interval) as steps */
+  double     wall_interval;   /* -checkpoint_wall_interval (s) */
+  double     wall_last;       /* wall time of the last checkpoint, or of the start */
+  PetscInt64 last_step;       /* step of the last checkpoint written, -1 none */
 } CheckpointPlan;
 
 /* Set by SIGUSR1/SIGTERM (batch systems send them before a time limit); read once per step. */
@@ -94,7 +94,7 @@ static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
              interval);
   PetscCheck(cp->wall_interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
              "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
-  cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sc->time_step)) : 0;
+  cp->every_sim_steps = scenario_interval_steps(interval, sc->time_step);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -127,10 +127,10 @@ PetscErrorCode RunLoopCheckOptions(Simulation sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt nsteps, PetscBool final)
+static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt64 nsteps, PetscBool final)
 {
   const StepStats *st   = SimulationLastStep(sim);
-  const PetscInt   step = SimulationStepCount(sim);
+  const PetscInt64 step = SimulationStepCount(sim);
   const double     now = MPI_Wtime(), el = now - pr->wall_start;
   const double     rate = el > 0 ? (step - pr->first_step) / el : 0;
   const double     eta  = rate > 0 ? (nsteps - step) / rate : 0;
@@ -138,8 +138,8 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt n
   if (!final && now - pr->last_print < pr->interval) return;
   pr->last_print = now;
   PetscCallVoid(PetscFPrintf(comm, stderr,
-                             "%sstep %" PetscInt_FMT "/%" PetscInt_FMT "  t=%.4g/%.4g s  bodies %" PetscInt_FMT
-                             "  contacts %" PetscInt_FMT "  it %" PetscInt_FMT
+                             "%sstep %" PetscInt64_FMT "/%" PetscInt64_FMT "  t=%.4g/%.4g s  bodies %" PetscInt64_FMT
+                             "  contacts %" PetscInt64_FMT "  it %" PetscInt_FMT
                              "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
                              pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end,
                              st->bodies, st->contacts, st->iterations, st->residual_max, st->converged ? "" : "*", rate,
@@ -179,13 +179,13 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   const NeighbourList *nlist = SimulationNeighbourList(sim);
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n",
+  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt64_FMT " steps to t = %g s in %.3f s wall\n",
                         SimulationStepCount(sim), SimulationTime(sim), total));
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n",
                         pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm,
-                        "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT
-                        ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT
+                        "  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT " left the domain), contacts %" PetscInt64_FMT
+                        ", solver iterations %" PetscInt64_FMT " in all, %" PetscInt64_FMT
                         " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
                         pr->iterations, pr->unconverged, pr->max_speed));
@@ -261,17 +261,17 @@ static void SetRunFlags(Simulation sim, PetscMPIInt rank, const CheckpointPlan *
 
 PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, RunEnd *end)
 {
-  const Scenario  *sc       = SimulationScenario(sim);
-  const StepStats *last     = SimulationLastStep(sim);
-  const MPI_Comm   comm     = SimulationComm(sim);
-  const double     h        = sc->time_step;
-  const PetscInt   nsteps   = (PetscInt)llround(sc->time_end / h);
-  const PetscInt snap_every = sc->snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sc->snapshot_interval / h)) : 0;
-  Timeseries     ts;
-  Progress       pr      = {0};
-  double         io_prev = 0;
-  CheckpointPlan cp;
-  PetscBool      checkpointing, requeue = PETSC_FALSE;
+  const Scenario  *sc         = SimulationScenario(sim);
+  const StepStats *last       = SimulationLastStep(sim);
+  const MPI_Comm   comm       = SimulationComm(sim);
+  const double     h          = sc->time_step;
+  const PetscInt64 nsteps     = scenario_step_count(sc->time_end, h, NULL, 0); /* checked when read */
+  const PetscInt64 snap_every = scenario_interval_steps(sc->snapshot_interval, h);
+  Timeseries       ts;
+  Progress         pr      = {0};
+  double           io_prev = 0;
+  CheckpointPlan   cp;
+  PetscBool        checkpointing, requeue = PETSC_FALSE;
   struct sigaction old_handlers[2];
   char             ckpt_path[PETSC_MAX_PATH_LEN] = ""; /* the last good checkpoint */
   char             err[1024]                     = "", close_err[1024];
@@ -292,9 +292,9 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   if (!err[0] && pr.first_step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr, err, sizeof(err)));
   PetscCall(InstallStopHandlers(old_handlers));
   while (!err[0] && SimulationStepCount(sim) < nsteps) {
-    double    io0;
-    PetscBool stop, wall_due, snapshot_due, checkpoint_due;
-    PetscInt  step;
+    double     io0;
+    PetscBool  stop, wall_due, snapshot_due, checkpoint_due;
+    PetscInt64 step;
     SetRunFlags(sim, rank, &cp, &ts);
     PetscCall(SimulationStep(sim));
     step = SimulationStepCount(sim);
@@ -342,7 +342,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   if (requeue) {
     *end = RUN_REQUEUE;
     PetscCall(PetscPrintf(comm,
-                          "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt_FMT
+                          "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt64_FMT
                           " (t = %.17g s) to %s; continue with: ccpdem restart %s\n",
                           SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -76,10 +76,10 @@ PetscBool SimulationAgreed(Simulation sim, RunFlag flag);
 /* Queries (not collective). */
 MPI_Comm         SimulationComm(Simulation sim);
 const Scenario  *SimulationScenario(Simulation sim);
-PetscInt         SimulationStepCount(Simulation sim);            /* steps taken (0 at the start) */
+PetscInt64       SimulationStepCount(Simulation sim);            /* steps taken (0 at the start) */
 double           SimulationTime(Simulation sim);                 /* simulated time (s) */
 const StepStats *SimulationLastStep(Simulation sim);             /* the last step's statistics (global) */
-PetscInt         SimulationRemoved(Simulation sim);              /* bodies that left the domain so far (global) */
+PetscInt64       SimulationRemoved(Simulation sim);              /* bodies that left the domain so far (global) */
 int64_t          SimulationNextId(Simulation sim);               /* the global id the next new body gets */
 int64_t          SimulationEmitted(Simulation sim, int emitter); /* bodies emitter k has made */
 /* This rank's bodies: owned [0, n_owned), then the last step's ghosts. Between steps a caller may

@@ -142,15 +142,15 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   PetscCall(BodyStoreCreate(st->bodies));
   PetscCall(ImpulseMemoryCreate(st->memory));
   for (int k = 0; k < st->n_walls; k++) PetscCall(PetscArraycpy(sim->walls[k].center, st->wall_centers + 3 * k, 3));
-  sim->step               = (PetscInt)st->step;
+  sim->step               = st->step;
   sim->time               = st->time;
-  sim->removed            = (PetscInt)st->removed;
+  sim->removed            = st->removed;
   sim->next_id            = st->next_id;
   sim->last.keep_impulses = st->last_keep_impulses;
   sim->run_id             = st->run_id;
   sim->last.step          = sim->step;
   sim->last.time          = sim->time;
-  sim->last.bodies        = (PetscInt)st->bodies_total;
+  sim->last.bodies        = st->bodies_total;
   for (int64_t k = 0; k < st->n_emitters; k++) sim->emitted[k] = st->emitted[k];
   PetscCall(PlacementSetUpHalo(sim, serr, sizeof(serr)));
   if (serr[0]) {

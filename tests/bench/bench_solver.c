@@ -348,7 +348,7 @@ static PetscErrorCode SettleBed(const Bench *b, const Problem *p)
 {
   Simulation   sim;
   PetscOptions own;
-  char         tmp[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], dir[PETSC_MAX_PATH_LEN];
+  char tmp[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], dir[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128];
   const double w0 = MPI_Wtime();
 
   PetscFunctionBegin;
@@ -364,15 +364,16 @@ static PetscErrorCode SettleBed(const Bench *b, const Problem *p)
     PetscCall(SimulationStep(sim));
   }
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.settling-%d", p->file, (int)getpid()));
-  PetscCall(SimulationWriteCheckpoint(sim, tmp, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(sim, tmp, path, sizeof(path), err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "%s", err);
   PetscCheck(!rename(path, p->file), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s: %s", path, p->file,
              strerror(errno));
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", tmp));
   PetscCheck(!rmdir(dir) && !rmdir(tmp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot remove %s: %s", dir,
              strerror(errno));
   PetscCall(PetscPrintf(PETSC_COMM_SELF,
-                        "settled %s: %" PetscInt_FMT " bodies, %" PetscInt_FMT " steps in %.0f s, %" PetscInt_FMT
-                        " contacts, %" PetscInt_FMT
+                        "settled %s: %" PetscInt_FMT " bodies, %" PetscInt_FMT " steps in %.0f s, %" PetscInt64_FMT
+                        " contacts, %" PetscInt64_FMT
                         " bodies left the domain, max speed %.2e m/s, last step %s (%" PetscInt_FMT
                         " APGD iterations); cached in %s\n",
                         p->name, SimulationBodies(sim)->n_owned, b->settle_steps, MPI_Wtime() - w0,
@@ -396,7 +397,11 @@ static PetscErrorCode PrepareProblems(Bench *b, char *msg, size_t len, int *code
   PetscFunctionBegin;
   msg[0] = 0;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(IoMakeDirs(PETSC_COMM_WORLD, b->cache));
+  PetscCall(IoMakeDirs(PETSC_COMM_WORLD, b->cache, msg, len));
+  if (msg[0]) {
+    *code = 1;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (int k = 0; k < b->n_problems; k++) {
     Problem *p = &b->problem[k];
     int      missing;

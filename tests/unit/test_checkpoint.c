@@ -72,7 +72,7 @@ static void CompareSimulations(Simulation a, Simulation b)
   const double     ta = SimulationTime(a), tb = SimulationTime(b);
 
   CHECK(SimulationStepCount(a) == SimulationStepCount(b) && !memcmp(&ta, &tb, sizeof(double)),
-        "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", SimulationStepCount(a),
+        "step/time differ: %" PetscInt64_FMT "/%.17g vs %" PetscInt64_FMT "/%.17g", SimulationStepCount(a),
         SimulationTime(a), SimulationStepCount(b), SimulationTime(b));
   CHECK(SimulationRemoved(a) == SimulationRemoved(b) && SimulationNextId(a) == SimulationNextId(b),
         "removed/next_id differ");

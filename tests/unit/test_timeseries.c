@@ -266,7 +266,7 @@ int main(int argc, char **argv)
     PetscCall(TimeseriesCheck(comm, &ts, PETSC_FALSE, msg, sizeof(msg)));
     CHECK(strstr(msg, "writing ") && strstr(msg, "timeseries.csv (step 3): No space left on device"),
           "rank %d: TimeseriesCheck after a row written to a full disk says '%s'", rank, msg);
-    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)",
+    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt64_FMT ", expected 3 (the first one)",
           ts.failed_step);
     PetscCall(TimeseriesClose(comm, &ts, msg, sizeof(msg))); /* /dev/full: closing does not hide the failure */
     CHECK(msg[0], "rank %d: TimeseriesClose after a failed row reports nothing", rank);

@@ -40,6 +40,20 @@ static uint64_t Fnv1a(uint64_t h, const void *data, size_t n)
   return h;
 }
 
+/* A bijective 64-bit finalizer (xor-shifts and odd multipliers, as in MurmurHash3's fmix64) applied
+ * to each row's FNV-1a hash before the rows are summed. Without it a row's hash is affine in its
+ * last bytes, so the same bit flipped one way in one row and the other way in another row changed
+ * the sum by +d and -d and the damage passed the checksum. */
+static inline uint64_t MixRow(uint64_t h)
+{
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
 /* This rank's part of the checksum (checkpoint.h) for rows [offset, offset + n_local) of dataset name. */
 static uint64_t RowsHash(const char *name, const void *buf, size_t row_bytes, const IoH5Rows *rows)
 {
@@ -62,11 +76,11 @@ static uint64_t RowsHash(const char *name, const void *buf, size_t row_bytes, co
       }
     for (size_t i = 0; i < row_bytes; i++)
       for (int l = 0; l < LANES; l++) h[l] = (h[l] ^ b[(r + (hsize_t)l) * row_bytes + i]) * FNV_PRIME;
-    for (int l = 0; l < LANES; l++) sum += h[l];
+    for (int l = 0; l < LANES; l++) sum += MixRow(h[l]);
   }
   for (; r < rows->n_local; r++) {
     const uint64_t g = rows->offset + r;
-    sum += Fnv1a(Fnv1a(seed, &g, sizeof(g)), b + r * row_bytes, row_bytes);
+    sum += MixRow(Fnv1a(Fnv1a(seed, &g, sizeof(g)), b + r * row_bytes, row_bytes));
   }
   return sum;
 }
@@ -126,7 +140,7 @@ static uint64_t HeaderHash(const Header *h)
   x = Fnv1a(x, &h->bodies, sizeof(h->bodies));
   x = Fnv1a(x, &h->contacts, sizeof(h->contacts));
   x = Fnv1a(x, &h->walls, sizeof(h->walls));
-  return Fnv1a(x, h->run_id, sizeof(h->run_id));
+  return MixRow(Fnv1a(x, h->run_id, sizeof(h->run_id)));
 }
 
 /* ------------------------------------------------------------------ writer */

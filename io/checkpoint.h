@@ -7,7 +7,8 @@
  * Format version 6 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and
  * /contacts/history; 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
  * doubles, the touching flag and the four stick/slip modes as bits of one; 5: last_keep_impulses in
- * place of last_converged; 6: run_id; the reader refuses other versions, also files whose other parts did not
+ * place of last_converged; 6: run_id, and each row's hash mixed before the sum; the reader refuses other versions,
+ * also files whose other parts did not
  * change). Root attributes (scalars, little-endian): ccpdem_checkpoint_version int32   step int64   time double
  * removed int64   next_id int64   last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the
  * warm-start decay)   bodies int64   contacts int64   walls int32   run_id string of 32 characters (the run's id,
@@ -40,13 +41,14 @@
  * bitwise and one on another rank count continues with the same state.
  *
  * Checksum: the sum modulo 2^64 over every row of every dataset above of
- *   FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes as
- *   stored, little-endian),
- * plus FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
- * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding, and the run id's 32
- * characters). A sum of
- * per-row hashes is independent of how rows are split over ranks (one Allreduce), changes with any
- * byte of any row, and with the order of rows. */
+ *   mix(FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes
+ *   as stored, little-endian)),
+ * plus mix(FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
+ * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding, and
+ * the run id's 32 characters)), mix being MurmurHash3's 64-bit finalizer. A sum of per-row hashes
+ * is independent of how rows are split over ranks (one Allreduce), changes with any byte of any
+ * row, and with the order of rows; the finalizer keeps changes in two rows from cancelling in the
+ * sum (FNV-1a alone is affine in a row's last bytes). */
 #ifndef CCPDEM_IO_CHECKPOINT_H
 #define CCPDEM_IO_CHECKPOINT_H
 #include "bodies/body_store.h"

@@ -4,6 +4,7 @@
 #include "step/simulation_impl.h"
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
+#include <math.h>
 #include <string.h>
 
 void SimulationSetRunId(Simulation sim, const RunId *id) { sim->run_id = *id; }
@@ -97,6 +98,68 @@ static PetscErrorCode RestoreCuts(Simulation sim, const CheckpointState *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* What BodyFault finds wrong with a body read from a checkpoint (0: nothing). */
+static const char *const body_faults[] = {
+  NULL,
+  "a body's id is negative or not below the checkpoint's next_id",
+  "its material index is not one of its scenario's materials",
+  "its shape is neither a sphere nor a box",
+  "its mass is not a positive finite number",
+  "its bounding radius is not a positive finite number",
+  "a moment of inertia is not a positive finite number",
+  "a size is negative or not finite",
+  "its position is not finite",
+  "its velocity is not finite",
+  "its orientation is not a unit quaternion",
+};
+
+/* The first fault (an index into body_faults) of body b against the scenario's materials and shapes
+ * and what the integrator and the solvers assume, or 0. The checksum finds damage; this finds a
+ * file that is consistent but not one ccpdem would write. */
+static int BodyFault(const BodyRecord *b, int n_materials, int64_t next_id)
+{
+  const double qq = b->quat[0] * b->quat[0] + b->quat[1] * b->quat[1] + b->quat[2] * b->quat[2] +
+                    b->quat[3] * b->quat[3];
+
+  if (b->id[0] < 0 || b->id[0] >= next_id) return 1;
+  if (b->material[0] < 0 || b->material[0] >= n_materials) return 2;
+  if (b->shape[0] != SHAPE_SPHERE && b->shape[0] != SHAPE_BOX) return 3;
+  if (!(b->mass[0] > 0 && isfinite(b->mass[0]))) return 4;
+  if (!(b->radius[0] > 0 && isfinite(b->radius[0]))) return 5;
+  for (int a = 0; a < 3; a++) {
+    if (!(b->inertia[a] > 0 && isfinite(b->inertia[a]))) return 6;
+    if (!(b->size[a] >= 0 && isfinite(b->size[a]))) return 7;
+    if (!isfinite(b->pos[a])) return 8;
+  }
+  for (int a = 0; a < 6; a++)
+    if (!isfinite(b->vel[a])) return 9;
+  if (!(fabs(qq - 1) < 1e-6)) return 10; /* the integrator keeps |q| = 1 to rounding */
+  return 0;
+}
+
+/* Collective. why <- the fault of the body with the lowest id that BodyFault refuses, the same on
+ * every rank; untouched when every body passes. */
+static PetscErrorCode CheckBodies(MPI_Comm comm, const CheckpointState *st, int n_materials, char *why, size_t whylen)
+{
+  const int64_t n_codes = (int64_t)(sizeof(body_faults) / sizeof(body_faults[0]));
+  int64_t       mine    = INT64_MAX, first; /* id * n_codes + fault: the lowest id's fault */
+  BodyRecord    b;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < st->bodies->n_owned; i++) {
+    int f;
+
+    BodyStoreGet(st->bodies, i, &b);
+    f = BodyFault(&b, n_materials, st->next_id);
+    if (f) mine = PetscMin(mine, (f == 1 ? 0 : b.id[0]) * n_codes + f); /* an id out of range sorts first */
+  }
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+  if (first != INT64_MAX && first % n_codes == 1) snprintf(why, whylen, "%s", body_faults[1]);
+  else if (first != INT64_MAX)
+    snprintf(why, whylen, "body %lld: %s", (long long)(first / n_codes), body_faults[first % n_codes]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The simulation around the verified state st: its scenario from the stored text, then the state
  * handed over (st keeps nothing of the bodies and memory). A state that does not fit its scenario:
  * why set, *simp NULL. */
@@ -110,6 +173,11 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   *simp = NULL;
   if (scenario_load_string(st->scenario_text, st->scenario_path, &sc, serr, sizeof(serr))) {
     snprintf(why, whylen, "its stored scenario is rejected: %.400s", serr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(CheckBodies(comm, st, sc.n_materials, why, whylen));
+  if (why[0]) {
+    scenario_free(&sc);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (sc.n_walls != st->n_walls) {

@@ -20,7 +20,9 @@
  *     (/contacts/history) and tests/restart/pour.yaml's after 20 steps (a non-empty
  *     /layout/emitted); a dataset without data (an empty /layout/emitted) is reported and skipped.
  *     Two changes that cancel in a plain sum of FNV-1a row hashes (bit 4 of /bodies/id set in one
- *     row and cleared in another) must be refused as well.
+ *     row and cleared in another) must be refused as well. Files with a valid checksum whose body
+ *     fields ccpdem would never write (a material index beyond the scenario's, a negative mass, a
+ *     quaternion off unit length) are refused by the reader's field checks, naming the body.
  *     Format versions: a penalty pour's checkpoint relabelled format 3 (its history had 24 doubles
  *     then) is refused naming the version, before its checksum is looked at.
  *  3. Rotation: with -checkpoint_keep 2 only the two newest checkpoints remain, and no temporary.
@@ -450,6 +452,29 @@ int main(int argc, char **argv)
     PetscCall(CorruptEach(dir, ppath, "emitter", &nd, &na));
     CHECK(nd >= 21 && na == 11,
           "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 11", nd, na);
+  }
+
+  /* 2b. consistent files that ccpdem would not write: a body field changed in memory before the
+   * write, so the checksum matches; the reader's field checks must refuse each. */
+  {
+    BodyStore *bs = SimulationBodies(first);
+    char       fdir[PETSC_MAX_PATH_LEN], fpath[PETSC_MAX_PATH_LEN];
+    int32_t    material = bs->material[3];
+    double     mass = bs->mass[3], q0 = bs->quat[4 * 3];
+
+    PetscCall(PetscSNPrintf(fdir, sizeof(fdir), "%s/forged", dir));
+    bs->material[3] = 7; /* the pile has one material */
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->material[3] = material;
+    PetscCall(ExpectRefused("material index 7 of 1 material", fpath, "material index is not one of"));
+    bs->mass[3] = -mass;
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->mass[3] = mass;
+    PetscCall(ExpectRefused("negative mass", fpath, "mass is not a positive finite number"));
+    bs->quat[4 * 3] = q0 + 0.5;
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->quat[4 * 3] = q0;
+    PetscCall(ExpectRefused("a quaternion of norm > 1", fpath, "not a unit quaternion"));
   }
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */

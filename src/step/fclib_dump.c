@@ -1,5 +1,6 @@
 /* The CCP of chosen steps as FCLIB global problems (step/fclib_dump.h). */
 #include "step/fclib_dump.h"
+#include <inttypes.h>
 #include "step/simulation_impl.h"
 #include "io/fclib.h"
 #include "io/h5.h"
@@ -82,6 +83,14 @@ PetscErrorCode FclibDumpCreate(Simulation sim, const PairParams *pairs, FclibDum
     PetscCheck(steps[k] >= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-fclib_dump step %" PetscInt_FMT " is not a step: steps count from 1 (the first step's solve)",
                steps[k]);
+  { /* a step the run never takes would silently write nothing */
+    const int64_t last = scenario_step_count(sim->sc.time_end, sim->sc.time_step, NULL, 0);
+    for (PetscInt k = 0; k < n; k++)
+      PetscCheck(steps[k] <= last, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-fclib_dump step %" PetscInt_FMT " is beyond the run's last step %" PRId64
+                 " (time.end / time.step): give steps up to %" PRId64,
+                 steps[k], last, last);
+  }
   Unrepresentable(&sim->sc, pairs, why, sizeof(why));
   PetscCheck(!why[0], sim->comm, PETSC_ERR_ARG_WRONG,
              "-fclib_dump: %s; an FCLIB global problem holds rigid, cohesionless 3-dof frictional contacts only: drop "

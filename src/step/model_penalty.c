@@ -24,8 +24,12 @@ static PenaltyModel *State(Simulation sim) { return (PenaltyModel *)sim->model_s
 static PetscErrorCode Create(Simulation sim)
 {
   PenaltyModel *m = State(sim);
+  PetscBool     dump;
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-fclib_dump", &dump));
+  PetscCheck(!dump, sim->comm, PETSC_ERR_ARG_WRONG,
+             "-fclib_dump: the penalty model solves no CCP to write; FCLIB problems come from contact.model ccp runs");
   PetscCall(ImpulseMemoryCreate(&m->next));
   m->limit.period = INFINITY;
   PetscCall(PenaltyContextSetUp(&m->ctx, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));

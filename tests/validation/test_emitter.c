@@ -143,6 +143,7 @@ int main(int argc, char **argv)
   if (!rank) {
     double mean, sd;
     int    count, outside, overlaps = 0, bitwise = 1;
+    PetscCall(TestSerialReference());
     PetscCall(Run(PETSC_COMM_SELF, &ser, &nser));
     TEST_CHECK(npar == nser, "%" PetscInt_FMT " bodies on %d ranks, %" PetscInt_FMT " on one", npar, size, nser);
     for (PetscInt i = 0; i < PetscMin(npar, nser); i++)

@@ -144,16 +144,19 @@ typedef struct {
   double dBd, uphill, dNd, gdot, gcg, res_or_indicator;
 } ApgdStepSums;
 
-/* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd, gdot, gcg sum; the last entry
- * is the max of the squared residual of gamma_k (residual) or of the step's gradient mapping. */
+/* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd (and with residual gdot, gcg)
+ * sum; the last entry is the max of the squared residual of gamma_k (residual) or of the step's
+ * gradient mapping. */
 static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums *c, double pMp, double L,
                                   PetscBool residual, ApgdStepSums *r)
 {
-  double x[6] = {c->dBd, c->uphill, c->dCd + pMp, c->gdot, c->gcg, residual ? c->res2 : c->change2 * L * L};
+  double x[6] = {c->dBd, c->uphill, c->dCd + pMp, c->gdot, c->gcg, c->res2};
 
   PetscFunctionBegin;
-  PetscCall(CCPCouplingReduce(coupling, x, 6));
-  *r = (ApgdStepSums){x[0], x[1], x[2], x[3], x[4], sqrt(x[5])};
+  if (!residual) x[3] = c->change2 * L * L;
+  PetscCall(CCPCouplingReduce(coupling, x, residual ? 6 : 4));
+  *r = residual ? (ApgdStepSums){x[0], x[1], x[2], x[3], x[4], sqrt(x[5])}
+                : (ApgdStepSums){x[0], x[1], x[2], 0, 0, sqrt(x[3])};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -76,13 +76,7 @@ int main(int argc, char **argv)
   double       max_speed;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  {
-    PetscMPIInt size;
-    char        grid[32];
-    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    snprintf(grid, sizeof(grid), "%d,1,1", size);
-    PetscCall(TestFixedGrid(grid));
-  }
+  PetscCall(TestSlabsAlongX("0")); /* the cuts where the test puts them */
 
   /* the jam: 5 spheres in a row along x (3 R apart: no contact between them), each between the floor
    * and the ceiling, overlapping both by delta */

@@ -190,10 +190,11 @@ static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums
  * reduction. E0 is computed once per solve, at its first check with gdot < 0 (a pass over the
  * bodies and the contacts, one reduction). Steps without push-apart contacts never pass gdot < -E0.
  * Rounding: a is a sum of squares; c = gdot - a is dominated by b^T g_k on a jam; the velocities
- * carry the iteration's rounding (about 1e-11 |v|), far below the factor's margin.
+ * carry the iteration's rounding (about 1e-11 |v|) and the packed solve's masses differ from P's by
+ * their single-precision rounding (2^-24 relative): both far below the factor's margin.
  * Cohesion shifts the cones (then s g need not be feasible) and a yield cap bounds them (a bounded
  * set: always solvable): with them the test reads the same Q, a bound on -2 f* only approximately.
- * False negatives: on a small jam Q passes the bound within a check or two (test_ccp_jam); a jam of
+ * False negatives: on a small jam Q passes the bound within a few checks (test_ccp_jam: 5); a jam of
  * a few bodies in a large pile must make Q exceed the whole pile's E0, may reach the cap first, and
  * is then reported as not converged, as without the test. Jacobi and Gauss-Seidel do not test. */
 #define APGD_UNSOLVABLE_FACTOR 1e3

@@ -6,9 +6,10 @@
  * to separate at 0.4 mm / h = 0.08 m/s, which the walls forbid, so the step's CCP has no solution
  * (equal normal impulses on a sphere's two contacts cancel on it and do work b^T d < 0), on every
  * step, however the spheres move. Every step must be flagged unsolvable after at most 40
- * iterations (10 checks at the default check interval 4; measured: at most 20 on 1-3 ranks) far
- * below the cap of 500, and the spheres must stay slow: the solve returns its best iterate, not the
- * drifting one (below 1 m/s, twice the recovery speed; measured 0.09 m/s).
+ * iterations (10 checks at the default check interval 4; measured: at most 20 on 1-3 ranks, 32
+ * with -ccp_packed false), far below the cap of 500, and the spheres must stay slow: the solve
+ * returns its best iterate, not the drifting one (below 1 m/s, twice the recovery speed; measured
+ * 0.09 m/s). Without the test: 0 steps flagged, each at the cap.
  *
  * Control: a column of 10 spheres on the floor, each overlapping the one below by 0.4 mm, rolling
  * friction and gravity tilted by 0.01 rad as in test_stack, cap 20 iterations at 1e-8 m/s: solvable

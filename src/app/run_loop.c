@@ -189,6 +189,11 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
                         " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
                         pr->iterations, pr->unconverged, pr->max_speed));
+  if (SimulationInfeasibleSteps(sim))
+    PetscCall(PetscPrintf(comm,
+                          "  %" PetscInt64_FMT " of them found unsolvable (a jam of overlapping contacts; the first "
+                          "was reported when it happened)\n",
+                          SimulationInfeasibleSteps(sim)));
   if (nlist->skin > 0) {
     PetscInt64 local[2] = {nlist->builds, nlist->steps}, global[2];
     PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT64, MPI_SUM, comm));

@@ -139,22 +139,119 @@ static void apgd_best(const CCPPacked *pk, const CCPProblem *P, double *G0, doub
 }
 
 /* One iteration's step in flight: the sums of its passes over all ranks (CCPApgdSums and
- * the bodies' p^T M^-1 p), and the residual of gamma_k when it was asked for. */
+ * the bodies' p^T M^-1 p), and the residual of gamma_k and its gdot when they were asked for. */
 typedef struct {
-  double dBd, uphill, dNd, res_or_indicator;
+  double dBd, uphill, dNd, gdot, gcg, res_or_indicator;
 } ApgdStepSums;
 
-/* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd sum; the last entry is the
- * max of the squared residual of gamma_k (residual) or of the step's gradient mapping. */
+/* r <- the reduction of one pass's sums over ranks: dBd, uphill, dNd (and with residual gdot, gcg)
+ * sum; the last entry is the max of the squared residual of gamma_k (residual) or of the step's
+ * gradient mapping. */
 static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums *c, double pMp, double L,
                                   PetscBool residual, ApgdStepSums *r)
 {
-  double x[4] = {c->dBd, c->uphill, c->dCd + pMp, residual ? c->res2 : c->change2 * L * L};
+  double x[6] = {c->dBd, c->uphill, c->dCd + pMp, c->gdot, c->gcg, c->res2};
 
   PetscFunctionBegin;
-  PetscCall(CCPCouplingReduce(coupling, x, 4));
-  *r = (ApgdStepSums){x[0], x[1], x[2], sqrt(x[3])};
+  if (!residual) x[3] = c->change2 * L * L;
+  PetscCall(CCPCouplingReduce(coupling, x, residual ? 6 : 4));
+  *r = residual ? (ApgdStepSums){x[0], x[1], x[2], x[3], x[4], sqrt(x[5])}
+                : (ApgdStepSums){x[0], x[1], x[2], 0, 0, sqrt(x[3])};
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- An unsolvable step (README "Physics and numerics"; GUIDE "When the exact CCP is ill-posed") ----
+ *
+ * The step's problem: min f(g) = 1/2 g^T (N + C) g + r^T g over the reaction sets K, N = D^T M^-1 D,
+ * r = D^T v_free + b. Over cones it has no solution exactly when some d in K has D d = 0, C d = 0
+ * and b^T d < 0: impulses that cancel on every body and push overlapping contacts apart (a jam).
+ * APGD's iterates then grow along d without bound while their velocities settle, to the cap.
+ *
+ * The certificate: with g in K, every s g (s >= 0) is in K, so a solvable step has
+ *     f* <= f(s g) = s c + s^2 a / 2,   a = g^T (N + C) g = |v(g) - v_free|_M^2 + g^T C g,  c = r^T g,
+ * and for c < 0 the minimum over s gives Q = c^2 / a <= -2 f*. At a solution, complementarity
+ * (g*^T grad f(g*) = 0) makes -2 f* = |v* - v_free|_M^2 + g*^T C g*: twice the kinetic energy of
+ * the velocity change the exact solution makes (plus its springs' energy). Along a jam's d, c falls
+ * linearly in |g| while a stays bounded, so Q grows quadratically with the drift.
+ * The test, at an iterate g_k of APGD's residual checks: stop as unsolvable when
+ *     Q > APGD_UNSOLVABLE_FACTOR 2 E0,   E0 = E_free + 1/2 M v_push^2,
+ * E_free = 1/2 v_free^T M v_free, M the movable bodies' mass, v_push the step's largest push-apart
+ * speed -b_n (or |b| of a joint row). A step so stopped has no solution, or one whose velocity change
+ * carries more than APGD_UNSOLVABLE_FACTOR times the kinetic energy of the free motion plus every
+ * movable body at the largest push-apart speed (speeds 30 times those): an explosion no solver
+ * should follow (the GUIDE's exact solutions of 100 m/s). That holds whatever the iterates (no
+ * false positive beyond that bound). A step without push-apart contacts (v_push = 0) is never
+ * stopped: then b^T g >= 0 on the cones, f(g) >= -E_free for all g, and Q <= -2 f* <= 2 E0.
+ *
+ * Cost: the check's pass sums gdot = g_k^T grad f(g_k) = a + c and g_k^T C g_k (a few
+ * multiply-adds per contact and two more entries of the check's reduction, so every rank takes
+ * the same decisions). gdot >= f(g_k) >= f* (gdot - f(g_k) = a / 2), so -gdot bounds -f* too; only
+ * a check with gdot < -E0 computes a: a pass over the owned bodies for |v_k - v_free|_M^2 and one
+ * reduction. E0 is computed once per solve, at its first check with gdot < 0 (a pass over the
+ * bodies and the contacts, one reduction). Steps without push-apart contacts never pass gdot < -E0.
+ * Rounding: a is a sum of squares; c = gdot - a is dominated by b^T g_k on a jam; the velocities
+ * carry the iteration's rounding (about 1e-11 |v|) and the packed solve's masses differ from P's by
+ * their single-precision rounding (2^-24 relative): both far below the factor's margin.
+ * Cohesion shifts the cones (then s g need not be feasible) and a yield cap bounds them (a bounded
+ * set: always solvable): with them the test reads the same Q, a bound on -2 f* only approximately.
+ * False negatives: on a small jam Q passes the bound within a few checks (test_ccp_jam: 5); a jam of
+ * a few bodies in a large pile must make Q exceed the whole pile's E0, may reach the cap first, and
+ * is then reported as not converged, as without the test. Jacobi and Gauss-Seidel do not test. */
+#define APGD_UNSOLVABLE_FACTOR 1e3
+
+/* The test's state over one solve: E0 once known; whether the test stopped the solve. */
+typedef struct {
+  PetscBool e0_known, infeasible;
+  double    e0;
+} ApgdUnsolvable;
+
+/* v^T M v for a body of inverse mass im > 0 and world inverse inertia Ii (xx, yy, zz, xy, xz, yz);
+ * the rotation's part only when Ii is positive definite (else no rotation an impulse could change). */
+static double mass_norm2(double im, const double Ii[6], const double v[6])
+{
+  double       I[6];
+  const double lin = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / im;
+  /* the inertia from its inverse by cofactors, over the determinant below (xx, yy, zz, xy, xz, yz) */
+  I[0]             = Ii[1] * Ii[2] - Ii[5] * Ii[5];
+  I[1]             = Ii[0] * Ii[2] - Ii[4] * Ii[4];
+  I[2]             = Ii[0] * Ii[1] - Ii[3] * Ii[3];
+  I[3]             = Ii[4] * Ii[5] - Ii[3] * Ii[2];
+  I[4]             = Ii[3] * Ii[5] - Ii[4] * Ii[1];
+  I[5]             = Ii[3] * Ii[4] - Ii[0] * Ii[5];
+  const double det = Ii[0] * I[0] + Ii[3] * I[3] + Ii[4] * I[4], *w = v + 3;
+  if (!(det > 0)) return lin;
+  return lin + (I[0] * w[0] * w[0] + I[1] * w[1] * w[1] + I[2] * w[2] * w[2] +
+                2 * (I[3] * w[0] * w[1] + I[4] * w[0] * w[2] + I[5] * w[1] * w[2])) /
+                 det;
+}
+
+/* Over this rank's owned movable bodies of P (the first nowned): with v NULL, sums[0] +=
+ * 1/2 |v_free|_M^2 and sums[1] += the mass; else sums[0] += |v_j - v_free_j|_M^2, v_j at v(ctx, j).
+ * Not collective. */
+static void apgd_body_energy(const CCPProblem *P, PetscInt nowned, const double *(*v)(void *, int, PetscInt), void *ctx,
+                             int slot, double sums[2])
+{
+  for (PetscInt j = 0; j < nowned; j++) {
+    double im, Ii[6], vf[6];
+    ccp_problem_body(P, j, &im, Ii, vf);
+    if (!(im > 0)) continue; /* walls, the joints' ground */
+    if (v) {
+      const double *vj = v(ctx, slot, j);
+      for (int k = 0; k < 6; k++) vf[k] = vj[k] - vf[k];
+      sums[0] += mass_norm2(im, Ii, vf);
+    } else {
+      sums[0] += 0.5 * mass_norm2(im, Ii, vf);
+      sums[1] += 1 / im;
+    }
+  }
+}
+
+/* The larger of *vmax and a joint row's |b| or a contact's -b_n (bn, and for a joint block its rows b). */
+static inline void push_speed(double *vmax, double bn, const double *jb, size_t stride)
+{
+  ccp_keep_max(vmax, jb ? PetscAbsReal(bn) : -bn);
+  if (jb)
+    for (int k = 1; k < 6; k++) ccp_keep_max(vmax, PetscAbsReal(jb[k * stride]));
 }
 
 /* The velocity slot of an APGD record that is neither a nor b (CCP_SLOT_V and the two past the
@@ -211,18 +308,56 @@ typedef struct {
   PetscErrorCode (*residual)(void *ctx, const CCPApgdStep *p, double *res);
   /* a multiplier buffer for the step: none of p->xk, p->xkm1, *best (which may move out: NULL) */
   PetscErrorCode (*buffer)(void *ctx, const CCPApgdStep *p, double **best, double **x);
-  void *ctx;
+  /* this rank's largest push-apart speed (push_speed over its contacts), >= 0 */
+  double (*vpush)(void *ctx);
+  /* this rank's contact (problem index) with the largest -b_n gamma_n > 0 at the multipliers x, and that
+     value; -1 and 0 when none */
+  void (*jam)(void *ctx, const double *x, PetscInt *contact, double *share);
+  /* solver body j's velocity in slot `slot` */
+  const double *(*velocity)(void *ctx, int slot, PetscInt j);
+  void              *ctx;
+  const CCPProblem  *P; /* the problem as given (its bodies for the test of an unsolvable step) */
+  const CCPCoupling *coupling;
 } ApgdOps;
+
+/* The test of an unsolvable step (above) at a check of g_k = p->xk, whose sums r are known (the
+ * same on every rank): u->infeasible when it says stop. Collective over the coupling when it needs
+ * E0 or a (then every rank does, since r is the same). */
+static PetscErrorCode apgd_unsolvable_test(const ApgdOps *ops, const CCPApgdStep *p, PetscInt nowned,
+                                           const ApgdStepSums *r, ApgdUnsolvable *u)
+{
+  PetscFunctionBegin;
+  if (!(r->gdot < 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!u->e0_known) {
+    const double v    = ops->vpush(ops->ctx);
+    double       x[3] = {0, 0, v * v}; /* E_free, M summed; v_push^2 the max */
+    apgd_body_energy(ops->P, nowned, NULL, NULL, 0, x);
+    PetscCall(CCPCouplingReduce(ops->coupling, x, 3));
+    u->e0       = x[0] + 0.5 * x[1] * x[2];
+    u->e0_known = PETSC_TRUE;
+  }
+  if (!(u->e0 > 0 && r->gdot < -u->e0)) PetscFunctionReturn(PETSC_SUCCESS);
+  double x[2] = {0, 0}; /* |v_k - v_free|_M^2 summed (the max unused) */
+  apgd_body_energy(ops->P, nowned, ops->velocity, ops->ctx, p->vk, x);
+  PetscCall(CCPCouplingReduce(ops->coupling, x, 2));
+  const double a = x[0] + r->gcg, c = r->gdot - a;
+  u->infeasible = (PetscBool)(a >= 0 && c < 0 && c * c > APGD_UNSOLVABLE_FACTOR * 2 * u->e0 * a);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* The iteration from p (the warm start, its velocity in slot p->vk). Out: *best the best iterate
  * (NULL: stashed by ops->buffer), its residual and the warm start's, the iteration count k of
  * the last iterate gamma_k and the passes over the contacts that made a step (the rejected ones
- * too: on the bench's piles about 1.16 per iteration). */
+ * too: on the bench's piles about 1.16 per iteration); stats' infeasible fields when the test of
+ * an unsolvable step stopped it (at gamma_k, whose largest share it names). */
 static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, CCPApgdStep *p, double **best,
-                                   double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes)
+                                   double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes,
+                                   CCPSolveStats *stats)
 {
-  double    L = set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
-  PetscBool known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
+  double         L = set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
+  PetscBool      known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
+  ApgdUnsolvable un     = {PETSC_FALSE, PETSC_FALSE, 0};
+  const PetscInt nowned = CCPCouplingOwned(ops->coupling, ops->P->nbodies);
 
   PetscFunctionBegin;
   *best_res = *res_start = PETSC_INFINITY;
@@ -231,7 +366,7 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
     const PetscBool check = apgd_check(set, indicator, *best_res, it - 1); /* gamma_k's residual (k = it - 1) */
     const int       vnew  = unused_slot(p->vk, p->vkm1);
     double         *xnew;
-    ApgdStepSums    r = {0, 0, 0, 0}; /* (set by the first pass; initialized for -Wmaybe-uninitialized) */
+    ApgdStepSums    r = {0, 0, 0, 0, 0, 0}; /* (set by the first pass; initialized for -Wmaybe-uninitialized) */
 
     PetscCall(ops->buffer(ops->ctx, p, best, &xnew));
     for (int bt = 0;; bt++) {
@@ -243,6 +378,10 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
         indicator = r.res_or_indicator;
         stop      = apgd_residual_known((PetscBool)(it == 1), p->xk, r.res_or_indicator, best, best_res, res_start,
                                         set->tol);
+        if (!stop) {
+          PetscCall(apgd_unsolvable_test(ops, p, nowned, &r, &un));
+          stop = un.infeasible;
+        }
         if (stop) break;
       }
       if (!(r.dNd > L * r.dBd) || bt == MAX_BACKTRACKS) break;
@@ -260,6 +399,10 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
     double res;
     PetscCall(ops->residual(ops->ctx, p, &res));
     (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, set->tol);
+  }
+  if (un.infeasible) {
+    stats->infeasible = PETSC_TRUE;
+    ops->jam(ops->ctx, p->xk, &stats->infeasible_contact, &stats->infeasible_share);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -293,18 +436,51 @@ static PetscErrorCode packed_buffer(void *ctx, const CCPApgdStep *p, double **be
   return apgd_free_buffer(pk, a->P, pk->g, APGD_VECTORS, p->xk, p->xkm1, NULL, best, x);
 }
 
+static double packed_vpush(void *ctx)
+{
+  const CCPPacked *pk = &((ApgdPacked *)ctx)->ctx->work->pk;
+  double           v  = 0;
+  for (PetscInt q = 0; q < pk->nblk; q++) {
+    const CCPBlock    *K = ccp_block_at(pk, q);
+    const CCPRowBlock *R = q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL;
+    for (int l = 0; l < CCP_LANES; l++)
+      if (pk->perm[q * CCP_LANES + l] >= 0) push_speed(&v, K->bn[l], R ? &R->b[0][l] : NULL, CCP_LANES);
+  }
+  return v;
+}
+
+static void packed_jam(void *ctx, const double *x, PetscInt *contact, double *share)
+{
+  const CCPPacked *pk = &((ApgdPacked *)ctx)->ctx->work->pk;
+  *contact            = -1;
+  *share              = 0;
+  for (PetscInt slot = 0; slot < pk->nblk * CCP_LANES; slot++) {
+    const double w = -ccp_block_at(pk, slot / CCP_LANES)->bn[slot % CCP_LANES] * x[ccp_packed_index(pk, slot, 0)];
+    if (pk->perm[slot] >= 0 && w > *share) {
+      *contact = pk->perm[slot];
+      *share   = w;
+    }
+  }
+}
+
+static const double *packed_velocity(void *ctx, int slot, PetscInt j)
+{
+  return ccp_body_velocity(&((ApgdPacked *)ctx)->ctx->work->pk, j, slot);
+}
+
 static PetscErrorCode APGD_Packed(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPPacked    *pk     = &ctx->work->pk;
   ApgdPacked    packed = {ctx, P};
-  const ApgdOps ops    = {packed_step, packed_residual, packed_buffer, &packed};
-  double       *best   = pk->g[0], best_res, res_start;
+  const ApgdOps ops  = {packed_step, packed_residual, packed_buffer, packed_vpush, packed_jam, packed_velocity, &packed,
+                        P,           ctx->coupling};
+  double       *best = pk->g[0], best_res, res_start;
   PetscInt      iterations, passes;
   CCPApgdStep   p = {pk->g[0], pk->g[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
 
   PetscFunctionBegin;
   PetscCall(CCPPackedVelocity(pk, ctx->coupling, P, p.xk, PETSC_TRUE));
-  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes, stats));
   apgd_best(pk, P, pk->g[0], &best);
   stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPFinishPacked(ctx, P, best, iterations, stats));
@@ -329,7 +505,7 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
   const CCPProblem    *P    = ref->P;
   const double         beta = p->beta, *vk = ref->V[p->vk], *vkm1 = ref->V[p->vkm1];
   double              *acc = ref->V[CCP_SLOT_DV], *vout = ref->V[vnew];
-  CCPApgdSums          c   = {0, 0, 0, 0, 0};
+  CCPApgdSums          c   = {0, 0, 0, 0, 0, 0, 0};
   double               pMp = 0;
 
   PetscFunctionBegin;
@@ -345,6 +521,8 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
       ccp_kernel_gradient(ct, t, vk + 6 * a, vk + 6 * b, xk, g);
       const double r2 = ccp_kernel_residual2(ct, t, xk, g);
       if (!(r2 <= c.res2)) c.res2 = r2; /* NaN propagates */
+      for (int k = 0; k < 6; k++) c.gdot += xk[k] * g[k];
+      c.gcg += ccp_kernel_compliance_dot(ct, t, xk);
     }
     extrapolate(xk, ccp_cblock(p->xkm1, i), beta, y);
     extrapolate(vk + 6 * a, vkm1 + 6 * a, beta, vya);
@@ -376,7 +554,7 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
       acc[6 * j + k]  = 0;
     }
   }
-  *r = (ApgdStepSums){c.dBd, c.uphill, c.dCd + pMp, sqrt(residual ? c.res2 : c.change2 * L * L)};
+  *r = (ApgdStepSums){c.dBd, c.uphill, c.dCd + pMp, c.gdot, c.gcg, sqrt(residual ? c.res2 : c.change2 * L * L)};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,6 +575,36 @@ static PetscErrorCode reference_buffer(void *ctx, const CCPApgdStep *p, double *
   return PETSC_SUCCESS;
 }
 
+static double reference_vpush(void *ctx)
+{
+  const CCPProblem *P = ((const ApgdReference *)ctx)->P;
+  double            v = 0;
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const RowBox *box = P->contact[i].box;
+    push_speed(&v, P->terms[i].bn, box ? box->b : NULL, 1);
+  }
+  return v;
+}
+
+static void reference_jam(void *ctx, const double *x, PetscInt *contact, double *share)
+{
+  const CCPProblem *P = ((const ApgdReference *)ctx)->P;
+  *contact            = -1;
+  *share              = 0;
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const double w = -P->terms[i].bn * ccp_cblock(x, i)[0];
+    if (w > *share) {
+      *contact = i;
+      *share   = w;
+    }
+  }
+}
+
+static const double *reference_velocity(void *ctx, int slot, PetscInt j)
+{
+  return ((const ApgdReference *)ctx)->V[slot] + 6 * j;
+}
+
 static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
 {
   CCPWorkspace *w = ctx->work;
@@ -408,12 +616,14 @@ static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, 
   ApgdReference ref = {P,
                        {P->vel, w->work_v[0], w->work_v[1], w->work_v[2]},
                        {P->gamma, w->work_g[0], w->work_g[1], w->work_g[2]}};
-  const ApgdOps ops = {reference_step, reference_residual, reference_buffer, &ref};
-  CCPApgdStep   p   = {ref.G[0], ref.G[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
+  const ApgdOps ops =
+    {reference_step, reference_residual, reference_buffer, reference_vpush, reference_jam, reference_velocity, &ref, P,
+     ctx->coupling};
+  CCPApgdStep p = {ref.G[0], ref.G[0], CCP_SLOT_V, CCP_SLOT_V, 0, 0}; /* from the warm start, whose velocity: */
   ccp_velocity_from_impulses(P, p.xk, ref.V[CCP_SLOT_V]);
   PetscCall(PetscArrayzero(ref.V[CCP_SLOT_DV], 6 * (size_t)P->nbodies));
   best = ref.G[0];
-  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes));
+  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes, stats));
   stats->improved = (PetscBool)(best_res < res_start);
   ccp_finish_reference(P, best, iterations, ctx->set->tol, stats);
   stats->passes = passes;

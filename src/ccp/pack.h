@@ -242,10 +242,11 @@ typedef struct {
   double        beta, step;
 } CCPApgdStep;
 /* The sums of an APGD pass over the contacts (this rank's): with d = x - y, |d|_B^-1^2, uphill =
- * -d^T B^-1 (x - xk), d^T C d, the largest |B_i^-1 d_i|^2, and the largest squared GUIDE
- * residual of xk when asked for (else 0). */
+ * -d^T B^-1 (x - xk), d^T C d, the largest |B_i^-1 d_i|^2, and, when asked for (else 0), the
+ * largest squared GUIDE residual of xk, gdot = xk^T (N xk + r) (xk's multipliers times their
+ * gradient at V(xk)) and xk^T C xk (ccp/apgd.c's test of an unsolvable step). */
 typedef struct {
-  double dBd, uphill, dCd, change2, res2;
+  double dBd, uphill, dCd, change2, res2, gdot, gcg;
 } CCPApgdSums;
 /* APGD's pass over the contacts: x = Proj_B(y - step B (N y + r)), the gradient from V(y); the
  * impulses D (x - y) added to the bodies' accumulators (CCP_SLOT_DV, no M^-1: the body pass

@@ -14,5 +14,12 @@ typedef struct {
   PetscBool converged;        /* res_max <= tolerance */
   PetscBool improved;         /* an iterate's residual was below the warm start's: the returned gamma is not the warm
                                  start */
+  /* The solve stopped early on a step it found unsolvable (ccp/apgd.c's test: no solution, or an exact solution
+     with explosive speeds; README "Physics and numerics"), the same on every rank; only APGD tests, the other
+     methods leave it PETSC_FALSE (CCPSolverSolve clears it). The returned gamma is still the best iterate. */
+  PetscBool infeasible;
+  PetscInt  infeasible_contact; /* with infeasible: this rank's contact (problem index) whose -b_n gamma_n is the
+                                   largest at the iterate that showed it, -1 when this rank has none pushing apart */
+  double infeasible_share;      /* that contact's -b_n gamma_n (J), to pick the largest over ranks */
 } CCPSolveStats;
 #endif

@@ -182,6 +182,9 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
              "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
+  stats->infeasible           = PETSC_FALSE; /* only APGD tests for it */
+  stats->infeasible_contact   = -1;
+  stats->infeasible_share     = 0;
   const CCPSolveContext ctx   = {s->comm, &s->set, &s->coupling, &s->work};
   const PetscBool       alone = (PetscBool)(P->ncontacts == 0 && !CCPCoupled(&s->coupling));
   /* no packed layout below (else CCPFinishPacked gives P->vel its buffer) */

@@ -647,7 +647,7 @@ ALWAYS_INLINE void residual_impl(const CCPPacked *pk_in, const double *x, int sl
 
 /* The sums of an APGD pass, lane-wise (CCPApgdSums). */
 typedef struct {
-  v4d dd, de, dcd, change2, res2;
+  v4d dd, de, dcd, change2, res2, gdot, gcg;
 } ApgdLanes;
 
 /* APGD's pass over the contacts (ccp_sweep_apgd): per block, the velocities of y at both ends from
@@ -659,7 +659,7 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
 {
   LOCAL_LAYOUT(pk, pk_in);
   const CCPApgdStep step_copy = *p_in, *p = &step_copy;
-  ApgdLanes         acc  = {splat(0), splat(0), splat(0), splat(0), splat(0)};
+  ApgdLanes         acc  = {splat(0), splat(0), splat(0), splat(0), splat(0), splat(0), splat(0)};
   const double      beta = p->beta, step = p->step;
 
   for (PetscInt q = 0; q < pk->nblk; q++) {
@@ -681,6 +681,13 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
       block_gradient_at(K, R, &F, va, vb, x0, g, six);
       const v4d r2 = block_residual2(K, R, X, g, six);
       lane_max(&acc.res2, &r2);
+      v4d xf = splat(0), xt = splat(0);
+      for (int k = 0; k < 6; k++) {
+        acc.gdot += x0[k] * g[k];
+        if (k < 3) xf += x0[k] * x0[k];
+        else xt += x0[k] * x0[k];
+      }
+      acc.gcg += ldf(K->clin) * xf + (six ? ld(K->crot) : splat(0)) * xt; /* C's rows as in block_gradient_at */
     }
     block_velocities_extrapolated(&AB, p->vk, p->vkm1, beta, va, vb);
     for (int k = 0; k < 6; k++) y[k] = x0[k] + beta * (x0[k] - ldrow(Xp, k, six));
@@ -723,6 +730,8 @@ ALWAYS_INLINE void apgd_impl(const CCPPacked *pk_in, const CCPApgdStep *p_in, do
   sums->dCd     = acc.dcd[0] + acc.dcd[1] + acc.dcd[2] + acc.dcd[3];
   sums->change2 = hmax(&acc.change2);
   sums->res2    = hmax(&acc.res2);
+  sums->gdot    = acc.gdot[0] + acc.gdot[1] + acc.gdot[2] + acc.gdot[3];
+  sums->gcg     = acc.gcg[0] + acc.gcg[1] + acc.gcg[2] + acc.gcg[3];
 }
 
 /* One body of APGD's pass over the bodies: slot vnew <- V(y) + M^-1 p, p (the accumulator) <- 0;

@@ -23,6 +23,7 @@ typedef struct {
   VelocityCoupling coupling;      /* several ranks: the solve over ranks (NULL on one) */
   PetscInt64       coupled_epoch; /* the ghost build the coupling was set up on */
   FclibDump        fclib;         /* -fclib_dump: steps written as FCLIB problems (NULL: none) */
+  PetscInt64       infeasible;    /* steps of this run whose solve found them unsolvable (the first is reported) */
 } CCPModel;
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
@@ -154,6 +155,49 @@ static void SolverBodyAt(void *ctx, PetscInt i, double *inv_mass, double inv_ine
   if (vel_free) memcpy(vel_free, vf, sizeof(vf));
 }
 
+/* The warning of the run's first unsolvable step (CCPSolveStats.infeasible, agreed over ranks), naming
+ * the contact with the largest push-apart share over all ranks: its bodies' ids (or walls) and its
+ * overlap. Collective. Later unsolvable steps are only counted (SimulationInfeasibleSteps). */
+static PetscErrorCode ReportInfeasible(Simulation sim, const StepWork *w, const CCPProblem *P)
+{
+  CCPModel   *m = State(sim);
+  PetscMPIInt rank;
+  struct {
+    double share;
+    int    rank;
+  } mine         = {w->solve.infeasible_share, 0}, top;
+  double info[3] = {0, 0, 0}; /* body ids (-1 - k: wall k), overlap (m) */
+
+  PetscFunctionBegin;
+  if (m->infeasible++) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  mine.rank = rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &top, 1, MPI_DOUBLE_INT, MPI_MAXLOC, sim->comm));
+  if (top.rank == rank && w->solve.infeasible_contact >= 0) {
+    const Contact *c     = &P->contact[w->solve.infeasible_contact];
+    const int32_t  ab[2] = {c->a, c->b};
+    for (int k = 0; k < 2; k++) info[k] = ab[k] < w->nb ? (double)sim->bodies.id[ab[k]] : (double)(w->nb - 1 - ab[k]);
+    info[2] = -(c->phi + c->plastic);
+  }
+  PetscCallMPI(MPI_Bcast(info, 3, MPI_DOUBLE, top.rank, sim->comm));
+  char who[2][48];
+  for (int k = 0; k < 2; k++)
+    PetscCall(info[k] >= 0 ? PetscSNPrintf(who[k], sizeof(who[k]), "body %.0f", info[k])
+                           : PetscSNPrintf(who[k], sizeof(who[k]), "wall %.0f", -info[k]));
+  PetscCall(
+    PetscPrintf(sim->comm,
+                "ccpdem: warning: step %" PetscInt64_FMT
+                " (t = %g s) is unsolvable: overlapping contacts must separate but cannot (a jam; the strongest "
+                "push is between %s and %s, overlap %.3g m, overlap_tolerance %g m), so its CCP has no "
+                "solution or one with explosive speeds; the solve stopped after %" PetscInt_FMT
+                " iterations and kept its best iterate (residual %.3g m/s). Raise contact.overlap_tolerance "
+                "above such overlaps, give the materials a compliance, or lower contact.max_recovery_speed; "
+                "later such steps are only counted (run summary)\n",
+                sim->step + 1, (sim->step + 1) * sim->sc.time_step, who[0], who[1], info[2], sim->sc.overlap_tolerance,
+                w->solve.iterations, w->solve.res_max));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One CCP solve of the step's contacts (GUIDE step 3: the terms of each contact's law computed at
  * packing: stabilization, compliance, cohesion, yield), then the plastic return map. On several
  * ranks the coupling follows the ghosts of this step. */
@@ -188,6 +232,7 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   }
   PetscCall(FclibDumpBeforeSolve(m->fclib, sim, &P));
   PetscCall(CCPSolverSolve(m->solver, &P, &w->solve));
+  if (w->solve.infeasible) PetscCall(ReportInfeasible(sim, w, &P));
   PetscCall(FclibDumpAfterSolve(m->fclib, sim, &P, &w->solve));
   m->vel = P.vel; /* the solver's, until its pool's next user: after advance */
   PlasticityUpdate(&P, &cp);
@@ -230,6 +275,11 @@ const ContactModelOps ContactModelCCP = {
 /* clang-format on */
 
 CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }
+
+PetscInt64 SimulationInfeasibleSteps(Simulation sim)
+{
+  return sim->model == &ContactModelCCP ? State(sim)->infeasible : 0;
+}
 
 PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay)
 {

@@ -93,7 +93,10 @@ const NeighbourList *SimulationNeighbourList(Simulation sim);
 PetscInt SimulationFindBody(Simulation sim, int64_t id);
 /* The CCP solver (contact.model ccp), NULL under the penalty model; and the CCP warm start's
  * settings (-ccp_warm_start_scale, -ccp_warm_start_decay or solver.warm_start_decay). */
-CCPSolver      SimulationSolver(Simulation sim);
+CCPSolver SimulationSolver(Simulation sim);
+/* Steps of this run (since its start or restart) whose CCP solve stopped as unsolvable
+ * (CCPSolveStats.infeasible; the first was reported with a warning); 0 under the penalty model. */
+PetscInt64     SimulationInfeasibleSteps(Simulation sim);
 PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay);
 /* Several ranks: the decomposition (NULL on one rank), the ghost builds and in-place updates so
  * far (this rank), the joint blocks of the last step (this rank). */

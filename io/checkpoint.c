@@ -326,7 +326,6 @@ PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const c
   int64_t     n_contacts, total_contacts;
   PetscInt    keep;
   hid_t       file;
-  ssize_t     open_objects;
   PetscMPIInt rank;
 
   PetscFunctionBegin;
@@ -360,13 +359,7 @@ PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const c
   }
   sum += HeaderHash(&h);
   PetscCall(WriteHeader(file, &h, sum));
-  PetscCall(IoH5OpenObjects(file, &open_objects));
-  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "CheckpointWrite left %zd HDF5 objects open in %s (a bug in io/checkpoint.c)", open_objects, tmp);
-  CCPDEM_H5(H5Fclose(file));
-  PetscCall(IoFsyncOnRoot(comm, tmp));
-  PetscCall(IoRenameOnRoot(comm, tmp, path));
-  PetscCall(IoFsyncOnRoot(comm, dir)); /* the rename itself reaches the disk */
+  PetscCall(IoH5ClosePublish(comm, file, tmp, path, dir, "CheckpointWrite (io/checkpoint.c)"));
   if (rank == 0) PetscCall(PruneOnRoot(dir, h.step, keep));
   PetscCallMPI(MPI_Barrier(comm));
   if (path_out) PetscCall(PetscStrncpy(path_out, path, pathlen));

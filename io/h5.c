@@ -247,6 +247,22 @@ PetscErrorCode IoH5OpenObjects(hid_t file, ssize_t *count)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode IoH5ClosePublish(MPI_Comm comm, hid_t file, const char *tmp, const char *path, const char *dir,
+                                const char *writer)
+{
+  ssize_t open_objects;
+
+  PetscFunctionBegin;
+  PetscCall(IoH5OpenObjects(file, &open_objects));
+  PetscCheck(open_objects == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s left %zd HDF5 objects open in %s (a bug)", writer,
+             open_objects, tmp);
+  CCPDEM_H5(H5Fclose(file));
+  PetscCall(IoFsyncOnRoot(comm, tmp));
+  PetscCall(IoRenameOnRoot(comm, tmp, path));
+  PetscCall(IoFsyncOnRoot(comm, dir)); /* the rename itself reaches the disk */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode IoPathPrintf(char *buf, size_t size, const char *fmt, ...)
 {
   va_list ap;

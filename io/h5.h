@@ -65,6 +65,12 @@ PetscErrorCode IoH5ReadAttribute(hid_t loc, const char *name, hid_t memtype, voi
 /* Number of HDF5 objects (datasets, groups, named types, attributes) still open in file: a writer
  * checks it is 0 before H5Fclose so a leaked handle is an error, not a file held open. */
 PetscErrorCode IoH5OpenObjects(hid_t file, ssize_t *count);
+/* Collective. Publishes file, written under the temporary name tmp in directory dir, as path: an
+ * error naming writer if an HDF5 object was left open in it (a leaked handle, not a file held
+ * open), then close, flush tmp, rename it to path and flush dir, so that path is either what it
+ * was or the whole new file, also after a power loss. */
+PetscErrorCode IoH5ClosePublish(MPI_Comm comm, hid_t file, const char *tmp, const char *path, const char *dir,
+                                const char *writer);
 
 /* File-system helpers shared by the output writers (snapshots, checkpoints, time series). */
 

@@ -4,6 +4,7 @@
  *   ccpdem check SCENARIO.yaml                            (validate only)
  *   ccpdem info FILE.h5                                   (summary of a snapshot or checkpoint)
  *   ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B]     (angle of repose of a pile)
+ *   ccpdem fclib solve PROBLEM.hdf5 [-o SOLUTION.hdf5]    (solve an FCLIB problem file)
  * Exit codes: 0 success, CCPDEM_EXIT_BAD_INPUT (2) rejected input, CCPDEM_EXIT_RUNTIME (1) other
  * failures, CCPDEM_EXIT_REQUEUE (3) checkpointed on a signal. */
 #include "app/commands.h"
@@ -23,10 +24,13 @@ static const char help[] =
   "  ccpdem info FILE.h5                             summary of a snapshot or a checkpoint\n"
   "  ccpdem analyze repose SNAPSHOT.h5 [--x-range A,B] [--floor Z]\n"
   "                                                  angle of repose of the pile (of bodies with A <= x <= B)\n"
+  "  ccpdem fclib solve PROBLEM.hdf5 [-o SOLUTION.hdf5] [-fclib_guess false] [-ccp_* options]\n"
+  "                                                  solve an FCLIB problem's relaxed CCP (README \"FCLIB\")\n"
   "Options: -o OUT (output directory, overrides output.dir), -progress_interval S,\n"
   "checkpoints: -checkpoint_every_steps N, -checkpoint_interval T (simulated s, overrides\n"
   "output.checkpoint_interval), -checkpoint_wall_interval W (wall s), -checkpoint_keep K (default 2);\n"
   "SIGUSR1 or SIGTERM: finish the step, checkpoint, exit 3 (requeue).\n"
+  "-fclib_dump STEP[,STEP...] [-fclib_dir DIR]: write those steps' CCPs as FCLIB problems (default DIR: fclib).\n"
   "Solver options -ccp_* (see below), and every PETSc option (-log_view profiles the phases).\n"
   "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 checkpointed on a signal (requeue).\n";
 
@@ -62,10 +66,12 @@ int main(int argc, char **argv)
     char err[SCENARIO_ERR_MAX];
     ierr = CommandAnalyze(argc, argv, err, sizeof(err), &exit_code);
     if (!ierr && err[0]) ReportBadInput(err);
-  } else {
+  } else if (!strcmp(cmd, "fclib")) ierr = CommandFclib(argc, argv, &exit_code);
+  else {
     char msg[256];
     PetscHelpPrintf(PETSC_COMM_WORLD, "%s", help);
-    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check', 'info' or 'analyze'", cmd);
+    snprintf(msg, sizeof(msg), "unknown command '%s'; use 'run', 'restart', 'check', 'info', 'analyze' or 'fclib'",
+             cmd);
     if (strcmp(cmd, "-help") && strcmp(cmd, "--help")) ReportBadInput(msg);
     exit_code = strcmp(cmd, "-help") && strcmp(cmd, "--help") ? CCPDEM_EXIT_BAD_INPUT : 0;
   }

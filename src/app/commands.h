@@ -1,8 +1,8 @@
 /* ccpdem's commands, one file each (app/ccpdem.c dispatches): run and restart (app/cmd_run.c),
- * check (app/cmd_check.c), info (app/cmd_info.c), analyze (app/cmd_analyze.c). Each is collective
- * on PETSC_COMM_WORLD and sets *exit_code: 0, or CCPDEM_EXIT_BAD_INPUT after reporting the input
- * it refused in one line (ReportBadInput), or CCPDEM_EXIT_REQUEUE (a run checkpointed on a signal).
- * A returned error is a runtime failure (CCPDEM_EXIT_RUNTIME). */
+ * check (app/cmd_check.c), info (app/cmd_info.c), analyze (app/cmd_analyze.c), fclib (app/cmd_fclib.c). Each is
+ * collective on PETSC_COMM_WORLD and sets *exit_code: 0, or CCPDEM_EXIT_BAD_INPUT after reporting the input it refused
+ * in one line (ReportBadInput), or CCPDEM_EXIT_REQUEUE (a run checkpointed on a signal). A returned error is a runtime
+ * failure (CCPDEM_EXIT_RUNTIME). */
 #ifndef CCPDEM_APP_COMMANDS_H
 #define CCPDEM_APP_COMMANDS_H
 #include "scenario/scenario.h"
@@ -27,4 +27,6 @@ PetscErrorCode CommandInfo(const char *path, int *exit_code);
 /* ccpdem analyze repose SNAPSHOT.h5 [...]. Bad input: err set (one line) and *exit_code
  * CCPDEM_EXIT_BAD_INPUT; the caller reports it. */
 PetscErrorCode CommandAnalyze(int argc, char **argv, char *err, size_t errlen, int *exit_code);
+/* ccpdem fclib solve PROBLEM.hdf5 [-o SOLUTION.hdf5] [...] (reports its bad input itself) */
+PetscErrorCode CommandFclib(int argc, char **argv, int *exit_code);
 #endif

@@ -39,6 +39,9 @@ static const char *const ccpdem_options[] = {
   "checkpoint_keep",
   "progress_interval",
   "until",
+  "fclib_dump",
+  "fclib_dir",
+  "fclib_guess",
 };
 #define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 

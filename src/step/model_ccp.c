@@ -8,6 +8,7 @@
 #include "ccp/pairs.h"
 #include "ccp/plasticity.h"
 #include "decomp/velocity_coupling.h"
+#include "step/fclib_dump.h"
 #include <string.h>
 
 typedef struct {
@@ -21,6 +22,7 @@ typedef struct {
                                      solver's own buffer, in pages the solve had resident anyway */
   VelocityCoupling coupling;      /* several ranks: the solve over ranks (NULL on one) */
   PetscInt64       coupled_epoch; /* the ghost build the coupling was set up on */
+  FclibDump        fclib;         /* -fclib_dump: steps written as FCLIB problems (NULL: none) */
 } CCPModel;
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
@@ -52,6 +54,7 @@ static PetscErrorCode Create(Simulation sim)
   PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
+  PetscCall(FclibDumpCreate(sim, m->pairs, &m->fclib));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -79,6 +82,7 @@ static PetscErrorCode Destroy(Simulation sim)
   PetscCall(CCPSolverDestroy(&m->solver));
   if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
   PetscCall(PetscFree(m->pairs));
+  PetscCall(FclibDumpDestroy(&m->fclib));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -182,7 +186,9 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
     m->coupled_epoch = sim->place.ghost_epoch;
     PetscCall(VelocityCouplingResetStats(m->coupling));
   }
+  PetscCall(FclibDumpBeforeSolve(m->fclib, sim, &P));
   PetscCall(CCPSolverSolve(m->solver, &P, &w->solve));
+  PetscCall(FclibDumpAfterSolve(m->fclib, sim, &P, &w->solve));
   m->vel = P.vel; /* the solver's, until its pool's next user: after advance */
   PlasticityUpdate(&P, &cp);
   if (m->coupling) {

@@ -5,10 +5,59 @@
 #     bodies of its 1-rank run, the strong study's the same;
 #  2. report.py (run by the drivers) writes scaling.csv with exactly the documented columns and
 #     one row per rank count, and speedup.png, efficiency.png, phases.png as non-empty PNG files;
-#  3. model.py fits the study and prints its predictions, labelled as model output, for 16 to
+#  3. the values of scaling.csv, recomputed here from the runs' time series (awk, independently of
+#     report.py): seconds_per_step T(P) = the mean over the steps after the first 2 (report.py's
+#     default warm-up) of wall_detect + wall_solve + wall_integrate + wall_io, the four phases'
+#     means, iterations_per_step; strong: speedup = T(1) / T(P), efficiency = speedup / P; weak:
+#     efficiency = T(1) / T(P), speedup = efficiency x P. Each within 2e-5 relative (report.py prints
+#     6 significant digits: 5e-6 at most); every value finite and positive;
+#  4. model.py fits the study and prints its predictions, labelled as model output, for 16 to
 #     4096 ranks.
 . "$(dirname "$0")/../script_common.sh" "$@"
 columns="study,ranks,bodies,contacts,steps,seconds_per_step,wall_detect_per_step,wall_solve_per_step,wall_integrate_per_step,wall_io_per_step,wall_comm_per_step,iterations_per_step,bytes_per_step_per_rank,speedup,efficiency"
+
+# column NAME of the header line of FILE (1-based), empty if absent
+column() { head -1 "$2" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
+
+# mean_after FILE COLUMNS...: the means over the rows after the first 2 of each named column, and of
+# their sum, on one line
+mean_after() {
+  local file=$1 cols=""
+  shift
+  for c in "$@"; do cols="$cols $(column "$c" "$file")"; done
+  tail -n +4 "$file" | awk -F, -v cols="$cols" '
+    BEGIN { n = split(cols, c, " ") }
+    { for (i = 1; i <= n; i++) s[i] += $c[i]; rows++ }
+    END { for (i = 1; i <= n; i++) { printf "%.17g ", s[i] / rows; t += s[i] / rows } printf "%.17g\n", t }'
+}
+
+# check_values STUDY OUT: scaling.csv's values against the time series of OUT/np1 and OUT/np2 (item 3)
+check_values() {
+  local study=$1 out=$2 p t1 row
+  t1=$(mean_after "$out/np1/timeseries.csv" wall_detect wall_solve wall_integrate wall_io | awk '{print $5}')
+  for p in 1 2; do
+    row=$(awk -F, -v p="$p" 'NR > 1 && $2 == p' "$out/scaling.csv")
+    read -r d s i o t <<< "$(mean_after "$out/np$p/timeseries.csv" wall_detect wall_solve wall_integrate wall_io)"
+    it=$(mean_after "$out/np$p/timeseries.csv" iterations | awk '{print $1}')
+    awk -F, -v study="$study" -v p="$p" -v t1="$t1" -v t="$t" -v d="$d" -v s="$s" -v i="$i" -v o="$o" -v it="$it" '
+      function check(name, got, want) {
+        if (want == 0 ? got != 0 : !(got > 0 && got / want - 1 <= 2e-5 && 1 - got / want <= 2e-5)) {
+          printf "FAIL: %s, %d ranks: %s is %s in scaling.csv, %.6g from the time series\n", study, p, name, got, want
+          bad++
+        }
+      }
+      {
+        speedup = study == "strong" ? t1 / t : t1 / t * p
+        efficiency = study == "strong" ? t1 / t / p : t1 / t
+        check("seconds_per_step", $6, t); check("wall_detect_per_step", $7, d); check("wall_solve_per_step", $8, s)
+        check("wall_integrate_per_step", $9, i); check("wall_io_per_step", $10, o)
+        check("iterations_per_step", $12, it); check("speedup", $14, speedup); check("efficiency", $15, efficiency)
+        printf "  %s, %d ranks: %.6g s per step, speedup %.6g, efficiency %.6g: as recomputed from the time series\n",
+          study, p, t, speedup, efficiency
+      }
+      END { exit bad > 0 }' <<< "$row" || fails=$((fails + 1))
+  done
+}
 
 for study in strong weak; do
   out=$W/$study
@@ -25,6 +74,7 @@ for study in strong weak; do
     [ -s "$f" ] && [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && [ "$(stat -c %s "$f")" -gt 2000 ] || fail "$study: $f is not a non-empty PNG"
   done
   echo "  $study: 2 runs, scaling.csv ($(tail -n +2 "$out/scaling.csv" | wc -l) rows), 3 PNG plots"
+  check_values "$study" "$out"
 done
 
 /usr/bin/python3 "$REPO/jobs/scaling/model.py" "$W/strong" > "$W/model.log" 2>&1 || fail "model.py failed: $(tail -3 "$W/model.log")"

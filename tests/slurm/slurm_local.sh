@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start a private single-node SLURM on localhost (munged + slurmctld + slurmd, as root, no systemd)
-# whose every file lives under DIR, for the batch tests (label slurm).
+# whose every file lives under DIR but munged's socket (a directory of its own below /run or /tmp,
+# so that DIR may lie anywhere, also below a 0700 directory), for the batch tests (label slurm).
 #   Usage: slurm_local.sh DIR      then: source DIR/env.sh (sets SLURM_CONF); stop: slurm_local_stop.sh DIR
 # Knobs: SLURM_LOCAL_CTLD_PORT / SLURM_LOCAL_SLURMD_PORT (default: the first free pair of 16817 /
 # 16818, 16819 / 16820, ... 16835 / 16836, so two test suites on one host each get their own; not the
@@ -65,8 +66,27 @@ start() {
   die "$name did not start"
 }
 
-# munge with a private key and socket: nothing from /etc/munge or /run/munge is used.
-SOCK=$D/munge/munge.socket
+# munge with a private key and socket: nothing from /etc/munge or /run/munge is used. munged
+# refuses a socket unless every directory above it is executable by all, which a checkout below a
+# 0700 directory (/root, mktemp -d) is not: so the socket gets a directory of its own, made here
+# below the first of /run, /tmp, /dev/shm whose ancestors all allow that, and recorded for the stop
+# script (slurm_local_stop.sh removes it).
+all_can_enter() { # DIR: every directory from DIR up to / has o+x
+  local d=$1
+  while :; do
+    [ -d "$d" ] && [ -n "$(find "$d" -maxdepth 0 -perm -o+x)" ] || return 1
+    [ "$d" = / ] && return 0
+    d=$(dirname "$d")
+  done
+}
+SOCKDIR=""
+for base in /run /tmp /dev/shm; do
+  all_can_enter "$base" && [ -w "$base" ] && SOCKDIR=$(mktemp -d "$base/ccpdem-munge.XXXXXX" 2> /dev/null) && break
+done
+[ -n "$SOCKDIR" ] || die "no directory for munged's socket: /run, /tmp and /dev/shm are not writable or not open to all"
+chmod 755 "$SOCKDIR"
+echo "$SOCKDIR" > "$D/munge/socket_dir"
+SOCK=$SOCKDIR/munge.socket
 dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 status=none && chmod 600 "$D/munge/munge.key"
 start munged "$D/munge/munged.pid" "$D/munge/munged.log" munged --socket="$SOCK" \
   --key-file="$D/munge/munge.key" --log-file="$D/munge/munged.log" \

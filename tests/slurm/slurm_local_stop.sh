@@ -49,4 +49,10 @@ for daemon in "run/slurmd.pid slurmd" "run/slurmctld.pid slurmctld" "munge/munge
   stop "$D/$pidfile" "$name"
   alive "$D/$pidfile" "$name" && { log "$name still running"; left=1; }
 done
+# munged's socket directory (slurm_local.sh made it outside DIR): only a name it would have made
+sockdir=$(cat "$D/munge/socket_dir" 2> /dev/null)
+case $sockdir in
+  /run/ccpdem-munge.* | /tmp/ccpdem-munge.* | /dev/shm/ccpdem-munge.*)
+    alive "$D/munge/munged.pid" munged || rm -rf -- "$sockdir" ;;
+esac
 exit $left

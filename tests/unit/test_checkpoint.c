@@ -8,9 +8,16 @@
  *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
  *     checkpoint must not change a single bit of the result at one rank.
  *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
- *     HDF5, a snapshot, a checkpoint truncated to half its size, and checkpoints with one byte
- *     flipped inside /bodies/pos, /contacts/impulse and /scenario/text (data bytes found with
- *     H5Dget_offset, independent of the writer), each caught by the checksum.
+ *     HDF5, a snapshot, a checkpoint truncated to half its size, and copies of a checkpoint with one
+ *     byte flipped in each of its datasets (the middle byte of its data, found with H5Dget_offset,
+ *     independent of the writer; every dataset the file holds, found by walking its groups, so a
+ *     dataset added later is covered too) and one bit flipped in each root attribute. Each must be
+ *     caught by the checksum ("checksum mismatch"), except where a check that runs before it sees
+ *     the change: the counts (attributes bodies, contacts, walls against the datasets' rows;
+ *     /layout/rows_per_rank against them), the format version, and /layout/grid (against the
+ *     number of cuts). Three checkpoints are walked: the pile's (CCP impulses), a penalty pour's
+ *     (/contacts/history) and tests/restart/pour.yaml's after 20 steps (a non-empty
+ *     /layout/emitted); a dataset without data (an empty /layout/emitted) is reported and skipped.
  *     Format versions: a penalty pour's checkpoint relabelled format 3 (its history had 24 doubles
  *     then) is refused naming the version, before its checksum is looked at.
  *  3. Rotation: with -checkpoint_keep 2 only the two newest checkpoints remain, and no temporary.
@@ -119,16 +126,6 @@ static PetscErrorCode CopyFile(const char *from, const char *to, long keep_bytes
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* File offset of element `index` bytes into dataset name, from HDF5's own layout information. */
-static long DataOffset(const char *file, const char *name, long index)
-{
-  hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, name, H5P_DEFAULT);
-  haddr_t off = H5Dget_offset(d);
-  H5Dclose(d);
-  H5Fclose(f);
-  return off == HADDR_UNDEF ? -1 : (long)off + index;
-}
-
 static PetscErrorCode FlipByte(const char *file, long offset)
 {
   FILE *fp = fopen(file, "r+b");
@@ -170,6 +167,124 @@ static PetscErrorCode ExpectRefused(const char *what, const char *file, const ch
   CHECK(strstr(err, expect) != NULL, "%s: message lacks '%s': %s", what, expect, err);
   printf("  refused %-28s %s\n", what, err);
   if (sim) PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The datasets below group `group` of f, recursively, appended to names[*n] (at most max). */
+static PetscErrorCode ListDatasets(hid_t f, const char *group, char names[][128], int max, int *n)
+{
+  hid_t      g = H5Gopen2(f, group, H5P_DEFAULT);
+  H5G_info_t info;
+
+  PetscFunctionBegin;
+  PetscCheck(g >= 0 && H5Gget_info(g, &info) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot list group %s", group);
+  for (hsize_t i = 0; i < info.nlinks; i++) {
+    char  link[64], full[128];
+    hid_t o;
+    PetscCheck(H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, link, sizeof(link), H5P_DEFAULT) > 0,
+               PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot name link %d of %s", (int)i, group);
+    PetscCall(PetscSNPrintf(full, sizeof(full), "%s/%s", strcmp(group, "/") ? group : "", link));
+    o = H5Oopen(f, full, H5P_DEFAULT);
+    PetscCheck(o >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot open %s", full);
+    if (H5Iget_type(o) == H5I_GROUP) PetscCall(ListDatasets(f, full, names, max, n));
+    else if (H5Iget_type(o) == H5I_DATASET) {
+      PetscCheck(*n < max, PETSC_COMM_SELF, PETSC_ERR_PLIB, "more than %d datasets", max);
+      PetscCall(PetscStrncpy(names[(*n)++], full, 128));
+    }
+    PetscCheck(H5Oclose(o) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot close %s", full);
+  }
+  PetscCheck(H5Gclose(g) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot close group %s", group);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The file offset of the middle byte of dataset name's data, -1 if it has none. */
+static long MiddleByte(const char *file, const char *name)
+{
+  hid_t   f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, name, H5P_DEFAULT);
+  haddr_t off  = H5Dget_offset(d);
+  hsize_t size = H5Dget_storage_size(d);
+  H5Dclose(d);
+  H5Fclose(f);
+  return off == HADDR_UNDEF || size == 0 ? -1 : (long)off + (long)(size / 2);
+}
+
+static herr_t AddAttributeName(hid_t loc, const char *name, const H5A_info_t *info, void *ctx)
+{
+  char(*names)[64] = (char(*)[64])((void **)ctx)[0];
+  int *n           = (int *)((void **)ctx)[1];
+  (void)loc;
+  (void)info;
+  if (*n >= 16) return -1;
+  snprintf(names[(*n)++], 64, "%s", name);
+  return 0;
+}
+
+/* Flip the lowest bit of root attribute name (its first byte: the values are little-endian). */
+static PetscErrorCode FlipAttribute(const char *file, const char *name)
+{
+  hid_t         f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, name, H5P_DEFAULT), t = H5Aget_type(a);
+  unsigned char v[16];
+
+  PetscFunctionBegin;
+  PetscCheck(f >= 0 && a >= 0 && t >= 0 && H5Tget_size(t) <= sizeof(v) && H5Aread(a, t, v) >= 0, PETSC_COMM_SELF,
+             PETSC_ERR_FILE_READ, "cannot read attribute %s of %s", name, file);
+  v[0] ^= 1;
+  PetscCheck(H5Awrite(a, t, v) >= 0 && H5Tclose(t) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0, PETSC_COMM_SELF,
+             PETSC_ERR_FILE_WRITE, "cannot write attribute %s of %s", name, file);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What the reader must say about a checkpoint whose dataset or attribute `name` was changed: a
+ * check that runs before the checksum sees the counts, the version and the grid; the checksum
+ * everything else. */
+static const char *ExpectedRefusal(const char *name)
+{
+  static const struct {
+    const char *name, *message;
+  } before[] = {{"bodies", "rows but the attributes say"},         {"contacts", "rows but the attributes say"},
+                {"walls", "rows but the attributes say"},          {"ccpdem_checkpoint_version", "format version"},
+                {"/layout/rows_per_rank", "rows per rank add up"}, {"/layout/grid", "rows, not the"}};
+  for (size_t k = 0; k < sizeof(before) / sizeof(before[0]); k++)
+    if (!strcmp(name, before[k].name)) return before[k].message;
+  return "checksum mismatch";
+}
+
+/* Copies of checkpoint `path` (in dir, named after label) with one byte flipped in each dataset
+ * and one bit in each root attribute, each of which must be refused (ExpectedRefusal). Counts the
+ * datasets and attributes changed into *datasets and *attributes. */
+static PetscErrorCode CorruptEach(const char *dir, const char *path, const char *label, int *datasets, int *attributes)
+{
+  char  names[64][128], attrs[16][64], bad[PETSC_MAX_PATH_LEN + 64], what[256];
+  int   n = 0, na = 0;
+  hid_t f      = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  void *ctx[2] = {attrs, &na};
+
+  PetscFunctionBegin;
+  PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open %s", path);
+  PetscCall(ListDatasets(f, "/", names, 64, &n));
+  PetscCheck(H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, AddAttributeName, ctx) >= 0, PETSC_COMM_SELF,
+             PETSC_ERR_FILE_READ, "cannot list the attributes of %s", path);
+  PetscCheck(H5Fclose(f) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot close %s", path);
+  *datasets = *attributes = 0;
+  PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/flipped-%s.h5", dir, label));
+  for (int k = 0; k < n; k++) {
+    PetscCall(CopyFile(path, bad, -1));
+    if (MiddleByte(bad, names[k]) < 0) {
+      printf("  %s: %s holds no data, not flipped\n", label, names[k]);
+      continue;
+    }
+    PetscCall(FlipByte(bad, MiddleByte(bad, names[k])));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: byte flipped in %s", label, names[k]));
+    PetscCall(ExpectRefused(what, bad, ExpectedRefusal(names[k])));
+    (*datasets)++;
+  }
+  for (int k = 0; k < na; k++) {
+    PetscCall(CopyFile(path, bad, -1));
+    PetscCall(FlipAttribute(bad, attrs[k]));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: bit flipped in attribute %s", label, attrs[k]));
+    PetscCall(ExpectRefused(what, bad, ExpectedRefusal(attrs[k])));
+    (*attributes)++;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -251,28 +366,41 @@ int main(int argc, char **argv)
   PetscCall(CopyFile(path, bad, (long)st.st_size / 2));
   PetscCall(ExpectRefused("truncated to half", bad, "truncated"));
   {
-    const char *const datasets[] = {"/bodies/pos", "/contacts/impulse", "/scenario/text"};
-    for (int k = 0; k < 3; k++) {
-      char what[64];
-      PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/flipped%d.h5", dir, k));
-      PetscCall(CopyFile(path, bad, -1));
-      PetscCall(FlipByte(bad, DataOffset(bad, datasets[k], 13)));
-      PetscCall(PetscSNPrintf(what, sizeof(what), "byte flipped in %s", datasets[k]));
-      PetscCall(ExpectRefused(what, bad, "checksum mismatch"));
-    }
+    int nd, na;
+    PetscCall(CorruptEach(dir, path, "pile", &nd, &na));
+    printf("pile checkpoint: %d datasets and %d attributes changed one at a time, each refused\n", nd, na);
+    CHECK(nd >= 20 && na == 10, "the pile's checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+          nd, na);
   }
 
-  /* format versions */
+  /* the penalty model's history, the emitters' state; format versions */
   {
     Simulation pour;
-    char       pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN];
+    char       pdir[PETSC_MAX_PATH_LEN + 16], ppath[PETSC_MAX_PATH_LEN], scen[PETSC_MAX_PATH_LEN + 32];
+    int        nd, na;
+    Scenario   sc;
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
     PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationDestroy(&pour));
+    PetscCall(CorruptEach(dir, ppath, "penalty", &nd, &na));
+    CHECK(nd >= 20 && na == 10, "the penalty checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+          nd, na);
     PetscCall(SetVersion(ppath, 3));
     PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
+
+    PetscCall(PetscSNPrintf(scen, sizeof(scen), "%s/tests/restart/pour.yaml", CCPDEM_SOURCE_DIR));
+    CHECK(!scenario_load_file(scen, &sc, err, sizeof(err)), "%s rejected: %s", scen, err);
+    PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &pour, err, sizeof(err)));
+    PetscCall(Steps(pour, 20));
+    PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/emit", dir));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    CHECK(SimulationEmitted(pour, 0) > 0, "the pour emitted nothing in 20 steps");
     PetscCall(SimulationDestroy(&pour));
+    PetscCall(CorruptEach(dir, ppath, "emitter", &nd, &na));
+    CHECK(nd >= 21 && na == 10,
+          "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 10", nd, na);
   }
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */

@@ -7,6 +7,21 @@
  *    by d) and no surface motion; sliding B by dx without turning moves the point over A only;
  *    rolling B by angle t (centre moved by R t) moves it over both by R t (chord 2R sin(t/2), the
  *    arc to first order: 1e-12 relative at t = 1e-6). Exact to rounding (1e-15) otherwise.
+ *    Then A is a body that turns, with an arm: spheres A (R_A = 0.3) and B (R_B = 0.2) touching
+ *    along n = z at A's top, so A's arm is R_A n (a wall's is zero and a wall never turns, which is
+ *    all the cases above and every pair where a wall is A exercise; the block kernel shares the
+ *    per-contact code's formulas, so test_penalty_block cannot tell a frame or arm carried by the
+ *    wrong body either):
+ *    (a) the pair turned rigidly by Q (0.3 rad about a skew axis through a point off both) and
+ *        moved: nothing moved relative to anything, so p_A = p_B = 0, psi = 0 and the new frame is
+ *        Q times the old one;
+ *    (b) A spun about n by d = 1e-3, B still: the frame follows A's (u = R_z(d) u_0), psi = +d (A's
+ *        frame ahead of B's by d), p_A = p_B = 0 (the arm lies on the axis);
+ *    (c) A turned by t = 0.01 about the tangent y through its centre, B still, the contact point
+ *        where it was: the old point carried by A is now at R_A n rotated, so p_A (as a world
+ *        vector p_A,u u + p_A,w w) is (-R_A sin t, 0, 0) exactly, p_B = 0, the frame stays u_0 (a
+ *        turn about a tangent leaves the continued frame where it was) and psi = 0.
+ *    Rounding: the coordinates are ~1, so 1e-15 (a few ulps) absolute.
  * 3. Normal force (penalty/normal.h), Hooke: a 1-D impact of m = 1 kg on k = 1e4 N/m at 1 m/s,
  *    integrated with symplectic Euler at 1/2000 of the contact period, leaves at e times the impact
  *    speed within 0.5% for e = 0.2, 0.5, 0.9 (the model's damping ratio is chosen so that a linear
@@ -91,6 +106,71 @@ int main(void)
       const double pa = tr.pa[0] * tr.u[0] + tr.pa[1] * tr.w[0], pb = tr.pb[0] * tr.u[0] + tr.pb[1] * tr.w[0];
       CHECK(fabs(pa / (R * t) - 1) < 1e-9 && fabs(pb / (R * t) - 1) < 1e-9,
             "roll by %g rad: p_A %g, p_B %g, want R t = %g on both", t, pa, pb, R * t);
+    }
+  }
+  { /* 2, A a turning body with an arm */
+    const double    RA = 0.3, RB = 0.2, n[3] = {0, 0, 1}, xa[3] = {0.1, -0.2, 0.05}, y[3] = {0, 1, 0};
+    const double    axis[3] = {0.48, -0.6, 0.64}, c[3] = {0.7, 0.4, -0.9}, Qa = 0.3, d = 1e-3, t = 0.01;
+    PenaltyPose     A0, B0, A1, B1;
+    PenaltyTracking first, tr;
+    PenaltyHistory  h;
+    double          point[3], xb[3], Q[9], p1[3], n1[3], e[3];
+    v3_set(xb, xa[0], xa[1], xa[2] + RA + RB);
+    v3_set(point, xa[0], xa[1], xa[2] + RA);
+    pose_identity(&A0, xa[0], xa[1], xa[2]);
+    pose_identity(&B0, xb[0], xb[1], xb[2]);
+    memset(&h, 0, sizeof(h));
+    penalty_track(&A0, &B0, n, point, NULL, &first);
+    penalty_track_store(&A0, &B0, point, &first, &h);
+    penalty_state_put(&h, PENALTY_TOUCHING, 1);
+    CHECK(fabs(v3_norm(h.arm_a) - RA) < 1e-15, "A's arm %g, want R_A = %g", v3_norm(h.arm_a), RA);
+    { /* (a) rigid turn Q about the axis through c */
+      const double qq[4] = {cos(Qa / 2), sin(Qa / 2) * axis[0], sin(Qa / 2) * axis[1], sin(Qa / 2) * axis[2]};
+      double       r[3], Qu[3], Qw[3];
+      quat_to_matrix(qq, Q);
+      for (int k = 0; k < 3; k++) {
+        PenaltyPose  *to   = k == 0 ? &A1 : &B1;
+        const double *from = k == 0 ? xa : k == 1 ? xb : point;
+        v3_sub(r, from, c);
+        mat_vec(e, Q, r);
+        v3_add(k < 2 ? to->x : p1, e, c);
+        if (k < 2) memcpy(to->R, Q, sizeof(Q));
+      }
+      mat_vec(n1, Q, n);
+      penalty_track(&A1, &B1, n1, p1, &h, &tr);
+      mat_vec(Qu, Q, first.u);
+      mat_vec(Qw, Q, first.w);
+      v3_sub(Qu, Qu, tr.u);
+      v3_sub(Qw, Qw, tr.w);
+      CHECK(fabs(tr.pa[0]) + fabs(tr.pa[1]) + fabs(tr.pb[0]) + fabs(tr.pb[1]) < 1e-15 && fabs(tr.psi) < 1e-15 &&
+              v3_norm(Qu) + v3_norm(Qw) < 1e-15,
+            "pair turned rigidly: p_A (%g, %g), p_B (%g, %g), psi %g, frame off Q (u, w) by %g", tr.pa[0], tr.pa[1],
+            tr.pb[0], tr.pb[1], tr.psi, v3_norm(Qu) + v3_norm(Qw));
+    }
+    { /* (b) A spins about n by d */
+      double Ru[3];
+      pose_rotated(&A1, xa, n, d);
+      pose_identity(&B1, xb[0], xb[1], xb[2]);
+      penalty_track(&A1, &B1, n, point, &h, &tr);
+      mat_vec(Ru, A1.R, first.u);
+      v3_sub(Ru, Ru, tr.u);
+      CHECK(fabs(tr.psi - d) < 1e-15 && v3_norm(Ru) < 1e-15 &&
+              fabs(tr.pa[0]) + fabs(tr.pa[1]) + fabs(tr.pb[0]) + fabs(tr.pb[1]) < 1e-15,
+            "A spun by %g: psi %g (want %g), frame off A's by %g, p_A (%g, %g), p_B (%g, %g)", d, tr.psi, d,
+            v3_norm(Ru), tr.pa[0], tr.pa[1], tr.pb[0], tr.pb[1]);
+    }
+    { /* (c) A turns by t about y through its centre */
+      double pw[3], du[3];
+      pose_rotated(&A1, xa, y, t);
+      pose_identity(&B1, xb[0], xb[1], xb[2]);
+      penalty_track(&A1, &B1, n, point, &h, &tr);
+      for (int k = 0; k < 3; k++) pw[k] = tr.pa[0] * tr.u[k] + tr.pa[1] * tr.w[k];
+      pw[0] += RA * sin(t);
+      v3_sub(du, tr.u, first.u);
+      CHECK(v3_norm(pw) < 1e-15 && fabs(tr.pb[0]) + fabs(tr.pb[1]) < 1e-15 && v3_norm(du) < 1e-15 &&
+              fabs(tr.psi) < 1e-15,
+            "A turned by %g about a tangent: p_A off (-R_A sin t, 0, 0) by %g, p_B (%g, %g), frame moved by %g, psi %g",
+            t, v3_norm(pw), tr.pb[0], tr.pb[1], v3_norm(du), tr.psi);
     }
   }
   { /* 3 */

@@ -11,7 +11,11 @@
  *    5.5 mm within 0.15 mm (4 standard errors at n = 50);
  *  - no two new bodies overlap, and none is in the plane wall;
  *  - the velocity spread, by emitter_place directly: 2000 draws of spread [0.5, 0.2, 0] around
- *    (1, 2, 3) m/s stay inside the box and have means within 0.03 m/s (4 standard errors).
+ *    (1, 2, 3) m/s stay inside the box and have means within 0.03 m/s (4 standard errors); per axis
+ *    the standard deviation is spread / sqrt 3 (uniform in [-spread, spread]) within 4%, 4 standard
+ *    errors (the sample variance of a uniform has relative standard error sqrt(0.8 / n) = 0.02, its
+ *    square root half that), and the largest deviation reaches 0.99 spread (all 2000 inside 0.99 of
+ *    it: probability 0.99^2000 = 2e-9); the axis without spread gets the velocity exactly.
  * The region is cut by the process grid (-decomp_grid p,1,1 over x), so new bodies go to several
  * ranks. */
 // ctest: labels=mpi ranks=2;4
@@ -82,7 +86,7 @@ static void CheckVelocitySpread(void)
 {
   EmitterSpec    e;
   EmitterSphere *out;
-  double(*vel)[3], sum[3] = {0, 0, 0};
+  double(*vel)[3], sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0}, reach[3] = {0, 0, 0};
   const double spread[3] = {0.5, 0.2, 0}, mean[3] = {1, 2, 3};
   int          placed, inside                     = 1;
 
@@ -101,14 +105,26 @@ static void CheckVelocitySpread(void)
   for (int k = 0; k < placed; k++)
     for (int a = 0; a < 3; a++) {
       sum[a] += vel[k][a];
-      inside = inside && fabs(vel[k][a] - mean[a]) <= spread[a];
+      sum2[a] += (vel[k][a] - mean[a]) * (vel[k][a] - mean[a]);
+      reach[a] = PetscMax(reach[a], fabs(vel[k][a] - mean[a]));
+      inside   = inside && fabs(vel[k][a] - mean[a]) <= spread[a];
     }
-  printf("  velocity spread: %d draws, means (%.4f, %.4f, %.4f) m/s\n", placed, sum[0] / placed, sum[1] / placed,
-         sum[2] / placed);
+  printf("  velocity spread: %d draws, means (%.4f, %.4f, %.4f) m/s, standard deviations (%.4f, %.4f, %.4f) m/s, "
+         "largest deviations (%.4f, %.4f, %.4f) m/s\n",
+         placed, sum[0] / placed, sum[1] / placed, sum[2] / placed, sqrt(sum2[0] / placed), sqrt(sum2[1] / placed),
+         sqrt(sum2[2] / placed), reach[0], reach[1], reach[2]);
   TEST_CHECK(placed == 2000 && inside, "velocity spread: %d placed, inside the box: %d", placed, inside);
-  for (int a = 0; a < 3; a++)
+  for (int a = 0; a < 3; a++) {
+    const double sd = sqrt(sum2[a] / placed), sd_exact = spread[a] / sqrt(3.0);
     TEST_CHECK(fabs(sum[a] / placed - mean[a]) < 0.03, "velocity spread: mean %g along %d, expected %g",
                sum[a] / placed, a, mean[a]);
+    if (spread[a] > 0) {
+      TEST_CHECK(fabs(sd / sd_exact - 1) < 0.04, "velocity spread: standard deviation %g along %d, expected %g", sd, a,
+                 sd_exact);
+      TEST_CHECK(reach[a] >= 0.99 * spread[a], "velocity spread: largest deviation %g along %d, spread %g", reach[a], a,
+                 spread[a]);
+    } else TEST_CHECK(reach[a] == 0, "velocity spread: deviation %g along %d without spread", reach[a], a);
+  }
   free(out);
   free(vel);
 }

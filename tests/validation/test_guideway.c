@@ -41,23 +41,31 @@
  *     contact lines, not the vertical load).
  * (b) With rho = zeta R_b cos 45 (derived from the energy balance above, not fitted): F_x =
  *     zeta F_y + S, the manufacturer's formula.
- * Both are checked within 5% (the issue's tolerance) for three loads, averaging the motion joint's
- * x reaction over 0.03..0.1 s (steady rolling: the start, where the carriage is brought to speed
- * and the balls spin up, settles within ~10 steps; measured, the force then drifts by 3e-5
- * relative up to 0.3 s).
- * The solve stops at a residual of 1e-8 m/s (checked below 1e-6); the averaged force should then
- * agree to ~1e-4.
- * At zero speed the carriage sticks: a pull by a force below the resistance (the puller free,
- * pulled by a gravity component along x giving 0.5 (zeta F_y + S), mapping (b)) moves it by less
- * than 1e-6 m in 0.2 s (the elastic deflection of the contacts under it is ~1e-8 m).
+ * Both are checked for three loads on the rolling part F_x - S (what the test validates; S is an
+ * input), averaging the motion joint's x reaction over 0.03..0.1 s (steady rolling: the start,
+ * where the carriage is brought to speed and the balls spin up, settles within ~10 steps; measured,
+ * the force then drifts by 3e-5 relative up to 0.3 s). Tolerance 1% of the rolling part: measured
+ * 1.5e-4 .. 6.6e-4 (an excess of ~1e-3 N at every load: the balls' neglected weight and spin-up),
+ * so about 15x, and a fifth of the issue's 5%. The solve stops at a residual of 1e-8 m/s (checked
+ * below 1e-6).
+ * At zero speed the carriage sticks: a pull S + zeta F_y / 2 (mapping (b); the puller free, pulled
+ * by a gravity component along x), above the seals' S alone and below the whole resistance, is held
+ * by the rolling friction. Held means creeping at the compliant contacts' regularization speed: a
+ * Tikhonov term C / h^2 on a friction row lets it slip at C F / h under a force F; the pull beyond
+ * S, shared by 6 loaded balls (12 contacts) and taken half by the rolling torques, half by the
+ * tangential forces, creeps at about 2 C (F - S) / (3 h) with C = 2e-8 m/N per contact: 3.3e-6 m
+ * in 0.2 s (measured 3.8e-6). Checked below 10x that; without the rolling friction the pull beyond
+ * S accelerates the 51 kg and moves it 4.8e-4 m. A pull S + 3 zeta F_y / 2 slides: over 0.02..0.1 s
+ * (after the first steps load the contacts) the acceleration is (zeta F_y / 2) / m_total within 1%
+ * (measured 1.2e-3: the balls' rotational inertia).
  *
  * On 4 ranks (ctest ..._np4, labels mpi and validation) the 490 N case of (b) runs on all ranks
  * (process grid 2 x 2 x 1: the cuts x = 0, y = 0 split the rows, the raceways and their fixed
  * joints, and the carriage and its cages, across ranks) and on rank 0 alone for 12 steps only
  * (each step takes ~2500 APGD iterations, each a neighbour exchange and an Allreduce: 4 ranks
  * oversubscribed on 2 cores); the mean resisting force over steps 6..12, when the start's
- * transient is down to ~0.5% of the force, must be within 5% of zeta F_y + S and agree with the
- * 1-rank run within 1e-5 relative: the compliant problem is
+ * transient is down to ~1% of the rolling part (measured 1.06%), must have a rolling part within 5%
+ * of zeta F_y and agree with the 1-rank run within 1e-5 relative: the compliant problem is
  * strongly convex, so the impulses are unique and two solves to 1e-8 m/s differ by about
  * 1e-8 m/s x the contact stiffness 1e8 N/m x h = 1e-3 N per contact-step at worst, ~1e-6 of the
  * joint's ~8 N after averaging over contacts and steps (margin ~10); a joint or contact lost or
@@ -202,30 +210,48 @@ static PetscErrorCode Validate(void)
   PetscFunctionBegin;
   for (int p = 0; p < 2; p++)
     for (int l = 0; l < 3; l++) {
-      const double expect = ZETA * loads[l] / maps[p].cosine + SEAL;
+      const double rolling = ZETA * loads[l] / maps[p].cosine; /* the expected F_x - S */
       double       F = 0, resmax = 0;
       PetscCall(Pull(PETSC_COMM_SELF, loads[l], maps[p].rho, 0.03, 0.1, &F, &resmax));
-      printf("guideway %s, F_y = %g N, v = 0.01 m/s: resisting force %.5f N vs %s = %.5f N (rel. error %.2e); largest "
-             "residual %.1e m/s\n",
-             maps[p].name, loads[l], F, maps[p].formula, expect, F / expect - 1, resmax);
+      printf("guideway %s, F_y = %g N, v = 0.01 m/s: resisting force %.5f N vs %s = %.5f N; rolling part F_x - S "
+             "%.5f N (rel. error %.2e); largest residual %.1e m/s\n",
+             maps[p].name, loads[l], F, maps[p].formula, rolling + SEAL, F - SEAL, (F - SEAL) / rolling - 1, resmax);
       TEST_CHECK(resmax < 1e-6, "%s, F_y = %g N: residual %.2e m/s: the steps are not solved", maps[p].name, loads[l],
                  resmax);
-      TEST_CHECK(fabs(F / expect - 1) < 0.05, "%s, F_y = %g N: resisting force %.5f N vs %.5f N", maps[p].name,
-                 loads[l], F, expect);
+      TEST_CHECK(fabs((F - SEAL) / rolling - 1) < 0.01,
+                 "%s, F_y = %g N: rolling part of the resisting force %.5f N vs %.5f N", maps[p].name, loads[l],
+                 F - SEAL, rolling);
     }
-  { /* zero pulling speed: the carriage sticks under a pull below the resistance */
-    Simulation   sim;
-    const double Fy = 490, Fpull = 0.5 * (ZETA * Fy + SEAL),
-                 mass = Fy / 9.81 + 1 + ROWS * BALLS * 1.07e-3; /* carriage, its raceways, the puller, the balls */
-    double   x0[3], x1[3], vel[6];
-    PetscInt found;
-    PetscCall(MakeSim(PETSC_COMM_SELF, Fy, ZETA * RB * M_SQRT1_2, -1, Fpull / mass, &sim));
-    PetscCall(TestBodyGet(sim, 0, x0, vel, &found));
+  { /* zero pulling speed: a pull between the seals' S and the whole resistance sticks, one above it slides */
+    const double Fy = 490, rolling = ZETA * Fy, mass = Fy / 9.81 + 1 + ROWS * BALLS * 1.07e-3, /* carriage, its
+                                                                   raceways, the puller, the balls */
+      stick = SEAL + 0.5 * rolling, slide = SEAL + 1.5 * rolling, creep = 2 * 2e-8 * (stick - SEAL) / (3 * 1e-3) * 0.2,
+                 a_exact = (slide - SEAL - rolling) / mass;
+    Simulation sim;
+    double     x0[3], x1[3], v0[6], v1[6];
+    PetscInt   found = 0;
+    PetscCall(MakeSim(PETSC_COMM_SELF, Fy, ZETA * RB * M_SQRT1_2, -1, stick / mass, &sim));
+    PetscCall(TestBodyGet(sim, 0, x0, v0, &found));
     PetscCall(TestRunUntil(sim, 0.2));
-    PetscCall(TestBodyGet(sim, 0, x1, vel, &found));
-    printf("guideway at zero speed, pulled by %.4f N (half the resistance): carriage moved %.3e m along x in 0.2 s\n",
-           Fpull, x1[0] - x0[0]);
-    TEST_CHECK(found && fabs(x1[0] - x0[0]) < 1e-6, "the carriage should stick, moved %.3e m", x1[0] - x0[0]);
+    PetscCall(TestBodyGet(sim, 0, x1, v1, &found));
+    printf("guideway at zero speed, pulled by S + zeta F_y / 2 = %.4f N: carriage moved %.4e m along x in 0.2 s "
+           "(the compliant contacts' creep 2 C (F - S) t / (3 h) = %.4e m)\n",
+           stick, x1[0] - x0[0], creep);
+    TEST_CHECK(found && fabs(x1[0] - x0[0]) < 10 * creep, "the carriage should stick, moved %.3e m", x1[0] - x0[0]);
+    PetscCall(SimulationDestroy(&sim));
+    PetscCall(MakeSim(PETSC_COMM_SELF, Fy, ZETA * RB * M_SQRT1_2, -1, slide / mass, &sim));
+    PetscCall(TestRunUntil(sim, 0.02));
+    PetscCall(TestBodyGet(sim, 0, x0, v0, &found));
+    PetscCall(TestRunUntil(sim, 0.1));
+    PetscCall(TestBodyGet(sim, 0, x1, v1, &found));
+    {
+      const double a = (v1[0] - v0[0]) / 0.08;
+      printf("guideway at zero speed, pulled by S + 3 zeta F_y / 2 = %.4f N: acceleration over 0.02..0.1 s %.6f m/s^2 "
+             "vs (F - S - zeta F_y) / m = %.6f m/s^2 (rel. error %.2e)\n",
+             slide, a, a_exact, a / a_exact - 1);
+      TEST_CHECK(found && fabs(a / a_exact - 1) < 0.01, "pulled above the resistance: acceleration %.6f m/s^2 vs %.6f",
+                 a, a_exact);
+    }
     PetscCall(SimulationDestroy(&sim));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -247,8 +273,9 @@ static PetscErrorCode CompareRanks(PetscMPIInt size)
            "%.7f N on one (rel. difference %.2e); zeta F_y + S = %.5f N; largest residuals %.1e, %.1e m/s\n",
            Fy, t0, T, Fp, (int)size, Fs, Fp / Fs - 1, expect, rp, rs);
     TEST_CHECK(fabs(Fp / Fs - 1) < 1e-5, "%d ranks: resisting force %.7f N vs %.7f N on one rank", (int)size, Fp, Fs);
-    TEST_CHECK(fabs(Fp / expect - 1) < 0.05, "%d ranks: resisting force %.5f N vs zeta F_y + S = %.5f N", (int)size, Fp,
-               expect);
+    TEST_CHECK(fabs((Fp - SEAL) / (expect - SEAL) - 1) < 0.05,
+               "%d ranks: rolling part of the resisting force %.5f N vs zeta F_y = %.5f N", (int)size, Fp - SEAL,
+               expect - SEAL);
     TEST_CHECK(rp < 1e-6 && rs < 1e-6, "residuals %.2e, %.2e m/s: the steps are not solved", rp, rs);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

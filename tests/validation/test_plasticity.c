@@ -10,16 +10,18 @@
  * at F = F_y with the plastic displacement delta_p = delta - F_y / K; at the bottom
  * delta_p = d - F_y / K = 0.8 mm. Unloading is elastic, F = K (delta - delta_p), so the released
  * sphere comes to rest where the spring carries its weight: delta_rest = delta_p + m g / K.
- * The permanent indentation delta_rest - m g / K must be d - F_y / K within 2% (the issue's).
  * What the scheme adds: the motion ends at the exact depth (its rows ask for the position, to
  * the solver tolerance 1e-10 m/s times h); the return map neglects the dashpot's share of F_y
- * while yielding, alpha u_n at the last yielding step = 5e-3 s * 5e-6 m/s ~ 3e-8 m (4e-5 relative);
- * the rest position is the spring's exact static point (test_compliance.c). So the measured error
- * should be ~1e-4 or less; 2% is the acceptance bound. The dashpot (alpha = 5 ms, damping ratio
+ * while yielding, alpha u_n at the last yielding step, which vanishes as the motion stops at the
+ * bottom with zero speed; the rest position is the spring's exact static point (test_compliance.c).
+ * Measured over the three solvers and both layouts: the permanent indentation delta_rest - m g / K
+ * is d - F_y / K within 2.9e-10 relative, the elastic rest m g / K within 4.4e-8, the speed at rest
+ * below 6.7e-11 m/s, the yielding force F_y within 2e-8: tolerances 3e-9, 5e-7, 1e-9 m/s, 2e-7
+ * (about 10x, far inside the issue's acceptance bound of 2%). The dashpot (alpha = 5 ms, damping ratio
  * alpha omega / 2 = 2.5 with omega = sqrt(K / m) = 1000 rad/s) keeps the released sphere from
  * bouncing off: it creeps up to rest in ~30 ms; we wait 0.3 s.
- * Also checked: while yielding the contact force is F_y (the cap) within 1e-6 relative, and never
- * above it; without a yield force the same path leaves no dent (rest at m g / K, within 1%), so
+ * Also checked: while yielding the contact force is F_y (the cap), and never above it; without a
+ * yield force the same path leaves no dent (rest at m g / K), so
  * the test can tell plastic from elastic. Each with the three solvers, on the packed layout and on
  * the reference loops (-ccp_packed false), which cap the normal impulse in separate code. */
 #include "test_util.h"
@@ -90,21 +92,21 @@ int main(int argc, char **argv)
                  dent / exact - 1, v);
           TEST_CHECK(fabs(depth / d - 1) < 1e-6, "%s: the motion should reach depth %g m, got %.9e m", solvers[s], d,
                      depth);
-          TEST_CHECK(fabs(fend / Fy - 1) < 1e-6 && fmax < Fy * (1 + 1e-6),
+          TEST_CHECK(fabs(fend / Fy - 1) < 2e-7 && fmax < Fy * (1 + 2e-7),
                      "%s: yielding contact force %.9g N (max %.9g N), the yield force is %g N", solvers[s], fend, fmax,
                      Fy);
-          TEST_CHECK(fabs(dent / exact - 1) < 0.02, "%s: permanent indentation %.6e m vs d - F_y/K = %.6e m",
+          TEST_CHECK(fabs(dent / exact - 1) < 3e-9, "%s: permanent indentation %.12e m vs d - F_y/K = %.12e m",
                      solvers[s], dent, exact);
         } else {
           const double exact = m * g / K;
           printf("%s%s, elastic (no yield force): force at depth %.6g N (K d = %g N), rest overlap %.6e m vs m g / K = "
                  "%.6e m (rel. error %.2e)\n",
                  solvers[s], q ? " (reference loops)" : "", fend, K * d, rest, exact, rest / exact - 1);
-          TEST_CHECK(fabs(rest / exact - 1) < 0.01,
+          TEST_CHECK(fabs(rest / exact - 1) < 5e-7,
                      "%s: an elastic contact keeps no dent: rest overlap %.6e m vs m g / K = %.6e m", solvers[s], rest,
                      exact);
         }
-        TEST_CHECK(v < 1e-6, "%s: the released sphere should be at rest, speed %.3e m/s", solvers[s], v);
+        TEST_CHECK(v < 1e-9, "%s: the released sphere should be at rest, speed %.3e m/s", solvers[s], v);
         PetscCall(SimulationDestroy(&sim));
       }
   int rc = TestFinish("plasticity");

@@ -381,7 +381,7 @@ PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P)
 void CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x)
 {
   const size_t head = stash_head(pk);
-  memcpy(x, P->gamma, sizeof(double) * head);
+  if (head) memcpy(x, P->gamma, sizeof(double) * head); /* P->gamma is NULL without contacts */
   memcpy(x + head, pk->stash_tail, sizeof(double) * (ccp_packed_len(pk) - head));
 }
 

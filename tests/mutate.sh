@@ -4,67 +4,138 @@
 # literal replacement in one file. The script copies the working tree (tracked and untracked files,
 # not the ignored ones) to a scratch directory, builds it there (Release), runs each mutation's tests
 # unmutated (they must pass), then for each mutation: applies it, rebuilds the targets its tests
-# use, runs its tests, restores the file. It prints one row per mutation: caught (a test failed),
-# MISSED (all passed), stale (the text to replace is no longer in the file: update the list) or
-# baseline (a test fails without the mutation: the row says nothing). The tree itself is not touched.
+# use, runs its tests, restores the file. It prints one row per mutation: caught by (the tests that
+# failed), MISSED (all passed), stale (the text to replace is no longer in the file: update the
+# list), build failed (the replacement does not compile: fix it) or baseline (a test fails without
+# the mutation: the row says nothing). The tree itself is not touched.
 #
 #   bash tests/mutate.sh [SCRATCH]      (default: a new /tmp/ccpdem-mutate.XXXXXX, kept for reading the
-#                                        tests' logs in SCRATCH/build/Testing/Temporary/)
+#                                        tests' output: SCRATCH/logs/N.log for the Nth mutation)
 # Environment: JOBS (build parallelism, default 2). Exit 0 if every mutation is caught, 1 otherwise.
-# It takes about 15 minutes on 2 cores (the build, then about 1 minute per mutation).
+# It takes about 5 minutes on 2 cores (the build, the unmutated tests, then seconds per mutation).
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 scratch=${1:-$(mktemp -d /tmp/ccpdem-mutate.XXXXXX)}
 jobs=${JOBS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 
-# The mutations: NAME | FILE | TEXT | REPLACEMENT | TESTS (a ctest regex) | TARGETS (to rebuild).
-# TEXT must occur exactly once in FILE.
+# The mutations, read from the list below: records of six lines "key: value" (the value is all after
+# "key: ", spaces kept), a blank line between records:
+#   bug          what the mutation does (the table's row)
+#   file         the file it changes (relative to the repository)
+#   text         the text it replaces: it must occur exactly once in the file
+#   replacement  what replaces it
+#   tests        the tests that must catch it (a ctest -R regex)
+#   targets      the build targets those tests need (ccpdem for the script tests)
 names=() files=() texts=() repls=() tests=() targets=()
-mutation() {
-  names+=("$1") files+=("$2") texts+=("$3") repls+=("$4") tests+=("$5") targets+=("$6")
-}
-mutation "rolling friction ignored (rho = 0 in every contact)" src/collision/detect.c \
-  'c->rho     = pp->rho;' 'c->rho     = 0;' \
-  '^validation/test_guideway(_np[0-9]+)?$' test_guideway
-mutation "emitter velocity spread ignored" src/step/emitter.c \
-  'e->velocity[a] + e->velocity_spread[a] *' 'e->velocity[a] + 0 *' \
-  '^validation/test_emitter(_np[0-9]+)?$' test_emitter
-mutation "checkpoint written in place (no temporary, no rename)" io/checkpoint.c \
-  '"%s/.ckpt-%06" PRId64 ".h5.tmp"' '"%s/ckpt-%06" PRId64 ".h5"' \
-  '^restart/kill_during_checkpoint$' ccpdem
-mutation "checkpoint checksum without the step attribute" io/checkpoint.c \
-  'x = Fnv1a(x, &h->step, sizeof(h->step));' '(void)0;' \
-  '^(unit/test_checkpoint|restart/signal_restart)$' 'test_checkpoint ccpdem'
-mutation "load balancing counts this process's steps, not the run's" src/step/placement.c \
-  '(sim->step + 1) % pl->balance_interval == 0' \
-  '(pl->ghost_builds + pl->ghost_updates + 1) % pl->balance_interval == 0' \
-  '^restart/(distributed_bitwise|joints_bitwise)$' ccpdem
-mutation "penalty tracking: A's contact point carried by B's rotation" src/penalty/tracking.c \
-  'mat_vec(c0, A->R, prev->arm_a);' 'mat_vec(c0, B->R, prev->arm_a);' \
-  '^unit/test_penalty_kernels$' test_penalty_kernels
-mutation "rolling friction takes the spinning coefficient (rho = sigma)" src/collision/detect.c \
-  'c->rho     = pp->rho;' 'c->rho     = pp->sigma;' \
-  '^validation/test_incline_sphere(_np[0-9]+)?$' test_incline_sphere
-mutation "contact memory (penalty history) zeroed when routed to another rank" decomp/impulse_routing.c \
-  'memcpy(gamma + w * nkeep++, records + rec * (size_t)e + sizeof(ContactKey), w * sizeof(double));' \
-  'memset(gamma + w * nkeep++, 0, w * sizeof(double));' \
-  '^validation/test_penalty_distributed_np[0-9]+$' test_penalty_distributed
-mutation "warm-start decay after an unconverged step never applied" src/step/model_ccp.c \
-  '(sim->last.keep_impulses ? 1.0 : m->warm_start_decay)' '1.0' \
-  '^validation/test_warm_start$' test_warm_start
-mutation "contacts inside the envelope push at a distance (b_n = 0 for a gap)" src/ccp/law.h \
-  '*bn    = phi / h;' '*bn    = 0;' \
-  '^validation/test_stack(_np[0-9]+)?$' test_stack
-mutation "scaling report: efficiency not divided by the rank count" jobs/scaling/report.py \
-  'r["efficiency"] = r["speedup"] / r["ranks"]' 'r["efficiency"] = r["speedup"]' \
-  '^scaling/test_report$' ccpdem
-mutation "contact compliance 0.5% too large" src/ccp/law.h \
-  '*c_lin           = pp->compliance / (h * tau);' '*c_lin           = 1.005 * pp->compliance / (h * tau);' \
-  '^validation/test_compliance(_np[0-9]+)?$' test_compliance
-mutation "yield force 1% too large" src/ccp/law.h \
-  't->yield_impulse    = pp->yield_force * h;' 't->yield_impulse    = 1.01 * pp->yield_force * h;' \
-  '^validation/test_plasticity$' test_plasticity
+while IFS= read -r line; do
+  case $line in
+    "bug: "*) names+=("${line#bug: }") ;;
+    "file: "*) files+=("${line#file: }") ;;
+    "text: "*) texts+=("${line#text: }") ;;
+    "replacement: "*) repls+=("${line#replacement: }") ;;
+    "tests: "*) tests+=("${line#tests: }") ;;
+    "targets: "*) targets+=("${line#targets: }") ;;
+    "") ;;
+    *) echo "mutate: unreadable line in the list: $line"; exit 1 ;;
+  esac
+done << 'LIST'
+bug: rolling friction ignored (rho = 0 in every contact)
+file: src/collision/detect.c
+text: c->rho     = pp->rho;
+replacement: c->rho     = 0;
+tests: ^validation/test_guideway(_np[0-9]+)?$
+targets: test_guideway
+
+bug: emitter velocity spread ignored
+file: src/step/emitter.c
+text: e->velocity[a] + e->velocity_spread[a] *
+replacement: e->velocity[a] + 0 *
+tests: ^validation/test_emitter(_np[0-9]+)?$
+targets: test_emitter
+
+bug: checkpoint written in place (no temporary, no rename)
+file: io/checkpoint.c
+text: "%s/.ckpt-%06" PRId64 ".h5.tmp"
+replacement: "%s/ckpt-%06" PRId64 ".h5"
+tests: ^restart/kill_during_checkpoint$
+targets: ccpdem
+
+bug: checkpoint checksum without the step attribute
+file: io/checkpoint.c
+text: x = Fnv1a(x, &h->step, sizeof(h->step));
+replacement: (void)0;
+tests: ^(unit/test_checkpoint|restart/signal_restart)$
+targets: test_checkpoint ccpdem
+
+bug: load balancing counts this process's steps, not the run's
+file: src/step/placement.c
+text: (sim->step + 1) % pl->balance_interval == 0
+replacement: (pl->ghost_builds + pl->ghost_updates + 1) % pl->balance_interval == 0
+tests: ^restart/(distributed_bitwise|joints_bitwise)$
+targets: ccpdem
+
+bug: penalty tracking: A's contact point carried by B's rotation
+file: src/penalty/tracking.c
+text: mat_vec(c0, A->R, prev->arm_a);
+replacement: mat_vec(c0, B->R, prev->arm_a);
+tests: ^unit/test_penalty_kernels$
+targets: test_penalty_kernels
+
+bug: rolling friction takes the spinning coefficient (rho = sigma)
+file: src/collision/detect.c
+text: c->rho     = pp->rho;
+replacement: c->rho     = pp->sigma;
+tests: ^validation/test_incline_sphere(_np[0-9]+)?$
+targets: test_incline_sphere
+
+bug: contact memory (penalty history) zeroed when routed to another rank
+file: decomp/impulse_routing.c
+text: memcpy(gamma + w * nkeep++, records + rec * (size_t)e + sizeof(ContactKey), w * sizeof(double));
+replacement: memset(gamma + w * nkeep++, 0, w * sizeof(double));
+tests: ^validation/test_penalty_distributed_np[0-9]+$
+targets: test_penalty_distributed
+
+bug: warm-start decay after an unconverged step never applied
+file: src/step/model_ccp.c
+text: (sim->last.keep_impulses ? 1.0 : m->warm_start_decay)
+replacement: 1.0
+tests: ^validation/test_warm_start$
+targets: test_warm_start
+
+bug: the solver stops at 100 times the scenario's tolerance
+file: src/ccp/solver.c
+text: s->set.tol    = tol;
+replacement: s->set.tol    = 100 * tol;
+tests: ^validation/test_stack(_np[0-9]+)?$
+targets: test_stack
+
+bug: scaling report: efficiency not divided by the rank count
+file: jobs/scaling/report.py
+text: r["efficiency"] = r["speedup"] / r["ranks"]
+replacement: r["efficiency"] = r["speedup"]
+tests: ^scaling/test_report$
+targets: ccpdem
+
+bug: contact compliance 0.5% too large
+file: src/ccp/law.h
+text: *c_lin           = pp->compliance / (h * tau);
+replacement: *c_lin           = 1.005 * pp->compliance / (h * tau);
+tests: ^validation/test_compliance(_np[0-9]+)?$
+targets: test_compliance
+
+bug: yield force 1% too large
+file: src/ccp/law.h
+text: t->yield_impulse    = pp->yield_force * h;
+replacement: t->yield_impulse    = 1.01 * pp->yield_force * h;
+tests: ^validation/test_plasticity$
+targets: test_plasticity
+LIST
+n=${#names[@]}
+for list in files texts repls tests targets; do
+  declare -n l=$list
+  [ ${#l[@]} -eq "$n" ] || { echo "mutate: the list has $n bugs but ${#l[@]} $list"; exit 1; }
+done
 
 # replace FILE TEXT REPLACEMENT: TEXT (exactly once in FILE) replaced; exit 1 if not found once
 replace() {
@@ -83,8 +154,12 @@ build() { # targets...
     { tail -20 "$scratch/build.log"; return 1; }
 }
 
-runtests() { # regex: 0 if every matching test passes (and at least one matches)
-  (cd "$scratch/build" && ctest -R "$1" --no-tests=error > "$scratch/ctest.log" 2>&1)
+runtests() { # regex log: 0 if every matching test passes (and at least one matches); ctest's output in log
+  (cd "$scratch/build" && ctest -R "$1" --no-tests=error --output-on-failure > "$2" 2>&1)
+}
+
+failed() { # log: the names of the tests that failed in it
+  sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) .*/\1/p' "$1" | tr '\n' ' '
 }
 
 mkdir -p "$scratch/src"
@@ -94,13 +169,13 @@ cmake -S "$scratch/src" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release > "$scrat
   { cat "$scratch/configure.log"; exit 1; }
 build all || { echo "mutate: the unmutated copy does not build"; exit 1; }
 
-n=${#names[@]}
+mkdir -p "$scratch/logs"
 result=()
 for ((i = 0; i < n; i++)); do
   if ! grep -qF -- "${texts[i]}" "$scratch/src/${files[i]}"; then
     result[i]=stale
-  elif ! runtests "${tests[i]}"; then
-    result[i]=baseline
+  elif ! runtests "${tests[i]}" "$scratch/logs/baseline-$((i + 1)).log"; then
+    result[i]="baseline ($(failed "$scratch/logs/baseline-$((i + 1)).log")fail unmutated)"
   fi
 done
 
@@ -115,21 +190,21 @@ for ((i = 0; i < n; i++)); do
   t0=$SECONDS
   # shellcheck disable=SC2086 # the targets are a list
   if ! build ${targets[i]}; then
-    result[i]="caught (build failed)"
-  elif runtests "${tests[i]}"; then
+    result[i]="build failed (fix the replacement)"
+  elif runtests "${tests[i]}" "$scratch/logs/$((i + 1)).log"; then
     result[i]=MISSED
   else
-    result[i]=caught
+    result[i]="caught by $(failed "$scratch/logs/$((i + 1)).log")"
   fi
   cp "$scratch/original" "$f"
   touch "$f" # newer than the mutated object: the next build recompiles it
   echo "mutate: $((i + 1))/$n ${names[i]}: ${result[i]} ($((SECONDS - t0)) s)"
 done
 
-printf '\n%-70s %-62s %s\n' "bug" "tests (ctest -R)" "result"
+printf '\n%-70s %-50s %s\n' "bug" "tests (ctest -R)" "result"
 missed=0
 for ((i = 0; i < n; i++)); do
-  printf '%-70s %-62s %s\n' "${names[i]}" "${tests[i]}" "${result[i]}"
+  printf '%-70s %-50s %s\n' "${names[i]}" "${tests[i]}" "${result[i]}"
   case ${result[i]} in caught*) ;; *) missed=$((missed + 1)) ;; esac
 done
 echo

@@ -2,10 +2,13 @@
 #include "io/checkpoint.h"
 #include "base/growth.h"
 #include "io/h5.h"
+#include "io/output_file.h"
 #include "penalty/history.h"
+#include "scenario/scenario.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,10 @@
 #define FNV_PRIME  0x100000001b3ULL
 #define WHY_MAX    512
 
+/* The bytes one body takes in the /bodies datasets (the BODY_FIELDS rows, without a struct's padding). */
+#define FIELD_BYTES(type, name, width) +sizeof(type) * (width)
+#define BODY_ROW_BYTES                 (0 BODY_FIELDS(FIELD_BYTES))
+
 /* HDF5 memory type of a BODY_FIELDS array; a field of a new C type needs a line here. */
 #define FIELD_MEMTYPE(ptr) \
   _Generic((ptr), int64_t * : H5T_NATIVE_INT64, int32_t * : H5T_NATIVE_INT32, double * : H5T_NATIVE_DOUBLE)
@@ -30,6 +37,20 @@ static uint64_t Fnv1a(uint64_t h, const void *data, size_t n)
     h ^= b[i];
     h *= FNV_PRIME;
   }
+  return h;
+}
+
+/* A bijective 64-bit finalizer (xor-shifts and odd multipliers, as in MurmurHash3's fmix64) applied
+ * to each row's FNV-1a hash before the rows are summed. Without it a row's hash is affine in its
+ * last bytes, so the same bit flipped one way in one row and the other way in another row changed
+ * the sum by +d and -d and the damage passed the checksum. */
+static inline uint64_t MixRow(uint64_t h)
+{
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
   return h;
 }
 
@@ -55,11 +76,11 @@ static uint64_t RowsHash(const char *name, const void *buf, size_t row_bytes, co
       }
     for (size_t i = 0; i < row_bytes; i++)
       for (int l = 0; l < LANES; l++) h[l] = (h[l] ^ b[(r + (hsize_t)l) * row_bytes + i]) * FNV_PRIME;
-    for (int l = 0; l < LANES; l++) sum += h[l];
+    for (int l = 0; l < LANES; l++) sum += MixRow(h[l]);
   }
   for (; r < rows->n_local; r++) {
     const uint64_t g = rows->offset + r;
-    sum += Fnv1a(Fnv1a(seed, &g, sizeof(g)), b + r * row_bytes, row_bytes);
+    sum += MixRow(Fnv1a(Fnv1a(seed, &g, sizeof(g)), b + r * row_bytes, row_bytes));
   }
   return sum;
 }
@@ -73,7 +94,36 @@ typedef struct {
   int32_t last_keep_impulses;
   int64_t bodies, contacts;
   int32_t walls;
+  char    run_id[RUN_ID_HEX]; /* no NUL: the attribute's bytes */
 } Header;
+
+/* The root attributes between the version and the run id, in file order, with their Header fields:
+ * the one list the writer and the reader both follow. */
+typedef enum {
+  HEADER_INT32,
+  HEADER_INT64,
+  HEADER_DOUBLE
+} HeaderType;
+static const struct {
+  const char *name;
+  HeaderType  type;
+  size_t      offset;
+} header_fields[] = {
+  {"step", HEADER_INT64, offsetof(Header, step)},
+  {"time", HEADER_DOUBLE, offsetof(Header, time)},
+  {"removed", HEADER_INT64, offsetof(Header, removed)},
+  {"next_id", HEADER_INT64, offsetof(Header, next_id)},
+  {"last_keep_impulses", HEADER_INT32, offsetof(Header, last_keep_impulses)},
+  {"bodies", HEADER_INT64, offsetof(Header, bodies)},
+  {"contacts", HEADER_INT64, offsetof(Header, contacts)},
+  {"walls", HEADER_INT32, offsetof(Header, walls)},
+};
+#define N_HEADER_FIELDS (sizeof(header_fields) / sizeof(header_fields[0]))
+
+static hid_t HeaderMemType(HeaderType t)
+{
+  return t == HEADER_INT32 ? H5T_NATIVE_INT32 : t == HEADER_INT64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+}
 
 static uint64_t HeaderHash(const Header *h)
 {
@@ -89,33 +139,32 @@ static uint64_t HeaderHash(const Header *h)
   x = Fnv1a(x, &h->last_keep_impulses, sizeof(h->last_keep_impulses));
   x = Fnv1a(x, &h->bodies, sizeof(h->bodies));
   x = Fnv1a(x, &h->contacts, sizeof(h->contacts));
-  return Fnv1a(x, &h->walls, sizeof(h->walls));
+  x = Fnv1a(x, &h->walls, sizeof(h->walls));
+  return MixRow(Fnv1a(x, h->run_id, sizeof(h->run_id)));
 }
 
 /* ------------------------------------------------------------------ writer */
 
-static PetscErrorCode WriteHashed(hid_t file, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+static PetscErrorCode WriteHashed(IoH5Output *out, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
                                   const void *buf, uint64_t *sum)
 {
   PetscFunctionBegin;
-  PetscCall(IoH5WriteRows(file, name, memtype, width, rows, buf));
-  *sum += RowsHash(name, buf, width * H5Tget_size(memtype), rows);
+  PetscCall(IoH5WriteRows(out, name, memtype, width, rows, buf));
+  if (!out->measuring) *sum += RowsHash(name, buf, width * H5Tget_size(memtype), rows);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteBodies(MPI_Comm comm, hid_t file, const BodyStore *s, uint64_t *sum)
+static PetscErrorCode WriteBodies(MPI_Comm comm, IoH5Output *out, const BodyStore *s, uint64_t *sum)
 {
   IoH5Rows rows;
-  hid_t    group;
 
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreate(comm, s->n_owned, &rows));
-  PetscCall(IoH5CreateGroup(file, "bodies", &group));
+  PetscCall(IoH5CreateGroup(out, "bodies"));
 #define WRITE_FIELD(type, name, width) \
-  PetscCall(WriteHashed(file, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
+  PetscCall(WriteHashed(out, "/bodies/" #name, FIELD_MEMTYPE(s->name), width, &rows, s->name, sum));
   BODY_FIELDS(WRITE_FIELD)
 #undef WRITE_FIELD
-  CCPDEM_H5(H5Gclose(group));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -126,11 +175,10 @@ const char *CheckpointContactDataset(PetscInt width)
   return width == CCP_RECORD_WIDTH ? "/contacts/impulse" : "/contacts/history";
 }
 
-static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemory *m, uint64_t *sum)
+static PetscErrorCode WriteContacts(MPI_Comm comm, IoH5Output *out, const ImpulseMemory *m, uint64_t *sum)
 {
   const PetscInt n = m->n;
   IoH5Rows       rows;
-  hid_t          group;
   int64_t       *ida, *idb;
   int32_t       *sub;
 
@@ -142,13 +190,12 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
     sub[i] = m->key[i].sub;
   }
   PetscCall(IoH5RowsCreate(comm, n, &rows));
-  PetscCall(IoH5CreateGroup(file, "contacts", &group));
-  PetscCall(WriteHashed(file, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
-  PetscCall(WriteHashed(file, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
-  PetscCall(WriteHashed(file, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
+  PetscCall(IoH5CreateGroup(out, "contacts"));
+  PetscCall(WriteHashed(out, "/contacts/ida", H5T_NATIVE_INT64, 1, &rows, ida, sum));
+  PetscCall(WriteHashed(out, "/contacts/idb", H5T_NATIVE_INT64, 1, &rows, idb, sum));
+  PetscCall(WriteHashed(out, "/contacts/sub", H5T_NATIVE_INT32, 1, &rows, sub, sum));
   PetscCall(
-    WriteHashed(file, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
-  CCPDEM_H5(H5Gclose(group));
+    WriteHashed(out, CheckpointContactDataset(m->width), H5T_NATIVE_DOUBLE, (hsize_t)m->width, &rows, m->gamma, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree3(ida, idb, sub));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -157,7 +204,7 @@ static PetscErrorCode WriteContacts(MPI_Comm comm, hid_t file, const ImpulseMemo
 /* /layout/grid (3, int64) and /layout/cuts (double, the cuts of x, then y, then z: p_k + 1 each),
  * written by rank 0: a restart on the same grid puts the load balancer's cuts back, so it owns the
  * bodies as the uninterrupted run did (bitwise). */
-static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
+static PetscErrorCode WriteCuts(MPI_Comm comm, IoH5Output *out, const CheckpointState *st, uint64_t *sum)
 {
   const PetscInt ncuts = (PetscInt)(st->grid[0] + st->grid[1] + st->grid[2] + 3);
   PetscMPIInt    rank;
@@ -166,17 +213,17 @@ static PetscErrorCode WriteCuts(MPI_Comm comm, hid_t file, const CheckpointState
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? 3 : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/grid", H5T_NATIVE_INT64, 1, &rows, st->grid, sum));
+  PetscCall(WriteHashed(out, "/layout/grid", H5T_NATIVE_INT64, 1, &rows, st->grid, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? ncuts : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &rows, st->cuts, sum));
+  PetscCall(WriteHashed(out, "/layout/cuts", H5T_NATIVE_DOUBLE, 1, &rows, st->cuts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* /layout/emitted (int64, one per emitter, rank 0): how many bodies each emitter has made; their
  * random streams are functions of (seed, emitter, step), so that count is the whole emitter state. */
-static PetscErrorCode WriteEmitters(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
+static PetscErrorCode WriteEmitters(MPI_Comm comm, IoH5Output *out, const CheckpointState *st, uint64_t *sum)
 {
   PetscMPIInt rank;
   IoH5Rows    rows;
@@ -184,69 +231,74 @@ static PetscErrorCode WriteEmitters(MPI_Comm comm, hid_t file, const CheckpointS
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)st->n_emitters : 0, &rows));
-  PetscCall(WriteHashed(file, "/layout/emitted", H5T_NATIVE_INT64, 1, &rows, st->emitted, sum));
+  PetscCall(WriteHashed(out, "/layout/emitted", H5T_NATIVE_INT64, 1, &rows, st->emitted, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* /layout/rows_per_rank (ranks x 2, int64): each writing rank's (bodies, contacts) rows, so that a
  * restart at the same rank count can give every rank back exactly its rows. */
-static PetscErrorCode WriteLayout(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
+static PetscErrorCode WriteLayout(MPI_Comm comm, IoH5Output *out, const CheckpointState *st, uint64_t *sum)
 {
   const int64_t counts[2] = {st->bodies->n_owned, st->memory->n};
   IoH5Rows      rows;
-  hid_t         group;
 
   PetscFunctionBegin;
-  PetscCall(IoH5CreateGroup(file, "layout", &group));
-  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5CreateGroup(out, "layout"));
   PetscCall(IoH5RowsCreate(comm, 1, &rows));
-  PetscCall(WriteHashed(file, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
+  PetscCall(WriteHashed(out, "/layout/rows_per_rank", H5T_NATIVE_INT64, 2, &rows, counts, sum));
   PetscCall(IoH5RowsDestroy(&rows));
-  PetscCall(WriteCuts(comm, file, st, sum));
-  PetscCall(WriteEmitters(comm, file, st, sum));
+  PetscCall(WriteCuts(comm, out, st, sum));
+  PetscCall(WriteEmitters(comm, out, st, sum));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* State replicated on every rank, written by rank 0: wall centres and the scenario. */
-static PetscErrorCode WriteReplicated(MPI_Comm comm, hid_t file, const CheckpointState *st, uint64_t *sum)
+static PetscErrorCode WriteReplicated(MPI_Comm comm, IoH5Output *out, const CheckpointState *st, uint64_t *sum)
 {
   const int   nw = st->n_walls;
   PetscMPIInt rank;
   IoH5Rows    rows;
-  hid_t       group;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(IoH5CreateGroup(file, "walls", &group));
-  CCPDEM_H5(H5Gclose(group));
-  PetscCall(IoH5CreateGroup(file, "scenario", &group));
-  CCPDEM_H5(H5Gclose(group));
+  PetscCall(IoH5CreateGroup(out, "walls"));
+  PetscCall(IoH5CreateGroup(out, "scenario"));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? nw : 0, &rows));
-  PetscCall(WriteHashed(file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, st->wall_centers, sum));
+  PetscCall(WriteHashed(out, "/walls/center", H5T_NATIVE_DOUBLE, 3, &rows, st->wall_centers, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_text) : 0, &rows));
-  PetscCall(WriteHashed(file, "/scenario/text", H5T_NATIVE_UINT8, 1, &rows, st->scenario_text, sum));
+  PetscCall(WriteHashed(out, "/scenario/text", H5T_NATIVE_UINT8, 1, &rows, st->scenario_text, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_path) : 0, &rows));
-  PetscCall(WriteHashed(file, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, st->scenario_path, sum));
+  PetscCall(WriteHashed(out, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, st->scenario_path, sum));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteHeader(hid_t file, const Header *h, uint64_t checksum)
+/* The type of the run_id attribute: RUN_ID_HEX characters, no terminating NUL. Close with H5Tclose. */
+static PetscErrorCode RunIdType(hid_t *type)
 {
   PetscFunctionBegin;
-  PetscCall(IoH5WriteAttribute(file, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
-  PetscCall(IoH5WriteAttribute(file, "step", H5T_NATIVE_INT64, &h->step));
-  PetscCall(IoH5WriteAttribute(file, "time", H5T_NATIVE_DOUBLE, &h->time));
-  PetscCall(IoH5WriteAttribute(file, "removed", H5T_NATIVE_INT64, &h->removed));
-  PetscCall(IoH5WriteAttribute(file, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(IoH5WriteAttribute(file, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
-  PetscCall(IoH5WriteAttribute(file, "bodies", H5T_NATIVE_INT64, &h->bodies));
-  PetscCall(IoH5WriteAttribute(file, "contacts", H5T_NATIVE_INT64, &h->contacts));
-  PetscCall(IoH5WriteAttribute(file, "walls", H5T_NATIVE_INT32, &h->walls));
-  PetscCall(IoH5WriteAttribute(file, "checksum", H5T_NATIVE_UINT64, &checksum));
+  CCPDEM_H5_ID(*type, H5Tcopy(H5T_C_S1));
+  CCPDEM_H5(H5Tset_size(*type, RUN_ID_HEX));
+  CCPDEM_H5(H5Tset_strpad(*type, H5T_STR_NULLPAD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteHeader(IoH5Output *out, const Header *h, uint64_t checksum)
+{
+  hid_t run_id_type;
+
+  PetscFunctionBegin;
+  PetscCall(RunIdType(&run_id_type));
+  PetscCall(IoH5WriteAttribute(out, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
+  for (size_t k = 0; k < N_HEADER_FIELDS; k++)
+    PetscCall(IoH5WriteAttribute(out, header_fields[k].name, HeaderMemType(header_fields[k].type),
+                                 (const char *)h + header_fields[k].offset));
+  PetscCall(IoH5WriteAttribute(out, "run_id", run_id_type, h->run_id));
+  PetscCall(IoH5WriteAttribute(out, "checksum", H5T_NATIVE_UINT64, &checksum));
+  CCPDEM_H5(H5Tclose(run_id_type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -275,8 +327,7 @@ static PetscErrorCode PruneOnRoot(const char *dir, int64_t current, PetscInt kee
   while ((e = readdir(d))) {
     long long step;
     int       end = 0;
-    if (sscanf(e->d_name, ".ckpt-%lld.h5.tmp%n", &step, &end) == 1 &&
-        e->d_name[end] == 0) { /* left by a killed writer */
+    if (IoIsTempName(e->d_name, "ckpt-")) { /* left by a killed writer (this one's is renamed already) */
       PetscCall(IoPathPrintf(path, sizeof(path), "%s/%s", dir, e->d_name));
       if (unlink(path))
         PetscCall(
@@ -317,31 +368,18 @@ PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path_out,
-                               size_t pathlen)
+/* Every dataset and attribute of the checkpoint of st, into out (one pass of io/h5.h IoH5Output). */
+static PetscErrorCode WriteAll(MPI_Comm comm, IoH5Output *out, const CheckpointState *st)
 {
-  char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
-  Header      h;
-  uint64_t    local = 0, sum = 0;
-  int64_t     n_contacts, total_contacts;
-  PetscInt    keep;
-  hid_t       file;
-  PetscMPIInt rank;
+  Header   h;
+  uint64_t local = 0, sum = 0;
+  int64_t  n_contacts = st->memory->n, total_contacts, nb = st->bodies->n_owned;
 
   PetscFunctionBegin;
-  n_contacts = st->memory->n;
-  PetscCall(CheckpointKeepOption(comm, &keep));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/checkpoints", outdir));
-  PetscCall(IoMakeDirs(comm, dir));
-  PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, st->step));
-  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.ckpt-%06" PRId64 ".h5.tmp", dir, st->step));
-
-  PetscCall(IoH5CreateParallel(comm, tmp, &file));
-  PetscCall(WriteBodies(comm, file, st->bodies, &local));
-  PetscCall(WriteContacts(comm, file, st->memory, &local));
-  PetscCall(WriteReplicated(comm, file, st, &local));
-  PetscCall(WriteLayout(comm, file, st, &local));
+  PetscCall(WriteBodies(comm, out, st->bodies, &local));
+  PetscCall(WriteContacts(comm, out, st->memory, &local));
+  PetscCall(WriteReplicated(comm, out, st, &local));
+  PetscCall(WriteLayout(comm, out, st, &local));
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(&n_contacts, &total_contacts, 1, MPI_INT64_T, MPI_SUM, comm));
   memset(&h, 0, sizeof(h));
@@ -353,14 +391,37 @@ PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const c
   h.last_keep_impulses = st->last_keep_impulses ? 1 : 0;
   h.contacts           = total_contacts;
   h.walls              = st->n_walls;
-  { /* the global body count */
-    int64_t nb = st->bodies->n_owned;
-    PetscCallMPI(MPI_Allreduce(&nb, &h.bodies, 1, MPI_INT64_T, MPI_SUM, comm));
-  }
+  memcpy(h.run_id, st->run_id.hex, RUN_ID_HEX);
+  PetscCallMPI(MPI_Allreduce(&nb, &h.bodies, 1, MPI_INT64_T, MPI_SUM, comm)); /* the global body count */
   sum += HeaderHash(&h);
-  PetscCall(WriteHeader(file, &h, sum));
-  PetscCall(IoH5ClosePublish(comm, file, tmp, path, dir, "CheckpointWrite (io/checkpoint.c)"));
-  if (rank == 0) PetscCall(PruneOnRoot(dir, h.step, keep));
+  PetscCall(WriteHeader(out, &h, sum));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path_out,
+                               size_t pathlen, char *err, size_t errlen)
+{
+  char        dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
+  PetscInt    keep;
+  IoH5Output  out;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCheck(RunIdValid(st->run_id.hex), comm, PETSC_ERR_ARG_WRONG,
+             "CheckpointWrite: the state has no run id (io/run_dir.h RunIdNew)");
+  PetscCall(CheckpointKeepOption(comm, &keep));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(IoPathPrintf(dir, sizeof(dir), "%s/checkpoints", outdir));
+  PetscCall(IoMakeDirs(comm, dir, err, errlen));
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoPathPrintf(path, sizeof(path), "%s/ckpt-%06" PRId64 ".h5", dir, st->step));
+  PetscCall(IoH5OutputBegin(comm, path, &out));
+  PetscCall(WriteAll(comm, &out, st)); /* measures */
+  PetscCall(IoH5OutputCreate(&out));
+  PetscCall(WriteAll(comm, &out, st));
+  PetscCall(IoH5OutputFinish(&out, err, errlen)); /* fsync, rename, fsync of the directory */
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS); /* the previous checkpoints are all still there */
+  if (rank == 0) PetscCall(PruneOnRoot(dir, st->step, keep));
   PetscCallMPI(MPI_Barrier(comm));
   if (path_out) PetscCall(PetscStrncpy(path_out, path, pathlen));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -380,8 +441,35 @@ typedef struct {
   double       *cuts;    /* and its cuts, x then y then z */
   int64_t      *emitted; /* bodies made per emitter (NULL: not stored, none made) */
   hsize_t       n_emitted;
+  hsize_t       file_bytes;   /* the file's size: no dataset (none is compressed) holds more */
   char          why[WHY_MAX]; /* the first reason the file is refused, "" if none */
 } Reader;
+
+/* A dataset's rows of row_bytes each must fit in the file, checked before anything is allocated for
+ * them: a forged or damaged size (3 x 2^30 bodies, a flipped bit in a length) is refused here. */
+static void CheckBytes(Reader *r, const char *name, hsize_t rows, size_t row_bytes)
+{
+  if (r->why[0] || !row_bytes || rows <= r->file_bytes / row_bytes) return;
+  snprintf(r->why, sizeof(r->why),
+           "dataset %s claims %llu rows of %zu bytes, more than the file's %llu bytes (a damaged or forged size)", name,
+           (unsigned long long)rows, row_bytes, (unsigned long long)r->file_bytes);
+}
+
+/* Rows split over the ranks of comm must leave each rank a count its arrays can index (PetscInt). */
+static PetscErrorCode CheckRowsPerRank(MPI_Comm comm, Reader *r, const char *what, int64_t rows)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (rows / size + 1 > PETSC_MAX_INT)
+    snprintf(r->why, sizeof(r->why),
+             "its %" PRId64 " %s are more than %d ranks can hold (at most %d each); restart on at least %" PRId64
+             " ranks",
+             rows, what, size, PETSC_MAX_INT - 1, rows / (PETSC_MAX_INT - 1) + 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode ReadScalar(Reader *r, const char *name, hid_t memtype, void *value)
 {
@@ -466,6 +554,21 @@ static PetscBool IsSnapshot(hid_t file)
                      H5Lexists(file, "bodies", H5P_DEFAULT) > 0 && H5Lexists(file, "/bodies/id", H5P_DEFAULT) > 0);
 }
 
+/* The run_id attribute: RUN_ID_HEX lower-case hex digits (io/run_dir.h). */
+static PetscErrorCode ReadRunId(Reader *r, Header *h)
+{
+  char  hex[RUN_ID_HEX + 1] = "";
+  hid_t type;
+
+  PetscFunctionBegin;
+  PetscCall(RunIdType(&type));
+  PetscCall(ReadScalar(r, "run_id", type, h->run_id));
+  CCPDEM_H5(H5Tclose(type));
+  memcpy(hex, h->run_id, RUN_ID_HEX);
+  if (!r->why[0] && !RunIdValid(hex)) snprintf(r->why, sizeof(r->why), "attribute run_id is not a run id");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
 {
   PetscFunctionBegin;
@@ -482,22 +585,19 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
              CHECKPOINT_FORMAT_VERSION);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(ReadScalar(r, "step", H5T_NATIVE_INT64, &h->step));
-  PetscCall(ReadScalar(r, "time", H5T_NATIVE_DOUBLE, &h->time));
-  PetscCall(ReadScalar(r, "removed", H5T_NATIVE_INT64, &h->removed));
-  PetscCall(ReadScalar(r, "next_id", H5T_NATIVE_INT64, &h->next_id));
-  PetscCall(ReadScalar(r, "last_keep_impulses", H5T_NATIVE_INT32, &h->last_keep_impulses));
-  PetscCall(ReadScalar(r, "bodies", H5T_NATIVE_INT64, &h->bodies));
-  PetscCall(ReadScalar(r, "contacts", H5T_NATIVE_INT64, &h->contacts));
-  PetscCall(ReadScalar(r, "walls", H5T_NATIVE_INT32, &h->walls));
+  for (size_t k = 0; k < N_HEADER_FIELDS; k++)
+    PetscCall(
+      ReadScalar(r, header_fields[k].name, HeaderMemType(header_fields[k].type), (char *)h + header_fields[k].offset));
+  PetscCall(ReadRunId(r, h));
   PetscCall(ReadScalar(r, "checksum", H5T_NATIVE_UINT64, stored_sum));
   if (!r->why[0] && (h->step < 0 || h->bodies < 0 || h->contacts < 0 || h->walls < 0))
     snprintf(r->why, sizeof(r->why), "negative counts in its attributes");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reads a replicated byte string (every rank reads all of it) into a new NUL-terminated buffer. */
-static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, char **out, uint64_t *sum)
+/* Reads a replicated byte string (every rank reads all of it, at most max bytes) into a new
+ * NUL-terminated buffer. */
+static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, size_t max, char **out, uint64_t *sum)
 {
   hsize_t     n;
   PetscBool   found;
@@ -511,6 +611,11 @@ static PetscErrorCode ReadString(MPI_Comm comm, Reader *r, const char *name, cha
     snprintf(r->why, sizeof(r->why), "dataset %s is missing", name);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, name, n, 1);
+  if (!r->why[0] && n > max)
+    snprintf(r->why, sizeof(r->why), "dataset %s has %llu bytes, more than the %zu it may have", name,
+             (unsigned long long)n, max);
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(n + 1, out));
   (*out)[n] = 0;
@@ -590,6 +695,8 @@ static PetscErrorCode ReadWalls(MPI_Comm comm, Reader *r, int nw, uint64_t *sum)
   PetscFunctionBegin;
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  CheckBytes(r, "/walls/center", (hsize_t)nw, 3 * sizeof(double));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(3 * nw + 1, &r->centers));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, (hsize_t)nw, &all));
   PetscCall(IoH5ReadRows(r->file, "/walls/center", H5T_NATIVE_DOUBLE, 3, &all, r->centers, r->why, sizeof(r->why)));
@@ -616,6 +723,8 @@ static PetscErrorCode ReadEmitters(MPI_Comm comm, Reader *r, uint64_t *sum)
     snprintf(r->why, sizeof(r->why), "dataset /layout/emitted has %llu rows", (unsigned long long)r->n_emitted);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, "/layout/emitted", r->n_emitted, sizeof(int64_t));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(r->n_emitted + 1, &r->emitted));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, r->n_emitted, &all));
@@ -643,6 +752,8 @@ static PetscErrorCode ReadLayout(MPI_Comm comm, Reader *r, const Header *h, uint
              (unsigned long long)n);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  CheckBytes(r, "/layout/rows_per_rank", n, 2 * sizeof(int64_t));
+  if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(2 * n, &counts));
   PetscCall(IoH5RowsCreateSplit(MPI_COMM_SELF, n, &all));
@@ -725,12 +836,20 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscFunctionBegin;
   PetscCall(OpenFile(comm, file, r));
   if (r->why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (H5Fget_filesize(r->file, &r->file_bytes) < 0) snprintf(r->why, sizeof(r->why), "its size cannot be read");
   PetscCall(ReadHeader(r, &h, &stored));
-  PetscCall(ReadString(comm, r, "/scenario/text", &r->text, &local));
-  PetscCall(ReadString(comm, r, "/scenario/path", &r->spath, &local));
+  PetscCall(ReadString(comm, r, "/scenario/text", SCENARIO_TEXT_MAX, &r->text, &local));
+  PetscCall(ReadString(comm, r, "/scenario/path", SCENARIO_PATH_MAX - 1, &r->spath, &local));
   PetscCall(CheckRows(r, "/walls/center", h.walls));
   PetscCall(CheckRows(r, "/bodies/id", h.bodies));
   PetscCall(CheckRows(r, "/contacts/ida", h.contacts));
+  CheckBytes(r, "/bodies", (hsize_t)h.bodies, BODY_ROW_BYTES);
+  CheckBytes(r, "/contacts", (hsize_t)h.contacts,
+             2 * sizeof(int64_t) + sizeof(int32_t) +
+               sizeof(double) *
+                 (H5Lexists(r->file, "/contacts/history", H5P_DEFAULT) > 0 ? PENALTY_HISTORY_WIDTH : CCP_RECORD_WIDTH));
+  PetscCall(CheckRowsPerRank(comm, r, "bodies", h.bodies));
+  PetscCall(CheckRowsPerRank(comm, r, "contact records", h.contacts));
   PetscCall(ReadWalls(comm, r, (int)h.walls, &local));
   PetscCall(ReadLayout(comm, r, &h, &local));
   PetscCall(ReadCuts(comm, r, &local));
@@ -801,18 +920,57 @@ static PetscErrorCode ReaderHandOver(Reader *r, CheckpointState *st)
   st->removed            = r->header.removed;
   st->next_id            = r->header.next_id;
   st->last_keep_impulses = r->header.last_keep_impulses ? PETSC_TRUE : PETSC_FALSE;
-  st->bodies_total       = r->header.bodies;
-  st->n_walls            = r->header.walls;
-  st->wall_centers       = r->centers;
-  st->scenario_text      = r->text;
-  st->scenario_path      = r->spath;
-  st->cuts               = r->cuts;
-  st->n_emitters         = (int64_t)r->n_emitted;
-  st->emitted            = r->emitted;
+  memcpy(st->run_id.hex, r->header.run_id, RUN_ID_HEX);
+  st->run_id.hex[RUN_ID_HEX] = 0;
+  st->bodies_total           = r->header.bodies;
+  st->n_walls                = r->header.walls;
+  st->wall_centers           = r->centers;
+  st->scenario_text          = r->text;
+  st->scenario_path          = r->spath;
+  st->cuts                   = r->cuts;
+  st->n_emitters             = (int64_t)r->n_emitted;
+  st->emitted                = r->emitted;
   for (int k = 0; k < 3; k++) st->grid[k] = r->grid[k];
   r->centers = r->cuts = NULL;
   r->text = r->spath = NULL;
   r->emitted         = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An error while reading (an HDF5 call that fails on a damaged file) is a refusal of the file: its
+ * first message becomes the reason, and the readers return quietly. */
+static PetscErrorCode KeepReadError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                    PetscErrorType p, const char *mess, void *ctx)
+{
+  Reader *r = (Reader *)ctx;
+
+  (void)comm, (void)line, (void)fun, (void)file;
+  if (p == PETSC_ERROR_INITIAL && !r->why[0])
+    snprintf(r->why, sizeof(r->why), "it cannot be read (%s)", mess && mess[0] ? mess : "an HDF5 call failed");
+  return n;
+}
+
+/* ReadAll with HDF5's error printing off and its failures kept as the reason to refuse the file
+ * (but running out of memory is an error); the ranks agree on the refusal. */
+static PetscErrorCode ReadAllRefusing(MPI_Comm comm, const char *file, Reader *r)
+{
+  H5E_auto2_t    old_func;
+  void          *old_data;
+  PetscErrorCode ierr;
+  int            bad, any_bad;
+
+  PetscFunctionBegin;
+  CCPDEM_H5(H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data));
+  CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, NULL, NULL));
+  PetscCall(PetscPushErrorHandler(KeepReadError, r));
+  ierr = ReadAll(comm, file, r);
+  PetscCall(PetscPopErrorHandler());
+  CCPDEM_H5(H5Eset_auto2(H5E_DEFAULT, old_func, old_data));
+  PetscCheck(ierr != PETSC_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory while reading %s", file);
+  if (ierr && !r->why[0]) snprintf(r->why, sizeof(r->why), "it cannot be read");
+  bad = r->why[0] != 0;
+  PetscCallMPI(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+  if (any_bad && !bad) snprintf(r->why, sizeof(r->why), "another rank could not read it");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -825,7 +983,7 @@ PetscErrorCode CheckpointRead(MPI_Comm comm, const char *file, CheckpointState *
   PetscCall(PetscMemzero(st, sizeof(*st)));
   memset(&r, 0, sizeof(r));
   r.file = -1;
-  WITH_HDF5_QUIET(ReadAll(comm, file, &r));
+  PetscCall(ReadAllRefusing(comm, file, &r));
   if (r.why[0]) snprintf(err, errlen, "%s: not a usable ccpdem checkpoint: %s", file, r.why);
   else PetscCall(ReaderHandOver(&r, st));
   PetscCall(ReaderClose(&r));

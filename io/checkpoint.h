@@ -1,14 +1,18 @@
 /* Checkpoints (GUIDE "Files"): OUT/checkpoints/ckpt-NNNNNN.h5 (NNNNNN = step), everything needed
  * to continue a run bitwise exactly, written collectively (each rank its own rows as one
- * hyperslab) and atomically (temporary name, close, fsync, rename, fsync of the directory).
+ * hyperslab) and atomically (io/h5.h IoH5Output: a unique temporary name created exclusively, close,
+ * fsync, rename, fsync of the directory; a failure to write on any rank is agreed by every rank and
+ * leaves the previous checkpoints as they were).
  *
- * Format version 5 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and
+ * Format version 6 (CHECKPOINT_FORMAT_VERSION; 2: the plastic displacement as a 7th column of /contacts/impulse, and
  * /contacts/history; 3: /contacts/history of 24 doubles, its frame and contact point in world coordinates; 4: of 20
  * doubles, the touching flag and the four stick/slip modes as bits of one; 5: last_keep_impulses in
- * place of last_converged; the reader refuses other versions, also files whose other parts did not change). Root
- * attributes (scalars, little-endian): ccpdem_checkpoint_version int32   step int64   time double   removed int64
- * next_id int64 last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the warm-start decay)
- *   bodies int64   contacts int64   walls int32   checksum uint64
+ * place of last_converged; 6: run_id, and each row's hash mixed before the sum; the reader refuses other versions,
+ * also files whose other parts did not
+ * change). Root attributes (scalars, little-endian): ccpdem_checkpoint_version int32   step int64   time double
+ * removed int64   next_id int64   last_keep_impulses int32 (the last step's StepStats.keep_impulses: it picks the
+ * warm-start decay)   bodies int64   contacts int64   walls int32   run_id string of 32 characters (the run's id,
+ * io/run_dir.h: lower-case hex, no NUL)   checksum uint64
  * Datasets (n = bodies, c = contacts, w = walls; width-1 fields are 1-D):
  *   /bodies/<field>       one per BODY_FIELDS entry (src/bodies/body_store.h), named as the field, n x width,
  *                         its C type (id int64, pos n x 3, quat n x 4, vel n x 6 with the angular
@@ -37,18 +41,21 @@
  * bitwise and one on another rank count continues with the same state.
  *
  * Checksum: the sum modulo 2^64 over every row of every dataset above of
- *   FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes as
- *   stored, little-endian),
- * plus FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
- * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding). A sum of
- * per-row hashes is independent of how rows are split over ranks (one Allreduce), changes with any
- * byte of any row, and with the order of rows. */
+ *   mix(FNV-1a-64(dataset path, then the row index as 8 little-endian bytes, then the row's bytes
+ *   as stored, little-endian)),
+ * plus mix(FNV-1a-64("@attributes", 0 as 8 bytes, then the attributes version, step, time, removed,
+ * next_id, last_keep_impulses, bodies, contacts, walls, packed little-endian without padding, and
+ * the run id's 32 characters)), mix being MurmurHash3's 64-bit finalizer. A sum of per-row hashes
+ * is independent of how rows are split over ranks (one Allreduce), changes with any byte of any
+ * row, and with the order of rows; the finalizer keeps changes in two rows from cancelling in the
+ * sum (FNV-1a alone is affine in a row's last bytes). */
 #ifndef CCPDEM_IO_CHECKPOINT_H
 #define CCPDEM_IO_CHECKPOINT_H
 #include "bodies/body_store.h"
 #include "contact/impulse_memory.h"
+#include "io/run_dir.h"
 
-#define CHECKPOINT_FORMAT_VERSION 5
+#define CHECKPOINT_FORMAT_VERSION 6
 
 /* What a checkpoint carries (the format above): the simulation layer fills one to write and
  * rebuilds a simulation from one read (step/state.c). For CheckpointWrite the pointers are the
@@ -56,6 +63,7 @@
 typedef struct {
   int64_t        step;
   double         time;
+  RunId          run_id;             /* the run the state belongs to */
   int64_t        removed, next_id;   /* bodies that left the domain so far; the next global id */
   PetscBool      last_keep_impulses; /* the last step's StepStats.keep_impulses */
   int64_t        bodies_total;       /* read: bodies of all ranks (written: summed from the ranks' bodies) */
@@ -74,9 +82,10 @@ typedef struct {
  * -checkpoint_keep K (default 2) checkpoints of steps <= st->step and deletes the others
  * (checkpoints of later steps belong to a history this run has replaced) and temporary files left
  * by killed writers, only after the new checkpoint is in place. path (may be NULL) receives the
- * file written. */
-PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path,
-                               size_t pathlen);
+ * file written. A failure to write it (a full disk) is agreed by every rank: err <- "writing PATH:
+ * reason" on every rank (else ""), nothing of it is left, and no checkpoint is deleted. */
+PetscErrorCode CheckpointWrite(MPI_Comm comm, const CheckpointState *st, const char *outdir, char *path, size_t pathlen,
+                               char *err, size_t errlen);
 /* -checkpoint_keep (default 2), checked (>= 1): CheckpointWrite's, and the run's set-up reads it
  * too, so that a bad value is refused before the run, not at its first checkpoint. */
 PetscErrorCode CheckpointKeepOption(MPI_Comm comm, PetscInt *keep);

@@ -98,121 +98,107 @@ PetscErrorCode FclibLocalDestroy(FclibLocal *lp)
 typedef struct {
   MPI_Comm    comm;
   PetscMPIInt rank;
+  IoH5Output *out;
 } Writer;
 
-/* Dataset loc/name of n values of memtype (1-D, as libfclib writes them even for one value). */
-static PetscErrorCode WriteValues(const Writer *wr, hid_t loc, const char *name, hid_t memtype, int n, const void *x)
+/* Dataset name (a path in the file) of n values of memtype (1-D, as libfclib writes them even for
+ * one value). */
+static PetscErrorCode WriteValues(const Writer *wr, const char *name, hid_t memtype, int n, const void *x)
 {
   IoH5Rows rows;
 
   PetscFunctionBegin;
   PetscCall(IoH5RowsCreate(wr->comm, wr->rank == 0 ? n : 0, &rows));
-  PetscCall(IoH5WriteRows(loc, name, memtype, 1, &rows, x));
+  PetscCall(IoH5WriteRows(wr->out, name, memtype, 1, &rows, x));
   PetscCall(IoH5RowsDestroy(&rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteInt(const Writer *wr, hid_t loc, const char *name, int value)
+static PetscErrorCode WriteInt(const Writer *wr, const char *name, int value)
 {
   PetscFunctionBegin;
-  PetscCall(WriteValues(wr, loc, name, H5T_NATIVE_INT, 1, &value));
+  PetscCall(WriteValues(wr, name, H5T_NATIVE_INT, 1, &value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A fixed-length string dataset (libfclib's H5LTmake_dataset_string layout); s the same on every rank. */
-static PetscErrorCode WriteString(const Writer *wr, hid_t loc, const char *name, const char *s)
+/* Group prefix/name with A in compressed columns (nz = -1). */
+static PetscErrorCode WriteMatrix(const Writer *wr, const char *prefix, const char *name, const FclibMatrix *A)
 {
-  hid_t type, space, dcpl, dset;
+  char g[64], d[80];
 
   PetscFunctionBegin;
-  CCPDEM_H5_ID(type, H5Tcopy(H5T_C_S1));
-  CCPDEM_H5(H5Tset_size(type, strlen(s) + 1));
-  CCPDEM_H5_ID(space, H5Screate(H5S_SCALAR));
-  CCPDEM_H5_ID(dcpl, H5Pcreate(H5P_DATASET_CREATE));
-  CCPDEM_H5(H5Pset_obj_track_times(dcpl, 0)); /* equal problems, equal bytes */
-  CCPDEM_H5_ID(dset, H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-  if (wr->rank == 0) CCPDEM_H5(H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s)); /* independent */
-  CCPDEM_H5(H5Dclose(dset));
-  CCPDEM_H5(H5Pclose(dcpl));
-  CCPDEM_H5(H5Sclose(space));
-  CCPDEM_H5(H5Tclose(type));
+  PetscCall(IoPathPrintf(g, sizeof(g), "%s/%s", prefix, name));
+  PetscCall(IoH5CreateGroup(wr->out, g));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/nzmax", g));
+  PetscCall(WriteInt(wr, d, A->nnz));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/m", g));
+  PetscCall(WriteInt(wr, d, A->m));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/n", g));
+  PetscCall(WriteInt(wr, d, A->n));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/nz", g));
+  PetscCall(WriteInt(wr, d, -1));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/p", g));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_INT, A->n + 1, A->colptr));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/i", g));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_INT, A->nnz, A->row));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/x", g));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_DOUBLE, A->nnz, A->x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Group loc/name holding A in compressed columns (nz = -1). */
-static PetscErrorCode WriteMatrix(const Writer *wr, hid_t loc, const char *name, const FclibMatrix *A)
+/* Group name with v, u, r (and l when with_l) of sol. */
+static PetscErrorCode WriteSolution(const Writer *wr, const char *name, const FclibSolution *sol, PetscBool with_l)
 {
-  hid_t g;
+  char d[64];
 
   PetscFunctionBegin;
-  PetscCall(IoH5CreateGroup(loc, name, &g));
-  PetscCall(WriteInt(wr, g, "nzmax", A->nnz));
-  PetscCall(WriteInt(wr, g, "m", A->m));
-  PetscCall(WriteInt(wr, g, "n", A->n));
-  PetscCall(WriteInt(wr, g, "nz", -1));
-  PetscCall(WriteValues(wr, g, "p", H5T_NATIVE_INT, A->n + 1, A->colptr));
-  PetscCall(WriteValues(wr, g, "i", H5T_NATIVE_INT, A->nnz, A->row));
-  PetscCall(WriteValues(wr, g, "x", H5T_NATIVE_DOUBLE, A->nnz, A->x));
-  CCPDEM_H5(H5Gclose(g));
+  PetscCall(IoH5CreateGroup(wr->out, name));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/v", name));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_DOUBLE, sol->nv, sol->v));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/u", name));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_DOUBLE, sol->nr, sol->u));
+  PetscCall(IoPathPrintf(d, sizeof(d), "%s/r", name));
+  PetscCall(WriteValues(wr, d, H5T_NATIVE_DOUBLE, sol->nr, sol->r));
+  if (with_l) {
+    PetscCall(IoPathPrintf(d, sizeof(d), "%s/l", name));
+    PetscCall(WriteValues(wr, d, H5T_NATIVE_DOUBLE, sol->nl, sol->l));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Group loc/name with v, u, r (and l when with_l) of sol. */
-static PetscErrorCode WriteSolution(const Writer *wr, hid_t loc, const char *name, const FclibSolution *sol,
-                                    PetscBool with_l)
-{
-  hid_t g;
-
-  PetscFunctionBegin;
-  PetscCall(IoH5CreateGroup(loc, name, &g));
-  PetscCall(WriteValues(wr, g, "v", H5T_NATIVE_DOUBLE, sol->nv, sol->v));
-  PetscCall(WriteValues(wr, g, "u", H5T_NATIVE_DOUBLE, sol->nr, sol->u));
-  PetscCall(WriteValues(wr, g, "r", H5T_NATIVE_DOUBLE, sol->nr, sol->r));
-  if (with_l) PetscCall(WriteValues(wr, g, "l", H5T_NATIVE_DOUBLE, sol->nl, sol->l));
-  CCPDEM_H5(H5Gclose(g));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode WriteGlobalGroups(const Writer *wr, hid_t file, const FclibGlobal *gp, const int has[3],
+/* Every group and dataset of the file (one pass of io/h5.h IoH5Output). */
+static PetscErrorCode WriteGlobalGroups(const Writer *wr, const FclibGlobal *gp, const int has[3],
                                         const FclibSolution *sol, const FclibSolution *guess)
 {
-  hid_t top, g;
-
   PetscFunctionBegin;
-  PetscCall(IoH5CreateGroup(file, "fclib_global", &top));
-  PetscCall(WriteInt(wr, top, "spacedim", 3));
-  PetscCall(WriteMatrix(wr, top, "M", &gp->M));
-  PetscCall(WriteMatrix(wr, top, "H", &gp->H));
-  if (has[2]) PetscCall(WriteMatrix(wr, top, "G", &gp->G));
-  PetscCall(IoH5CreateGroup(top, "vectors", &g));
-  PetscCall(WriteValues(wr, g, "f", H5T_NATIVE_DOUBLE, gp->M.m, gp->f));
-  PetscCall(WriteValues(wr, g, "w", H5T_NATIVE_DOUBLE, gp->H.n, gp->w));
-  PetscCall(WriteValues(wr, g, "mu", H5T_NATIVE_DOUBLE, gp->H.n / 3, gp->mu));
-  if (has[2]) PetscCall(WriteValues(wr, g, "b", H5T_NATIVE_DOUBLE, gp->G.n, gp->b));
-  CCPDEM_H5(H5Gclose(g));
-  PetscCall(IoH5CreateGroup(top, "info", &g));
-  PetscCall(WriteString(wr, g, "title", gp->title));
-  PetscCall(WriteString(wr, g, "description", gp->description));
-  CCPDEM_H5(H5Gclose(g));
-  CCPDEM_H5(H5Gclose(top));
-  if (has[0]) PetscCall(WriteSolution(wr, file, "solution", sol, (PetscBool)has[2]));
+  PetscCall(IoH5CreateGroup(wr->out, "fclib_global"));
+  PetscCall(WriteInt(wr, "fclib_global/spacedim", 3));
+  PetscCall(WriteMatrix(wr, "fclib_global", "M", &gp->M));
+  PetscCall(WriteMatrix(wr, "fclib_global", "H", &gp->H));
+  if (has[2]) PetscCall(WriteMatrix(wr, "fclib_global", "G", &gp->G));
+  PetscCall(IoH5CreateGroup(wr->out, "fclib_global/vectors"));
+  PetscCall(WriteValues(wr, "fclib_global/vectors/f", H5T_NATIVE_DOUBLE, gp->M.m, gp->f));
+  PetscCall(WriteValues(wr, "fclib_global/vectors/w", H5T_NATIVE_DOUBLE, gp->H.n, gp->w));
+  PetscCall(WriteValues(wr, "fclib_global/vectors/mu", H5T_NATIVE_DOUBLE, gp->H.n / 3, gp->mu));
+  if (has[2]) PetscCall(WriteValues(wr, "fclib_global/vectors/b", H5T_NATIVE_DOUBLE, gp->G.n, gp->b));
+  PetscCall(IoH5CreateGroup(wr->out, "fclib_global/info"));
+  PetscCall(IoH5WriteString(wr->out, "fclib_global/info/title", gp->title));
+  PetscCall(IoH5WriteString(wr->out, "fclib_global/info/description", gp->description));
+  if (has[0]) PetscCall(WriteSolution(wr, "solution", sol, (PetscBool)has[2]));
   if (has[1]) {
-    PetscCall(IoH5CreateGroup(file, "guesses", &g));
-    PetscCall(WriteInt(wr, g, "number_of_guesses", 1));
-    PetscCall(WriteSolution(wr, g, "1", guess, (PetscBool)has[2]));
-    CCPDEM_H5(H5Gclose(g));
+    PetscCall(IoH5CreateGroup(wr->out, "guesses"));
+    PetscCall(WriteInt(wr, "guesses/number_of_guesses", 1));
+    PetscCall(WriteSolution(wr, "guesses/1", guess, (PetscBool)has[2]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlobal *gp, const FclibSolution *sol,
-                                const FclibSolution *guess)
+                                const FclibSolution *guess, char *err, size_t errlen)
 {
-  Writer      wr = {.comm = comm};
-  char        tmp[PETSC_MAX_PATH_LEN], dir[PETSC_MAX_PATH_LEN];
-  const char *slash = strrchr(path, '/');
-  int         has[3]; /* rank 0's: a solution, a guess, bilateral constraints (which groups every rank creates) */
-  hid_t       file;
+  IoH5Output out;
+  Writer     wr = {.comm = comm, .out = &out};
+  int        has[3]; /* rank 0's: a solution, a guess, bilateral constraints (which groups every rank creates) */
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &wr.rank));
@@ -220,12 +206,11 @@ PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlob
   has[1] = guess != NULL;
   has[2] = gp->G.n > 0;
   PetscCallMPI(MPI_Bcast(has, 3, MPI_INT, 0, comm));
-  if (slash) PetscCall(IoPathPrintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path));
-  else PetscCall(PetscStrncpy(dir, ".", sizeof(dir)));
-  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, slash ? slash + 1 : path));
-  PetscCall(IoH5CreateParallel(comm, tmp, &file));
-  PetscCall(WriteGlobalGroups(&wr, file, gp, has, sol, guess));
-  PetscCall(IoH5ClosePublish(comm, file, tmp, path, dir, "FclibWriteGlobal (io/fclib.c)"));
+  PetscCall(IoH5OutputBegin(comm, path, &out));
+  PetscCall(WriteGlobalGroups(&wr, gp, has, sol, guess)); /* measures */
+  PetscCall(IoH5OutputCreate(&out));
+  PetscCall(WriteGlobalGroups(&wr, gp, has, sol, guess));
+  PetscCall(IoH5OutputFinish(&out, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -67,10 +67,11 @@ typedef enum {
 /* Collective on comm. Writes path (created or truncated; the parent directory must exist) with the
  * global problem gp, its solution sol (may be NULL) and one guess (may be NULL), sizes as in the
  * structs above (sol's and guess's nv = gp's n, nr = m, nl = p). The data are rank 0's: the other
- * ranks pass structs with every size 0. Written to a temporary name beside path, flushed and
- * renamed, so a failure never leaves a partial file under path. */
+ * ranks pass structs with every size 0. Written as every output file is (io/h5.h IoH5Output: a
+ * unique temporary beside path, flushed and renamed), so a failure never leaves a partial file
+ * under path; a failure to write (a full disk) is err = "writing PATH: reason" on every rank, else "". */
 PetscErrorCode FclibWriteGlobal(MPI_Comm comm, const char *path, const FclibGlobal *gp, const FclibSolution *sol,
-                                const FclibSolution *guess);
+                                const FclibSolution *guess, char *err, size_t errlen);
 /* Not collective (one process reads the whole file). The problem of path (3-D only): *kind
  * FCLIB_GLOBAL and gp filled, or FCLIB_LOCAL and lp filled. Every size is checked against the
  * others and against what the file holds before anything is allocated, and every value is checked

@@ -19,9 +19,10 @@
     if ((var) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "HDF5 call failed: %s", #call); \
   } while (0)
 
-/* Helpers shared by the HDF5 writers (io/h5.c). Contracts: "collective" means every rank of comm
- * calls with the same arguments except the local data; a failure returns an error on every rank
- * where the helper can tell (rank-0 file-system work broadcasts its outcome), so no rank hangs. */
+/* Helpers shared by the HDF5 writers and readers (io/h5.c). Contracts: "collective" means every
+ * rank of comm calls with the same arguments except the local data. The writers' failures to write
+ * (a full disk) are agreed by all ranks and reported as values (IoH5Output), never as an error on
+ * some ranks only, so no rank hangs; PETSc errors are left for bugs and failed MPI calls. */
 
 /* Rows distributed over the ranks of a communicator: this rank's n_local rows start at offset in
  * a dataset of n_global rows (offsets by rank order, MPI_Exscan). dxpl asks for collective I/O. */
@@ -37,15 +38,62 @@ PetscErrorCode IoH5RowsCreate(MPI_Comm comm, PetscInt n_local, IoH5Rows *rows);
 PetscErrorCode IoH5RowsCreateSplit(MPI_Comm comm, hsize_t n_global, IoH5Rows *rows);
 /* Closes the transfer list; accepts a zeroed struct. */
 PetscErrorCode IoH5RowsDestroy(IoH5Rows *rows);
-/* Collective. Creates (truncates) path with the MPI-IO driver. Close with H5Fclose. */
-PetscErrorCode IoH5CreateParallel(MPI_Comm comm, const char *path, hid_t *file);
-/* H5Gcreate2 without timestamps (so two equal runs write equal files); close with H5Gclose. */
-PetscErrorCode IoH5CreateGroup(hid_t loc, const char *name, hid_t *group);
-/* Collective on a parallel file. Creates dataset loc/name of rows->n_global rows of width values
- * of memtype each (width 1: 1-D (n), else 2-D (n x width)), stored little-endian, and writes this
+
+/* A parallel HDF5 output file (a snapshot, a checkpoint) in the making, in two passes of the same
+ * writer code: IoH5OutputBegin starts a measuring pass, in which the helpers below only count the
+ * bytes and objects they would write; IoH5OutputCreate then creates the file under a unique
+ * temporary name in its final directory (io/output_file.h), reserves its whole size on disk
+ * (rank 0: fallocate), and the helpers write; IoH5OutputFinish closes it, flushes it to disk and
+ * renames it into place. A full disk (ENOSPC, EDQUOT) thus fails at the reservation, which every
+ * rank agrees on, rather than inside HDF5, whose ranks can leave a failed collective write or
+ * close by different paths and wait for each other for ever (HDF5 1.10); collective writes that
+ * fail on some ranks are made to fail on all (io/mpio_agree.h). Any other failure (EIO) on any
+ * rank is agreed by all ranks (IoAgree) after every step in which it could happen, before the next
+ * collective call: from then on the helpers do nothing, IoH5OutputFinish closes the file on every
+ * rank and removes the temporary, and every rank reports the same failure. HDF5's own error
+ * printing is off from IoH5OutputCreate to IoH5OutputFinish (the failure is reported as one line). */
+typedef struct {
+  MPI_Comm    comm;
+  hid_t       file;                     /* -1 when not open */
+  char        path[PETSC_MAX_PATH_LEN]; /* the final name */
+  char        tmp[PETSC_MAX_PATH_LEN];  /* the temporary name, the same on every rank ("" none) */
+  PetscBool   measuring;                /* the first pass: count, do not write */
+  size_t      bytes, objects;           /* counted by the first pass: data and attribute bytes, objects */
+  int         pending;                  /* this rank's failure not agreed yet (an errno, 0 none) */
+  int         errnum;                   /* agreed: 0, or the errno of the first failure */
+  H5E_auto2_t saved_func;               /* HDF5's error printing, restored by IoH5OutputFinish */
+  void       *saved_data;
+} IoH5Output;
+
+/* Collective. Starts out for the file path, in its measuring pass. */
+PetscErrorCode IoH5OutputBegin(MPI_Comm comm, const char *path, IoH5Output *out);
+/* Collective. Ends the measuring pass: rank 0 draws the temporary name (and checks with lstat that
+ * nothing is there), every rank opens it with the MPI-IO driver and H5F_ACC_EXCL, and rank 0
+ * reserves the bytes counted plus room for HDF5's metadata (fallocate, keeping the file size; file
+ * systems without it: no reservation). A failure: out->errnum set on every rank; the writer goes
+ * on to IoH5OutputFinish all the same. */
+PetscErrorCode IoH5OutputCreate(IoH5Output *out);
+/* Collective. Closes the file and, unless a failure was agreed, flushes it to disk (fsync), renames
+ * it to its final name and flushes the directory. On a failure (before or here) the file is closed
+ * on every rank and the temporary removed. err <- "writing PATH: reason" on every rank, else "". */
+PetscErrorCode IoH5OutputFinish(IoH5Output *out, char *err, size_t errlen);
+/* Group name (a path in the file), with no timestamps (equal runs write equal bytes). Every rank
+ * makes the same call; a failure is agreed at the next collective helper. */
+PetscErrorCode IoH5CreateGroup(IoH5Output *out, const char *name);
+/* Collective. Creates dataset name (a path in the file) of rows->n_global rows of width values of
+ * memtype each (width 1: 1-D (n), else 2-D (n x width)), stored little-endian, and writes this
  * rank's buf (n_local * width values, may be NULL when n_local = 0) at rows->offset. */
-PetscErrorCode IoH5WriteRows(hid_t loc, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
+PetscErrorCode IoH5WriteRows(IoH5Output *out, const char *name, hid_t memtype, hsize_t width, const IoH5Rows *rows,
                              const void *buf);
+/* Scalar attribute name of the file's root group, of memtype (numbers stored little-endian, a
+ * string type as it is). Every rank makes the same call with the same value; a failure is agreed
+ * at the next collective helper. */
+PetscErrorCode IoH5WriteAttribute(IoH5Output *out, const char *name, hid_t memtype, const void *value);
+
+/* Scalar fixed-length string dataset name holding s (libfclib's H5LTmake_dataset_string layout).
+ * Every rank makes the same call with the same s; rank 0 writes it. A failure is agreed here. */
+PetscErrorCode IoH5WriteString(IoH5Output *out, const char *name, const char *s);
+
 /* Collective on a parallel file. Reads this rank's rows [offset, offset + n_local) of dataset
  * loc/name into buf (n_local * width values of memtype). A file that does not hold what is expected
  * is the user's input, not a bug: a missing dataset, another type class or element size than
@@ -57,35 +105,17 @@ PetscErrorCode IoH5ReadRows(hid_t loc, const char *name, hid_t memtype, hsize_t 
 /* Number of rows (first dimension) of dataset loc/name; found = PETSC_FALSE (and *n = 0) if there
  * is no such dataset. Not collective. */
 PetscErrorCode IoH5DatasetRows(hid_t loc, const char *name, hsize_t *n, PetscBool *found);
-/* Scalar attribute loc/name of memtype (stored little-endian). On a parallel file: collective,
- * same value on every rank. */
-PetscErrorCode IoH5WriteAttribute(hid_t loc, const char *name, hid_t memtype, const void *value);
 /* Reads scalar attribute loc/name, converted to memtype. */
 PetscErrorCode IoH5ReadAttribute(hid_t loc, const char *name, hid_t memtype, void *value);
 /* Number of HDF5 objects (datasets, groups, named types, attributes) still open in file: a writer
  * checks it is 0 before H5Fclose so a leaked handle is an error, not a file held open. */
 PetscErrorCode IoH5OpenObjects(hid_t file, ssize_t *count);
-/* Collective. Publishes file, written under the temporary name tmp in directory dir, as path: an
- * error naming writer if an HDF5 object was left open in it (a leaked handle, not a file held
- * open), then close, flush tmp, rename it to path and flush dir, so that path is either what it
- * was or the whole new file, also after a power loss. */
-PetscErrorCode IoH5ClosePublish(MPI_Comm comm, hid_t file, const char *tmp, const char *path, const char *dir,
-                                const char *writer);
+/* File-system helpers shared by the output writers (snapshots, checkpoints, time series); more in
+ * io/output_file.h. */
 
-/* File-system helpers shared by the output writers (snapshots, checkpoints, time series). */
-
-/* Collective. Rank 0 creates directory path and its missing parents (mode 0777 & ~umask); errors on
- * every rank, naming the path, if that fails or path exists and is not a directory. */
-PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path);
-/* Collective. Barrier, then rank 0 renames from -> to (atomic on POSIX within a file system); the
- * outcome is broadcast so every rank returns the same error. */
-PetscErrorCode IoRenameOnRoot(MPI_Comm comm, const char *from, const char *to);
-/* Collective. Rank 0 flushes path (a file or a directory) to stable storage (open(2) + fsync), so
- * that a rename after it cannot leave an empty or partial file behind a power loss; the outcome is
- * broadcast. */
-PetscErrorCode IoFsyncOnRoot(MPI_Comm comm, const char *path);
-/* Not collective. Renames from -> to; errors naming both paths. */
-PetscErrorCode IoRename(const char *from, const char *to);
+/* Collective. Rank 0 creates directory path and its missing parents (mode 0777 & ~umask); when that
+ * fails or path exists and is not a directory: err <- "creating PATH: reason" on every rank, else "". */
+PetscErrorCode IoMakeDirs(MPI_Comm comm, const char *path, char *err, size_t errlen);
 /* Not collective. snprintf into buf[size]; errors instead of truncating (paths built from user dirs). */
 PetscErrorCode IoPathPrintf(char *buf, size_t size, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
 #endif

@@ -1,7 +1,7 @@
 /* OUT/timeseries.csv: a header line, then one row per step, flushed as written so a killed run
  * keeps every finished step. Doubles are printed with 17 significant digits (they read back
  * bitwise), wall times with 6. Opening for append rewrites the file without the rows at or after
- * the restart step (temporary file, then rename), so a restart never duplicates a step. */
+ * the restart step (a unique temporary, then rename), so a restart never duplicates a step. */
 #include "io/timeseries.h"
 #include "io/h5.h"
 #include <errno.h>
@@ -13,9 +13,9 @@ static const char header[] = "step,time,bodies,contacts,iterations,residual_max,
                              "ghosts,imbalance,bytes_sent\n";
 
 /* Opens the existing time series at path for reading, positioned after its header; *in = NULL if
- * there is no file (or an empty one). A file with other columns is refused before anything is
- * written, and left as it is. */
-static PetscErrorCode OpenExisting(const char *path, FILE **in)
+ * there is no file (or an empty one). A file that cannot be read or has other columns: why set
+ * (one line), nothing written. */
+static PetscErrorCode OpenExisting(const char *path, FILE **in, char *why, size_t whylen)
 {
   char   *line = NULL;
   size_t  cap  = 0;
@@ -23,32 +23,29 @@ static PetscErrorCode OpenExisting(const char *path, FILE **in)
 
   PetscFunctionBegin;
   *in = fopen(path, "r");
-  PetscCheck(*in || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s to continue it: %s", path,
-             strerror(errno));
-  if (!*in) PetscFunctionReturn(PETSC_SUCCESS);
-  len = getline(&line, &cap, *in);
-  if (len > 0 && strcmp(line, header)) {
-    char shown[201];
-    PetscCall(PetscStrncpy(shown, line, sizeof(shown)));
-    free(line);
-    (void)fclose(*in); /* read-only, and already failing */
-    *in = NULL;
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-            "%s has other columns than this ccpdem writes (header '%s'): move it away, or continue into a new output "
-            "directory (-o)",
-            path, shown);
+  if (!*in) {
+    if (errno != ENOENT) snprintf(why, whylen, "reading %.900s to continue it: %s", path, strerror(errno));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  errno = 0;
+  len   = getline(&line, &cap, *in);
+  if (len > 0 && strcmp(line, header))
+    snprintf(why, whylen,
+             "%.700s has other columns than this ccpdem writes (header '%.200s'): move it away, or continue into a new "
+             "output directory (-o)",
+             path, line);
+  else if (len <= 0 && ferror(*in)) snprintf(why, whylen, "reading %.900s: %s", path, strerror(errno ? errno : EIO));
   free(line);
-  if (len <= 0) { /* empty: nothing to keep */
-    PetscCheck(!ferror(*in), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read %s: %s", path, strerror(errno));
-    PetscCheck(fclose(*in) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close %s: %s", path, strerror(errno));
+  if (why[0] || len <= 0) { /* refused, or empty: nothing to keep */
+    (void)fclose(*in);      /* read-only */
     *in = NULL;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Copies the complete rows of in (after the header) with step < first_step to out. */
-static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, const char *tmp, PetscInt first_step)
+static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, IoText *out, PetscInt64 first_step, char *why,
+                                      size_t whylen)
 {
   char   *line = NULL;
   size_t  cap  = 0;
@@ -56,7 +53,8 @@ static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, con
   long    dropped = 0;
 
   PetscFunctionBegin;
-  while ((len = getline(&line, &cap, in)) > 0) {
+  errno = 0;
+  while (!out->errnum && (len = getline(&line, &cap, in)) > 0) {
     char     *end;
     long long step = strtoll(line, &end, 10);
 
@@ -64,109 +62,114 @@ static PetscErrorCode CopyEarlierRows(FILE *in, const char *path, FILE *out, con
       dropped++;
       continue;
     }
-    if (step < first_step)
-      PetscCheck(fputs(line, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp,
-                 strerror(errno));
+    if (step < first_step) (void)IoTextPrintf(out, "%s", line);
   }
   free(line);
-  PetscCheck(!ferror(in), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read %s: %s", path, strerror(errno));
+  if (ferror(in)) snprintf(why, whylen, "reading %.900s: %s", path, strerror(errno ? errno : EIO));
   if (dropped)
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "Warning: dropped %ld incomplete or unreadable rows of %s\n",
                            dropped, path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rank 0's part of TimeseriesOpen. */
-static PetscErrorCode OpenOnRoot(const char *outdir, PetscBool append, PetscInt first_step, FILE **fp)
+/* Rank 0's part of TimeseriesOpen: why <- "" or the one line of a failure. */
+static PetscErrorCode OpenOnRoot(Timeseries *ts, PetscBool append, PetscInt64 first_step, char *why, size_t whylen)
 {
-  char  path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
-  FILE *in = NULL, *out;
+  FILE *in = NULL;
 
   PetscFunctionBegin;
-  PetscCall(IoPathPrintf(path, sizeof(path), "%s/timeseries.csv", outdir));
-  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.timeseries.csv.tmp", outdir));
-  if (append) PetscCall(OpenExisting(path, &in));
-  out = fopen(tmp, "w");
-  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
-  PetscCheck(fputs(header, out) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp,
-             strerror(errno));
+  if (append) PetscCall(OpenExisting(ts->path, &in, why, whylen));
+  if (why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  (void)IoTextCreate(&ts->text, ts->path);
+  (void)IoTextPrintf(&ts->text, "%s", header);
   if (in) {
-    PetscCall(CopyEarlierRows(in, path, out, tmp, first_step));
-    PetscCheck(fclose(in) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close %s: %s", path, strerror(errno));
+    PetscCall(CopyEarlierRows(in, ts->path, &ts->text, first_step, why, whylen));
+    (void)fclose(in); /* read-only */
   }
-  PetscCheck(fclose(out) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp, strerror(errno));
-  PetscCall(IoRename(tmp, path));
-  *fp = fopen(path, "a");
-  PetscCheck(*fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s for appending: %s", path, strerror(errno));
+  if (!why[0]) (void)IoTextCommit(&ts->text, PETSC_TRUE);
+  if (why[0] || ts->text.errnum) {
+    (void)IoTextClose(&ts->text); /* the old file stays as it was */
+    if (!why[0]) IoFailureMessage(why, whylen, ts->path, ts->text.errnum);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt first_step, Timeseries *ts)
+PetscErrorCode TimeseriesOpen(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt64 first_step,
+                              Timeseries *ts, char *err, size_t errlen)
 {
-  PetscMPIInt    rank;
-  PetscErrorCode err = PETSC_SUCCESS;
+  PetscMPIInt rank;
+  char        why[1024] = "";
 
   PetscFunctionBegin;
-  ts->fp          = NULL;
+  PetscCall(PetscMemzero(ts, sizeof(*ts)));
   ts->failed_step = -1;
-  PetscCall(IoMakeDirs(comm, outdir));
+  PetscCall(IoPathPrintf(ts->path, sizeof(ts->path), "%s/timeseries.csv", outdir));
+  PetscCall(IoMakeDirs(comm, outdir, err, errlen));
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) err = OpenOnRoot(outdir, append, first_step, &ts->fp);
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(err == PETSC_SUCCESS, comm, PETSC_ERR_FILE_OPEN, "Cannot start %s/timeseries.csv (see the error above)",
-             outdir);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode WriteRow(FILE *fp, const StepStats *st, double wall_io)
-{
-  int len;
-
-  PetscFunctionBegin;
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TimeseriesWrite: call TimeseriesOpen first");
-  len = fprintf(fp,
-                "%" PetscInt_FMT ",%.17g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
-                ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT ",%.6g,%" PetscInt64_FMT
-                "\n",
-                st->step, st->time, st->bodies, st->contacts, st->iterations, st->residual_max, st->residual_rms,
-                st->converged ? 1 : 0, st->max_speed, st->kinetic_energy, st->potential_energy, st->wall_detect,
-                st->wall_solve, st->wall_integrate, st->wall_comm, wall_io, st->ghosts, st->imbalance, st->bytes_sent);
-  PetscCheck(len >= 0 && fflush(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write timeseries.csv: %s",
-             strerror(errno));
+  if (rank == 0) PetscCall(OpenOnRoot(ts, append, first_step, why, sizeof(why)));
+  PetscCallMPI(MPI_Bcast(why, sizeof(why), MPI_CHAR, 0, comm)); /* so that every rank stops, not only rank 0 */
+  PetscCall(PetscStrncpy(err, why, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TimeseriesWrite(MPI_Comm comm, Timeseries *ts, const StepStats *st, double wall_io)
 {
-  PetscMPIInt    rank;
-  PetscErrorCode err = PETSC_SUCCESS;
+  PetscMPIInt rank;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0 && ts->failed_step < 0) err = WriteRow(ts->fp, st, wall_io);
-  if (err) ts->failed_step = st->step;
+  if (rank != 0 || ts->failed_step >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(ts->text.fp || ts->text.errnum, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "TimeseriesWrite: call TimeseriesOpen first");
+  (void)IoTextPrintf(&ts->text,
+                     "%" PetscInt64_FMT ",%.17g,%" PetscInt64_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT
+                     ",%.17g,%.17g,%d,%.17g,%.17g,%.17g,%.6g,%.6g,%.6g,%.6g,%.6g,%" PetscInt64_FMT
+                     ",%.6g,%" PetscInt64_FMT "\n",
+                     st->step, st->time, st->bodies, st->contacts, st->iterations, st->residual_max, st->residual_rms,
+                     st->converged ? 1 : 0, st->max_speed, st->kinetic_energy, st->potential_energy, st->wall_detect,
+                     st->wall_solve, st->wall_integrate, st->wall_comm, wall_io, st->ghosts, st->imbalance,
+                     st->bytes_sent);
+  if (IoTextFlush(&ts->text, PETSC_FALSE)) ts->failed_step = st->step;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TimeseriesCheck(MPI_Comm comm, const Timeseries *ts)
+/* Collective: rank 0's failure (errno and step) on every rank, as err. */
+static PetscErrorCode AgreeOnFailure(MPI_Comm comm, const Timeseries *ts, char *err, size_t errlen)
 {
-  PetscInt failed = ts->failed_step;
+  PetscInt64 failure[2] = {ts->text.errnum, ts->failed_step};
+  char       path[PETSC_MAX_PATH_LEN + 32];
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Bcast(&failed, 1, MPIU_INT, 0, comm)); /* so that every rank stops, not only rank 0 */
-  PetscCheck(failed < 0, comm, PETSC_ERR_FILE_WRITE,
-             "Cannot append step %" PetscInt_FMT " to the time series (see the error above)", failed);
+  PetscCallMPI(MPI_Bcast(failure, 2, MPIU_INT64, 0, comm)); /* so that every rank stops, not only rank 0 */
+  if (failure[1] >= 0)
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s (step %" PetscInt64_FMT ")", ts->path, failure[1]));
+  else PetscCall(PetscStrncpy(path, ts->path, sizeof(path)));
+  IoFailureMessage(err, errlen, path, (int)failure[0]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TimeseriesClose(Timeseries *ts)
+PetscErrorCode TimeseriesCheck(MPI_Comm comm, Timeseries *ts, PetscBool sync, char *err, size_t errlen)
 {
-  FILE *fp = ts->fp;
+  PetscMPIInt rank;
 
   PetscFunctionBegin;
-  ts->fp = NULL;
-  if (fp)
-    PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot close timeseries.csv: %s",
-               strerror(errno));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && sync) (void)IoTextFlush(&ts->text, PETSC_TRUE);
+  PetscCall(AgreeOnFailure(comm, ts, err, errlen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TimeseriesClose(MPI_Comm comm, Timeseries *ts, char *err, size_t errlen)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && ts->text.fp) {
+    (void)IoTextFlush(&ts->text, PETSC_TRUE);
+    (void)IoTextClose(&ts->text);
+  }
+  PetscCall(AgreeOnFailure(comm, ts, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

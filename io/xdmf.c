@@ -3,6 +3,7 @@
 #include "io/xdmf.h"
 #include "base/growth.h"
 #include "io/h5.h"
+#include "io/output_file.h"
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -119,7 +120,7 @@ static int CompareSteps(const void *a, const void *b)
 
 /* The snapshots of OUT/snapshots with 0 < rows and step <= last_step, sorted by step. *entries is
  * PetscMalloc'ed (free with PetscFree); a missing directory means no snapshots. */
-static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, SnapshotEntry **entries, size_t *count)
+static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt64 last_step, SnapshotEntry **entries, size_t *count)
 {
   char           dirpath[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
   DIR           *dir;
@@ -163,59 +164,60 @@ static PetscErrorCode ScanSnapshots(const char *outdir, PetscInt last_step, Snap
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
-static PetscErrorCode Emit(FILE *fp, const char *path, const char *fmt, ...)
+/* Text to the index; a failure is kept in t (io/output_file.h) and ends the writing there. */
+static PetscErrorCode Emit(IoText *t, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+static PetscErrorCode Emit(IoText *t, const char *fmt, ...)
 {
+  char    line[512];
   va_list ap;
   int     len;
 
   PetscFunctionBegin;
   va_start(ap, fmt);
-  len = vfprintf(fp, fmt, ap);
+  len = vsnprintf(line, sizeof(line), fmt, ap);
   va_end(ap);
-  PetscCheck(len >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", path, strerror(errno));
+  PetscCheck(len >= 0 && (size_t)len < sizeof(line), PETSC_COMM_SELF, PETSC_ERR_PLIB, "XDMF line too long: %.60s",
+             line);
+  (void)IoTextPrintf(t, "%s", line);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* <DataItem> for dataset /<group>/<name> of e's file, rows x width. */
-static PetscErrorCode EmitDataItem(FILE *fp, const char *path, const SnapshotEntry *e, hsize_t rows, const char *group,
-                                   const char *name, int width, const char *number_type, int precision)
+static PetscErrorCode EmitDataItem(IoText *t, const SnapshotEntry *e, hsize_t rows, const char *group, const char *name,
+                                   int width, const char *number_type, int precision)
 {
   PetscFunctionBegin;
-  PetscCall(Emit(fp, path, "          <DataItem Dimensions=\"%llu", (unsigned long long)rows));
-  if (width > 1) PetscCall(Emit(fp, path, " %d", width));
-  PetscCall(Emit(fp, path, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/%s/%s</DataItem>\n",
+  PetscCall(Emit(t, "          <DataItem Dimensions=\"%llu", (unsigned long long)rows));
+  if (width > 1) PetscCall(Emit(t, " %d", width));
+  PetscCall(Emit(t, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">snapshots/%s:/%s/%s</DataItem>\n",
                  number_type, precision, e->file, group, name));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One Polyvertex grid over /<group> of e's file: a point per row with the given attributes. */
-static PetscErrorCode EmitPoints(FILE *fp, const char *path, const SnapshotEntry *e, const char *name,
-                                 const char *group, hsize_t rows, const PointAttribute *attrs, size_t nattrs,
-                                 PetscBool with_time)
+static PetscErrorCode EmitPoints(IoText *t, const SnapshotEntry *e, const char *name, const char *group, hsize_t rows,
+                                 const PointAttribute *attrs, size_t nattrs, PetscBool with_time)
 {
   PetscFunctionBegin;
-  PetscCall(Emit(fp, path, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", name));
-  if (with_time) PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
-  PetscCall(Emit(fp, path,
-                 "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n",
+  PetscCall(Emit(t, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", name));
+  if (with_time) PetscCall(Emit(t, "        <Time Value=\"%.17g\"/>\n", e->time));
+  PetscCall(Emit(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n",
                  (unsigned long long)rows));
-  PetscCall(Emit(fp, path, "        <Geometry GeometryType=\"XYZ\">\n"));
-  PetscCall(EmitDataItem(fp, path, e, rows, group, "position", 3, "Float", 8));
-  PetscCall(Emit(fp, path, "        </Geometry>\n"));
+  PetscCall(Emit(t, "        <Geometry GeometryType=\"XYZ\">\n"));
+  PetscCall(EmitDataItem(t, e, rows, group, "position", 3, "Float", 8));
+  PetscCall(Emit(t, "        </Geometry>\n"));
   for (size_t k = 0; k < nattrs; k++) {
-    PetscCall(Emit(fp, path, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[k].name,
+    PetscCall(Emit(t, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[k].name,
                    attrs[k].attribute_type));
-    PetscCall(
-      EmitDataItem(fp, path, e, rows, group, attrs[k].name, attrs[k].width, attrs[k].number_type, attrs[k].precision));
-    PetscCall(Emit(fp, path, "        </Attribute>\n"));
+    PetscCall(EmitDataItem(t, e, rows, group, attrs[k].name, attrs[k].width, attrs[k].number_type, attrs[k].precision));
+    PetscCall(Emit(t, "        </Attribute>\n"));
   }
-  PetscCall(Emit(fp, path, "      </Grid>\n"));
+  PetscCall(Emit(t, "      </Grid>\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One time step: all bodies as points; with boxes, a spatial collection of that grid and the boxes' own. */
-static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *e)
+static PetscErrorCode EmitGrid(IoText *t, const SnapshotEntry *e)
 {
   const size_t nb = sizeof(point_attributes) / sizeof(point_attributes[0]),
                nx = sizeof(box_attributes) / sizeof(box_attributes[0]);
@@ -224,40 +226,37 @@ static PetscErrorCode EmitGrid(FILE *fp, const char *path, const SnapshotEntry *
   PetscFunctionBegin;
   snprintf(name, sizeof(name), "step %" PRId64, e->step);
   if (!e->box_rows) {
-    PetscCall(EmitPoints(fp, path, e, name, "bodies", e->rows, point_attributes, nb, PETSC_TRUE));
+    PetscCall(EmitPoints(t, e, name, "bodies", e->rows, point_attributes, nb, PETSC_TRUE));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(Emit(fp, path, "      <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Spatial\">\n", name));
-  PetscCall(Emit(fp, path, "        <Time Value=\"%.17g\"/>\n", e->time));
-  PetscCall(EmitPoints(fp, path, e, "bodies", "bodies", e->rows, point_attributes, nb, PETSC_FALSE));
-  PetscCall(EmitPoints(fp, path, e, "boxes", "boxes", e->box_rows, box_attributes, nx, PETSC_FALSE));
-  PetscCall(Emit(fp, path, "      </Grid>\n"));
+  PetscCall(Emit(t, "      <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Spatial\">\n", name));
+  PetscCall(Emit(t, "        <Time Value=\"%.17g\"/>\n", e->time));
+  PetscCall(EmitPoints(t, e, "bodies", "bodies", e->rows, point_attributes, nb, PETSC_FALSE));
+  PetscCall(EmitPoints(t, e, "boxes", "boxes", e->box_rows, box_attributes, nx, PETSC_FALSE));
+  PetscCall(Emit(t, "      </Grid>\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step)
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt64 last_step, int *errnum)
 {
-  char           path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+  char           path[PETSC_MAX_PATH_LEN];
   SnapshotEntry *entries;
   size_t         count;
-  FILE          *fp;
+  IoText         t;
 
   PetscFunctionBegin;
   PetscCall(ScanSnapshots(outdir, last_step, &entries, &count));
   PetscCall(IoPathPrintf(path, sizeof(path), "%s/snapshots.xmf", outdir));
-  PetscCall(IoPathPrintf(tmp, sizeof(tmp), "%s/.snapshots.xmf.tmp", outdir));
-  fp = fopen(tmp, "w");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create %s: %s", tmp, strerror(errno));
-  PetscCall(Emit(fp, tmp, "<?xml version=\"1.0\" ?>\n"));
-  PetscCall(Emit(fp, tmp,
-                 "<!-- ccpdem snapshots: one point per body (spheres and boxes), and the boxes again in a grid of "
-                 "their own; see io/xdmf.h -->\n"));
-  PetscCall(Emit(fp, tmp, "<Xdmf Version=\"3.0\">\n  <Domain>\n"));
-  PetscCall(Emit(fp, tmp, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n"));
-  for (size_t k = 0; k < count; k++) PetscCall(EmitGrid(fp, tmp, &entries[k]));
-  PetscCall(Emit(fp, tmp, "    </Grid>\n  </Domain>\n</Xdmf>\n"));
-  PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s: %s", tmp, strerror(errno));
-  PetscCall(IoRename(tmp, path));
+  (void)IoTextCreate(&t, path);
+  PetscCall(Emit(&t, "<?xml version=\"1.0\" ?>\n"));
+  PetscCall(Emit(&t, "<!-- ccpdem snapshots: one point per body (spheres and boxes), and the boxes again in a grid of "
+                     "their own; see io/xdmf.h -->\n"));
+  PetscCall(Emit(&t, "<Xdmf Version=\"3.0\">\n  <Domain>\n"));
+  PetscCall(Emit(&t, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n"));
+  for (size_t k = 0; k < count && !t.errnum; k++) PetscCall(EmitGrid(&t, &entries[k]));
+  PetscCall(Emit(&t, "    </Grid>\n  </Domain>\n</Xdmf>\n"));
+  (void)IoTextCommit(&t, PETSC_FALSE);
+  *errnum = IoTextClose(&t);
   PetscCall(PetscFree(entries));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

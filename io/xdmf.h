@@ -12,10 +12,11 @@
 
 /* Not collective (the snapshot writer calls it on rank 0). Scans OUT/snapshots/ for files named
  * snap-<step>.h5, reads each one's step and time attributes and row count, and rewrites
- * OUT/snapshots.xmf (temporary file, then rename) listing those with step <= last_step in step
- * order. Later steps are left out because after a restart from an earlier checkpoint they belong
+ * OUT/snapshots.xmf (io/output_file.h IoText: a unique temporary, fsync, rename) listing those with
+ * step <= last_step in step order; *errnum <- 0, or the errno of a failed write (the old index
+ * then stays as it was). Later steps are left out because after a restart from an earlier checkpoint they belong
  * to the abandoned trajectory (their files stay until overwritten). Snapshots with no bodies are
  * left out (readers reject zero-size HDF5 data items); unreadable files are skipped with a warning
  * on stderr so a stray file cannot stop a run. */
-PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt last_step);
+PetscErrorCode XdmfWriteSnapshotIndex(const char *outdir, PetscInt64 last_step, int *errnum);
 #endif

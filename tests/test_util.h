@@ -87,6 +87,11 @@ static inline PetscErrorCode TestGrid(const char *grid, const char *balance_inte
 
 static inline PetscErrorCode TestFixedGrid(const char *grid) { return TestGrid(grid, "0"); }
 
+/* Before the serial reference of a distributed test (a simulation on PETSC_COMM_SELF, after the
+ * distributed run): the process grid TestGrid set describes the distributed run's ranks, and
+ * SimulationCreate refuses a grid that does not match its communicator's size. */
+static inline PetscErrorCode TestSerialReference(void) { return PetscOptionsClearValue(NULL, "-decomp_grid"); }
+
 /* One slab along x per rank (grid "P,1,1"). */
 static inline PetscErrorCode TestSlabsAlongX(const char *balance_interval)
 {

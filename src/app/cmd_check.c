@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "app/option_check.h"
 #include "step/population.h"
+#include <inttypes.h>
 
 PetscErrorCode CommandCheck(const char *path, int *exit_code)
 {
@@ -33,9 +34,10 @@ PetscErrorCode CommandCheck(const char *path, int *exit_code)
   if (err[0]) ReportBadInput(err);
   else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "%s: ok: %" PetscInt_FMT
-                          " bodies, %d emitters, %d walls, %d materials, %g s in steps of %g s\n",
-                          path, bodies.n_owned, sc.n_emitters, sc.n_walls, sc.n_materials, sc.time_end, sc.time_step));
+                          "%s: ok: %" PetscInt_FMT " bodies, %d emitters, %d walls, %d materials, %g s in %" PRId64
+                          " steps of %g s\n",
+                          path, bodies.n_owned, sc.n_emitters, sc.n_walls, sc.n_materials, sc.time_end,
+                          scenario_step_count(sc.time_end, sc.time_step, NULL, 0), sc.time_step));
     *exit_code = 0;
   }
   PetscCall(BodyStoreDestroy(&bodies));

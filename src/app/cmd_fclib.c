@@ -454,11 +454,16 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
                           NaturalMapError(sol.r, sol.u, gp.mu, nc, PETSC_TRUE),
                           NaturalMapError(sol.r, sol.u, gp.mu, nc, PETSC_FALSE)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  dynamics |M v - H r - f| / max(|f|, |H r|): %.3g\n", fig.dynamics));
-    if (has_o) {
-      PetscCall(FclibWriteGlobal(PETSC_COMM_WORLD, out, &gp, &sol, found ? &guess : NULL));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  written: %s (the problem, /solution: r, u, v)\n", out));
-    }
     *exit_code = 0;
+    if (has_o) {
+      char werr[PETSC_MAX_PATH_LEN + 128];
+
+      PetscCall(FclibWriteGlobal(PETSC_COMM_WORLD, out, &gp, &sol, found ? &guess : NULL, werr, sizeof(werr)));
+      if (werr[0]) {
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "ccpdem: error: %s\n", werr));
+        *exit_code = CCPDEM_EXIT_RUNTIME;
+      } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  written: %s (the problem, /solution: r, u, v)\n", out));
+    }
   }
   PetscCall(FclibGlobalDestroy(&gp));
   PetscCall(FclibLocalDestroy(&lp));

@@ -14,8 +14,8 @@ static PetscErrorCode PrintCheckpoint(const char *path, char *err, size_t errlen
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
   memory = SimulationMemory(sim);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt_FMT
-                        ", time %.17g s, end time %.17g s\n  bodies %" PetscInt_FMT " (%" PetscInt_FMT
+                        "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt64_FMT
+                        ", time %.17g s, end time %.17g s\n  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT
                         " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT
                         " (%s)\n  walls %d, scenario %s\n",
                         path, CHECKPOINT_FORMAT_VERSION, SimulationStepCount(sim), SimulationTime(sim),

@@ -1,10 +1,12 @@
-/* ccpdem run [SCENARIO.yaml] [-o OUT] and ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]
- * (app/commands.h): the simulation from a scenario or a checkpoint, every option value checked,
- * then the output directory claimed, then the run loop (app/run_loop.h). Nothing is written before
- * every check has passed. */
+/* ccpdem run [SCENARIO.yaml] [-o OUT] [--overwrite] and ccpdem restart CHECKPOINT.h5 [-o OUT]
+ * [--until T] (app/commands.h): the simulation from a scenario or a checkpoint, every option value
+ * checked, then the output directory claimed for the run (io/run_dir.h: one run, one output
+ * directory), then the run loop (app/run_loop.h). Nothing is written before every check has
+ * passed. */
 #include "app/commands.h"
 #include "app/run_loop.h"
 #include "app/option_check.h"
+#include "io/run_dir.h"
 #include "default_scenario.h"
 #include <errno.h>
 #include <math.h>
@@ -31,60 +33,137 @@ static int MakeDirs(const char *path)
   return 0;
 }
 
+/* --overwrite (or -overwrite): PETSc keeps "--name" as the option "-name". */
+static PetscErrorCode OverwriteOption(PetscBool *overwrite)
+{
+  PetscBool dashes = PETSC_FALSE, dash = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "--overwrite", &dashes, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-overwrite", &dash, NULL));
+  *overwrite = (PetscBool)(dashes || dash);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The simulation of scenario sc (from checkpoint file `from` when sc is NULL) and the run loop's
- * options, every option value checked: a bad one is bad input in err (one message, no trace, and
- * *sim NULL or still to be destroyed), as a bad scenario or checkpoint is. */
-static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *sim, char *err, size_t errlen)
+ * options, every option value checked (--overwrite's too, into *overwrite): a bad one is bad input
+ * in err (one message, no trace, and *sim NULL or still to be destroyed), as a bad scenario or
+ * checkpoint is. */
+static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *sim, PetscBool *overwrite, char *err,
+                                    size_t errlen)
 {
   OptionErrors   oe;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  *sim = NULL;
+  *sim       = NULL;
+  *overwrite = PETSC_FALSE;
   PetscCall(OptionErrorsCatch(&oe));
   ierr = sc ? SimulationCreate(PETSC_COMM_WORLD, sc, sim, err, errlen)
             : SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, from, sim, err, errlen);
   if (!ierr && !err[0]) ierr = RunLoopCheckOptions(*sim);
+  if (!ierr && !err[0]) ierr = OverwriteOption(overwrite);
   PetscCall(OptionErrorsRelease(&oe, ierr, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The last checks before a run writes anything: no option left that nothing read (a
- * misspelling), and the output directory made (by rank 0) and writable. On bad input: reported,
- * *sim destroyed, *ok false. dir_hint: how to choose another directory. */
-static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, const char *dir_hint, PetscBool *ok)
+/* Rank 0's part of ClaimOutput: returns 0, or the exit code of a refusal with its line in err. */
+static int ClaimOnRoot(const char *outdir, PetscBool restart, PetscBool overwrite, RunId *id, char *err, size_t errlen)
+{
+  RunDirContents c;
+  char           failed[PETSC_MAX_PATH_LEN];
+  const char    *hint = restart ? "choose another with -o OUT" : "choose another with -o OUT or output.dir";
+  int            e;
+
+  if ((e = RunDirInspect(outdir, &c))) {
+    snprintf(err, errlen, "output directory '%s' cannot be read (%s); %s", outdir, strerror(e), hint);
+    return CCPDEM_EXIT_BAD_INPUT;
+  }
+  if (c.present[0] && !restart && !overwrite) {
+    snprintf(err, errlen,
+             "output directory '%s' holds the files of another run (%s); choose a new directory with -o OUT (or "
+             "output.dir), or add --overwrite to delete that run's files first",
+             outdir, c.present);
+    return CCPDEM_EXIT_BAD_INPUT;
+  }
+  if (c.present[0] && restart && !(c.id_valid && !strcmp(c.id.hex, id->hex))) {
+    if (c.id_valid)
+      snprintf(err, errlen,
+               "output directory '%s' belongs to another run (its run.id %s, the checkpoint's run %s); continue this "
+               "run into a new or empty directory with -o OUT",
+               outdir, c.id.hex, id->hex);
+    else
+      snprintf(err, errlen,
+               "output directory '%s' holds run files (%s) but no run.id saying they are this run's; continue into a "
+               "new or empty directory with -o OUT",
+               outdir, c.present);
+    return CCPDEM_EXIT_BAD_INPUT;
+  }
+  /* all checks passed: only now touch the output directory */
+  if (c.present[0] && (e = RunDirClear(outdir, overwrite, failed, sizeof(failed)))) {
+    snprintf(err, errlen, "cannot delete %.900s (%s)%s; delete it yourself, or %s", failed, strerror(e),
+             overwrite ? " for --overwrite" : "", hint);
+    return CCPDEM_EXIT_BAD_INPUT;
+  }
+  if ((e = MakeDirs(outdir))) {
+    snprintf(err, errlen, "output directory '%s' cannot be created or written (%s); %s", outdir, strerror(e), hint);
+    return CCPDEM_EXIT_BAD_INPUT;
+  }
+  if (restart && c.present[0]) return 0; /* its own directory: run.id is there */
+  if (!restart && (e = RunIdNew(id))) {
+    snprintf(err, errlen, "cannot draw a run id: getrandom: %s", strerror(e));
+    return CCPDEM_EXIT_RUNTIME;
+  }
+  if ((e = RunIdWrite(outdir, id))) {
+    snprintf(err, errlen, "writing %s/run.id: %s; no checkpoint was written", outdir, strerror(e));
+    return CCPDEM_EXIT_RUNTIME;
+  }
+  return 0;
+}
+
+/* The last checks before a run writes anything, then the output directory claimed for it (rank 0):
+ * no option left that nothing read (a misspelling); run: outdir holds no other run's files (with
+ * overwrite they are deleted first), gets a new run id in OUT/run.id, and sim that id; restart: outdir
+ * is this run's (OUT/run.id is the checkpoint's run id) or holds no run's files (it gets run.id).
+ * Refused: reported (one line), *sim destroyed, *exit_code set, *ok false. */
+static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, PetscBool restart, PetscBool overwrite,
+                                  int *exit_code, PetscBool *ok)
 {
   char        err[SCENARIO_ERR_MAX] = "";
-  int         rc                    = 0;
+  int         rc                    = CCPDEM_EXIT_BAD_INPUT;
+  RunId       id                    = *SimulationRunId(*sim);
   PetscMPIInt rank;
 
   PetscFunctionBegin;
   *ok = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(OptionsCheckUnknown(err, sizeof(err)));
-  if (!err[0]) { /* all checks passed: only now touch the output directory */
-    if (!rank) rc = MakeDirs(outdir);
+  if (!err[0]) {
+    if (!rank) rc = ClaimOnRoot(outdir, restart, overwrite, &id, err, sizeof(err));
     PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-    if (rc)
-      PetscCall(PetscSNPrintf(err, sizeof(err), "output directory '%s' cannot be created or written (%s); %s", outdir,
-                              strerror(rc), dir_hint));
+    PetscCallMPI(MPI_Bcast(id.hex, sizeof(id.hex), MPI_CHAR, 0, PETSC_COMM_WORLD));
   }
-  if (err[0]) {
-    ReportBadInput(err);
+  if (rc) {
+    ReportBadInput(err); /* rank 0 holds the line */
     PetscCall(SimulationDestroy(sim));
-  } else *ok = PETSC_TRUE;
+    *exit_code = rc;
+  } else {
+    SimulationSetRunId(*sim, &id);
+    *ok = PETSC_TRUE;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Runs sim (claimed output directory outdir) to its end time, then destroys it. */
-static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, int *exit_code)
+/* Runs sim (claimed output directory outdir; restarted from checkpoint from, or NULL) to its end
+ * time, then destroys it. */
+static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, const char *from, int *exit_code)
 {
-  PetscBool requeue;
+  RunEnd end;
 
   PetscFunctionBegin;
-  PetscCall(RunLoop(*sim, outdir, &requeue));
+  PetscCall(RunLoop(*sim, outdir, from, &end));
   PetscCall(SimulationDestroy(sim));
-  *exit_code = requeue ? CCPDEM_EXIT_REQUEUE : 0;
+  *exit_code = end == RUN_REQUEUE ? CCPDEM_EXIT_REQUEUE : end == RUN_FAILED ? CCPDEM_EXIT_RUNTIME : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,7 +172,7 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
   Scenario   sc;
   Simulation sim                   = NULL;
   char       err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
-  PetscBool  has_o, ok, help;
+  PetscBool  has_o, ok, help, overwrite;
   PetscInt   nbodies;
   int        bad;
 
@@ -107,7 +186,7 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
   }
   PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
-  PetscCall(CreateChecked(path, &sc, &sim, err, sizeof(err)));
+  PetscCall(CreateChecked(path, &sc, &sim, &overwrite, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
     if (sim) PetscCall(SimulationDestroy(&sim));
@@ -119,14 +198,14 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
     *exit_code = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT or output.dir", &ok));
+  PetscCall(ClaimOutput(&sim, outdir, PETSC_FALSE, overwrite, exit_code, &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n",
                         path ? path : "embedded default scenario", nbodies, SimulationScenario(sim)->n_walls,
                         SimulationScenario(sim)->time_step, SimulationScenario(sim)->time_end, outdir));
-  PetscCall(RunAndDestroy(&sim, outdir, exit_code));
+  PetscCall(RunAndDestroy(&sim, outdir, NULL, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -161,21 +240,26 @@ static int UntilOption(int argc, char **argv, double *t)
   return 0;
 }
 
-/* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step. */
+/* Bad input: the end time (the scenario's, or --until's) is not after the checkpoint's step, or
+ * more steps away than a run may take (scenario_step_count). */
 static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_given, double until, char *err,
                                    size_t errlen)
 {
   const Scenario *sc = SimulationScenario(sim);
+  char            why[256];
+  const int64_t   steps = scenario_step_count(until_given ? until : sc->time_end, sc->time_step, why, sizeof(why));
 
   PetscFunctionBegin;
-  if (until_given) {
-    if (llround(until / sc->time_step) <= SimulationStepCount(sim))
+  if (!steps && until_given) PetscCall(PetscSNPrintf(err, errlen, "--until %g: %s", until, why));
+  else if (!steps) PetscCall(PetscSNPrintf(err, errlen, "%s: its scenario's time.end: %s", ckpt, why));
+  else if (until_given) {
+    if (steps <= SimulationStepCount(sim))
       PetscCall(PetscSNPrintf(err, errlen,
-                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt_FMT
+                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt64_FMT
                               " of %g s); give a later end time",
                               until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
     else SimulationSetEndTime(sim, until);
-  } else if (llround(sc->time_end / sc->time_step) <= SimulationStepCount(sim))
+  } else if (steps <= SimulationStepCount(sim))
     PetscCall(PetscSNPrintf(err, errlen,
                             "%s is already at the scenario's end time %g s; give a later end time with --until T", ckpt,
                             sc->time_end));
@@ -187,7 +271,7 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   const char *ckpt                  = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
   Simulation  sim                   = NULL;
   char        err[SCENARIO_ERR_MAX] = "", outdir[SCENARIO_PATH_MAX];
-  PetscBool   has_o, ok;
+  PetscBool   has_o, ok, overwrite;
   double      until = 0;
   int         until_given;
 
@@ -212,20 +296,24 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(CreateChecked(ckpt, NULL, &sim, err, sizeof(err)));
+  PetscCall(CreateChecked(ckpt, NULL, &sim, &overwrite, err, sizeof(err)));
+  if (!err[0] && overwrite)
+    PetscCall(PetscSNPrintf(err, sizeof(err),
+                            "--overwrite is an option of run: restart continues only its own run's directory, or a new "
+                            "or empty one given with -o OUT"));
   if (!err[0]) PetscCall(CheckEndTime(sim, ckpt, until_given, until, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
     if (sim) PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(ClaimOutput(&sim, outdir, "choose another with -o OUT", &ok));
+  PetscCall(ClaimOutput(&sim, outdir, PETSC_TRUE, PETSC_FALSE, exit_code, &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "ccpdem: restart from %s: step %" PetscInt_FMT ", t = %.17g s, %" PetscInt_FMT
+                        "ccpdem: restart from %s: step %" PetscInt64_FMT ", t = %.17g s, %" PetscInt64_FMT
                         " bodies, to t = %g s, output in %s\n",
                         ckpt, SimulationStepCount(sim), SimulationTime(sim), SimulationLastStep(sim)->bodies,
                         SimulationScenario(sim)->time_end, outdir));
-  PetscCall(RunAndDestroy(&sim, outdir, exit_code));
+  PetscCall(RunAndDestroy(&sim, outdir, ckpt, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,8 +1,14 @@
 /* Command-line options that nothing reads: a misspelt option (-ccp_tolerance for -ccp_tol) would
- * otherwise be dropped without a word and the run would go on with the default. */
+ * otherwise be dropped without a word and the run would go on with the default. Option values
+ * that are not finite numbers, options files that cannot be read, and the one-line report of a
+ * runtime failure. */
 #include "app/option_check.h"
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Every option ccpdem reads, some only in some runs (the penalty model's, a distributed run's, the
  * run loop's, which are read after this check): an option of this list that nothing read is not
@@ -42,6 +48,10 @@ static const char *const ccpdem_options[] = {
   "fclib_dump",
   "fclib_dir",
   "fclib_guess",
+  "overwrite",
+  "io_fail_after_bytes",
+  "io_fail_rank",
+  "debug_trace",
 };
 #define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 
@@ -93,10 +103,16 @@ static const char *nearest_option(const char *name)
   return best;
 }
 
-static PetscBool listed(const char *name)
+static PetscBool listed_ccpdem(const char *name)
 {
   for (size_t k = 0; k < N_OPTIONS; k++)
     if (!strcmp(name, ccpdem_options[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+static PetscBool listed(const char *name)
+{
+  if (listed_ccpdem(name)) return PETSC_TRUE;
   for (size_t k = 0; k < N_PREFIXES; k++)
     if (!strncmp(name, petsc_prefixes[k], strlen(petsc_prefixes[k]))) return PETSC_TRUE;
   return PETSC_FALSE;
@@ -129,6 +145,42 @@ PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode OptionsCheckFinite(char *err, size_t errlen)
+{
+  char       *all, *save = NULL;
+  const char *name = NULL;
+
+  PetscFunctionBegin;
+  err[0] = 0;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (char *tok = strtok_r(all, " ", &save); tok && !err[0]; tok = strtok_r(NULL, " ", &save)) {
+    char        *end;
+    const double x = strtod(tok, &end);
+    if (end != tok && !*end) { /* a number ("-inf" too), the value of the option before it */
+      if (!isfinite(x) && name && strcmp(name, "-o") && listed_ccpdem(name + 1))
+        PetscCall(PetscSNPrintf(err, errlen,
+                                "command line: %s %s is not a finite number; give a finite value (-help "
+                                "lists the options)",
+                                name, tok));
+    } else if (tok[0] == '-') name = tok;
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int OptionsCheckFiles(int argc, char **argv, char *err, size_t errlen)
+{
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "-options_file") && strcmp(argv[i], "-options_file_yaml")) continue;
+    if (access(argv[i + 1], R_OK)) {
+      snprintf(err, errlen, "command line: %s %s cannot be read (%s); check the path", argv[i], argv[i + 1],
+               strerror(errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static PetscBool is_option_error(PetscErrorCode n)
 {
   return (PetscBool)(n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_ARG_WRONG || n == PETSC_ERR_ARG_INCOMP ||
@@ -139,7 +191,7 @@ static PetscErrorCode option_error_handler(MPI_Comm comm, int line, const char *
                                            PetscErrorType p, const char *mess, void *ctx)
 {
   OptionErrors *oe = (OptionErrors *)ctx;
-  if (!is_option_error(n)) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, NULL);
+  if (!is_option_error(n)) return RuntimeErrorHandler(comm, line, fun, file, n, p, mess, NULL);
   if (p == PETSC_ERROR_INITIAL && !oe->msg[0])
     snprintf(oe->msg, sizeof(oe->msg), "command line: %s", mess && mess[0] ? mess : "a bad option value (see -help)");
   return n; /* unwinds the callers quietly: the message is reported once, as bad input */
@@ -162,4 +214,52 @@ PetscErrorCode OptionErrorsRelease(OptionErrors *oe, PetscErrorCode ierr, char *
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscFunctionReturn(ierr);
+}
+
+/* The first runtime error: its message, and whether this rank prints it. */
+static struct {
+  PetscBool trace; /* -debug_trace or -on_error_*: PETSc's own handling */
+  PetscBool set, print;
+  char      msg[1024];
+} runtime_error;
+
+PetscErrorCode RuntimeErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                   PetscErrorType p, const char *mess, void *ctx)
+{
+  PetscMPIInt rank = 0;
+  const char *text = NULL;
+
+  (void)ctx;
+  if (runtime_error.trace) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, NULL);
+  if (p != PETSC_ERROR_INITIAL || runtime_error.set) return n;
+  runtime_error.set = PETSC_TRUE;
+  if (comm != PETSC_COMM_SELF && MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) rank = 0;
+  runtime_error.print = (PetscBool)(rank == 0);
+  if (mess && mess[0]) snprintf(runtime_error.msg, sizeof(runtime_error.msg), "%s", mess);
+  else { /* PETSc's own errors (out of memory) carry only a code: name it and where */
+    (void)PetscErrorMessage(n, &text, NULL);
+    snprintf(runtime_error.msg, sizeof(runtime_error.msg), "%s (in %s)%s", text ? text : "PETSc error", fun,
+             n == PETSC_ERR_MEM ? "; give the run more memory or more ranks" : "");
+  }
+  for (char *c = runtime_error.msg; *c; c++)
+    if (*c == '\n') *c = ' ';
+  return n;
+}
+
+PetscErrorCode RuntimeErrorsCatch(void)
+{
+  PetscBool debug, abort_on, debugger;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-debug_trace", &debug));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-on_error_abort", &abort_on));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-on_error_attach_debugger", &debugger));
+  runtime_error.trace = (PetscBool)(debug || abort_on || debugger);
+  if (!runtime_error.trace) PetscCall(PetscPushErrorHandler(RuntimeErrorHandler, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void RuntimeErrorReport(void)
+{
+  if (runtime_error.set && runtime_error.print) fprintf(stderr, "ccpdem: error: %s\n", runtime_error.msg);
 }

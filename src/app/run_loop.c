@@ -2,6 +2,7 @@
 #include "app/run_loop.h"
 #include "step/pile_analysis.h"
 #include "io/checkpoint.h"
+#include "io/fault.h"
 #include "base/log_events.h"
 #include <errno.h>
 #include <signal.h>
@@ -9,21 +10,21 @@
 #include <unistd.h>
 
 typedef struct {
-  double    wall_start, last_print, interval; /* s */
-  PetscBool tty;                              /* stderr is a terminal: redraw one line */
-  double    wall_detect, wall_solve, wall_integrate, wall_io;
-  PetscInt  unconverged, iterations;
-  double    max_speed;
-  PetscInt  first_step; /* step the run (or restart) began at */
+  double     wall_start, last_print, interval; /* s */
+  PetscBool  tty;                              /* stderr is a terminal: redraw one line */
+  double     wall_detect, wall_solve, wall_integrate, wall_io;
+  PetscInt64 unconverged, iterations;
+  double     max_speed;
+  PetscInt64 first_step; /* step the run (or restart) began at */
 } Progress;
 
 /* When to checkpoint (0 = never by that criterion). */
 typedef struct {
-  PetscInt every_steps;     /* -checkpoint_every_steps */
-  PetscInt every_sim_steps; /* -checkpoint_interval (or output.checkpoint_interval) as steps */
-  double   wall_interval;   /* -checkpoint_wall_interval (s) */
-  double   wall_last;       /* wall time of the last checkpoint, or of the start */
-  PetscInt last_step;       /* step of the last checkpoint written, -1 none */
+  PetscInt   every_steps;     /* -checkpoint_every_steps */
+  PetscInt64 every_sim_steps; /* -checkpoint_interval (or output.checkpoint_interval) as steps */
+  double     wall_interval;   /* -checkpoint_wall_interval (s) */
+  double     wall_last;       /* wall time of the last checkpoint, or of the start */
+  PetscInt64 last_step;       /* step of the last checkpoint written, -1 none */
 } CheckpointPlan;
 
 /* The signals that stop a run with a checkpoint: SIGUSR1 (what a batch script should send: mpiexec
@@ -118,7 +119,7 @@ static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
              interval);
   PetscCheck(cp->wall_interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
              "-checkpoint_wall_interval must be >= 0, got %g", cp->wall_interval);
-  cp->every_sim_steps = interval > 0 ? PetscMax(1, (PetscInt)llround(interval / sc->time_step)) : 0;
+  cp->every_sim_steps = scenario_interval_steps(interval, sc->time_step);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -147,13 +148,14 @@ PetscErrorCode RunLoopCheckOptions(Simulation sim)
   PetscCall(ProgressInterval(sim, &interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   PetscCall(CheckpointKeepOption(SimulationComm(sim), &keep));
+  PetscCall(IoFaultSetFromOptions(SimulationComm(sim)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt nsteps, PetscBool final)
+static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt64 nsteps, PetscBool final)
 {
   const StepStats *st   = SimulationLastStep(sim);
-  const PetscInt   step = SimulationStepCount(sim);
+  const PetscInt64 step = SimulationStepCount(sim);
   const double     now = MPI_Wtime(), el = now - pr->wall_start;
   const double     rate = el > 0 ? (step - pr->first_step) / el : 0;
   const double     eta  = rate > 0 ? (nsteps - step) / rate : 0;
@@ -161,8 +163,8 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt n
   if (!final && now - pr->last_print < pr->interval) return;
   pr->last_print = now;
   PetscCallVoid(PetscFPrintf(comm, stderr,
-                             "%sstep %" PetscInt_FMT "/%" PetscInt_FMT "  t=%.4g/%.4g s  bodies %" PetscInt_FMT
-                             "  contacts %" PetscInt_FMT "  it %" PetscInt_FMT
+                             "%sstep %" PetscInt64_FMT "/%" PetscInt64_FMT "  t=%.4g/%.4g s  bodies %" PetscInt64_FMT
+                             "  contacts %" PetscInt64_FMT "  it %" PetscInt_FMT
                              "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
                              pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end,
                              st->bodies, st->contacts, st->iterations, st->residual_max, st->converged ? "" : "*", rate,
@@ -202,13 +204,13 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   const NeighbourList *nlist = SimulationNeighbourList(sim);
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt_FMT " steps to t = %g s in %.3f s wall\n",
+  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt64_FMT " steps to t = %g s in %.3f s wall\n",
                         SimulationStepCount(sim), SimulationTime(sim), total));
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n",
                         pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm,
-                        "  bodies %" PetscInt_FMT " (%" PetscInt_FMT " left the domain), contacts %" PetscInt_FMT
-                        ", solver iterations %" PetscInt_FMT " in all, %" PetscInt_FMT
+                        "  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT " left the domain), contacts %" PetscInt64_FMT
+                        ", solver iterations %" PetscInt64_FMT " in all, %" PetscInt64_FMT
                         " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
                         pr->iterations, pr->unconverged, pr->max_speed));
@@ -228,30 +230,45 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteSnapshot(Simulation sim, const char *outdir, Progress *pr)
+static PetscErrorCode WriteSnapshot(Simulation sim, const char *outdir, Progress *pr, char *err, size_t errlen)
 {
   double t0 = MPI_Wtime();
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
-  PetscCall(SimulationWriteSnapshot(sim, outdir));
+  PetscCall(SimulationWriteSnapshot(sim, outdir, err, errlen));
   PetscCall(PetscLogEventEnd(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* path <- the checkpoint written; on a failure (err set) path is left as it was: the last good one. */
 static PetscErrorCode WriteCheckpoint(Simulation sim, const char *outdir, Progress *pr, CheckpointPlan *cp, char *path,
-                                      size_t len)
+                                      size_t len, char *err, size_t errlen)
 {
   double t0 = MPI_Wtime();
+  char   written[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
-  PetscCall(SimulationWriteCheckpoint(sim, outdir, path, len));
+  PetscCall(SimulationWriteCheckpoint(sim, outdir, written, sizeof(written), err, errlen));
   PetscCall(PetscLogEventEnd(CCPDEM_EVENT_OUTPUT, 0, 0, 0, 0));
   pr->wall_io += MPI_Wtime() - t0;
+  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrncpy(path, written, len));
   cp->last_step = SimulationStepCount(sim);
   cp->wall_last = MPI_Wtime();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The one line of an output that could not be written (rank 0 prints it), naming the checkpoint to
+ * continue from: the last this run wrote, else the one it was restarted from. */
+static PetscErrorCode ReportOutputFailure(MPI_Comm comm, const Progress *pr, const char *err, const char *good)
+{
+  PetscFunctionBegin;
+  if (pr->tty) PetscCall(PetscFPrintf(comm, stderr, "\n")); /* below the progress line being redrawn */
+  if (good[0]) PetscCall(PetscFPrintf(comm, stderr, "ccpdem: error: %s; the last good checkpoint is %s\n", err, good));
+  else PetscCall(PetscFPrintf(comm, stderr, "ccpdem: error: %s; no checkpoint was written\n", err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -267,26 +284,28 @@ static void SetRunFlags(Simulation sim, PetscMPIInt rank, const CheckpointPlan *
   SimulationRequest(sim, RUN_FLAG_OUTPUT_FAILED, (PetscBool)(rank == 0 && ts->failed_step >= 0));
 }
 
-PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
+PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, RunEnd *end)
 {
-  const Scenario  *sc       = SimulationScenario(sim);
-  const StepStats *last     = SimulationLastStep(sim);
-  const MPI_Comm   comm     = SimulationComm(sim);
-  const double     h        = sc->time_step;
-  const PetscInt   nsteps   = (PetscInt)llround(sc->time_end / h);
-  const PetscInt snap_every = sc->snapshot_interval > 0 ? PetscMax(1, (PetscInt)llround(sc->snapshot_interval / h)) : 0;
-  Timeseries     ts;
-  Progress       pr      = {0};
-  double         io_prev = 0;
-  CheckpointPlan cp;
-  PetscBool      checkpointing;
+  const Scenario  *sc         = SimulationScenario(sim);
+  const StepStats *last       = SimulationLastStep(sim);
+  const MPI_Comm   comm       = SimulationComm(sim);
+  const double     h          = sc->time_step;
+  const PetscInt64 nsteps     = scenario_step_count(sc->time_end, h, NULL, 0); /* checked when read */
+  const PetscInt64 snap_every = scenario_interval_steps(sc->snapshot_interval, h);
+  Timeseries       ts;
+  Progress         pr      = {0};
+  double           io_prev = 0;
+  CheckpointPlan   cp;
+  PetscBool        checkpointing, requeue = PETSC_FALSE;
   struct sigaction old_handlers[N_STOP_SIGNALS];
-  char             ckpt_path[PETSC_MAX_PATH_LEN] = "";
+  char             ckpt_path[PETSC_MAX_PATH_LEN] = ""; /* the last good checkpoint */
+  char             err[1024]                     = "", close_err[1024];
   PetscMPIInt      rank;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  *requeue = PETSC_FALSE;
+  *end = RUN_DONE;
+  if (from) PetscCall(PetscStrncpy(ckpt_path, from, sizeof(ckpt_path)));
   PetscCall(CcpdemLogEventsRegister());
   pr.wall_start = pr.last_print = MPI_Wtime();
   pr.tty                        = (PetscBool)isatty(fileno(stderr));
@@ -294,18 +313,20 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
   PetscCall(ProgressInterval(sim, &pr.interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
-  PetscCall(TimeseriesOpen(comm, outdir, pr.first_step > 0, pr.first_step + 1, &ts));
-  if (pr.first_step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr));
+  PetscCall(TimeseriesOpen(comm, outdir, pr.first_step > 0, pr.first_step + 1, &ts, err, sizeof(err)));
+  if (!err[0] && pr.first_step == 0) PetscCall(WriteSnapshot(sim, outdir, &pr, err, sizeof(err)));
   PetscCall(InstallStopHandlers(old_handlers));
-  while (SimulationStepCount(sim) < nsteps) {
-    double    io0;
-    PetscBool stop, wall_due;
-    PetscInt  step;
+  while (!err[0] && SimulationStepCount(sim) < nsteps) {
+    double     io0;
+    PetscBool  stop, wall_due, snapshot_due, checkpoint_due;
+    PetscInt64 step;
     SetRunFlags(sim, rank, &cp, &ts);
     PetscCall(SimulationStep(sim));
     step = SimulationStepCount(sim);
-    if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED))
-      PetscCall(TimeseriesCheck(comm, &ts)); /* the error, on every rank */
+    if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED)) { /* rank 0 could not write the last row */
+      PetscCall(TimeseriesCheck(comm, &ts, PETSC_FALSE, err, sizeof(err)));
+      break;
+    }
     stop     = SimulationAgreed(sim, RUN_FLAG_STOP);
     wall_due = SimulationAgreed(sim, RUN_FLAG_WALL_CHECKPOINT);
     pr.wall_detect += last->wall_detect;
@@ -313,32 +334,44 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, PetscBool *requeue)
     pr.wall_integrate += last->wall_integrate;
     pr.iterations += last->iterations;
     pr.unconverged += !last->converged;
-    pr.max_speed = PetscMax(pr.max_speed, last->max_speed);
-    io0          = MPI_Wtime();
+    pr.max_speed   = PetscMax(pr.max_speed, last->max_speed);
+    io0            = MPI_Wtime();
+    snapshot_due   = (PetscBool)((snap_every && step % snap_every == 0) || step == nsteps);
+    checkpoint_due = (PetscBool)(stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) ||
+                                 (cp.every_sim_steps && step % cp.every_sim_steps == 0) ||
+                                 (checkpointing && step == nsteps));
     PetscCall(TimeseriesWrite(comm, &ts, last, io_prev));
-    if ((snap_every && step % snap_every == 0) || step == nsteps) PetscCall(WriteSnapshot(sim, outdir, &pr));
-    if (stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) ||
-        (cp.every_sim_steps && step % cp.every_sim_steps == 0) || (checkpointing && step == nsteps))
-      PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path)));
+    /* this step's row is in the time series (on disk before a checkpoint) before its outputs */
+    if (snapshot_due || checkpoint_due) PetscCall(TimeseriesCheck(comm, &ts, checkpoint_due, err, sizeof(err)));
+    if (!err[0] && snapshot_due) PetscCall(WriteSnapshot(sim, outdir, &pr, err, sizeof(err)));
+    if (!err[0] && checkpoint_due)
+      PetscCall(WriteCheckpoint(sim, outdir, &pr, &cp, ckpt_path, sizeof(ckpt_path), err, sizeof(err)));
     io_prev = MPI_Wtime() - io0;
+    if (err[0]) break;
     ProgressLine(comm, &pr, sim, nsteps, PETSC_FALSE);
     if (stop && step < nsteps) { /* stopped at the last step: the run is simply done */
-      *requeue = PETSC_TRUE;
+      requeue = PETSC_TRUE;
       break;
     }
   }
   PetscCall(RestoreStopHandlers(old_handlers));
-  PetscCall(TimeseriesCheck(comm, &ts)); /* the last row's write */
+  if (!err[0]) PetscCall(TimeseriesCheck(comm, &ts, PETSC_FALSE, err, sizeof(err))); /* the last row's write */
+  PetscCall(TimeseriesClose(comm, &ts, close_err, sizeof(close_err)));
+  if (!err[0]) PetscCall(PetscStrncpy(err, close_err, sizeof(err)));
+  if (err[0]) {
+    PetscCall(ReportOutputFailure(comm, &pr, err, ckpt_path));
+    *end = RUN_FAILED;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   ProgressLine(comm, &pr, sim, nsteps, PETSC_TRUE);
-  if (*requeue) {
-    PetscCall(TimeseriesClose(&ts));
+  if (requeue) {
+    *end = RUN_REQUEUE;
     PetscCall(PetscPrintf(comm,
-                          "ccpdem: stop requested (SIGUSR1/SIGTERM/SIGINT): checkpointed step %" PetscInt_FMT
+                          "ccpdem: stop requested (SIGUSR1/SIGTERM/SIGINT): checkpointed step %" PetscInt64_FMT
                           " (t = %.17g s) to %s; continue with: ccpdem restart %s\n",
                           SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(TimeseriesClose(&ts));
   PetscCall(PrintSummary(comm, sim, &pr, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

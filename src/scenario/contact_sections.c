@@ -200,6 +200,11 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
   yaml_node_t             *list, *m;
   TRY(reader_get_list(r, root, "", "materials", REQUIRED, hint, &list, kp));
   if (!reader_count(list)) return reader_fail(r, list, kp, "defines no material; %s", hint);
+  if (reader_count(list) > SCENARIO_MATERIALS_MAX)
+    return reader_fail(r, list, kp,
+                       "defines %d materials, more than the %d a scenario may have (contacts look their parameters up "
+                       "in a table of every pair of materials); give bodies of equal properties one material",
+                       reader_count(list), SCENARIO_MATERIALS_MAX);
   if (!(sc->materials = reader_calloc(r, list, kp, (size_t)reader_count(list), sizeof(Material)))) return -1;
   for (int i = 0; i < reader_count(list); i++) {
     Material *mat = &sc->materials[i];

@@ -46,8 +46,41 @@ static int read_time(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   yaml_node_t             *m;
   TRY(reader_get_mapping(r, root, "", "time", REQUIRED, keys, "add time: {step: H, end: T} in simulated seconds", &m,
                          kp));
+  char why[256], ep[KEY_PATH_MAX];
   TRY(reader_get_number(r, m, kp, "step", REQUIRED, POSITIVE, "give the time step h in s, e.g. 0.001", &sc->time_step));
-  return reader_get_number(r, m, kp, "end", REQUIRED, POSITIVE, "give the simulated end time in s", &sc->time_end);
+  TRY(reader_get_number(r, m, kp, "end", REQUIRED, POSITIVE, "give the simulated end time in s", &sc->time_end));
+  if (!scenario_step_count(sc->time_end, sc->time_step, why, sizeof why))
+    return reader_fail(r, reader_field(r, m, kp, "end", ep), ep, "%s", why);
+  return 0;
+}
+
+int64_t scenario_step_count(double t_end, double h, char *why, size_t whylen)
+{
+  const double steps = t_end / h;
+
+  if (!(steps < (double)SCENARIO_MAX_STEPS + 0.5))
+    snprintf(why, whylen,
+             "%g s in steps of %g s are %.3g steps, more than the 2^40 (%.3g) a run may take; check time.step and the "
+             "end time",
+             t_end, h, steps, (double)SCENARIO_MAX_STEPS);
+  else if (!(h >= SCENARIO_MIN_STEP_FRACTION * t_end))
+    snprintf(why, whylen, "the step %g s is below %g of the end time %g s; check time.step and the end time", h,
+             SCENARIO_MIN_STEP_FRACTION, t_end);
+  else if (!(steps >= 0.5))
+    snprintf(why, whylen,
+             "%g s is less than half of one step of %g s, so the run would take no step; give an end "
+             "time of at least one step",
+             t_end, h);
+  else return (int64_t)llround(steps);
+  return 0;
+}
+
+int64_t scenario_interval_steps(double interval, double h)
+{
+  const double steps = interval / h;
+  if (!(interval > 0)) return 0;
+  if (!(steps < (double)SCENARIO_MAX_STEPS)) return SCENARIO_MAX_STEPS + 1;
+  return steps < 1.5 ? 1 : (int64_t)llround(steps);
 }
 
 /* analysis: {repose: [{name: N, x_range: [A, B]}, ...]}: piles whose angle of repose the summary prints. */
@@ -164,13 +197,19 @@ int scenario_load_string(const char *text, const char *name, Scenario *sc, char 
     return 1;
   }
   strcpy(sc->path, name);
+  if (strlen(text) > SCENARIO_TEXT_MAX) {
+    snprintf(err, errlen, "%s: the scenario is longer than the %zu MB a scenario may have", name,
+             SCENARIO_TEXT_MAX >> 20);
+    scenario_free(sc);
+    return 1;
+  }
   sc->text = strdup(text);
   if (!sc->text) {
     snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
     scenario_free(sc);
     return 1;
   }
-  if (reader_open(&r, text, name, err, errlen)) {
+  if (reader_open(&r, text, name, SCENARIO_DEPTH_MAX, err, errlen)) {
     scenario_free(sc);
     return 1;
   }
@@ -193,7 +232,7 @@ int scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen)
   int   status;
 
   memset(sc, 0, sizeof *sc);
-  if (reader_read_file(path, &text, err, errlen)) return 1;
+  if (reader_read_file(path, SCENARIO_TEXT_MAX, &text, err, errlen)) return 1;
   status = scenario_load_string(text, path, sc, err, errlen);
   free(text);
   return status;

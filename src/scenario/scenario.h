@@ -14,6 +14,25 @@
 
 #define SCENARIO_ERR_MAX  1024
 #define SCENARIO_PATH_MAX 4096
+/* Limits of what a scenario may ask for, each refused with one message (the checks name them):
+ * the file's size (a scenario is a few KB: a device such as /dev/zero is refused after its first
+ * block), the nesting of its lists and mappings (a scenario nests 5 deep), the steps of a run
+ * (more, or a step below SCENARIO_MIN_STEP_FRACTION of the end time, is a typo, not a run: 2^40
+ * steps take years), and the materials (contacts look their parameters up in a table of every
+ * pair of materials, n^2 entries). */
+#define SCENARIO_TEXT_MAX          ((size_t)64 << 20)
+#define SCENARIO_DEPTH_MAX         64
+#define SCENARIO_MAX_STEPS         ((int64_t)1 << 40)
+#define SCENARIO_MIN_STEP_FRACTION 1e-12
+#define SCENARIO_MATERIALS_MAX     1024
+/* The largest magnitude of a number in a scenario, and the inverse of the smallest but 0; also of
+ * the quantities a body's state derives from them (mass, moments of inertia, momenta, energies):
+ * then products of a few of them, as the step forms, stay finite and normal in double precision. */
+#define SCENARIO_VALUE_MAX 1e100
+/* The smallest body (sphere radius, box half extent, in m): and no smaller than this fraction of
+ * the domain's largest coordinate, where a double's rounding of a position (2^-52 of it) would be
+ * a sizeable part of the body. */
+#define SCENARIO_MIN_SIZE 1e-12
 
 typedef enum {
   CONTACT_MODEL_CCP     = 0,
@@ -134,6 +153,14 @@ typedef struct {
   double       checkpoint_interval; /* simulated s; 0 = none */
 } Scenario;
 
+/* The steps from time 0 to t_end in steps of h: llround(t_end / h). 0 if that is not within [1,
+ * SCENARIO_MAX_STEPS] or h is below SCENARIO_MIN_STEP_FRACTION of t_end, with why set to the reason
+ * ("...; what to change", no key: the caller names it; why may be NULL with whylen 0); else the
+ * count, why untouched. */
+int64_t scenario_step_count(double t_end, double h, char *why, size_t whylen);
+/* Steps of h in an output interval (simulated s): 0 for none (interval 0), else at least 1, and
+ * SCENARIO_MAX_STEPS + 1 (never reached) for intervals longer than any run. */
+int64_t scenario_interval_steps(double interval, double h);
 /* Parse and check key by key. Returns 0 on success; else fills err (FILE:LINE: key '...': ...). */
 int  scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen);
 int  scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen);

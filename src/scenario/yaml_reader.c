@@ -1,13 +1,18 @@
 /* Reading one YAML document into typed values (contracts in yaml_reader.h). */
 #include "scenario/yaml_reader.h"
+#include "scenario/scenario.h"
 #include "base/growth.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#define READ_BLOCK ((size_t)1 << 16) /* bytes read from a scenario file at a time */
 
 static const char  *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 static yaml_node_t *node_at(YamlReader *r, int index) { return yaml_document_get_node(&r->doc, index); }
@@ -24,20 +29,29 @@ static yaml_node_t *list_item(YamlReader *r, const yaml_node_t *list, int i)
 
 /* ---- the document ------------------------------------------------------------------------- */
 
-int reader_read_file(const char *path, char **text_out, char *err, size_t errlen)
+int reader_read_file(const char *path, size_t max_bytes, char **text_out, char *err, size_t errlen)
 {
-  FILE  *fp   = fopen(path, "rb");
-  char  *text = NULL;
-  size_t len = 0, cap = 0, got;
+  FILE       *fp   = fopen(path, "rb");
+  char       *text = NULL;
+  size_t      len = 0, cap = 0, got;
+  struct stat st;
 
   *text_out = NULL;
   if (!fp) {
     snprintf(err, errlen, "%s: cannot open the scenario (%s); check the path", path, strerror(errno));
     return -1;
   }
+  if (!fstat(fileno(fp), &st) && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_bytes) {
+    snprintf(err, errlen, "%s: the scenario has %jd bytes, more than the %zu MB a scenario may have; check the path",
+             path, (intmax_t)st.st_size, max_bytes >> 20);
+    fclose(fp);
+    return -1;
+  }
+  /* Read in blocks, checking each for a NUL byte and the total against max_bytes as it comes, so that
+   * a device or pipe (/dev/zero) is refused after one block, not read whole. */
   do {
-    if (len + 4096 + 1 > cap) {
-      char *bigger = realloc(text, cap = GrowthCapacity(cap, len + 4096 + 1));
+    if (len + READ_BLOCK + 1 > cap) {
+      char *bigger = realloc(text, cap = GrowthCapacity(cap, len + READ_BLOCK + 1));
       if (!bigger) {
         free(text);
         fclose(fp);
@@ -46,7 +60,21 @@ int reader_read_file(const char *path, char **text_out, char *err, size_t errlen
       }
       text = bigger;
     }
-    got = fread(text + len, 1, cap - len - 1, fp);
+    got                = fread(text + len, 1, READ_BLOCK, fp);
+    const char *nul    = memchr(text + len, 0, got);
+    const int   toobig = len + got > max_bytes;
+    if (nul || toobig) {
+      if (nul)
+        snprintf(err, errlen,
+                 "%s: the scenario contains a NUL byte (at byte %zu), so it is not a text file; check the path", path,
+                 (size_t)(nul - text));
+      else
+        snprintf(err, errlen, "%s: the scenario is longer than the %zu MB a scenario may have; check the path", path,
+                 max_bytes >> 20);
+      free(text);
+      fclose(fp);
+      return -1;
+    }
     len += got;
   } while (got > 0);
   if (ferror(fp)) {
@@ -57,11 +85,6 @@ int reader_read_file(const char *path, char **text_out, char *err, size_t errlen
   }
   fclose(fp);
   text[len] = 0;
-  if (strlen(text) != len) {
-    snprintf(err, errlen, "%s: the scenario contains a NUL byte, so it is not a text file; check the path", path);
-    free(text);
-    return -1;
-  }
   *text_out = text;
   return 0;
 }
@@ -83,13 +106,47 @@ static void yaml_problem(const yaml_parser_t *p, const char *text, const char *n
              p->problem ? p->problem : "unknown problem", context);
 }
 
-int reader_open(YamlReader *r, const char *text, const char *name, char *err, size_t errlen)
+/* 0 if no list or mapping of text's YAML stream lies more than max_depth deep, else -1 with the
+ * message. By events, stopping at the first level too deep: libyaml's scanner keeps a simple-key
+ * entry per open flow level and checks them all at every token, so a loader given 10^6 nested '['
+ * works for hours. A syntax error ends the count: the loader reports it. */
+static int check_depth(const char *text, const char *name, int max_depth, char *err, size_t errlen)
+{
+  yaml_parser_t p;
+  yaml_event_t  ev;
+  int           depth = 0, status = 0, done = 0;
+
+  if (!yaml_parser_initialize(&p)) {
+    snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
+    return -1;
+  }
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+  while (!done && yaml_parser_parse(&p, &ev)) {
+    if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+      if (++depth > max_depth) {
+        snprintf(err, errlen,
+                 "%s:%zu: lists and mappings nested more than %d deep; a scenario nests at most 5 (fills[0].region.min)"
+                 ", so check the brackets and the indentation",
+                 name, ev.start_mark.line + 1, max_depth);
+        status = -1;
+        done   = 1;
+      }
+    } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) depth--;
+    else if (ev.type == YAML_STREAM_END_EVENT) done = 1;
+    yaml_event_delete(&ev);
+  }
+  yaml_parser_delete(&p);
+  return status;
+}
+
+int reader_open(YamlReader *r, const char *text, const char *name, int max_depth, char *err, size_t errlen)
 {
   memset(r, 0, sizeof *r);
   r->file   = name;
   r->text   = text;
   r->err    = err;
   r->errlen = errlen;
+  if (check_depth(text, name, max_depth, err, errlen)) return -1;
   if (!yaml_parser_initialize(&r->parser)) {
     snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
     return -1;
@@ -342,7 +399,9 @@ static int number_value(YamlReader *r, const yaml_node_t *v, const char *kpath, 
   if (!is_decimal_number(text_of(v)))
     return reader_fail(r, v, kpath, "expected a number (got '%.40s'); %s", text_of(v), hint);
   *x = strtod(text_of(v), NULL);
-  if (!isfinite(*x)) return reader_fail(r, v, kpath, "number out of range (got '%.40s'); %s", text_of(v), hint);
+  if (!(fabs(*x) <= SCENARIO_VALUE_MAX) || (*x != 0 && fabs(*x) < 1 / SCENARIO_VALUE_MAX))
+    return reader_fail(r, v, kpath, "number out of range (got '%.40s'; give 0 or a magnitude between %g and %g); %s",
+                       text_of(v), 1 / SCENARIO_VALUE_MAX, SCENARIO_VALUE_MAX, hint);
   return 0;
 }
 

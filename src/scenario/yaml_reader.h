@@ -7,7 +7,8 @@
  * dotted with list indices. Functions returning int return 0 if the value was read, -1 after a
  * problem (the message is then set); TRY returns -1 from the calling function on a problem.
  * Numbers must be plain (unquoted) decimal numbers, so "abc", true, null and "5" are rejected
- * rather than read as 0 or 5. Not collective (no MPI). */
+ * rather than read as 0 or 5, and 0 or of a magnitude within [1 / SCENARIO_VALUE_MAX,
+ * SCENARIO_VALUE_MAX] (scenario/scenario.h). Not collective (no MPI). */
 #ifndef CCPDEM_SCENARIO_YAML_READER_H
 #define CCPDEM_SCENARIO_YAML_READER_H
 #include <stddef.h>
@@ -40,12 +41,13 @@ typedef struct {
 } YamlReader;
 
 /* Reads the file at path whole into *text (NUL-terminated, the caller frees it). Returns 0, or -1
- * with one message in err (cannot open or read it, out of memory, a NUL byte in it) and *text NULL. */
-int reader_read_file(const char *path, char **text, char *err, size_t errlen);
+ * with one message in err (cannot open or read it, out of memory, a NUL byte in it, more than
+ * max_bytes: refused without reading further) and *text NULL. */
+int reader_read_file(const char *path, size_t max_bytes, char **text, char *err, size_t errlen);
 /* Parses the first document of text (NUL-terminated; messages call it `name`) into r. Returns 0
- * with r open, or -1 with one message in err (malformed YAML, out of memory) and r closed.
- * text, name and err must outlive r. */
-int reader_open(YamlReader *r, const char *text, const char *name, char *err, size_t errlen);
+ * with r open, or -1 with one message in err (malformed YAML, lists and mappings nested deeper
+ * than max_depth anywhere in text, out of memory) and r closed. text, name and err must outlive r. */
+int reader_open(YamlReader *r, const char *text, const char *name, int max_depth, char *err, size_t errlen);
 /* The root node of the document, NULL if the text holds none. */
 yaml_node_t *reader_root(YamlReader *r);
 /* Returns 0 if no second document follows the first, else -1 with its message. */

@@ -16,11 +16,13 @@
 
 /* What one step's phases count, for its statistics. */
 typedef struct {
-  PetscInt      nb;      /* bodies of the step: owned, then ghosts */
-  PetscInt      matched; /* contacts that found their record of the last step */
-  PetscInt64    bytes;   /* bytes this rank sent */
-  double        comm;    /* this rank's seconds in communication */
-  CCPSolveStats solve;   /* the solve's figures (a model without a solve: converged, no iterations) */
+  PetscInt      nb;           /* bodies of the step: owned, then ghosts */
+  PetscInt      matched;      /* contacts that found their record of the last step */
+  PetscInt64    bytes;        /* bytes this rank sent */
+  double        comm;         /* this rank's seconds in communication */
+  CCPSolveStats solve;        /* the solve's figures (a model without a solve: converged, no iterations) */
+  PetscInt      nonfinite;    /* owned bodies set aside with a non-finite state (StepSetAsideNonFinite) */
+  int64_t       nonfinite_id; /* the lowest id among them (when nonfinite > 0) */
 } StepWork;
 
 typedef struct {

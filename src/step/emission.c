@@ -96,7 +96,7 @@ static long emitter_owed(Simulation sim, int k, double t)
   return emitter_due(&sim->sc.emitters[k], t) - (long)sim->emitted[k];
 }
 
-PetscBool SimulationEmissionDue(Simulation sim, PetscInt step)
+PetscBool SimulationEmissionDue(Simulation sim, PetscInt64 step)
 {
   for (int k = 0; k < sim->sc.n_emitters; k++)
     if (emitter_owed(sim, k, step * sim->sc.time_step) > 0) return PETSC_TRUE;

@@ -1,5 +1,6 @@
 /* The CCP of chosen steps as FCLIB global problems (step/fclib_dump.h). */
 #include "step/fclib_dump.h"
+#include <inttypes.h>
 #include "step/simulation_impl.h"
 #include "io/fclib.h"
 #include "io/h5.h"
@@ -82,6 +83,14 @@ PetscErrorCode FclibDumpCreate(Simulation sim, const PairParams *pairs, FclibDum
     PetscCheck(steps[k] >= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-fclib_dump step %" PetscInt_FMT " is not a step: steps count from 1 (the first step's solve)",
                steps[k]);
+  { /* a step the run never takes would silently write nothing */
+    const int64_t last = scenario_step_count(sim->sc.time_end, sim->sc.time_step, NULL, 0);
+    for (PetscInt k = 0; k < n; k++)
+      PetscCheck(steps[k] <= last, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-fclib_dump step %" PetscInt_FMT " is beyond the run's last step %" PRId64
+                 " (time.end / time.step): give steps up to %" PRId64,
+                 steps[k], last, last);
+  }
   Unrepresentable(&sim->sc, pairs, why, sizeof(why));
   PetscCheck(!why[0], sim->comm, PETSC_ERR_ARG_WRONG,
              "-fclib_dump: %s; an FCLIB global problem holds rigid, cohesionless 3-dof frictional contacts only: drop "
@@ -339,7 +348,7 @@ PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem
   FclibGlobal    gp  = {0};
   FclibSolution  sol = {0}, guess = {0};
   const PetscInt step = sim->step + 1;
-  char           path[PETSC_MAX_PATH_LEN];
+  char           path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "";
   PetscMPIInt    rank;
 
   PetscFunctionBegin;
@@ -366,9 +375,11 @@ PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem
                           step, sim->time, (sim->step + 1) * sim->sc.time_step, sim->sc.path[0] ? sim->sc.path : "-",
                           nb, nc, stats->res_max, stats->iterations));
   PetscCallMPI(MPI_Bcast(gp.description, (PetscMPIInt)sizeof(gp.description), MPI_CHAR, 0, sim->comm));
-  PetscCall(IoMakeDirs(sim->comm, d->dir));
+  PetscCall(IoMakeDirs(sim->comm, d->dir, err, sizeof(err)));
   PetscCall(IoPathPrintf(path, sizeof(path), "%s/fclib-%06" PetscInt_FMT ".hdf5", d->dir, step));
-  PetscCall(FclibWriteGlobal(sim->comm, path, &gp, &sol, &guess));
+  if (!err[0]) PetscCall(FclibWriteGlobal(sim->comm, path, &gp, &sol, &guess, err, sizeof(err)));
+  /* err is the same on every rank (agreed by the writer): a collective stop, one line */
+  PetscCheck(!err[0], sim->comm, PETSC_ERR_FILE_WRITE, "-fclib_dump: %s", err);
   PetscCall(PetscPrintf(sim->comm,
                         "ccpdem: step %" PetscInt_FMT "'s CCP written to %s (%" PetscInt_FMT " bodies, %" PetscInt_FMT
                         " contacts)\n",

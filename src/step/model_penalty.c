@@ -24,8 +24,12 @@ static PenaltyModel *State(Simulation sim) { return (PenaltyModel *)sim->model_s
 static PetscErrorCode Create(Simulation sim)
 {
   PenaltyModel *m = State(sim);
+  PetscBool     dump;
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-fclib_dump", &dump));
+  PetscCheck(!dump, sim->comm, PETSC_ERR_ARG_WRONG,
+             "-fclib_dump: the penalty model solves no CCP to write; FCLIB problems come from contact.model ccp runs");
   PetscCall(ImpulseMemoryCreate(&m->next));
   m->limit.period = INFINITY;
   PetscCall(PenaltyContextSetUp(&m->ctx, &sim->sc.penalty, sim->sc.materials, sim->sc.n_materials));
@@ -199,7 +203,7 @@ static PetscErrorCode Reduced(Simulation sim, double maximum)
     PetscCall(
       PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
                    "ccpdem: warning: time.step %g s is more than 1/%d of the shortest contact oscillation period 2 pi "
-                   "sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt_FMT "); "
+                   "sqrt(m/k) = %g s (%s spring k = %g against m = %g, step %" PetscInt64_FMT "); "
                    "penalty contacts are resolved poorly or blow up: use time.step <= %g s or softer contacts\n",
                    h, PENALTY_STEPS_PER_PERIOD, lim->period, lim->what, lim->stiffness, lim->inertia, sim->step - 1,
                    lim->period / PENALTY_STEPS_PER_PERIOD));

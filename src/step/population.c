@@ -27,7 +27,13 @@
  *     than left to pass through it.
  *   - for the packed CCP solvers (unless -ccp_packed false; the penalty model keeps the inertia
  *     in double), no explicit body whose principal moments they would round into an inaccurate
- *     inverse inertia (ccp/packed_inertia.h). */
+ *     inverse inertia (ccp/packed_inertia.h).
+ * Before those, each body's state must be one the step can compute with (check_state): sizes of
+ * at least SCENARIO_MIN_SIZE and at most the domain's diagonal; mass, moments, momenta, energies
+ * and gravity's impulse within SCENARIO_VALUE_MAX (and mass and moments above its inverse); for
+ * the packed CCP solvers inverse mass and moments within PACKED_INVERSE_MAX. The emitters' bodies
+ * are checked at both ends of their radius range, and the memory the bodies need against what
+ * this process may allocate (check_memory). */
 #include "step/population.h"
 #include "base/random.h"
 #include "collision/broadphase.h"
@@ -39,8 +45,23 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-#define START_OVERLAP_FRACTION       0.01 /* tolerated initial overlap, fraction of the (smaller) radius */
+#define START_OVERLAP_FRACTION 0.01 /* tolerated initial overlap, fraction of the (smaller) radius */
+/* The packed CCP solvers round a body's inverse mass and world inverse inertia to single precision
+ * (ccp/pack.h): each within [1 / PACKED_INVERSE_MAX, PACKED_INVERSE_MAX], a factor 10^6 inside
+ * float's normal range, so that their products in the sweeps stay finite and normal. */
+#define PACKED_INVERSE_MAX 1e32
+/* Memory per body (check_memory): while the population is built and checked, every rank holds all
+ * of it (a store row, and the random fill's grid and the overlap check's broadphase, about 128
+ * bytes); while stepping, a rank holds its share at up to about 1.5 KB per body with its contacts
+ * (README "Performance", "Memory per body"), counted as 2 KB. */
+#define BUILD_BYTES_PER_BODY ((double)sizeof(BodyRecord) + 128)
+#define RUN_BYTES_PER_BODY   2048.0
+/* Random sequential placement cannot fill more of a region than the densest packing of spheres,
+ * pi / sqrt(18) (Kepler); a fill asking more is refused before any try. */
+#define DENSEST_PACKING              0.74048
 #define RANDOM_FILL_TRIES_PER_SPHERE 1000
 #define LATTICE_SLACK                1e-9 /* in units of the spacing */
 
@@ -325,13 +346,25 @@ static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, cha
   const FillSpec *f         = &sc->fills[fidx];
   const double    r         = f->radius;
   const long long max_tries = (long long)RANDOM_FILL_TRIES_PER_SPHERE * f->count;
-  double          lo[3], hi[3], c[3];
-  uint64_t        state  = (uint64_t)f->seed;
-  long long       tries  = 0;
-  PetscInt        placed = 0;
-  FillGrid        g;
+  const double    region    = (f->region_max[0] - f->region_min[0]) * (f->region_max[1] - f->region_min[1]) *
+                        (f->region_max[2] - f->region_min[2]);
+  const double asked = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
+  double       lo[3], hi[3], c[3];
+  uint64_t     state  = (uint64_t)f->seed;
+  long long    tries  = 0;
+  PetscInt     placed = 0;
+  FillGrid     g;
+  char         key[32];
 
   PetscFunctionBegin;
+  snprintf(key, sizeof key, "fills[%d]", fidx);
+  if (!(asked <= DENSEST_PACKING)) {
+    report(err, errlen, sc, f->line, key,
+           "%ld spheres of radius %g m would fill %.0f%% of the region, more than the densest packing of spheres "
+           "(74%%; random placement jams near 30%%); enlarge the region or lower count or radius",
+           f->count, r, 100 * asked);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (int a = 0; a < 3; a++) {
     lo[a] = f->region_min[a] + r;
     hi[a] = PetscMax(f->region_max[a] - r, lo[a]);
@@ -346,22 +379,100 @@ static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, cha
     placed++;
   }
   PetscCall(FillGridDestroy(&g));
-  if (placed < f->count) {
-    char         key[32];
-    const double region = (f->region_max[0] - f->region_min[0]) * (f->region_max[1] - f->region_min[1]) *
-                          (f->region_max[2] - f->region_min[2]);
-    const double asked = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
-    snprintf(key, sizeof key, "fills[%d]", fidx);
+  if (placed < f->count)
     report(err, errlen, sc, f->line, key,
            "placed only %" PetscInt_FMT
            " of %ld spheres without overlap in %lld random tries (the spheres would fill %.0f%% of the region; random "
            "placement jams near 30%%); enlarge the region or lower count or radius",
            placed, f->count, tries, 100 * asked);
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---- checks -------------------------------------------------------------------------------- */
+
+/* What the state checks compare with (check_state). */
+typedef struct {
+  double    size_min; /* smallest sphere radius or box half extent (m) */
+  double    diagonal; /* the domain's diagonal: the largest bounding radius (m) */
+  double    reach;    /* the domain's largest |coordinate| (m), for the potential energy */
+  PetscBool packed;   /* the packed CCP solvers hold the inverse mass and moments in single precision */
+} StateLimits;
+
+static void state_limits(const Scenario *sc, PetscBool packed, StateLimits *lim)
+{
+  double d2 = 0, reach = 0;
+  for (int a = 0; a < 3; a++) {
+    const double w = sc->domain_max[a] - sc->domain_min[a];
+    d2 += w * w;
+    reach = PetscMax(reach, PetscMax(PetscAbsReal(sc->domain_min[a]), PetscAbsReal(sc->domain_max[a])));
+  }
+  lim->diagonal = sqrt(d2);
+  lim->reach    = reach;
+  lim->size_min = PetscMax(SCENARIO_MIN_SIZE, SCENARIO_MIN_SIZE * reach);
+  lim->packed   = (PetscBool)(packed && sc->contact_model == CONTACT_MODEL_CCP);
+}
+
+/* The first quantity of body b (a record as population_record_from_spec makes it) that the step
+ * cannot compute with, as "what is wrong; what to change" in why; "" if none. */
+static void check_state(const Scenario *sc, const StateLimits *lim, const BodyRecord *b, char *why, size_t len)
+{
+  const double   *v = b->vel, *w = b->vel + 3, *I = b->inertia, m = b->mass[0], hi = SCENARIO_VALUE_MAX;
+  const double    lo = 1 / SCENARIO_VALUE_MAX, g = v3_norm(sc->gravity), speed = v3_norm(v);
+  const Material *mat    = &sc->materials[b->material[0]];
+  const int       nsizes = b->shape[0] == SHAPE_SPHERE ? 1 : 3;
+  const char     *dims   = b->shape[0] == SHAPE_SPHERE ? "radius" : "half extent";
+  double          Iw[3], kinetic;
+  char            source[160];
+
+  why[0] = 0;
+  for (int a = 0; a < nsizes; a++)
+    if (!(b->size[a] >= lim->size_min)) {
+      snprintf(why, len,
+               "its %s %g m is below %g m (%g m, or %g of the domain's largest coordinate %g m, where positions are "
+               "rounded to about 2^-52 of it); give a larger body, or a domain nearer the origin",
+               dims, b->size[a], lim->size_min, SCENARIO_MIN_SIZE, SCENARIO_MIN_SIZE, lim->reach);
+      return;
+    }
+  if (!(b->radius[0] <= lim->diagonal)) {
+    snprintf(why, len, "its bounding radius %g m exceeds the domain's diagonal %g m; make it smaller than the domain",
+             b->radius[0], lim->diagonal);
+    return;
+  }
+  snprintf(source, sizeof source, "the density %g kg/m^3 of material '%s', the size, or a mass or inertia given",
+           mat->density, mat->name);
+  if (!(m >= lo && m <= hi)) {
+    snprintf(why, len, "its mass %g kg is outside [%g, %g] kg; check %s", m, lo, hi, source);
+    return;
+  }
+  for (int k = 0; k < 3; k++)
+    if (!(I[k] >= lo && I[k] <= hi)) {
+      snprintf(why, len, "its moment of inertia %g kg m^2 is outside [%g, %g] kg m^2; check %s", I[k], lo, hi, source);
+      return;
+    }
+  for (int k = 0; k < 4 && lim->packed; k++) {
+    const double inverse = 1 / (k ? I[k - 1] : m);
+    if (!(inverse >= 1 / PACKED_INVERSE_MAX && inverse <= PACKED_INVERSE_MAX)) {
+      snprintf(why, len,
+               "its inverse %s %g is outside the [%g, %g] that the packed CCP solvers hold in single precision; check "
+               "%s, or run with -ccp_packed false (slower)",
+               k ? "moment of inertia (1/(kg m^2))" : "mass (1/kg)", inverse, 1 / PACKED_INVERSE_MAX,
+               PACKED_INVERSE_MAX, source);
+      return;
+    }
+  }
+  for (int k = 0; k < 3; k++) Iw[k] = I[k] * w[k];
+  kinetic = 0.5 * m * speed * speed + 0.5 * v3_dot(Iw, w);
+  if (!(m * speed <= hi)) snprintf(why, len, "its momentum %g kg m/s exceeds %g; check its velocity", m * speed, hi);
+  else if (!(v3_norm(Iw) <= hi))
+    snprintf(why, len, "its angular momentum %g kg m^2/s exceeds %g; check its angular velocity", v3_norm(Iw), hi);
+  else if (!(kinetic <= hi))
+    snprintf(why, len, "its kinetic energy %g J exceeds %g; check its velocity and angular velocity", kinetic, hi);
+  else if (!(m * g * lim->reach <= hi && m * g * sc->time_step <= hi))
+    snprintf(why, len,
+             "gravity %g m/s^2 gives it a potential energy up to %g J in the domain and an impulse of %g N s per step, "
+             "beyond %g; check gravity",
+             g, m * g * lim->reach, m * g * sc->time_step, hi);
+}
 
 static void check_domain(const Origins *o, const BodyStore *s, PetscInt i, char *err, size_t errlen)
 {
@@ -456,18 +567,74 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
          smaller);
 }
 
-static PetscErrorCode CheckPopulation(const Origins *o, const BodyStore *s, char *err, size_t errlen)
+static void check_body_state(const Origins *o, const StateLimits *lim, const BodyStore *s, PetscInt i, char *err,
+                             size_t errlen)
 {
-  Broadphase bp;
+  BodyRecord rec;
+  char       why[512], key[64], subject[160];
+  int        line;
+
+  BodyStoreGet(s, i, &rec);
+  check_state(o->sc, lim, &rec, why, sizeof why);
+  if (!why[0]) return;
+  origin_key(o, i, key, sizeof key, &line);
+  origin_subject(o, i, rec.pos, subject, sizeof subject);
+  if (subject[0]) subject[strlen(subject) - 1] = 0; /* "sphere 17 at (x, y, z)": its ... */
+  report(err, errlen, o->sc, line, key, "%s%s%s", subject, subject[0] ? ": " : "", why);
+}
+
+/* The spheres emitter k makes, at both ends of its radius range and at its largest speed. */
+static void check_emitter_states(const Scenario *sc, const StateLimits *lim, char *err, size_t errlen)
+{
+  for (int k = 0; k < sc->n_emitters && !err[0]; k++) {
+    const EmitterSpec *e = &sc->emitters[k];
+    for (int end = 0; end < 2 && !err[0]; end++) {
+      BodySpec   spec = {.shape = SHAPE_SPHERE, .orientation = {1, 0, 0, 0}, .material = e->material};
+      BodyRecord rec;
+      char       why[512], key[64];
+      for (int a = 0; a < 3; a++) {
+        spec.size[a]     = end ? e->radius_max : e->radius_min;
+        spec.velocity[a] = PetscAbsReal(e->velocity[a]) + e->velocity_spread[a];
+      }
+      population_record_from_spec(sc, &spec, 0, &rec);
+      check_state(sc, lim, &rec, why, sizeof why);
+      if (!why[0]) continue;
+      snprintf(key, sizeof key, "emitters[%d]", k);
+      report(err, errlen, sc, e->line, key, "a sphere of radius %g m: %s", spec.size[0], why);
+    }
+  }
+}
+
+static PetscErrorCode CheckPopulation(const Origins *o, const StateLimits *lim, const BodyStore *s, char *err,
+                                      size_t errlen)
+{
+  Broadphase     bp;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < s->n_owned && !err[0]; i++) {
-    check_domain(o, s, i, err, errlen);
+    check_body_state(o, lim, s, i, err, errlen);
+    if (!err[0]) check_domain(o, s, i, err, errlen);
     if (!err[0]) check_walls(o, s, i, err, errlen);
   }
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BroadphaseCreate(&bp));
-  PetscCall(BroadphaseFindPairs(&bp, s, s->n_owned, 0.0));
+  /* The pairs of touching bounding spheres: a few per body in a valid start (a packing's
+   * neighbours), but n^2 / 2 for bodies piled on one another (copies of one by a YAML alias), more
+   * than memory holds: then the bodies overlap, a refusal rather than a failure. */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = BroadphaseFindPairs(&bp, s, s->n_owned, 0.0);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr == PETSC_ERR_MEM) {
+    char key[64];
+    int  line;
+    origin_key(o, 0, key, sizeof key, &line);
+    report(err, errlen, o->sc, line, key,
+           "the %" PetscInt_FMT
+           " initial bodies overlap so much that their pairs do not fit in memory (bodies piled on "
+           "one another); move them apart",
+           s->n_owned);
+  } else PetscCall(ierr);
   for (PetscInt p = 0; p < bp.npairs && !err[0]; p++) check_pair(o, s, bp.pairs[p].i, bp.pairs[p].j, err, errlen);
   PetscCall(BroadphaseDestroy(&bp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -497,30 +664,105 @@ static void check_packed_inertia(const Scenario *sc, const BodyStore *s, char *e
   }
 }
 
+/* Bytes this process may still allocate: the physical memory, less what the address-space and
+ * data limits (ulimit -v, -d) leave above its present size. */
+static double allocatable_bytes(void)
+{
+  const double  pages = (double)sysconf(_SC_PHYS_PAGES), page = (double)sysconf(_SC_PAGESIZE);
+  double        avail = pages > 0 && page > 0 ? pages * page : HUGE_VAL, size_now = 0;
+  struct rlimit rl;
+  FILE         *fp = fopen("/proc/self/statm", "r");
+  unsigned long vm_pages;
+
+  if (fp) {
+    if (fscanf(fp, "%lu", &vm_pages) == 1 && page > 0) size_now = (double)vm_pages * page;
+    (void)fclose(fp); /* read-only */
+  }
+  if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
+    avail = PetscMin(avail, (double)rl.rlim_cur - size_now);
+  if (!getrlimit(RLIMIT_DATA, &rl) && rl.rlim_cur != RLIM_INFINITY)
+    avail = PetscMin(avail, (double)rl.rlim_cur - size_now);
+  return PetscMax(avail, 0);
+}
+
+/* Bodies an emitter makes in all: its count, else its rate over [start, end]. */
+static double emitter_total(const EmitterSpec *e)
+{
+  return e->count ? (double)e->count : e->rate * (e->end - e->start);
+}
+
+/* Bad input if the bodies cannot fit in this process's memory: the population that every rank
+ * builds whole (n_build), and the share of size ranks of the bodies a run holds at most (n_build
+ * and the emitters' bodies), reported at the spec that brings the need over what is left. */
+static void check_memory(const Scenario *sc, const double fill_counts[], char *err, size_t errlen)
+{
+  const double avail   = allocatable_bytes();
+  PetscMPIInt  size    = 1;
+  double       n_build = sc->n_bodies, n_run, need = 0;
+  char         key[64];
+  int          line = 1;
+
+  if (MPI_Comm_size(PETSC_COMM_WORLD, &size) != MPI_SUCCESS) size = 1; /* then as on one rank: the larger need */
+  snprintf(key, sizeof key, "bodies");
+  if (sc->n_bodies) line = sc->bodies[0].line;
+  for (int f = 0; f <= sc->n_fills; f++) {
+    if (f) {
+      n_build += fill_counts[f - 1];
+      snprintf(key, sizeof key, "fills[%d]", f - 1);
+      line = sc->fills[f - 1].line;
+    }
+    need = n_build * BUILD_BYTES_PER_BODY + n_build / size * RUN_BYTES_PER_BODY;
+    if (need > avail) break;
+  }
+  n_run = n_build;
+  for (int k = 0; k < sc->n_emitters && !(need > avail); k++) {
+    n_run += emitter_total(&sc->emitters[k]);
+    snprintf(key, sizeof key, "emitters[%d]", k);
+    line = sc->emitters[k].line;
+    need = n_build * BUILD_BYTES_PER_BODY + n_run / size * RUN_BYTES_PER_BODY;
+  }
+  if (need > avail)
+    report(err, errlen, sc, line, key,
+           "brings the bodies to %.0f, which need about %.3g GB (%.0f bytes: %.0f per body to build them, %.0f per "
+           "body a rank holds in a run, here on %d rank%s), more than the %.3g GB this process may allocate (its "
+           "memory and ulimit); use fewer or larger bodies, or more ranks",
+           PetscMax(n_build, n_run), need / 1e9, need, BUILD_BYTES_PER_BODY, RUN_BYTES_PER_BODY, size,
+           size > 1 ? "s" : "", avail / 1e9);
+}
+
 PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
 {
-  PetscInt *fill_first;
-  double    total = sc->n_bodies;
-  Origins   o;
+  PetscInt   *fill_first;
+  double      total = sc->n_bodies, *counts;
+  Origins     o;
+  StateLimits lim;
+  PetscBool   packed = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(errlen > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PopulationBuild: give an error buffer");
   err[0] = 0;
   PetscCheck(s->n_owned == 0 && s->n_ghost == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "PopulationBuild: the body store must be empty");
-  PetscCall(PetscMalloc1((size_t)sc->n_fills + 1, &fill_first));
-  for (int f = 0; f < sc->n_fills; f++) {
+  if (sc->contact_model == CONTACT_MODEL_CCP) PetscCall(CCPSolverPackedOption(&packed));
+  state_limits(sc, packed, &lim);
+  PetscCall(PetscMalloc2((size_t)sc->n_fills + 1, &fill_first, (size_t)sc->n_fills + 1, &counts));
+  for (int f = 0; f < sc->n_fills && !err[0]; f++) {
     fill_first[f] = (PetscInt)total;
-    total += fill_count(&sc->fills[f]);
+    counts[f]     = fill_count(&sc->fills[f]);
+    total += counts[f];
     if (total > (double)INT32_MAX) {
       char key[32];
       snprintf(key, sizeof key, "fills[%d]", f);
       report(err, errlen, sc, sc->fills[f].line, key,
              "brings the body count to %.0f, more than the %d that ccpdem can index; use fewer or larger spheres",
              total, INT32_MAX);
-      PetscCall(PetscFree(fill_first));
-      PetscFunctionReturn(PETSC_SUCCESS);
     }
+  }
+  if (!err[0]) check_memory(sc, counts, err, errlen);
+  if (!err[0]) check_emitter_states(sc, &lim, err, errlen);
+  if (err[0]) {
+    PetscCall(PetscFree2(fill_first, counts));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   fill_first[sc->n_fills] = (PetscInt)total;
   PetscCall(BodyStoreReserve(s, (PetscInt)total));
@@ -536,12 +778,8 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
   }
   o.sc         = sc;
   o.fill_first = fill_first;
-  if (!err[0]) PetscCall(CheckPopulation(&o, s, err, errlen));
-  if (!err[0] && sc->contact_model == CONTACT_MODEL_CCP) {
-    PetscBool packed;
-    PetscCall(CCPSolverPackedOption(&packed));
-    if (packed) check_packed_inertia(sc, s, err, errlen);
-  }
-  PetscCall(PetscFree(fill_first));
+  if (!err[0]) PetscCall(CheckPopulation(&o, &lim, s, err, errlen));
+  if (!err[0] && packed) check_packed_inertia(sc, s, err, errlen);
+  PetscCall(PetscFree2(fill_first, counts));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

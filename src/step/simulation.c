@@ -38,6 +38,13 @@ static PetscErrorCode SetFromOptions(Simulation sim)
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g",
              sim->neighbour_skin);
+  { /* a skin as wide as the domain lists every pair */
+    double diag = 0;
+    for (int k = 0; k < 3; k++) diag += PetscSqr(sim->sc.domain_max[k] - sim->sc.domain_min[k]);
+    PetscCheck(sim->neighbour_skin <= PetscSqrtReal(diag), sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-neighbour_skin %g m exceeds the domain's diagonal %g m; give a skin of a fraction of the bodies' size",
+               sim->neighbour_skin, PetscSqrtReal(diag));
+  }
   PetscCheck(pl->balance_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-balance_interval must be >= 0, got %" PetscInt_FMT, pl->balance_interval);
   PetscCheck(sim->sort_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -55,7 +62,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   *simp  = NULL;
   err[0] = 0;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size > 1) PetscCall(DomainCheckGrid(comm, NULL, &grid_ok, err, errlen));
+  PetscCall(DomainCheckGrid(comm, NULL, &grid_ok, err, errlen)); /* also on one rank: -decomp_grid 3,1,1 is a mistake */
   if (!grid_ok) {
     scenario_free(sc);
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -183,10 +190,10 @@ PetscInt SimulationFindBody(Simulation sim, int64_t id)
 
 MPI_Comm             SimulationComm(Simulation sim) { return sim->comm; }
 const Scenario      *SimulationScenario(Simulation sim) { return &sim->sc; }
-PetscInt             SimulationStepCount(Simulation sim) { return sim->step; }
+PetscInt64           SimulationStepCount(Simulation sim) { return sim->step; }
 double               SimulationTime(Simulation sim) { return sim->time; }
 const StepStats     *SimulationLastStep(Simulation sim) { return &sim->last; }
-PetscInt             SimulationRemoved(Simulation sim) { return sim->removed; }
+PetscInt64           SimulationRemoved(Simulation sim) { return sim->removed; }
 int64_t              SimulationNextId(Simulation sim) { return sim->next_id; }
 int64_t              SimulationEmitted(Simulation sim, int emitter) { return sim->emitted[emitter]; }
 BodyStore           *SimulationBodies(Simulation sim) { return &sim->bodies; }

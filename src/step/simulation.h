@@ -17,6 +17,7 @@
 #include "ccp/solver.h"
 #include "decomp/domain.h"
 #include "io/timeseries.h"
+#include "io/run_dir.h"
 
 typedef struct _p_Simulation *Simulation;
 
@@ -45,11 +46,19 @@ PetscErrorCode SimulationDestroy(Simulation *sim);
 
 /* One time step of the scenario's length. */
 PetscErrorCode SimulationStep(Simulation sim);
-/* OUT/snapshots/snap-NNNNNN.h5 of the current state (io/snapshot.h), every body on its owner. */
-PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir);
+/* OUT/snapshots/snap-NNNNNN.h5 of the current state (io/snapshot.h), every body on its owner. A
+ * failure to write (a full disk): err <- "writing PATH: reason" on every rank, else "". */
+PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir, char *err, size_t errlen);
 /* OUT/checkpoints/ckpt-NNNNNN.h5 of the current state (io/checkpoint.h), every body and contact
- * record on its owner; path (may be NULL) receives the file written. */
-PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, char *path, size_t pathlen);
+ * record on its owner, with the run id (a simulation without one gets a new one first); path (may
+ * be NULL) receives the file written. A failure to write: err as SimulationWriteSnapshot's. */
+PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, char *path, size_t pathlen, char *err,
+                                         size_t errlen);
+/* The run this simulation belongs to (io/run_dir.h; stored in its checkpoints and restored from
+ * one): ccpdem run sets a new one, a restart has the checkpoint's; "" until either. Not collective:
+ * give every rank the same. */
+void         SimulationSetRunId(Simulation sim, const RunId *id);
+const RunId *SimulationRunId(Simulation sim);
 /* Between steps: a new body (rec, its id set here to the next global id), kept by the rank that owns
  * its centre. Not collective, but every rank must add the same bodies in the same order (a set-up
  * of tests and benchmarks; the scenario's bodies come with SimulationCreate). */
@@ -67,10 +76,10 @@ PetscBool SimulationAgreed(Simulation sim, RunFlag flag);
 /* Queries (not collective). */
 MPI_Comm         SimulationComm(Simulation sim);
 const Scenario  *SimulationScenario(Simulation sim);
-PetscInt         SimulationStepCount(Simulation sim);            /* steps taken (0 at the start) */
+PetscInt64       SimulationStepCount(Simulation sim);            /* steps taken (0 at the start) */
 double           SimulationTime(Simulation sim);                 /* simulated time (s) */
 const StepStats *SimulationLastStep(Simulation sim);             /* the last step's statistics (global) */
-PetscInt         SimulationRemoved(Simulation sim);              /* bodies that left the domain so far (global) */
+PetscInt64       SimulationRemoved(Simulation sim);              /* bodies that left the domain so far (global) */
 int64_t          SimulationNextId(Simulation sim);               /* the global id the next new body gets */
 int64_t          SimulationEmitted(Simulation sim, int emitter); /* bodies emitter k has made */
 /* This rank's bodies: owned [0, n_owned), then the last step's ghosts. Between steps a caller may

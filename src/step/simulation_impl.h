@@ -13,18 +13,18 @@
 /* Where the bodies live on several ranks (step/placement.c): the decomposition, this step's
  * ghosts, and the migration between steps. All zero on one rank. */
 typedef struct {
-  Domain    domain;               /* process grid and cuts; NULL on one rank */
-  Exchange  exchange;             /* the ghosts of this step and their maps */
-  double    halo;                 /* ghost halo width (m) */
-  PetscBool placed;               /* every owned body is on its owner (after a step's migration) */
-  PetscBool ghost_update;         /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
-                                     halo fits: kept and updated in place while no body drifted skin / 2 */
-  PetscBool ghost_update_allowed; /* -ghost_update (default true) */
-  PetscBool ghosts_kept;          /* the last step kept the ghosts and deferred migration: owners lag */
-  PetscInt  output_placed_step;   /* the step at whose end PlacementForOutput last ran (-1: none) */
-  PetscBool moves_pending;        /* this step's migration decision rides on the statistics' reduction */
-  PetscInt  moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts
-                                   (ExchangeMovesLocal), here and summed */
+  Domain    domain;                /* process grid and cuts; NULL on one rank */
+  Exchange  exchange;              /* the ghosts of this step and their maps */
+  double    halo;                  /* ghost halo width (m) */
+  PetscBool placed;                /* every owned body is on its owner (after a step's migration) */
+  PetscBool ghost_update;          /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
+                                      halo fits: kept and updated in place while no body drifted skin / 2 */
+  PetscBool  ghost_update_allowed; /* -ghost_update (default true) */
+  PetscBool  ghosts_kept;          /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscInt64 output_placed_step;   /* the step at whose end PlacementForOutput last ran (-1: none) */
+  PetscBool  moves_pending;        /* this step's migration decision rides on the statistics' reduction */
+  PetscInt   moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts
+                                    (ExchangeMovesLocal), here and summed */
   PetscInt64 bytes_carry;                 /* bytes the deferred migration sent after the step's statistics */
   PetscInt64 ghost_builds, ghost_updates; /* steps that rebuilt the ghosts, that updated them */
   PetscInt64 ghost_epoch;                 /* ghost builds so far: a user of the ghost maps rebuilds on a change */
@@ -59,12 +59,13 @@ struct _p_Simulation {
   void                  *model_state; /* the model's own (model_ccp.c, model_penalty.c) */
   Placement              place;
   PetscInt               sort_interval; /* -sort_interval: steps between Morton reorderings of the bodies */
-  PetscInt               step;          /* steps taken */
+  PetscInt64             step;          /* steps taken */
   double                 time;          /* step * h (no drift from summing h) */
-  PetscInt               removed;       /* bodies that left the domain so far (global) */
+  PetscInt64             removed;       /* bodies that left the domain so far (global) */
   int64_t                next_id;       /* next global id to hand out (the same on every rank) */
   int64_t               *emitted;       /* bodies each emitter has made so far (sc.n_emitters) */
   StepStats              last;          /* the last step's statistics */
+  RunId                  run_id;        /* the run it belongs to (SimulationSetRunId), "" until set */
   PetscBool              requests[RUN_FLAGS], agreed[RUN_FLAGS]; /* SimulationRequest, SimulationAgreed */
   AdvancedSums           advanced;
 };
@@ -86,7 +87,7 @@ static inline PetscBool SimulationInDomain(Simulation sim, const double x[3])
 /* step/emission.c: the emitters' bodies due at the current time (*emitted: some were added);
  * whether some emitter owes bodies at the start of step `step`. */
 PetscErrorCode SimulationEmit(Simulation sim, PetscBool *emitted);
-PetscBool      SimulationEmissionDue(Simulation sim, PetscInt step);
+PetscBool      SimulationEmissionDue(Simulation sim, PetscInt64 step);
 
 /* step/placement.c. Create: the decomposition on several ranks (nothing on one). SetUpHalo: the
  * ghost halo from the bodies' largest radius; a subdomain narrower than it is bad input (err set,
@@ -116,6 +117,14 @@ static inline void StepStatsAddBody(const BodyStore *s, PetscInt i, const double
   energy[1] += -m * v3_dot(g, s->pos + 3 * i);
 }
 
-/* step/step_stats.c: the step's statistics from the step's work, in one reduction over ranks. */
+/* step/step_stats.c. SetAsideNonFinite, after the bodies moved and before the placement (whose
+ * migration and balancing must not see a NaN position): owned bodies whose position, velocity or
+ * orientation is not finite are removed, counted in w and the lowest id kept (one pass of
+ * multiplies and adds; the run stops at the statistics). Not collective.
+ * Compute: the step's statistics from the step's work, in one reduction over ranks; a body set
+ * aside on some rank, or statistics that are not finite (energies, speed, residual: then one more
+ * reduction finds the lowest id of a body with a non-finite term), are an error (PETSC_ERR_FP) on
+ * every rank, naming the body and the step. */
+void           StepSetAsideNonFinite(Simulation sim, StepWork *w);
 PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w);
 #endif

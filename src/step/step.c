@@ -30,6 +30,7 @@ PetscErrorCode SimulationStep(Simulation sim)
 
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_INTEGRATE, 0, 0, 0, 0));
   PetscCall(model->advance(sim, &w)); /* bodies and walls moved, memory kept for the next step */
+  StepSetAsideNonFinite(sim, &w);     /* the statistics stop the run on them */
   PetscCall(PlacementEnd(sim, &w));   /* bodies out of the domain removed, balancing, migration */
   sim->step++;
   sim->time = sim->step * sim->sc.time_step; /* no drift from summing h */

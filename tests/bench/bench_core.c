@@ -15,7 +15,7 @@
  * Piles larger than -base_n (10^4) are a field of copies of the settled base pile.
  * Usage: bench_core [-n N] [-settle_steps S] [-base_n B] [-dof 3|6|0 (both)] [-conv_cap C (iteration cap of
  * the iterations-to-1e-4 runs, default 20000)] [-step_cap S (APGD cap of the timed steps, default 500)] */
-#include "step/simulation.h"
+#include "bench_piles.h"
 #include "base/vec3.h"
 #include "base/memory_policy.h"
 #include "bodies/spatial_order.h"
@@ -26,64 +26,6 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-
-/* A simulation of the bench's material on a floor in the box [lo, hi], plus `fills` (YAML list text). */
-static PetscErrorCode BenchSimulation(const double lo[2], const double hi[2], double zmax, double rho,
-                                      const char *fills, Simulation *sim)
-{
-  char     yaml[4096], err[SCENARIO_ERR_MAX] = "";
-  Scenario sc;
-
-  PetscFunctionBegin;
-  /* Full warm starts after non-converged steps too (solver.warm_start_decay 1): with a decay of 0.5
-   * after every non-converged step, the 6-dof pile's capped settling solves (100 APGD iterations,
-   * rarely converged) lost support step after step and from about step 175 the pile sank through
-   * the floor, a layer per step. With 1 it settles to 1e-4 m/s; the bench keeps 1 rather than the
-   * default 0.99, so that its piles stay the ones the README's figures were taken on. */
-  snprintf(yaml, sizeof(yaml),
-           "domain: {min: [%.17g, %.17g, -0.1], max: [%.17g, %.17g, %.17g]}\n"
-           "gravity: [0, 0, -9.81]\n"
-           "time: {step: 0.005, end: 1000}\n"
-           "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
-           "solver: {type: apgd, max_iterations: 100, tolerance: 1.0e-4, warm_start_decay: 1}\n"
-           "materials:\n"
-           "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
-           "walls:\n"
-           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n%s",
-           lo[0], lo[1], hi[0], hi[1], zmax, rho, rho, fills);
-  if (scenario_load_string(yaml, "bench", &sc, err, sizeof(err)))
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
-  PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, sim, err, sizeof(err)));
-  PetscCheck(!err[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench scenario rejected: %s", err);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode BuildPile(PetscInt n, double rho, Simulation *sim)
-{
-  const double R = 0.01, spacing = 2.1 * R;
-  const int    layers = 8;
-  const int    side   = (int)ceil(sqrt((double)n / layers));
-  const double L = side * spacing, H = layers * spacing;
-  const double lo[2] = {-0.5 * L - 1, -0.5 * L - 1}, hi[2] = {1.5 * L + 1, 1.5 * L + 1};
-  char         fills[512];
-  uint64_t     state = 12345;
-
-  PetscFunctionBegin;
-  /* the lattice region holds side^2 * layers >= n spheres */
-  snprintf(fills, sizeof(fills),
-           "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, "
-           "spacing: %.17g, material: gravel}\n",
-           L, L, H + 0.0005, R, spacing);
-  PetscCall(BenchSimulation(lo, hi, 2 * H + 0.2, rho, fills, sim));
-  for (PetscInt i = 0; i < SimulationBodies(*sim)->n_owned;
-       i++) { /* seeded lateral jitter: break the columns' symmetry */
-    for (int k = 0; k < 2; k++) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      SimulationBodies(*sim)->pos[3 * i + k] += 0.04 * R * ((double)(state >> 11) / 9007199254740992.0 - 0.5);
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static long baseline_rss_kb; /* MPI and PETSc before any body exists */
 static long fixed_rss_kb;    /* the program's fixed footprint (FixedFootprint) */
@@ -130,8 +72,9 @@ static PetscErrorCode TilePile(Simulation base, PetscInt n, Simulation *sim)
   const double pitch = PetscMax(hi[0] - lo[0], hi[1] - lo[1]) + 0.06;
   {
     const double flo[2] = {lo[0] - 1, lo[1] - 1}, fhi[2] = {lo[0] + side * pitch + 1, lo[1] + side * pitch + 1};
-    PetscCall(BenchSimulation(flo, fhi, SimulationScenario(base)->domain_max[2],
-                              SimulationScenario(base)->materials[0].rolling_friction, "", sim));
+    PetscCall(BenchSimulation(PETSC_COMM_WORLD, flo, fhi, SimulationScenario(base)->domain_max[2],
+                              SimulationScenario(base)->materials[0].rolling_friction, BENCH_SETTLE_SOLVER, NULL, "",
+                              sim));
   }
   PetscCall(BodyStoreReserve(SimulationBodies(*sim), (PetscInt)copies * b->n_owned));
   for (int c = 0; c < copies; c++) {
@@ -201,20 +144,7 @@ static double cpu_seconds(void)
 #define TIMED_STEPS 5
 static const PetscInt sweep_its[2] = {30, 130};
 
-/* The median of x[0, n) (1 <= n <= MEDIAN_MAX; the upper one of the middle two when n is even). */
-#define MEDIAN_MAX 8
 _Static_assert(TIMED_STEPS <= MEDIAN_MAX && SWEEP_REPEATS <= MEDIAN_MAX, "median's buffer holds the figures' samples");
-static double median(const double *x, int n)
-{
-  double s[MEDIAN_MAX];
-  PetscAssertAbort(n >= 1 && n <= MEDIAN_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "median of %d values", n);
-  for (int i = 0; i < n; i++) { /* insertion sort of a copy */
-    int j = i;
-    for (; j > 0 && s[j - 1] > x[i]; j--) s[j] = s[j - 1];
-    s[j] = x[i];
-  }
-  return s[n / 2];
-}
 
 /* Wall seconds of one Morton sort of sim's bodies, in place: sim must not step again (the stepper
  * would not know its bodies moved). */
@@ -239,7 +169,8 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 
   PetscFunctionBegin;
   const PetscBool own_peak = peak_reset();
-  PetscCall(BuildPile(PetscMin(n, base_n), dof == 6 ? 0.002 : 0.0, &base));
+  PetscCall(BuildPile(PETSC_COMM_WORLD, PetscMin(n, base_n), 8, dof == 6 ? 0.002 : 0.0, BENCH_SETTLE_SOLVER,
+                      PETSC_FALSE, &base));
   for (PetscInt s = 0; s < settle; s++) PetscCall(SimulationStep(base));
   if (n > base_n) {
     PetscCall(TilePile(base, n, &sim));
@@ -367,7 +298,7 @@ static PetscErrorCode FixedFootprint(long *kb)
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
     Simulation tiny;
-    PetscCall(BuildPile(64, k ? 0.002 : 0.0, &tiny));
+    PetscCall(BuildPile(PETSC_COMM_WORLD, 64, 8, k ? 0.002 : 0.0, BENCH_SETTLE_SOLVER, PETSC_FALSE, &tiny));
     for (int t = 0; t < 3; t++) {
       PetscCall(CCPSolverSetFromScenario(SimulationSolver(tiny), (SolverType)t, 10, 0.0));
       for (int s = 0; s < FOOTPRINT_STEPS; s++) PetscCall(SimulationStep(tiny));

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
   bodies     = SimulationLastStep(sim)->bodies;
   owned_mean = (double)bodies / size;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt_FMT
+                        "bench_decomp %s: %d ranks, %" PetscInt64_FMT " bodies, %" PetscInt64_FMT
                         " contacts, %" PetscInt64_FMT " ghosts\n",
                         file, size, bodies, SimulationLastStep(sim)->contacts, SimulationLastStep(sim)->ghosts));
   PetscCall(CCPSolverGetTolerance(SimulationSolver(sim), &tol));

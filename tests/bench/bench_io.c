@@ -73,7 +73,8 @@ int main(int argc, char **argv)
 
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t0 = MPI_Wtime();
-  PetscCall(SimulationWriteCheckpoint(sim, out, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(sim, out, path, sizeof(path), err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "%s", err);
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   t_write = MPI_Wtime() - t0;
   PetscCall(SimulationDestroy(&sim));

@@ -7,7 +7,8 @@
 #     what is wrong, and writes no -o file.
 #  2. The same problem with H in triplet form and M in compressed rows (FCLIB's other layouts) is
 #     read and solved to the same impulses as the compressed-column file (the reader converts).
-#  3. The command's own errors: no file, an unknown subcommand, an unknown option, 2 ranks.
+#  3. The command's own errors: no file, an unknown subcommand, an unknown option, 2 ranks; and
+#     `run -fclib_dump` of a step beyond the run's end or under the penalty model (no CCP): exit 2.
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$CCPDEM" run "$REPO/tests/fclib/drop.yaml" -o "$W/run" -fclib_dump 20 -fclib_dir "$W" > "$W/run.log" 2>&1 ||
@@ -102,6 +103,9 @@ refused "no FCLIB problem given" fclib solve
 refused "unknown fclib command" fclib check "$good"
 refused "unknown option -ccp_tolerance" fclib solve "$good" -ccp_tolerance 1e-6 -o "$W/out.hdf5"
 refused "Unknown option foo for -ccp_type" fclib solve "$good" -ccp_type foo -o "$W/out.hdf5"
+refused "beyond the run's last step 60" run "$REPO/tests/fclib/drop.yaml" -o "$W/late" -fclib_dump 20,61 -fclib_dir "$W"
+[ -e "$W/late" ] && fail "a refused -fclib_dump made the run's output directory"
+refused "the penalty model solves no CCP" run "$REPO/tests/restart/penalty_pour.yaml" -o "$W/pen" -fclib_dump 3
 out=$(mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" fclib solve "$good" 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$(echo "$out" | grep -c '^ccpdem: error: ccpdem fclib solve runs on one rank')" -eq 1 ] ||
   fail "2 ranks: exit $rc, not one error line: $out"

@@ -3,7 +3,7 @@
 # (label restart). Usage: kill_during_checkpoint.sh CCPDEM WORKDIR
 # Each trial picks a target step (reproducible, spread over steps 3..90) and watches the run's
 # checkpoint folder: 8 trials kill the run when the temporary of a checkpoint at or after the target
-# appears (.ckpt-NNNNNN.h5.tmp: the write is under way; 4 at once, 4 after 0-5 ms more, so the kill
+# appears (.ckpt-NNNNNN.h5.<pid>-<random>.tmp: the write is under way; 4 at once, 4 after 0-5 ms more, so the kill
 # lands in different phases of it), 4 when a finished ckpt-NNNNNN.h5 at or after the target appears
 # (plus 0-5 ms: between writes or at the start of the next). The handshake is the file itself, not
 # a fixed wait, so a slow machine shifts the kill but not what it hits; the watch polls with bash
@@ -41,13 +41,13 @@ for trial in $(seq 1 $TRIALS); do
   out=$W/t$trial
   target=$((3 * (1 + RANDOM % 30)))
   delay=$(printf '0.%03d' $((trial <= WRITE_TRIALS / 2 ? 0 : RANDOM % 6)))
-  if [ "$trial" -le "$WRITE_TRIALS" ]; then watch=.ckpt-; suffix=.h5.tmp; else watch=ckpt-; suffix=.h5; fi
+  if [ "$trial" -le "$WRITE_TRIALS" ]; then watch=.ckpt-; suffix=.h5.*.tmp; else watch=ckpt-; suffix=.h5; fi
   "$CCPDEM" run "$SCEN" -o "$out" -checkpoint_every_steps 3 > "$out.log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2> /dev/null; do
     seen=-1
-    for f in "$out"/checkpoints/"$watch"*"$suffix"; do
-      s=${f##*/"$watch"}; s=$((10#${s%"$suffix"}))
+    for f in "$out"/checkpoints/"$watch"*$suffix; do
+      s=${f##*/"$watch"}; s=$((10#${s:0:6})) # the step: the 6 digits after the prefix
       [ "$s" -gt "$seen" ] && seen=$s
     done
     [ "$seen" -ge "$target" ] && break
@@ -57,7 +57,7 @@ for trial in $(seq 1 $TRIALS); do
   kill -9 "$pid" 2> /dev/null
   wait "$pid" 2> /dev/null
   ckpt=$(newest_step "$out/checkpoints" ckpt- .h5)
-  tmps=("$out"/checkpoints/.ckpt-*.h5.tmp)
+  tmps=("$out"/checkpoints/.ckpt-*.h5.*.tmp)
   hit=${#tmps[@]}
   [ "$trial" -le "$WRITE_TRIALS" ] && [ "$hit" -gt 0 ] && in_write=$((in_write + 1))
   echo "  trial $trial: target step $target, killed $delay s after a $watch*$suffix appeared; newest checkpoint step $ckpt, temporaries left $hit"
@@ -70,7 +70,7 @@ for trial in $(seq 1 $TRIALS); do
     fail "trial $trial: restart of $(basename "$ckpt") failed: $(grep error "$out.restart.log")"
     continue
   fi
-  tmps=("$out"/checkpoints/.ckpt-*.h5.tmp)
+  tmps=("$out"/checkpoints/.ckpt-*.h5.*.tmp)
   [ ${#tmps[@]} -eq 0 ] || fail "trial $trial: stale temporaries left after the restart"
   [ "$(tail -n +2 "$out/timeseries.csv" | cut -d, -f1 | tr '\n' ' ')" = "$(seq 1 220 | tr '\n' ' ')" ] || fail "trial $trial: time-series steps are not 1..220 once each"
   h5diff -q "$W/ref/snapshots/snap-000200.h5" "$out/snapshots/snap-000200.h5" > /dev/null || fail "trial $trial: snapshot 200 differs from the uninterrupted run"

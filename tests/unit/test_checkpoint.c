@@ -6,7 +6,8 @@
  *     runs 200 steps in one go; a second copy runs 100 steps, writes a checkpoint, and a simulation
  *     read back from it (SimulationCreateFromCheckpoint) runs the other 100. Every body field, the contact memory,
  *     the wall centres, step, time and counters must be bitwise equal (memcmp): continuing from a
- *     checkpoint must not change a single bit of the result at one rank.
+ *     checkpoint must not change a single bit of the result at one rank; the run id (drawn at the
+ *     first checkpoint) comes back with it.
  *  2. Refusals, each with err set to one line and no simulation: a missing file, a file that is not
  *     HDF5, a snapshot, a checkpoint truncated to half its size, and copies of a checkpoint with one
  *     byte flipped in each of its datasets (the middle byte of its data, found with H5Dget_offset,
@@ -18,6 +19,10 @@
  *     number of cuts). Three checkpoints are walked: the pile's (CCP impulses), a penalty pour's
  *     (/contacts/history) and tests/restart/pour.yaml's after 20 steps (a non-empty
  *     /layout/emitted); a dataset without data (an empty /layout/emitted) is reported and skipped.
+ *     Two changes that cancel in a plain sum of FNV-1a row hashes (bit 4 of /bodies/id set in one
+ *     row and cleared in another) must be refused as well. Files with a valid checksum whose body
+ *     fields ccpdem would never write (a material index beyond the scenario's, a negative mass, a
+ *     quaternion off unit length) are refused by the reader's field checks, naming the body.
  *     Format versions: a penalty pour's checkpoint relabelled format 3 (its history had 24 doubles
  *     then) is refused naming the version, before its checksum is looked at.
  *  3. Rotation: with -checkpoint_keep 2 only the two newest checkpoints remain, and no temporary.
@@ -71,7 +76,7 @@ static void CompareSimulations(Simulation a, Simulation b)
   const double     ta = SimulationTime(a), tb = SimulationTime(b);
 
   CHECK(SimulationStepCount(a) == SimulationStepCount(b) && !memcmp(&ta, &tb, sizeof(double)),
-        "step/time differ: %" PetscInt_FMT "/%.17g vs %" PetscInt_FMT "/%.17g", SimulationStepCount(a),
+        "step/time differ: %" PetscInt64_FMT "/%.17g vs %" PetscInt64_FMT "/%.17g", SimulationStepCount(a),
         SimulationTime(a), SimulationStepCount(b), SimulationTime(b));
   CHECK(SimulationRemoved(a) == SimulationRemoved(b) && SimulationNextId(a) == SimulationNextId(b),
         "removed/next_id differ");
@@ -208,6 +213,38 @@ static long MiddleByte(const char *file, const char *name)
   return off == HADDR_UNDEF || size == 0 ? -1 : (long)off + (long)(size / 2);
 }
 
+/* Flips bit 4 of the first byte (little-endian: the low byte) of two rows of the int64 dataset name:
+ * the first row whose bit is clear and the first whose bit is set, so one row's value goes up by 16
+ * and the other's down by 16 (a damage that cancels in a sum of hashes affine in the row's bytes). */
+static PetscErrorCode FlipBitInTwoRows(const char *file, const char *name)
+{
+  hid_t    f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, name, H5P_DEFAULT), sp = H5Dget_space(d);
+  hssize_t n   = H5Sget_simple_extent_npoints(sp);
+  haddr_t  off = H5Dget_offset(d);
+  int64_t *v;
+  long     clear = -1, set = -1;
+
+  PetscFunctionBegin;
+  PetscCheck(f >= 0 && d >= 0 && n > 0 && off != HADDR_UNDEF, PETSC_COMM_SELF, PETSC_ERR_FILE_READ,
+             "cannot read %s of %s", name, file);
+  PetscCall(PetscMalloc1(n, &v));
+  PetscCheck(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ,
+             "cannot read %s of %s", name, file);
+  for (long k = 0; k < n; k++) {
+    if (clear < 0 && !(v[k] & 0x10)) clear = k;
+    if (set < 0 && (v[k] & 0x10)) set = k;
+  }
+  PetscCall(PetscFree(v));
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+  PetscCheck(clear >= 0 && set >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s of %s: no two rows differ in bit 4", name,
+             file);
+  PetscCall(FlipByte(file, (long)off + 8 * clear));
+  PetscCall(FlipByte(file, (long)off + 8 * set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static herr_t AddAttributeName(hid_t loc, const char *name, const H5A_info_t *info, void *ctx)
 {
   char(*names)[64] = (char(*)[64])((void **)ctx)[0];
@@ -219,16 +256,19 @@ static herr_t AddAttributeName(hid_t loc, const char *name, const H5A_info_t *in
   return 0;
 }
 
-/* Flip the lowest bit of root attribute name (its first byte: the values are little-endian). */
+/* Flip the lowest bit of root attribute name (its first byte: the values are little-endian; a string's
+ * first character to its neighbouring hex digit). */
 static PetscErrorCode FlipAttribute(const char *file, const char *name)
 {
   hid_t         f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, name, H5P_DEFAULT), t = H5Aget_type(a);
-  unsigned char v[16];
+  unsigned char v[64]; /* the largest attribute: the run id, 32 hex digits and a NUL */
 
   PetscFunctionBegin;
   PetscCheck(f >= 0 && a >= 0 && t >= 0 && H5Tget_size(t) <= sizeof(v) && H5Aread(a, t, v) >= 0, PETSC_COMM_SELF,
              PETSC_ERR_FILE_READ, "cannot read attribute %s of %s", name, file);
-  v[0] ^= 1;
+  if (H5Tget_class(t) == H5T_STRING) /* the run id: another hex digit, so the checksum is what refuses it */
+    v[0] = (unsigned char)(v[0] <= '9' ? v[0] ^ 1 : 'a' + ((v[0] - 'a') ^ 1));
+  else v[0] ^= 1;
   PetscCheck(H5Awrite(a, t, v) >= 0 && H5Tclose(t) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0, PETSC_COMM_SELF,
              PETSC_ERR_FILE_WRITE, "cannot write attribute %s of %s", name, file);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -334,7 +374,8 @@ int main(int argc, char **argv)
   PetscCall(Steps(first, 100));
   CHECK(!SimulationLastStep(first)->keep_impulses,
         "step 100 keeps its impulses: the checkpoint does not exercise the decay flag");
-  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(first, dir, path, sizeof(path), err, sizeof(err)));
+  CHECK(!err[0], "checkpoint not written: %s", err);
   CHECK(stat(path, &st) == 0, "checkpoint %s missing", path);
   printf("checkpoint %s: %lld bytes for %" PetscInt_FMT " spheres and %" PetscInt_FMT
          " contacts = %.1f bytes per sphere (contacts and scenario included)\n",
@@ -343,6 +384,10 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &restarted, err, sizeof(err)));
   CHECK(restarted && !err[0], "SimulationCreateFromCheckpoint refused its own checkpoint: %s", err);
   if (restarted) {
+    CHECK(RunIdValid(SimulationRunId(first)->hex) &&
+            !strcmp(SimulationRunId(first)->hex, SimulationRunId(restarted)->hex),
+          "the restarted simulation's run id '%s' is not the checkpoint's '%s'", SimulationRunId(restarted)->hex,
+          SimulationRunId(first)->hex);
     CompareSimulations(first, restarted); /* the state as read */
     PetscCall(Steps(restarted, 100));
     CompareSimulations(ref, restarted);
@@ -359,7 +404,8 @@ int main(int argc, char **argv)
     fclose(fp);
   }
   PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
-  PetscCall(SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first)));
+  PetscCall(
+    SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first), err, sizeof(err)));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
   PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));
@@ -369,7 +415,12 @@ int main(int argc, char **argv)
     int nd, na;
     PetscCall(CorruptEach(dir, path, "pile", &nd, &na));
     printf("pile checkpoint: %d datasets and %d attributes changed one at a time, each refused\n", nd, na);
-    CHECK(nd >= 20 && na == 10, "the pile's checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+    PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/two-rows.h5", dir));
+    PetscCall(CopyFile(path, bad, -1));
+    PetscCall(FlipBitInTwoRows(bad, "/bodies/id"));
+    PetscCall(
+      ExpectRefused("pile: bit 4 flipped up in one row of /bodies/id and down in another", bad, "checksum mismatch"));
+    CHECK(nd >= 20 && na == 11, "the pile's checkpoint: %d datasets and %d attributes changed, expected >= 20 and 11",
           nd, na);
   }
 
@@ -382,10 +433,10 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/pour", dir));
     PetscCall(TestSimulationFromText(PENALTY_POUR_SCENARIO "output: {dir: out, snapshot_interval: 1}\n", &pour));
     PetscCall(Steps(pour, 20));
-    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath), err, sizeof(err)));
     PetscCall(SimulationDestroy(&pour));
     PetscCall(CorruptEach(dir, ppath, "penalty", &nd, &na));
-    CHECK(nd >= 20 && na == 10, "the penalty checkpoint: %d datasets and %d attributes changed, expected >= 20 and 10",
+    CHECK(nd >= 20 && na == 11, "the penalty checkpoint: %d datasets and %d attributes changed, expected >= 20 and 11",
           nd, na);
     PetscCall(SetVersion(ppath, 3));
     PetscCall(ExpectRefused("penalty checkpoint of format 3", ppath, "format version 3"));
@@ -395,19 +446,42 @@ int main(int argc, char **argv)
     PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &pour, err, sizeof(err)));
     PetscCall(Steps(pour, 20));
     PetscCall(PetscSNPrintf(pdir, sizeof(pdir), "%s/emit", dir));
-    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath)));
+    PetscCall(SimulationWriteCheckpoint(pour, pdir, ppath, sizeof(ppath), err, sizeof(err)));
     CHECK(SimulationEmitted(pour, 0) > 0, "the pour emitted nothing in 20 steps");
     PetscCall(SimulationDestroy(&pour));
     PetscCall(CorruptEach(dir, ppath, "emitter", &nd, &na));
-    CHECK(nd >= 21 && na == 10,
-          "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 10", nd, na);
+    CHECK(nd >= 21 && na == 11,
+          "the emitter's checkpoint: %d datasets and %d attributes changed, expected >= 21 and 11", nd, na);
+  }
+
+  /* 2b. consistent files that ccpdem would not write: a body field changed in memory before the
+   * write, so the checksum matches; the reader's field checks must refuse each. */
+  {
+    BodyStore *bs = SimulationBodies(first);
+    char       fdir[PETSC_MAX_PATH_LEN], fpath[PETSC_MAX_PATH_LEN];
+    int32_t    material = bs->material[3];
+    double     mass = bs->mass[3], q0 = bs->quat[4 * 3];
+
+    PetscCall(PetscSNPrintf(fdir, sizeof(fdir), "%s/forged", dir));
+    bs->material[3] = 7; /* the pile has one material */
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->material[3] = material;
+    PetscCall(ExpectRefused("material index 7 of 1 material", fpath, "material index is not one of"));
+    bs->mass[3] = -mass;
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->mass[3] = mass;
+    PetscCall(ExpectRefused("negative mass", fpath, "mass is not a positive finite number"));
+    bs->quat[4 * 3] = q0 + 0.5;
+    PetscCall(SimulationWriteCheckpoint(first, fdir, fpath, sizeof(fpath), err, sizeof(err)));
+    bs->quat[4 * 3] = q0;
+    PetscCall(ExpectRefused("a quaternion of norm > 1", fpath, "not a unit quaternion"));
   }
 
   /* 3. rotation: steps 100 (above), 110, 120 -> keep 110 and 120 */
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   PetscCall(Steps(first, 10));
-  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0));
+  PetscCall(SimulationWriteCheckpoint(first, dir, NULL, 0, err, sizeof(err)));
   {
     char ckdir[PETSC_MAX_PATH_LEN], p110[PETSC_MAX_PATH_LEN + 32], p120[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(ckdir, sizeof(ckdir), "%s/checkpoints", dir));

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     if (e - e_prev > allowed) {
       violations++;
       if (violations <= 5)
-        printf("  step %" PetscInt_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT
+        printf("  step %" PetscInt64_FMT ": gain %.3e J > allowance %.3e J (iterations %" PetscInt_FMT
                ", residual %.2e m/s, converged %d)\n",
                SimulationStepCount(sim), e - e_prev, allowed, SimulationLastStep(sim)->iterations,
                SimulationLastStep(sim)->residual_max, (int)SimulationLastStep(sim)->converged);

@@ -348,11 +348,18 @@ static void test_population_cases(void)
   CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': sphere 3 at (1.2, 0.6, 0.6) is outside the domain") != NULL,
         "fill outside: %s", err);
 
-  /* Random fill: 2000 spheres of r = 0.05 in a unit cube would be 105% of its volume. */
-  n = build(HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.05, count: 2000, seed: 1, "
+  /* Random fill: 1000 spheres of r = 0.05 in a unit cube would be 52% of its volume, beyond where random
+   * placement jams; 2000 would be 105%, beyond any packing, refused before a try. */
+  n = build(HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.05, count: 1000, seed: 1, "
                  "material: m}]\n",
             err, sizeof err);
   CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': placed only") != NULL, "random cannot fit: %s", err);
+  n = build(HEAD "fills: [{type: random, region: {min: [0, 0, 0], max: [1, 1, 1]}, radius: 0.05, count: 2000, seed: 1, "
+                 "material: m}]\n",
+            err, sizeof err);
+  CHECK(strstr(err, "pop.yaml:4: key 'fills[0]': 2000 spheres of radius 0.05 m would fill 105% of the region, more "
+                    "than the densest packing") != NULL,
+        "random beyond any packing: %s", err);
   /* Random fill avoids an earlier body and a wall crossing its region. */
   n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.5], normal: [0, 0, 1], material: m}]\n"
                  "bodies: [{shape: sphere, radius: 0.2, position: [0.5, 0.5, 0.75], material: m}]\n"

@@ -20,6 +20,7 @@ static const char header[] =
   "step,time,bodies,contacts,iterations,residual_max,residual_rms,converged,max_speed,"
   "kinetic_energy,potential_energy,wall_detect,wall_solve,wall_integrate,wall_comm,wall_io,ghosts,imbalance,bytes_sent";
 #include "test_check.h"
+#include "test_files.h"
 
 /* The statistics of step `step` of run `run`, with values that need all 17 digits. */
 static void MakeStats(PetscInt step, int run, StepStats *st, double *wall_io)
@@ -57,6 +58,28 @@ static void ExpectedRow(PetscInt step, int run, double v[NCOL])
                           st.wall_solve,         st.wall_integrate, st.wall_comm,         io,
                           (double)st.ghosts,     st.imbalance,      (double)st.bytes_sent};
   memcpy(v, e, sizeof(e));
+}
+
+/* TimeseriesOpen that must succeed. */
+static PetscErrorCode Open(MPI_Comm comm, const char *outdir, PetscBool append, PetscInt first_step, Timeseries *ts)
+{
+  char err[1024];
+
+  PetscFunctionBegin;
+  PetscCall(TimeseriesOpen(comm, outdir, append, first_step, ts, err, sizeof(err)));
+  CHECK(!err[0], "TimeseriesOpen(%s) failed: %s", outdir, err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* TimeseriesClose that must succeed. */
+static PetscErrorCode Close(MPI_Comm comm, Timeseries *ts)
+{
+  char err[1024];
+
+  PetscFunctionBegin;
+  PetscCall(TimeseriesClose(comm, ts, err, sizeof(err)));
+  CHECK(!err[0], "TimeseriesClose failed: %s", err);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode WriteSteps(MPI_Comm comm, Timeseries *ts, PetscInt from, PetscInt to, int run)
@@ -160,16 +183,16 @@ int main(int argc, char **argv)
   {
     const PetscInt steps[3] = {1, 2, 3};
     const int      runs[3]  = {0, 0, 0};
-    PetscCall(TimeseriesOpen(comm, outdir, PETSC_FALSE, 1, &ts));
+    PetscCall(Open(comm, outdir, PETSC_FALSE, 1, &ts));
     PetscCall(WriteSteps(comm, &ts, 1, 3, 0));
     if (rank == 0) CheckFile("before close (flushed rows)", path, 3, steps, runs);
     PetscCall(WriteSteps(comm, &ts, 4, 10, 0));
-    PetscCall(TimeseriesClose(&ts));
+    PetscCall(Close(comm, &ts));
   }
   /* 2. Restart from step 5: rows 6..10 of run 0 go, run 1 writes 6..12. */
-  PetscCall(TimeseriesOpen(comm, outdir, PETSC_TRUE, 6, &ts));
+  PetscCall(Open(comm, outdir, PETSC_TRUE, 6, &ts));
   PetscCall(WriteSteps(comm, &ts, 6, 12, 1));
-  PetscCall(TimeseriesClose(&ts));
+  PetscCall(Close(comm, &ts));
   /* 3. A kill left half a row of step 13; a restart from a checkpoint of step 14 (written before
    * that row) keeps 1..12 and drops the half row although its step is below the restart step. */
   if (rank == 0) {
@@ -177,9 +200,9 @@ int main(int argc, char **argv)
     PetscCheck(fp && fputs("13,1.2999999", fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE,
                "cannot append to %s", path);
   }
-  PetscCall(TimeseriesOpen(comm, outdir, PETSC_TRUE, 15, &ts));
+  PetscCall(Open(comm, outdir, PETSC_TRUE, 15, &ts));
   PetscCall(WriteSteps(comm, &ts, 15, 16, 2));
-  PetscCall(TimeseriesClose(&ts));
+  PetscCall(Close(comm, &ts));
   if (rank == 0) {
     PetscInt steps[14];
     int      runs[14];
@@ -188,20 +211,18 @@ int main(int argc, char **argv)
       runs[k]  = k < 5 ? 0 : k < 12 ? 1 : 2;
     }
     CheckFile("after two restarts (no duplicates, half row dropped)", path, 14, steps, runs);
-    JoinPath(path, outdir, ".timeseries.csv.tmp");
-    CHECK(access(path, F_OK) != 0, "temporary file %s left behind", path);
-    JoinPath(path, outdir, "timeseries.csv");
+    CHECK(TestTemporaries(outdir) == 0, "temporary files left behind in %s", outdir);
   }
   /* 4. A new run (append = false) starts from the header only. */
-  PetscCall(TimeseriesOpen(comm, outdir, PETSC_FALSE, 1, &ts));
-  PetscCall(TimeseriesClose(&ts));
+  PetscCall(Open(comm, outdir, PETSC_FALSE, 1, &ts));
+  PetscCall(Close(comm, &ts));
   if (rank == 0) CheckFile("new run over an old file", path, 0, NULL, NULL);
   /* 5. Append into a directory without a time series: a new file. */
   JoinPath(outdir, base, "fresh");
   JoinPath(path, outdir, "timeseries.csv");
-  PetscCall(TimeseriesOpen(comm, outdir, PETSC_TRUE, 41, &ts));
+  PetscCall(Open(comm, outdir, PETSC_TRUE, 41, &ts));
   PetscCall(WriteSteps(comm, &ts, 41, 41, 3));
-  PetscCall(TimeseriesClose(&ts));
+  PetscCall(Close(comm, &ts));
   if (rank == 0) {
     const PetscInt steps[1] = {41};
     const int      runs[1]  = {3};
@@ -209,19 +230,16 @@ int main(int argc, char **argv)
   }
   /* 6. A file with other columns is refused on every rank and left as it was. */
   {
-    const char     other[]   = "step,time,energy\n1,0.1,5\n";
-    char           back[256] = "";
-    PetscErrorCode err;
+    const char other[]   = "step,time,energy\n1,0.1,5\n";
+    char       back[256] = "", msg[1024];
     if (rank == 0) {
       FILE *fp = fopen(path, "w");
       PetscCheck(fp && fputs(other, fp) >= 0 && fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE,
                  "cannot write %s", path);
     }
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    err = TimeseriesOpen(comm, outdir, PETSC_TRUE, 2, &ts);
-    PetscCall(PetscPopErrorHandler());
-    CHECK(err != 0, "rank %d: TimeseriesOpen accepted a file with other columns", rank);
-    CHECK(ts.fp == NULL, "rank %d: refused open left a file handle", rank);
+    PetscCall(TimeseriesOpen(comm, outdir, PETSC_TRUE, 2, &ts, msg, sizeof(msg)));
+    CHECK(strstr(msg, "other columns"), "rank %d: TimeseriesOpen accepted a file with other columns: '%s'", rank, msg);
+    CHECK(ts.text.fp == NULL, "rank %d: refused open left a file handle", rank);
     if (rank == 0) {
       FILE  *fp = fopen(path, "r");
       size_t n  = fp ? fread(back, 1, sizeof(back) - 1, fp) : 0;
@@ -231,32 +249,28 @@ int main(int argc, char **argv)
       printf("  file with other columns: refused on every rank, left unchanged\n");
     }
   }
-  /* 7. A row that cannot be written (a full disk: /dev/full on rank 0) is an error on every rank at
-   * TimeseriesCheck, naming the first such step; the rows before it pass the check. */
+  /* 7. A row that cannot be written (a full disk: /dev/full on rank 0) is a failure on every rank at
+   * TimeseriesCheck, naming the file, the first such step and the reason; the rows before it pass. */
   {
-    PetscErrorCode err;
-    PetscCall(TimeseriesOpen(comm, outdir, PETSC_FALSE, 1, &ts));
+    char msg[1024];
+    PetscCall(Open(comm, outdir, PETSC_FALSE, 1, &ts));
     PetscCall(WriteSteps(comm, &ts, 1, 2, 4));
-    PetscCall(TimeseriesCheck(comm, &ts));
+    PetscCall(TimeseriesCheck(comm, &ts, PETSC_TRUE, msg, sizeof(msg)));
+    CHECK(!msg[0], "rank %d: TimeseriesCheck failed rows written to a good disk: %s", rank, msg);
     if (rank == 0) {
-      CHECK(fclose(ts.fp) == 0, "cannot close %s", path);
-      ts.fp = fopen("/dev/full", "w");
-      PetscCheck(ts.fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open /dev/full");
+      CHECK(fclose(ts.text.fp) == 0, "cannot close %s", path);
+      ts.text.fp = fopen("/dev/full", "w");
+      PetscCheck(ts.text.fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open /dev/full");
     }
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    err = WriteSteps(comm, &ts, 3, 4, 4);
-    CHECK(err == 0, "rank %d: TimeseriesWrite failed by itself (it leaves the error to TimeseriesCheck)", rank);
-    err = TimeseriesCheck(comm, &ts);
-    PetscCall(PetscPopErrorHandler());
-    CHECK(err != 0, "rank %d: TimeseriesCheck passed a row written to a full disk", rank);
-    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt_FMT ", expected 3 (the first one)",
+    PetscCall(WriteSteps(comm, &ts, 3, 4, 4)); /* fails on rank 0 only, and says nothing yet */
+    PetscCall(TimeseriesCheck(comm, &ts, PETSC_FALSE, msg, sizeof(msg)));
+    CHECK(strstr(msg, "writing ") && strstr(msg, "timeseries.csv (step 3): No space left on device"),
+          "rank %d: TimeseriesCheck after a row written to a full disk says '%s'", rank, msg);
+    CHECK(rank != 0 || ts.failed_step == 3, "rank 0: failed step %" PetscInt64_FMT ", expected 3 (the first one)",
           ts.failed_step);
-    if (rank == 0) {
-      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      (void)TimeseriesClose(&ts); /* /dev/full: the buffered rows fail again */
-      PetscCall(PetscPopErrorHandler());
-      printf("  full disk: every rank stops at TimeseriesCheck\n");
-    }
+    PetscCall(TimeseriesClose(comm, &ts, msg, sizeof(msg))); /* /dev/full: closing does not hide the failure */
+    CHECK(msg[0], "rank %d: TimeseriesClose after a failed row reports nothing", rank);
+    if (rank == 0) printf("  full disk: every rank stops at TimeseriesCheck\n");
   }
 
   PetscCallMPI(MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, comm));

@@ -73,16 +73,17 @@ int main(int argc, char **argv)
       }
     }
     TEST_CHECK(SimulationRemoved(sim) == expect_removed,
-               "step %d: %" PetscInt_FMT " bodies counted as removed, expected %" PetscInt_FMT, n,
+               "step %d: %" PetscInt64_FMT " bodies counted as removed, expected %" PetscInt_FMT, n,
                SimulationRemoved(sim), expect_removed);
     TEST_CHECK(SimulationLastStep(sim)->bodies == NB - expect_removed,
-               "step %d: %" PetscInt_FMT " bodies, expected %" PetscInt_FMT, n, SimulationLastStep(sim)->bodies,
+               "step %d: %" PetscInt64_FMT " bodies, expected %" PetscInt_FMT, n, SimulationLastStep(sim)->bodies,
                NB - expect_removed);
   }
   TEST_CHECK(expect_removed == 3 && gone[0] && gone[1] && gone[2],
              "the scenario should remove A, B and C (removed %" PetscInt_FMT ")", expect_removed);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%d ranks: 10 steps, %" PetscInt_FMT " bodies left the domain (expected 3), positions exact\n",
+                        "%d ranks: 10 steps, %" PetscInt64_FMT
+                        " bodies left the domain (expected 3), positions exact\n",
                         size, SimulationRemoved(sim)));
   PetscCall(SimulationDestroy(&sim));
   int rc = TestFinish("migration and removal");

@@ -55,7 +55,7 @@ static PetscErrorCode Run(MPI_Comm comm, TestBodyVel **all, PetscInt *n)
     TEST_CHECK(SimulationEmitted(sim, 0) == a && SimulationEmitted(sim, 1) == b,
                "step %d: emitted %lld and %lld, expected %ld and %ld", k, (long long)SimulationEmitted(sim, 0),
                (long long)SimulationEmitted(sim, 1), a, b);
-    TEST_CHECK(SimulationLastStep(sim)->bodies == a + b, "step %d: %" PetscInt_FMT " bodies, expected %ld", k,
+    TEST_CHECK(SimulationLastStep(sim)->bodies == a + b, "step %d: %" PetscInt64_FMT " bodies, expected %ld", k,
                SimulationLastStep(sim)->bodies, a + b);
   }
   PetscCall(TestGatherVelocities(sim, all, n));
@@ -143,6 +143,7 @@ int main(int argc, char **argv)
   if (!rank) {
     double mean, sd;
     int    count, outside, overlaps = 0, bitwise = 1;
+    PetscCall(TestSerialReference());
     PetscCall(Run(PETSC_COMM_SELF, &ser, &nser));
     TEST_CHECK(npar == nser, "%" PetscInt_FMT " bodies on %d ranks, %" PetscInt_FMT " on one", npar, size, nser);
     for (PetscInt i = 0; i < PetscMin(npar, nser); i++)

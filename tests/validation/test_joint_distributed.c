@@ -129,6 +129,7 @@ int main(int argc, char **argv)
   if (!rank) {
     double dx = 0, jerr = 0, res = 0, xmin[NBODY], xmax[NBODY];
     int    worst_step = 0, warm_diff = 0, blocks_bad = 0;
+    PetscCall(TestSerialReference());
     PetscCall(Run(PETSC_COMM_SELF, ser));
     for (int b = 0; b < NBODY; b++) xmin[b] = xmax[b] = par[0].x[b][0];
     for (int n = 0; n < STEPS; n++) {

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
   if (!rank) {
     const double dmax = 2 * U0 / (2 * M_PI * FREQ), expect = dmax - FY / K;
     double       df = 0, yield_err = 0, fmax = 0;
+    PetscCall(TestSerialReference());
     PetscCall(Run(PETSC_COMM_SELF, ser));
     for (int n = 0; n < STEPS; n++) {
       const double t = (n + 1) * H, d = U0 * (1 - cos(2 * M_PI * FREQ * t)) / (2 * M_PI * FREQ);

@@ -34,7 +34,8 @@ int main(int argc, char **argv)
   PetscCall(SimulationCreate(PETSC_COMM_WORLD, &sc, &sim, err, sizeof(err)));
   PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s", err);
   for (int n = 0; n < 5; n++) PetscCall(SimulationStep(sim));
-  PetscCall(SimulationWriteCheckpoint(sim, dir, path, sizeof(path)));
+  PetscCall(SimulationWriteCheckpoint(sim, dir, path, sizeof(path), err, sizeof(err)));
+  PetscCheck(!err[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "%s", err);
   PetscCall(SimulationStep(sim));
   TEST_CHECK(SimulationLastStep(sim)->converged, "%d ranks: the step after the checkpoint did not converge (%.3e m/s)",
              size, SimulationLastStep(sim)->residual_max);
@@ -55,17 +56,17 @@ int main(int argc, char **argv)
       TEST_CHECK(SimulationLastStep(sim)->converged, "restart on %d ranks: the step did not converge (%.3e m/s)", k,
                  SimulationLastStep(sim)->residual_max);
       TEST_CHECK(SimulationLastStep(sim)->contacts == ref_contacts,
-                 "restart on %d ranks: %" PetscInt_FMT " contacts, %" PetscInt_FMT " on %d", k,
+                 "restart on %d ranks: %" PetscInt64_FMT " contacts, %" PetscInt_FMT " on %d", k,
                  SimulationLastStep(sim)->contacts, ref_contacts, size);
       TEST_CHECK(SimulationLastStep(sim)->warm_started == ref_warm,
-                 "restart on %d ranks: %" PetscInt_FMT " contacts warm-started, %" PetscInt_FMT " on %d", k,
+                 "restart on %d ranks: %" PetscInt64_FMT " contacts warm-started, %" PetscInt_FMT " on %d", k,
                  SimulationLastStep(sim)->warm_started, ref_warm, size);
       PetscCall(TestGatherVelocities(sim, &got, &ngot));
       if (!rank) {
         PetscBool    same_ids;
         const double worst = TestLargestVelocityDifference(got, ngot, ref, nref, 0.02, &same_ids);
-        printf("checkpoint of %d ranks restarted on %d: %" PetscInt_FMT " bodies, %" PetscInt_FMT
-               " contacts (%" PetscInt_FMT " warm-started), largest velocity difference after one step %.3e m/s\n",
+        printf("checkpoint of %d ranks restarted on %d: %" PetscInt_FMT " bodies, %" PetscInt64_FMT
+               " contacts (%" PetscInt64_FMT " warm-started), largest velocity difference after one step %.3e m/s\n",
                size, k, ngot, SimulationLastStep(sim)->contacts, SimulationLastStep(sim)->warm_started, worst);
         TEST_CHECK(same_ids && ngot == 512,
                    "restart on %d ranks: %" PetscInt_FMT " bodies or other ids than the %d-rank run", k, ngot, size);

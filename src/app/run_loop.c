@@ -4,6 +4,7 @@
 #include "io/checkpoint.h"
 #include "io/fault.h"
 #include "base/log_events.h"
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,8 +27,20 @@ typedef struct {
   PetscInt64 last_step;       /* step of the last checkpoint written, -1 none */
 } CheckpointPlan;
 
-/* Set by SIGUSR1/SIGTERM (batch systems send them before a time limit); read once per step. */
+/* The signals that stop a run with a checkpoint: SIGUSR1 (what a batch script should send: mpiexec
+ * forwards it to the ranks), SIGTERM (a batch system's time limit; srun forwards it) and SIGINT
+ * (Ctrl-C on a run without mpiexec, or twice in a second on srun). */
+enum {
+  N_STOP_SIGNALS = 3
+};
+static const int stop_signals[N_STOP_SIGNALS] = {SIGUSR1, SIGTERM, SIGINT};
+
+/* Set by a stop signal; read once per step. */
 static volatile sig_atomic_t stop_requested = 0;
+
+/* Whether SIGINT was ignored when first looked at (-1: not looked at yet): a shell starts a
+ * script's background jobs so, and Ctrl-C is then meant for the script alone; it stays ignored. */
+static int sigint_ignored = -1;
 
 static void OnStopSignal(int sig)
 {
@@ -35,38 +48,50 @@ static void OnStopSignal(int sig)
   stop_requested = 1;
 }
 
-static PetscErrorCode InstallStopHandlers(struct sigaction old[2])
+/* Catch the stop signals, saving the previous actions in old[] (when not NULL; an ignored SIGINT's
+ * action is saved and left). SIGINT's handler is reset to the default when it runs, so a second
+ * Ctrl-C ends the process at once (the checkpoints on disk stay valid: each is renamed into place
+ * complete). A signal caught earlier (stop_requested) is kept. Plain C: callable before
+ * PetscInitialize. 0 on success, -1 if sigaction fails. */
+static int CatchStopSignals(struct sigaction old[N_STOP_SIGNALS])
 {
-  struct sigaction sa;
+  struct sigaction sa, now;
 
-  PetscFunctionBegin;
   memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = OnStopSignal;
-  sigemptyset(
-    &sa.sa_mask); /* stop_requested is kept: a signal caught before the loop (RunLoopCatchStopSignals) counts */
-  PetscCheck(sigaction(SIGUSR1, &sa, &old[0]) == 0 && sigaction(SIGTERM, &sa, &old[1]) == 0, PETSC_COMM_SELF,
-             PETSC_ERR_SYS, "Cannot install the SIGUSR1/SIGTERM handlers");
+  sigemptyset(&sa.sa_mask);
+  for (int k = 0; k < N_STOP_SIGNALS; k++) {
+    if (sigaction(stop_signals[k], NULL, &now)) return -1;
+    if (old) old[k] = now;
+    if (stop_signals[k] == SIGINT) {
+      if (sigint_ignored < 0) sigint_ignored = now.sa_handler == SIG_IGN;
+      if (sigint_ignored) continue;
+    }
+    sa.sa_handler = OnStopSignal;
+    sa.sa_flags   = stop_signals[k] == SIGINT ? SA_RESETHAND : 0;
+    if (sigaction(stop_signals[k], &sa, NULL)) return -1;
+  }
+  return 0;
+}
+
+static PetscErrorCode InstallStopHandlers(struct sigaction old[N_STOP_SIGNALS])
+{
+  PetscFunctionBegin;
+  PetscCheck(CatchStopSignals(old) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS,
+             "Cannot install the SIGUSR1/SIGTERM/SIGINT handlers: %s", strerror(errno));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode RestoreStopHandlers(const struct sigaction old[2])
+static PetscErrorCode RestoreStopHandlers(const struct sigaction old[N_STOP_SIGNALS])
 {
   PetscFunctionBegin;
-  PetscCheck(sigaction(SIGUSR1, &old[0], NULL) == 0 && sigaction(SIGTERM, &old[1], NULL) == 0, PETSC_COMM_SELF,
-             PETSC_ERR_SYS, "Cannot restore the SIGUSR1/SIGTERM handlers");
+  for (int k = 0; k < N_STOP_SIGNALS; k++)
+    PetscCheck(sigaction(stop_signals[k], &old[k], NULL) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS,
+               "Cannot restore the handler of signal %d: %s", stop_signals[k], strerror(errno));
   stop_requested = 0; /* acted on: a later run in this process starts afresh */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-int RunLoopCatchStopSignals(void)
-{
-  struct sigaction sa;
-
-  memset(&sa, 0, sizeof(sa)); /* plain C: callable before PetscInitialize (MPI start-up takes ~0.3 s) */
-  sa.sa_handler = OnStopSignal;
-  sigemptyset(&sa.sa_mask);
-  return sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ? -1 : 0;
-}
+int RunLoopCatchStopSignals(void) { return CatchStopSignals(NULL); }
 
 static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
 {
@@ -277,7 +302,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   double           io_prev = 0;
   CheckpointPlan   cp;
   PetscBool        checkpointing, requeue = PETSC_FALSE;
-  struct sigaction old_handlers[2];
+  struct sigaction old_handlers[N_STOP_SIGNALS];
   char             ckpt_path[PETSC_MAX_PATH_LEN] = ""; /* the last good checkpoint */
   char             err[1024]                     = "", close_err[1024];
   PetscMPIInt      rank;
@@ -347,7 +372,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   if (requeue) {
     *end = RUN_REQUEUE;
     PetscCall(PetscPrintf(comm,
-                          "ccpdem: stop requested (SIGUSR1/SIGTERM): checkpointed step %" PetscInt64_FMT
+                          "ccpdem: stop requested (SIGUSR1/SIGTERM/SIGINT): checkpointed step %" PetscInt64_FMT
                           " (t = %.17g s) to %s; continue with: ccpdem restart %s\n",
                           SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);

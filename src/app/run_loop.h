@@ -3,8 +3,9 @@
  * -checkpoint_every_steps N steps, every -checkpoint_interval T simulated seconds (default: the
  * scenario's output.checkpoint_interval), every -checkpoint_wall_interval W wall seconds, and at the
  * end when any of those is set; with a progress line and a closing summary.
- * SIGUSR1 or SIGTERM: the current step is finished, a checkpoint written, and RunLoop returns
- * RUN_REQUEUE (ccpdem then exits with CCPDEM_EXIT_REQUEUE). Ranks agree on stopping every step.
+ * SIGUSR1, SIGTERM or SIGINT (unless SIGINT was ignored at start): the current step is finished, a
+ * checkpoint written, and RunLoop returns RUN_REQUEUE (ccpdem then exits with CCPDEM_EXIT_REQUEUE); a
+ * second SIGINT ends the process at once. Ranks agree on stopping every step.
  * An output that cannot be written (a full disk: ENOSPC, EIO, EDQUOT; a row of the time series, a
  * snapshot, a checkpoint) stops every rank at once, agreed by all of them: one line "ccpdem: error:
  * writing OUT/...: reason; the last good checkpoint is ..." (or "no checkpoint was written") and
@@ -28,7 +29,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
  * and the write-fault injection of tests, io/fault.h, which this arms), so that the caller can
  * refuse bad values before it creates the output directory. Collective. */
 PetscErrorCode RunLoopCheckOptions(Simulation sim);
-/* Catch SIGUSR1/SIGTERM from now on (ccpdem calls it before and again after PetscInitialize, which
+/* Catch SIGUSR1/SIGTERM/SIGINT from now on (ccpdem calls it before and again after PetscInitialize, which
  * may install handlers of its own): a signal that arrives while the run starts up is remembered,
  * and RunLoop checkpoints after its first step and returns with *requeue set, instead of the
  * process being killed. Plain C, no PETSc; 0 on success, -1 if sigaction fails. */

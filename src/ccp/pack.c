@@ -193,10 +193,11 @@ static PetscErrorCode StoreInverseMass(const CCPProblem *P, PetscInt i, double i
 
   PetscFunctionBegin;
   B->im = (float)im;
-  for (int k = 0; k < 6; k++) {
-    B->I[k]    = (float)I[k];
-    rounded[k] = B->I[k];
-  }
+  for (int k = 0; k < 6; k++) B->I[k] = (float)I[k];
+  /* read back through volatile: without it GCC 12.2 at -O3 (SLP vectorizer) forwards I[4] and I[5]
+   * unrounded into rounded[], and the check passes matrices the record holds indefinite
+   * (unit/test_ccp_packed's rounding cases fail) */
+  for (int k = 0; k < 6; k++) rounded[k] = ((volatile float *)B->I)[k];
   PetscCheck(sym_semidefinite(rounded) || !sym_semidefinite(I), PETSC_COMM_SELF, PETSC_ERR_SUP,
              "solver body %" PetscInt_FMT " of %" PetscInt_FMT
              ": its world inverse inertia (%g %g %g; %g %g %g) is too ill-conditioned for the packed solvers' "
@@ -380,7 +381,7 @@ PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P)
 void CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x)
 {
   const size_t head = stash_head(pk);
-  memcpy(x, P->gamma, sizeof(double) * head);
+  if (head) memcpy(x, P->gamma, sizeof(double) * head); /* P->gamma is NULL without contacts */
   memcpy(x + head, pk->stash_tail, sizeof(double) * (ccp_packed_len(pk) - head));
 }
 

@@ -25,7 +25,7 @@ typedef struct _p_Simulation *Simulation;
  * costs no collective of its own: each rank sets its own (SimulationRequest) before the step, and
  * after it SimulationAgreed says whether any rank set one. */
 typedef enum {
-  RUN_FLAG_STOP,            /* a stop was requested (SIGUSR1/SIGTERM) */
+  RUN_FLAG_STOP,            /* a stop was requested (SIGUSR1/SIGTERM/SIGINT) */
   RUN_FLAG_WALL_CHECKPOINT, /* rank 0: a wall-clock checkpoint is due */
   RUN_FLAG_OUTPUT_FAILED,   /* rank 0: the last time-series row could not be written */
   RUN_FLAGS

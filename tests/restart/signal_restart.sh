@@ -1,11 +1,13 @@
 #!/bin/bash
 # Restart through the ccpdem binary (label restart). Usage: signal_restart.sh CCPDEM WORKDIR
-#  1. SIGUSR1 (and SIGTERM) mid-run: exit 3 (requeue) with a checkpoint; `ccpdem restart` of the
-#     newest checkpoint reaches the end; every snapshot both runs wrote is identical to the
-#     uninterrupted run's (h5diff without tolerance compares values exactly), and the time series
-#     has each step 1..200 once with the same figures as the uninterrupted run.
+#  1. SIGUSR1, SIGTERM and SIGINT (Ctrl-C) mid-run: exit 3 (requeue) with a checkpoint; `ccpdem
+#     restart` of the newest checkpoint reaches the end; every snapshot both runs wrote is identical
+#     to the uninterrupted run's (h5diff without tolerance compares values exactly), and the time
+#     series has each step 1..200 once with the same figures as the uninterrupted run. A SIGINT
+#     ignored at start (a script's background job) stays ignored; a second Ctrl-C ends the run.
 #     SIGUSR1 while the run is still starting up (building its bodies): exit 3 with a checkpoint
-#     of the first step, not a killed process.
+#     of the first step, not a killed process. Each signal waits for a handshake (the run's
+#     handlers are in), none for a fixed time.
 #  2. --until: extends a finished run (exit 0, rows up to the new end, no duplicates); an end time
 #     not after the checkpoint is bad input (exit 2, one "ccpdem: error:" line).
 #  3. Bad checkpoints through the binary: truncated, a flipped data byte, a snapshot, a missing file,
@@ -31,12 +33,51 @@ check_series() { # dir, expected last step
   [ "$(tail -n +2 "$dir/timeseries.csv" | cut -d, -f1 | tr '\n' ' ')" = "$(seq 1 "$last" | tr '\n' ' ')" ] || fail "$dir: steps are not 1..$last in order"
 }
 
-interrupt_and_restart() { # signal name
-  local sig=$1 out=$W/$1 pid rc ckpt
-  "$CCPDEM" run "$SCEN" -o "$out" -checkpoint_keep 3 > "$out.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 2000); do [ "$(rows "$out")" -ge 40 ] && break; sleep 0.005; done
-  kill -s "$sig" "$pid"
+# bit_set MASKNAME PID SIGNAL: whether /proc/PID/status's MASKNAME (SigCgt: caught, SigIgn:
+# ignored) has SIGNAL's bit (signal number n is bit n - 1)
+bit_set() {
+  local mask
+  mask=$(awk -v k="$1:" '$1 == k {print $2}' "/proc/$2/status" 2> /dev/null)
+  [ -n "$mask" ] && (( (0x$mask >> ($(kill -l "$3") - 1)) & 1 ))
+}
+
+# pause_after_rows DIR PID N LAST: the handshake before a signal. Waits until run PID has written N
+# time-series rows (so its handlers are in: they are installed before the first step) and stops it
+# there (SIGSTOP), so that the signal, sent while it is stopped and delivered when it continues,
+# lands mid-run however fast the machine is. 0 if paused mid-run; 1 (with the reason) if not.
+pause_after_rows() {
+  local dir=$1 pid=$2 n=$3 last=$4 t0=$SECONDS
+  until [ "$(rows "$dir")" -ge "$n" ]; do
+    kill -0 "$pid" 2> /dev/null || { echo "the run ended after $(rows "$dir") rows, before row $n"; return 1; }
+    [ $((SECONDS - t0)) -lt 300 ] || { echo "no row $n after 300 s"; return 1; }
+    sleep 0.002
+  done
+  kill -STOP "$pid"
+  [ "$(rows "$dir")" -lt "$last" ] || { echo "the run had finished its $last steps when it was paused"; return 1; }
+}
+
+# interrupt_and_restart SIGNAL: SIGNAL mid-run (INT as Ctrl-C sends it: to the process group of a
+# run started with SIGINT at its default, by an interactive shell), exit 3 with a checkpoint, and the
+# restart continues exactly as the uninterrupted run.
+interrupt_and_restart() {
+  local sig=$1 out=$W/$1 pid rc ckpt why target
+  if [ "$sig" = INT ]; then
+    # its own process group with SIGINT not ignored, as a foreground job in a terminal
+    setsid env --default-signal=INT "$CCPDEM" run "$SCEN" -o "$out" -checkpoint_keep 3 > "$out.log" 2>&1 &
+    pid=$!
+    target=-$pid
+  else
+    "$CCPDEM" run "$SCEN" -o "$out" -checkpoint_keep 3 > "$out.log" 2>&1 &
+    pid=$!
+    target=$pid
+  fi
+  why=$(pause_after_rows "$out" "$pid" 40 200) || { fail "$sig: no mid-run signal: $why"; kill -KILL "$pid" 2> /dev/null; wait "$pid"; return; }
+  if [ "$sig" != INT ]; then
+    # a background job of this script: started with SIGINT ignored, which ccpdem leaves so
+    bit_set SigIgn "$pid" INT && ! bit_set SigCgt "$pid" INT || fail "$sig: SIGINT ignored at start is not left ignored"
+  fi
+  kill -s "$sig" -- "$target"
+  kill -CONT "$pid"
   wait "$pid"; rc=$?
   [ "$rc" -eq 3 ] || { fail "$sig: exit code $rc, expected 3 (requeue): $(tail -3 "$out.log")"; return; }
   ckpt=$(ls "$out"/checkpoints/ckpt-*.h5 2> /dev/null | sort | tail -1)
@@ -53,6 +94,7 @@ interrupt_and_restart() { # signal name
 
 interrupt_and_restart USR1
 interrupt_and_restart TERM
+interrupt_and_restart INT
 
 # USR1 while the run starts up (building 100,000 random spheres takes ~0.5 s): not fatal; the run
 # checkpoints after its first step and exits 3
@@ -70,20 +112,41 @@ fills:
 YAML
 "$CCPDEM" run "$W/slow.yaml" -o "$W/early" > "$W/early.log" 2>&1 &
 pid=$!
-# Signal once main() has installed its handler (SigCgt has USR1 = bit 9): before that the process
-# is still being loaded, which no batch system's signal can tell apart (on a loaded machine a
-# fixed 0.1 s was sometimes too early).
-for _ in $(seq 1 200); do
-  caught=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2> /dev/null || true)
-  [ -n "$caught" ] && (( 0x$caught & 0x200 )) && break
-  sleep 0.02
-done
+# Signal once main() has installed its handler: before that the process is still being loaded,
+# which no batch system's signal can tell apart (on a loaded machine a fixed 0.1 s was sometimes
+# too early).
+t0=$SECONDS
+until bit_set SigCgt "$pid" USR1 || [ $((SECONDS - t0)) -ge 60 ]; do sleep 0.02; done
 kill -USR1 "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 3 ] || fail "USR1 during start-up: exit $rc, expected 3 (requeue): $(tail -2 "$W/early.log")"
 [ -f "$W/early/checkpoints/ckpt-000001.h5" ] || fail "USR1 during start-up: no checkpoint of step 1"
 echo "USR1 during start-up: exit $rc, checkpoint of step 1"
+
+# Ctrl-C twice: the first asks for the checkpoint, the second ends the run at once (its handler is
+# reset to the default by the first). The 100,000 spheres' steps take over 0.1 s each, so the second
+# comes while the step the first interrupted is still running.
+setsid env --default-signal=INT "$CCPDEM" run "$W/slow.yaml" -o "$W/twice" > "$W/twice.log" 2>&1 &
+pid=$!
+if why=$(pause_after_rows "$W/twice" "$pid" 1 10); then
+  kill -INT -- "-$pid"
+  kill -CONT "$pid"
+  t0=$SECONDS
+  while bit_set SigCgt "$pid" INT && [ $((SECONDS - t0)) -lt 60 ]; do sleep 0.001; done
+  kill -INT -- "-$pid" 2> /dev/null
+  wait "$pid"
+  rc=$?
+  if [ "$rc" -eq 130 ]; then
+    echo "Ctrl-C twice: the second ended the run (exit $rc)"
+  else
+    fail "Ctrl-C twice: exit $rc, expected 130 (ended by SIGINT): $(tail -2 "$W/twice.log")"
+  fi
+else
+  fail "Ctrl-C twice: $why"
+  kill -KILL "$pid" 2> /dev/null
+  wait "$pid"
+fi
 
 # checkpoints by simulated time: -checkpoint_interval 0.1 s = every 50 steps
 "$CCPDEM" run "$SCEN" -o "$W/bytime" -checkpoint_interval 0.1 -checkpoint_keep 10 > "$W/bytime.log" 2>&1 || fail "run with -checkpoint_interval failed"

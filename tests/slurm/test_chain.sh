@@ -5,7 +5,8 @@
 #  1. Reference: the restart pile, made slower per step (300 solver iterations, 300 steps), run
 #     uninterrupted on 2 ranks with mpiexec.
 #  2. Chain: the same run as a 2-job chain (jobs/slurm/chain.sh) with periodic checkpoints. Once
-#     ccpdem is stepping, USR1 goes to job 1's batch shell (as --signal=B:USR1 would): job 1 must
+#     ccpdem is stepping, USR1 goes to job 1's batch shell (as --signal=B:USR1 would; after
+#     handshakes, not fixed waits, so it lands mid-run on any machine, see interrupt): job 1 must
 #     checkpoint mid-run (ccpdem exit 3, turned into exit 0), job 2 must restart from that
 #     checkpoint and finish; both COMPLETED with exit code 0.
 #  3. Requeue: one run.sbatch job (default requeue mode, mpirun launcher forced), interrupted the
@@ -41,7 +42,7 @@ tail -n 1 "$W/slurm_start.log"
 sed -e "s/end: 0.4/end: $(awk "BEGIN {print $STEPS * 0.002}")/" \
     -e 's/max_iterations: 40, tolerance: 1.0e-5/max_iterations: 300, tolerance: 1.0e-12/' \
     "$REPO/tests/restart/pile.yaml" > "$W/pile.yaml"
-OPTS=(-checkpoint_every_steps 100 -checkpoint_keep 3)
+OPTS=(-checkpoint_every_steps 15 -checkpoint_keep 3)
 SBATCH_OPTS=(--ntasks=2 --time=5)
 
 t0=$(date +%s.%N)
@@ -53,30 +54,63 @@ rows() { tail -n +2 "$1/timeseries.csv" 2> /dev/null | wc -l; }
 # job_field JOB NAME: a field of `scontrol show job` (kept MinJobAge s after the end: no sacct here)
 job_field() { scontrol show job -o "$1" 2> /dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-# interrupt JOB OUT: once ccpdem steps (>= 110 rows: past the step-100 checkpoint), USR1 to the
-# job's batch shell only, as SLURM's --signal=B:USR1 does before a time limit.
-interrupt() {
-  local n
-  for _ in $(seq 1 1200); do
-    n=$(rows "$2")
-    [ "$n" -ge 110 ] && break
-    case $(job_field "$1" JobState) in PENDING | RUNNING | CONFIGURING) ;; *) break ;; esac
-    sleep 0.05
+# ranks JOB: the pids of the job's ccpdem processes (its MPI ranks)
+ranks() {
+  local p
+  for p in $(scontrol listpids "$1" 2> /dev/null | awk '$1 ~ /^[0-9]+$/ {print $1}'); do
+    if [ "$(readlink "/proc/$p/exe" 2> /dev/null)" = "$(readlink -f "$CCPDEM")" ]; then echo "$p"; fi
   done
-  [ "$n" -ge 110 ] && [ "$n" -lt "$STEPS" ] || { fail "job $1: $n steps done when it should be interrupted"; return 1; }
-  scancel --signal=USR1 --batch "$1" || fail "scancel --signal=USR1 --batch $1 failed"
-  echo "  USR1 to job $1 after $n steps"
 }
 
-# wait_jobs JOB...: poll every 0.2 s until every job has ended. A job held after its requeue
+# usr1_pending PID: whether SIGUSR1 (bit 9) waits in PID's pending set (/proc/PID/status ShdPnd)
+usr1_pending() {
+  local mask
+  mask=$(awk '$1 == "ShdPnd:" {print $2}' "/proc/$1/status" 2> /dev/null)
+  [ -n "$mask" ] && (( (0x$mask >> 9) & 1 ))
+}
+
+# interrupt JOB OUT: USR1 to the job's batch shell only, as SLURM's --signal=B:USR1 does before a
+# time limit, landing mid-run whatever the machine's speed. Handshakes, no timing: once ccpdem has
+# written STOP_AFTER rows (stepping, past the periodic checkpoints of steps 15 and 30: the restart
+# must take the newest, the stop's), its ranks are paused (SIGSTOP); USR1 goes to the batch shell,
+# which forwards it through the launcher; once every rank has it pending, the ranks continue and
+# stop after their step.
+STOP_AFTER=30
+interrupt() {
+  local n=0 t0=$SECONDS pids p st
+  while :; do
+    n=$(rows "$2")
+    [ "$n" -ge $STOP_AFTER ] && pids=$(ranks "$1") && [ -n "$pids" ] && break
+    st=$(job_field "$1" JobState)
+    case $st in
+      PENDING | RUNNING | CONFIGURING) ;;
+      *) fail "job $1 ended ($st) after $n steps, before it was interrupted"; return 1 ;;
+    esac
+    [ $((SECONDS - t0)) -lt 300 ] || { fail "job $1: $n steps after 300 s, no interruption"; return 1; }
+    sleep 0.05
+  done
+  kill -STOP $pids
+  n=$(rows "$2")
+  [ "$n" -lt "$STEPS" ] || { kill -CONT $pids; fail "job $1 had done all $n steps when it was paused"; return 1; }
+  scancel --signal=USR1 --batch "$1" || fail "scancel --signal=USR1 --batch $1 failed"
+  t0=$SECONDS
+  for p in $pids; do
+    until usr1_pending "$p" || [ $((SECONDS - t0)) -ge 60 ]; do sleep 0.05; done
+    usr1_pending "$p" || fail "job $1: USR1 did not reach rank process $p within 60 s"
+  done
+  kill -CONT $pids
+  echo "  USR1 to job $1 after $n steps (ranks $(echo $pids) paused until it reached them)"
+}
+
+# wait_jobs JOB...: poll every 0.2 s until every job has ended (at most 400 s). A job held after its requeue
 # (Reason=BeginTime, ~2 min) is released with StartTime=now, which also makes SLURM schedule at once
 # (a begin time merely passing does not), but only from the second after the hold was first seen:
 # slurmd refuses a launch credential from the same second as the revocation of the job's previous
 # run ("Job credential revoked", and the job FAILS).
 wait_jobs() {
-  local j st left
+  local j st left t0=$SECONDS
   local -A held=()
-  for _ in $(seq 1 600); do
+  while [ $((SECONDS - t0)) -lt 400 ]; do
     left=0
     for j in "$@"; do
       st=$(job_field "$j" JobState)
@@ -90,7 +124,7 @@ wait_jobs() {
     [ $left -eq 0 ] && return 0
     sleep 0.2
   done
-  fail "jobs $* still not finished after 120 s: $(squeue -h -j "$(echo "$@" | tr ' ' ,)" -o '%i %T %r')"
+  fail "jobs $* still not finished after 400 s: $(squeue -h -j "$(echo "$@" | tr ' ' ,)" -o '%i %T %r')"
 }
 
 ended_ok() { # JOB: COMPLETED with exit code 0:0

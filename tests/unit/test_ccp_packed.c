@@ -390,17 +390,12 @@ static PetscErrorCode check_rounded_frames(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The layout of P with body 0's inverse inertia R diag(d) R^T, R the rotation of the quaternion q
- * (normalized here): *err is what the build returned (pk destroyed by the caller either way). */
-static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[3], double R[9], CCPPacked *pk,
-                                        PetscErrorCode *err)
+/* The layout of P as it is: *err is what the build returned (pk destroyed by the caller either way). */
+static PetscErrorCode build_layout(Problem *P, CCPPacked *pk, PetscErrorCode *err)
 {
   CCPProblem view = problem_view(P);
 
   PetscFunctionBeginUser;
-  quat_normalize(q);
-  quat_to_matrix(q, R);
-  sym_rotate_diag(P->inv_inertia, R, d);
   PetscCall(PetscArraycpy(P->gamma, P->gamma0, 6 * P->nc));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   *err = CCPPackedBuild(pk, &view, 1, PETSC_FALSE, CCP_SLOTS_SWEEP);
@@ -408,26 +403,58 @@ static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A body whose world inverse inertia single-precision rounding would make indefinite (principal
- * values 1 and 1e-12, rotated: each entry's rounding, 6e-8 relative, outweighs the small ones) is
- * rejected by the build with an error, not solved with a wrong inertia; one 10^4 apart is taken. */
+/* The layout of P with body 0's inverse inertia R diag(d) R^T, R the rotation of the quaternion q
+ * (normalized here): *err is what the build returned (pk destroyed by the caller either way). */
+static PetscErrorCode build_turned_body(Problem *P, double q[4], const double d[3], double R[9], CCPPacked *pk,
+                                        PetscErrorCode *err)
+{
+  PetscFunctionBeginUser;
+  quat_normalize(q);
+  quat_to_matrix(q, R);
+  sym_rotate_diag(P->inv_inertia, R, d);
+  PetscCall(build_layout(P, pk, err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The build's backstop (ccp/pack.c): a body whose world inverse inertia single-precision rounding
+ * makes indefinite is rejected with an error, not solved with a wrong inertia. The matrices: for each
+ * pair of axes (x, y), (x, z), (y, z), the 2x2 block [[1, b], [b, a]] on it and 1 on the third axis,
+ *   a = 1 + 2^-22 (a float),  b = 1 + 2^-24 + 2^-30,
+ * positive definite (a - b^2 = 2^-23 - 2^-29 - ..., about 2^-23: principal values about 2, 1 and
+ * 2^-24, 3e7 apart); b rounds up to the float 1 + 2^-23, whose square exceeds a by 2^-46. Each entry
+ * is given, not computed, and the minors' products are exact in double or within 2^-53 of a 2^-23
+ * margin, so every build (FMA contraction or not) finds the same signs, and each off-diagonal entry's
+ * own rounding decides. (A rotated diag(1, 1e-12, 1e-12) is no such test: rounded, it is rank 1 with
+ * minors of exactly 0, semidefinite, and was rejected only where a build checked some entries
+ * unrounded.) A rotated body with principal values 1 and 1e-4 is taken: rounding moves 1e-4 by at
+ * most about 1e-7. */
 static PetscErrorCode check_inertia_rounding(void)
 {
-  static const double ratios[] = {1e-12, 1e-4};
-  Problem             P;
+  const double   a = 1 + ldexp(1, -22), b = 1 + ldexp(1, -24) + ldexp(1, -30);
+  const char    *pairs[3] = {"xy", "xz", "yz"};
+  double         q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, 1e-4, 1e-4};
+  Problem        P;
+  CCPPacked      pk = {0};
+  PetscErrorCode err;
 
   PetscFunctionBeginUser;
   PetscCall(random_problem(&P, 40, 61, 6));
-  for (int r = 0; r < 2; r++) {
-    double         q[4] = {1, 2, 3, 4}, R[9], d[3] = {1, ratios[r], ratios[r]};
-    CCPPacked      pk = {0};
-    PetscErrorCode err;
-    PetscCall(build_turned_body(&P, q, d, R, &pk, &err));
-    printf("  inverse inertia with principal values 1, %g: build %s\n", ratios[r], err ? "rejected it" : "took it");
-    CHECK(r == 0 ? err == PETSC_ERR_SUP : err == 0, "principal values 1, %g: the build returned %d", ratios[r],
+  for (int p = 0; p < 3; p++) { /* (xx, yy, zz, xy, xz, yz): a on the pair's second axis, b off the diagonal */
+    double J[6]       = {1, 1, 1, 0, 0, 0};
+    J[p == 0 ? 1 : 2] = a;
+    J[3 + p]          = b;
+    PetscCall(PetscArraycpy(P.inv_inertia, J, 6));
+    PetscCall(build_layout(&P, &pk, &err));
+    printf("  inverse inertia that rounding makes indefinite (%s block): build %s\n", pairs[p],
+           err ? "rejected it" : "took it");
+    CHECK(err == PETSC_ERR_SUP, "inverse inertia indefinite after rounding (%s block): the build returned %d", pairs[p],
           (int)err);
     PetscCall(CCPPackedDestroy(&pk));
   }
+  PetscCall(build_turned_body(&P, q, d, R, &pk, &err));
+  printf("  inverse inertia with principal values 1, 1e-4: build %s\n", err ? "rejected it" : "took it");
+  CHECK(err == 0, "principal values 1, 1e-4: the build returned %d", (int)err);
+  PetscCall(CCPPackedDestroy(&pk));
   PetscCall(free_problem(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

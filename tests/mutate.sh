@@ -54,12 +54,19 @@ replacement: e->velocity[a] + 0 *
 tests: ^validation/test_emitter(_np[0-9]+)?$
 targets: test_emitter
 
-bug: checkpoint written in place (no temporary, no rename)
-file: io/checkpoint.c
-text: "%s/.ckpt-%06" PRId64 ".h5.tmp"
-replacement: "%s/ckpt-%06" PRId64 ".h5"
+bug: output files written in place (no temporary, no rename)
+file: io/h5.c
+text: local = IoTempName(out->path, out->tmp, sizeof(out->tmp));
+replacement: local = 0; snprintf(out->tmp, sizeof(out->tmp), "%s", out->path);
 tests: ^restart/kill_during_checkpoint$
 targets: ccpdem
+
+bug: contacts inside the envelope push at a distance (b_n = 0 for a gap)
+file: src/ccp/law.h
+text: *bn    = phi / h;
+replacement: *bn    = 0;
+tests: ^validation/test_gap_close$
+targets: test_gap_close
 
 bug: checkpoint checksum without the step attribute
 file: io/checkpoint.c

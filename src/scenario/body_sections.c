@@ -122,8 +122,9 @@ static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip
                         "give the time the motion stops in s, after start (leave it out: it never stops)", &mo->end));
   if (!(mo->end > mo->start))
     return reader_fail(r, reader_field(r, m, mp, "end", np), np,
-                       "= %g s is not after start = %g s; give an end later than the start, or leave it out", mo->end,
-                       mo->start);
+                       "the motion ends at %g s, not after it starts (%g s); give an end later than start, or leave it "
+                       "out",
+                       mo->end, mo->start);
   /* the reference point over [0, time.end], sampled finely enough to see each oscillation's peaks */
   for (int a = 0; a < 3; a++) {
     lo[a] = sc->domain_min[a];

@@ -142,11 +142,53 @@ static PetscErrorCode DrumRanks(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The conveyor on model `model` (contact and material keys). */
+static PetscErrorCode Conveyor(const char *model, const char *keys, double h)
+{
+  char         yaml[4096];
+  Simulation   sim;
+  double       x[3] = {0}, v[6] = {0};
+  PetscInt     found;
+  const double want = 2.0 / 7.0;
+
+  PetscFunctionBegin;
+  snprintf(yaml, sizeof yaml,
+           "domain: {min: [-1, -1, -0.5], max: [1, 1, 1]}\n"
+           "gravity: [0, 0, -9.81]\n"
+           "time: {step: %g, end: 0.3}\n"
+           "%s"
+           "walls:\n"
+           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m, motion: {velocity: [1, 0, 0]}}\n"
+           "bodies:\n"
+           "  - {shape: sphere, radius: 0.05, position: [0, 0, 0.05], material: m}\n",
+           h, keys);
+  PetscCall(TestSimulationFromText(yaml, &sim));
+  PetscCall(TestRunUntil(sim, 0.3));
+  PetscCall(TestBodyGet(sim, 0, x, v, &found));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "conveyor, %s: v = %.5f m/s at 0.3 s, 2 V / 7 = %.5f (%.2e relative)\n",
+                        model, v[0], want, v[0] / want - 1));
+  TEST_CHECK(fabs(v[0] / want - 1) < 0.01, "conveyor, %s: the sphere should roll at 2 V / 7 = %.4f m/s, not %.4f",
+             model, want, v[0]);
+  PetscCall(SimulationDestroy(&sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(Gate());
   PetscCall(DrumRanks());
+  PetscCall(Conveyor("ccp",
+                     "contact: {model: ccp, envelope: 0.005}\n"
+                     "solver: {type: apgd, max_iterations: 1000, tolerance: 1.0e-10}\n"
+                     "materials:\n  - {name: m, density: 1000, friction: 0.2}\n",
+                     1e-3));
+  PetscCall(
+    Conveyor("penalty",
+             "contact: {model: penalty, envelope: 0.005}\n"
+             "materials:\n  - {name: m, density: 1000, friction: 0.25, kinetic_friction: 0.2, young_modulus: 1.0e8, "
+             "poisson_ratio: 0.3, restitution: 0.2, tangential_stiffness: 1.0e5}\n",
+             1e-4));
   int rc = TestFinish("moving walls");
   PetscCall(PetscFinalize());
   return rc;

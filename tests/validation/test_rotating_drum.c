@@ -17,7 +17,7 @@
  *  - rolling friction steepens the bed by more than 3 deg (as a pile's angle of repose; run-to-run
  *    scatter of such beds is about 2 deg, README "Rolling friction"; measured 12 deg).
  * Runs on 1 and 2 ranks (the drum's motion is evaluated by every rank on its own). */
-// ctest: ranks=2 timeout=900
+// ctest: ranks=2 timeout=600
 #include "test_util.h"
 
 #define R_DRUM 0.1

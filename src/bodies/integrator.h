@@ -57,10 +57,11 @@ static inline void integrator_move_body(BodyStore *s, PetscInt i, const double R
   else quat_integrate_world(s->quat + 4 * i, vs + 3, h);
 }
 
-/* The walls with a prescribed velocity (boxes) move by h times it. */
+/* The box walls with a prescribed velocity and no motion (bodies/walls.h) move by h times it; walls
+ * with a motion take their pose at the new time from bodies/wall_motion.h instead. */
 static inline void integrator_move_walls(Wall *walls, int n, double h)
 {
   for (int k = 0; k < n; k++)
-    if (walls[k].type == WALL_BOX) v3_axpy(walls[k].center, h, walls[k].velocity);
+    if (walls[k].type == WALL_BOX && !walls[k].motion.moving) v3_axpy(walls[k].center, h, walls[k].velocity);
 }
 #endif

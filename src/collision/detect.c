@@ -16,6 +16,7 @@
  *    not needed: the key sort decides the order. ContactSetSortByKey then has nothing to do (the
  *    appends keep the set's order flag: contact/contact_set.h).
  *
+ * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h).
  * Box-box contacts (two box bodies, or a box body and a box wall) are not supported: such pairs
  * are skipped here, and the scenario checker rejects scenarios that could produce them.
  *
@@ -60,6 +61,10 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
     if (s->shape[B] == SHAPE_SPHERE) return narrow_plane_sphere(w->point, w->normal, xb, sb[0], envelope, pts);
     return narrow_plane_box(w->point, w->normal, xb, qb, sb, envelope, pts);
   }
+  if (w->type == WALL_CYLINDER) {
+    if (s->shape[B] == SHAPE_SPHERE) return narrow_cylinder_sphere(w, xb, sb[0], envelope, pts);
+    return narrow_cylinder_box(w, xb, qb, sb, envelope, pts);
+  }
   if (s->shape[B] == SHAPE_SPHERE)
     return narrow_box_sphere(w->center, w->quat, w->half_extents, xb, sb[0], envelope, pts);
   return 0; /* box wall - box body: not supported */
@@ -75,7 +80,7 @@ static inline void contact_key_set(ContactKey *key, int64_t ida, int64_t idb, in
   key->sub = sub;
 }
 
-/* Point pt's offsets from the reference points ref_a/ref_b; ref_a NULL for a plane, whose
+/* Point pt's offsets from the reference points ref_a/ref_b; ref_a NULL for a fixed plane, whose
  * reference is the contact point itself (walls have zero inverse mass, so only consistency
  * matters). */
 static inline void point_offsets(const ContactPoint *pt, const double *ref_a, const double *ref_b, double ra[3],
@@ -142,7 +147,7 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
   if (!np) return;
   if (w) {
     ida   = wall_global_id((int)(a - nb));
-    ref_a = w->type == WALL_PLANE ? NULL : w->center;
+    ref_a = collision_wall_reference(w);
     pp    = pair_params(set, cache, w->material, s->material[b]);
   } else {
     ida   = s->id[a];

@@ -5,6 +5,7 @@
 #define CCPDEM_COLLISION_DETECT_IMPL_H
 #include "collision/detect.h"
 #include "collision/narrowphase.h"
+#include "collision/cylinder_contact.h"
 #include "base/vec3.h"
 
 /* One contact point before the final ordering. */
@@ -28,6 +29,7 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
     v3_sub(d, x, w->point);
     return v3_dot(d, w->normal) - r < envelope;
   }
+  if (w->type == WALL_CYLINDER) return cylinder_may_touch(w, x, r, envelope);
   v3_sub(d, x, w->center);
   return v3_norm(d) - r - v3_norm(w->half_extents) < envelope;
 }
@@ -35,6 +37,12 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
 /* Points between bodies A and B (storage indices), normal from A to B; returns how many. */
 int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
                                ContactPoint pts[NARROW_MAX_POINTS]);
+/* The reference point of wall w's contact offsets ra: NULL (the contact point itself) for a plane
+ * without motion, else its centre, about which its angular velocity turns the contact points. */
+static inline const double *collision_wall_reference(const Wall *w)
+{
+  return w->type == WALL_PLANE && !w->motion.moving ? NULL : w->center;
+}
 /* Points between wall w (A) and body B, normal from the wall to the body; returns how many. */
 int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope,
                                ContactPoint pts[NARROW_MAX_POINTS]);

@@ -20,6 +20,7 @@ PetscErrorCode NeighbourListDestroy(NeighbourList *nl)
   PetscFunctionBegin;
   PetscCall(PetscFree(nl->pair));
   PetscCall(PetscFree2(nl->id, nl->x0));
+  PetscCall(PetscFree(nl->wall_travel));
   PetscCall(PetscMemzero(nl, sizeof(*nl)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -45,8 +46,10 @@ static PetscBool list_valid(const NeighbourList *nl, const CollisionSettings *se
     worst          = d > worst ? d : worst;
   }
   for (int k = 0; k < set->nwalls; k++) {
-    const double d = dist2(set->walls[k].center, nl->x0 + 3 * ((size_t)nb + k));
-    worst          = d > worst ? d : worst;
+    const double moved = set->walls[k].travel - nl->wall_travel[k]; /* a turning wall's points move, not its centre */
+    double       d     = dist2(set->walls[k].center, nl->x0 + 3 * ((size_t)nb + k));
+    if (moved != 0) d = (sqrt(d) + moved) * (sqrt(d) + moved);
+    worst = d > worst ? d : worst;
   }
   return (PetscBool)(worst <= limit2);
 }
@@ -109,7 +112,14 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
     PetscCall(PetscArraycpy(nl->id, s->id, nb));
     PetscCall(PetscArraycpy(nl->x0, s->pos, 3 * (size_t)nb));
   }
-  for (int k = 0; k < set->nwalls; k++) v3_copy(nl->x0 + 3 * ((size_t)nb + k), set->walls[k].center);
+  if (set->nwalls != nl->nwalls) {
+    PetscCall(PetscFree(nl->wall_travel));
+    PetscCall(PetscMalloc1(set->nwalls + 1, &nl->wall_travel));
+  }
+  for (int k = 0; k < set->nwalls; k++) {
+    v3_copy(nl->x0 + 3 * ((size_t)nb + k), set->walls[k].center);
+    nl->wall_travel[k] = set->walls[k].travel;
+  }
   nl->nb       = nb;
   nl->n_owned  = s->n_owned;
   nl->nwalls   = set->nwalls;
@@ -181,7 +191,7 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
     np            = collision_wall_body_points(w, s, q->b, set->envelope, pts);
     if (np)
       collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b],
-                             w->type == WALL_PLANE ? NULL : w->center, s->pos + 3 * (size_t)q->b);
+                             collision_wall_reference(w), s->pos + 3 * (size_t)q->b);
   } else {
     np = collision_body_pair_points(s, q->a, q->b, set->envelope, pts);
     if (np)

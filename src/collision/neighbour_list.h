@@ -27,8 +27,9 @@ typedef struct {
   int            nwalls;
   double         envelope;
   size_t         body_cap;
-  int64_t       *id; /* ids of bodies [0, nb) at the build */
-  double        *x0; /* their centres at the build (3 each), then the walls' centres */
+  int64_t       *id;          /* ids of bodies [0, nb) at the build */
+  double        *x0;          /* their centres at the build (3 each), then the walls' centres */
+  double        *wall_travel; /* the walls' travel at the build (bodies/walls.h), nwalls of them */
   PetscInt64     builds, steps;
 } NeighbourList;
 

@@ -63,7 +63,9 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 typedef struct PenaltySide Side;
 
 /* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R; a plane 0; a
- * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature). */
+ * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature); a
+ * cylinder wall 0 (its radius is taken as large against the spheres': the Hertz radius is the
+ * sphere's). */
 static double curvature(const Side *o, const Side *other, int *pointed)
 {
   if (o->shape == SHAPE_SPHERE) return o->kappa;

@@ -46,17 +46,18 @@ static inline int penalty_side_same(const PenaltySide *a, const PenaltySide *b)
          a->wall == b->wall;
 }
 
+/* Wall w's side: its reference point, its rotation over the last step and its velocity over this
+ * one (bodies/walls.h: all zero for a fixed wall, the identity rotation). */
 static inline void penalty_side_of_wall(const Wall *w, PenaltySide *o)
 {
-  static const double still[3] = {0, 0, 0};
   v3_copy(o->pose.x, w->center);
-  rotation_of_vector(still, o->pose.R); /* walls translate only */
+  rotation_of_vector(w->turn, o->pose.R);
   v3_copy(o->vel, w->velocity);
-  v3_set(o->omega, 0, 0, 0);
+  v3_copy(o->omega, w->omega);
   o->mass = o->inertia = INFINITY;
   o->inv_mass          = 0;
   o->material          = w->material;
-  o->shape             = w->type == WALL_PLANE ? -1 : -2;
+  o->shape             = w->type == WALL_PLANE ? -1 : w->type == WALL_BOX ? -2 : -3;
   o->kappa             = 0;
   o->wall              = 1;
 }

@@ -1,21 +1,162 @@
 /* Sections of solids given one by one: walls, bodies, joints (contracts in body_sections.h).
  *
- * Defaults: walls: box velocity 0, orientation [1, 0, 0, 0];
+ * Defaults: walls: box velocity 0, orientation [1, 0, 0, 0]; cylinder length unbounded; no motion, a
+ *     motion's start 0, end never, rotation axis a cylinder's own, axis point the wall's centre;
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape; no id.
  * Box bodies are errors with the penalty model's Hertz law (corners have no radius). */
 #include "scenario/body_sections.h"
 #include "scenario/shared_values.h"
+#include "bodies/wall_motion.h"
 #include "base/vec3.h"
+#include <math.h>
 #include <string.h>
+
+/* walls[i] of type plane: point and normal. */
+static int read_plane_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wall *w)
+{
+  static const char *const keys[] = {"type", "point", "normal", "material", "motion", NULL};
+  char                     np[KEY_PATH_MAX];
+  TRY(reader_check_keys(r, m, ip, keys));
+  TRY(
+    reader_get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, "give a point on the plane [x, y, z] (m)", w->point));
+  TRY(reader_get_vector(r, m, ip, "normal", REQUIRED, 3, ANY_NUMBER,
+                        "give the outward normal [x, y, z] (bodies live on its side)", w->normal));
+  if (v3_norm(w->normal) == 0)
+    return reader_fail(r, reader_field(r, m, ip, "normal", np), np,
+                       "must not be the zero vector; give the outward normal, e.g. [0, 0, 1]");
+  v3_scale(w->normal, 1.0 / v3_norm(w->normal), w->normal);
+  v3_copy(w->center, w->point);
+  return 0;
+}
+
+/* walls[i] of type box: centre, half extents, orientation, the older constant velocity. */
+static int read_box_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wall *w)
+{
+  static const char *const keys[] = {"type",     "center",      "half_extents", "material",
+                                     "velocity", "orientation", "motion",       NULL};
+  TRY(reader_check_keys(r, m, ip, keys));
+  TRY(reader_get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)", w->center));
+  TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
+                        "give the box half extents [a, b, c] in m, each > 0", w->half_extents));
+  TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the prescribed velocity [x, y, z] in m/s",
+                        w->velocity));
+  TRY(scenario_get_quaternion(r, m, ip, "orientation", w->quat));
+  v3_copy(w->point, w->center);
+  return 0;
+}
+
+/* walls[i] of type cylinder: axis point and direction, radius, optional length, inside. */
+static int read_cylinder_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wall *w)
+{
+  static const char *const keys[] = {"type", "point", "axis", "radius", "length", "inside", "material", "motion", NULL};
+  static const char *const sides[] = {"false", "true", NULL};
+  char                     np[KEY_PATH_MAX];
+  double                   length = INFINITY;
+  TRY(reader_check_keys(r, m, ip, keys));
+  TRY(reader_get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, "give a point on the cylinder's axis [x, y, z] (m)",
+                        w->center));
+  TRY(reader_get_vector(r, m, ip, "axis", REQUIRED, 3, ANY_NUMBER, "give the axis direction [x, y, z], e.g. [1, 0, 0]",
+                        w->axis));
+  if (v3_norm(w->axis) == 0)
+    return reader_fail(r, reader_field(r, m, ip, "axis", np), np,
+                       "must not be the zero vector; give the axis direction, e.g. [1, 0, 0]");
+  v3_scale(w->axis, 1.0 / v3_norm(w->axis), w->axis);
+  TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the cylinder's radius in m, > 0", &w->radius));
+  TRY(reader_get_number(r, m, ip, "length", OPTIONAL, POSITIVE,
+                        "give the length in m, > 0, centred on the axis point, or leave it out for an unbounded tube",
+                        &length));
+  w->half_length = 0.5 * length;
+  TRY(reader_get_choice(r, m, ip, "inside", REQUIRED, sides,
+                        "write inside: true (bodies inside, a drum) or inside: false (bodies outside, a pillar)",
+                        &w->inside));
+  v3_copy(w->point, w->center);
+  return 0;
+}
+
+/* walls[i].motion (optional): the prescribed motion (bodies/walls.h, WallMotion), checked to keep
+ * the wall's reference point (plane: its point; box, cylinder: its centre) inside the domain over
+ * [0, time.end]. */
+static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip, const Scenario *sc, Wall *w)
+{
+  static const char *const keys[] = {"velocity", "axis_point", "axis", "angular_velocity", "amplitude", "frequency",
+                                     "start",    "end",        NULL};
+  const char *hint = "write motion: {velocity: [x, y, z], axis_point: [x, y, z], axis: [x, y, z], angular_velocity: W, "
+                     "amplitude: [x, y, z], frequency: F, start: T0, end: T1} (each optional)";
+  WallMotion *mo   = &w->motion;
+  yaml_node_t *m;
+  char         mp[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  double       lo[3], hi[3];
+  int64_t      nsample;
+
+  TRY(reader_get_mapping(r, wm, ip, "motion", OPTIONAL, keys, hint, &m, mp));
+  if (!m) return 0;
+  if (w->type == WALL_BOX && v3_norm(w->velocity) != 0)
+    return reader_fail(r, reader_field(r, wm, ip, "velocity", np), np,
+                       "a box with a motion takes its velocity from the motion; move it to motion.velocity");
+  mo->moving = 1;
+  mo->end    = INFINITY;
+  v3_copy(mo->axis_point, w->center);
+  if (w->type == WALL_CYLINDER) v3_copy(mo->axis, w->axis);
+  TRY(reader_get_vector(r, m, mp, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the linear velocity [x, y, z] in m/s",
+                        mo->velocity));
+  TRY(reader_get_number(r, m, mp, "angular_velocity", OPTIONAL, ANY_NUMBER,
+                        "give the angular speed about the axis in rad/s (right-handed)", &mo->omega));
+  TRY(reader_get_vector(r, m, mp, "axis_point", OPTIONAL, 3, ANY_NUMBER,
+                        "give a point on the rotation axis [x, y, z] (m; default: the wall's centre or point)",
+                        mo->axis_point));
+  TRY(reader_get_vector(r, m, mp, "axis", mo->omega != 0 && w->type != WALL_CYLINDER ? REQUIRED : OPTIONAL, 3,
+                        ANY_NUMBER, "give the rotation axis direction [x, y, z] (a cylinder's default: its own axis)",
+                        mo->axis));
+  if (v3_norm(mo->axis) == 0 && (mo->omega != 0 || reader_field(r, m, mp, "axis", np)))
+    return reader_fail(r, reader_field(r, m, mp, "axis", np), np,
+                       "must not be the zero vector; give the rotation axis direction, e.g. [1, 0, 0]");
+  if (v3_norm(mo->axis) > 0) v3_scale(mo->axis, 1.0 / v3_norm(mo->axis), mo->axis);
+  TRY(reader_get_vector(r, m, mp, "amplitude", OPTIONAL, 3, ANY_NUMBER,
+                        "give the oscillation's displacement amplitude [x, y, z] in m", mo->amplitude));
+  TRY(reader_get_number(r, m, mp, "frequency", v3_norm(mo->amplitude) > 0 ? REQUIRED : OPTIONAL, NON_NEGATIVE,
+                        "give the oscillation's frequency in Hz, >= 0, with its amplitude", &mo->frequency));
+  TRY(reader_get_number(r, m, mp, "start", OPTIONAL, NON_NEGATIVE, "give the time the motion starts in s, >= 0",
+                        &mo->start));
+  TRY(reader_get_number(r, m, mp, "end", OPTIONAL, NON_NEGATIVE,
+                        "give the time the motion stops in s, after start (leave it out: it never stops)", &mo->end));
+  if (!(mo->end > mo->start))
+    return reader_fail(r, reader_field(r, m, mp, "end", np), np,
+                       "the motion ends at %g s, not after it starts (%g s); give an end later than start, or leave it "
+                       "out",
+                       mo->end, mo->start);
+  /* the reference point over [0, time.end], sampled finely enough to see each oscillation's peaks */
+  for (int a = 0; a < 3; a++) {
+    lo[a] = sc->domain_min[a];
+    hi[a] = sc->domain_max[a];
+  }
+  mo->reach = 0;
+  for (int c = 0; c < 8; c++) {
+    const double corner[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+    double d[3];
+    v3_sub(d, corner, mo->axis_point);
+    mo->reach = fmax(mo->reach, v3_norm(d));
+  }
+  nsample = (int64_t)fmin(1e6, fmax(1000.0, 40 * mo->frequency * sc->time_end));
+  for (int64_t k = 0; k <= nsample; k++) {
+    const double t = sc->time_end * (double)k / (double)nsample;
+    double       x[3];
+    wall_motion_point(mo, t, w->center, x);
+    for (int a = 0; a < 3; a++)
+      if (!(x[a] >= lo[a] && x[a] <= hi[a]))
+        return reader_fail(r, m, mp,
+                           "carries the wall's %s out of the domain: at t = %g s it is at [%g, %g, %g]; change the "
+                           "motion (velocity, end, amplitude) or widen the domain",
+                           w->type == WALL_PLANE ? "point" : "centre", t, x[0], x[1], x[2]);
+  }
+  return 0;
+}
 
 int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const types[]      = {"plane", "box", NULL};
-  static const char *const plane_keys[] = {"type", "point", "normal", "material", NULL};
-  static const char *const box_keys[] = {"type", "center", "half_extents", "material", "velocity", "orientation", NULL};
+  static const char *const types[] = {"plane", "box", "cylinder", NULL}; /* in WallType's order */
   const char              *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
-  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t             *list, *m;
   int                      n;
   TRY(reader_get_list(r, root, "", "walls", OPTIONAL, hint, &list, kp));
@@ -26,33 +167,24 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   for (int i = 0; i < n; i++) {
     Wall *w    = &sc->walls[i];
     int   type = -1;
-    TRY(reader_get_entry(r, list, kp, i, "write {type: plane, ...} or {type: box, ...}", &m, ip));
-    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane or box", &type));
+    TRY(
+      reader_get_entry(r, list, kp, i, "write {type: plane, ...}, {type: box, ...} or {type: cylinder, ...}", &m, ip));
+    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane, box or cylinder", &type));
     w->type    = (WallType)type;
     w->quat[0] = 1;
-    if (w->type == WALL_PLANE) {
-      TRY(reader_check_keys(r, m, ip, plane_keys));
-      TRY(reader_get_vector(r, m, ip, "point", REQUIRED, 3, ANY_NUMBER, "give a point on the plane [x, y, z] (m)",
-                            w->point));
-      TRY(reader_get_vector(r, m, ip, "normal", REQUIRED, 3, ANY_NUMBER,
-                            "give the outward normal [x, y, z] (bodies live on its side)", w->normal));
-      if (v3_norm(w->normal) == 0)
-        return reader_fail(r, reader_field(r, m, ip, "normal", np), np,
-                           "must not be the zero vector; give the outward normal, e.g. [0, 0, 1]");
-      v3_scale(w->normal, 1.0 / v3_norm(w->normal), w->normal);
-      v3_copy(w->center, w->point);
-    } else {
-      TRY(reader_check_keys(r, m, ip, box_keys));
-      TRY(
-        reader_get_vector(r, m, ip, "center", REQUIRED, 3, ANY_NUMBER, "give the box centre [x, y, z] (m)", w->center));
-      TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
-                            "give the box half extents [a, b, c] in m, each > 0", w->half_extents));
-      TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
-                            "give the prescribed velocity [x, y, z] in m/s", w->velocity));
-      TRY(scenario_get_quaternion(r, m, ip, "orientation", w->quat));
-      v3_copy(w->point, w->center);
+    switch (w->type) {
+    case WALL_PLANE:
+      TRY(read_plane_wall(r, m, ip, w));
+      break;
+    case WALL_BOX:
+      TRY(read_box_wall(r, m, ip, w));
+      break;
+    case WALL_CYLINDER:
+      TRY(read_cylinder_wall(r, m, ip, w));
+      break;
     }
     TRY(scenario_get_material(r, sc, m, ip, &w->material));
+    TRY(read_wall_motion(r, m, ip, sc, w));
     sc->wall_lines[i] = reader_line(m);
     sc->n_walls       = i + 1;
   }

@@ -1,6 +1,7 @@
 /* See step/emitter.h. */
 #include "step/emitter.h"
 #include "base/random.h"
+#include "collision/cylinder_contact.h"
 #include "base/vec3.h"
 #include <math.h>
 
@@ -39,10 +40,14 @@ static int overlaps(const EmitterSphere *c, const EmitterSphere *others, long n)
   return 0;
 }
 
+/* Whether sphere c reaches into a plane or cylinder wall (box walls: emitters are not checked
+ * against them). */
 static int in_plane_wall(const EmitterSphere *c, const Wall *walls, int nwalls)
 {
   for (int k = 0; k < nwalls; k++) {
-    double d[3];
+    double       d[3];
+    ContactPoint cp;
+    if (walls[k].type == WALL_CYLINDER && narrow_cylinder_sphere(&walls[k], c->x, c->r, 0, &cp)) return 1;
     if (walls[k].type != WALL_PLANE) continue;
     v3_sub(d, c->x, walls[k].point);
     if (v3_dot(d, walls[k].normal) < c->r) return 1;

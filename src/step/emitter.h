@@ -5,7 +5,7 @@
  * Placement: each new sphere gets a radius from the size distribution (fixed, uniform, or normal
  * truncated to [min, max] by redrawing), a centre uniform in the region shrunk by that radius, and
  * the velocity plus a uniform part in [-spread, spread] per axis; a centre that would overlap a
- * body already near the region, a sphere placed earlier in the step, or a plane wall is redrawn
+ * body already near the region, a sphere placed earlier in the step, or a plane or cylinder wall is redrawn
  * (up to EMITTER_TRIES times; a sphere that does not fit is left for the next step, so a full
  * region delays bodies but never overlaps them).
  * Determinism: the draws come from a splitmix64 stream seeded by (seed, emitter index, step), and
@@ -25,7 +25,7 @@ typedef struct {
 /* Bodies e should have made by time t. */
 long emitter_due(const EmitterSpec *e, double t);
 /* The radius, centre and velocity of up to n new spheres of emitter `index` in step `step`, not
- * overlapping near[0 .. nnear) (in id order) nor the plane walls. Returns how many it placed
+ * overlapping near[0 .. nnear) (in id order) nor the plane and cylinder walls. Returns how many it placed
  * (at most n) in out[] and vel[]. */
 int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear,
                   const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3]);

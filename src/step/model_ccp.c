@@ -125,7 +125,7 @@ static PetscErrorCode Detect(Simulation sim, StepWork *w)
 /* The solver bodies as the CCP solve reads them (CCPBodyFn), computed from the body store whenever
  * the solve asks (a few times per solve) instead of copied beside its packed records: the bodies
  * [0, nb) with their free velocities (bodies/integrator.h), then the walls (immovable, at their
- * prescribed velocity), then the joints' ground. */
+ * prescribed velocity and angular velocity), then the joints' ground. */
 typedef struct {
   Simulation sim;
   PetscInt   nb;
@@ -147,8 +147,8 @@ static void SolverBodyAt(void *ctx, PetscInt i, double *inv_mass, double inv_ine
     const Wall *wall = &sim->walls[i - sb->nb];
     im               = 0;
     for (int c = 0; c < 6; c++) I[c] = 0;
-    for (int c = 0; c < 3; c++) vf[c] = wall->velocity[c];
-    for (int c = 3; c < 6; c++) vf[c] = 0;
+    for (int c = 0; c < 3; c++) vf[c] = wall->velocity[c]; /* at its reference point (detect.c's ra) */
+    for (int c = 0; c < 3; c++) vf[3 + c] = wall->omega[c];
   } else JointsGround(&im, I, vf);
   if (inv_mass) *inv_mass = im;
   if (inv_inertia) memcpy(inv_inertia, I, sizeof(I));

@@ -38,6 +38,7 @@
 #include "base/random.h"
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
+#include "collision/cylinder_contact.h"
 #include "ccp/packed_inertia.h"
 #include "ccp/solver.h"
 #include "base/vec3.h"
@@ -278,6 +279,7 @@ static double sphere_wall_gap(const Wall *w, const double c[3], double r)
 {
   ContactPoint cp = {.phi = NAN}; /* no point (a NaN centre): the gap is NaN too */
   if (w->type == WALL_PLANE) narrow_plane_sphere(w->point, w->normal, c, r, HUGE_VAL, &cp);
+  else if (w->type == WALL_CYLINDER) narrow_cylinder_sphere(w, c, r, HUGE_VAL, &cp);
   else narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, HUGE_VAL, &cp);
   return cp.phi;
 }
@@ -507,7 +509,9 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
     if (s->shape[i] == SHAPE_SPHERE || boxes) gap = sphere_wall_gap(w, x, r); /* boxes: the body's bounding sphere */
     else {
       ContactPoint cp[NARROW_MAX_POINTS];
-      const int    np = narrow_plane_box(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
+      const int    np = w->type == WALL_CYLINDER
+                        ? narrow_cylinder_box(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp)
+                        : narrow_plane_box(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
       for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
     }
     if (boxes ? gap < 0 : gap < -START_OVERLAP_FRACTION * r) {

@@ -2,6 +2,7 @@
  * destruction and the queries. The time step is step/step.c. */
 #include "step/simulation_impl.h"
 #include "step/population.h"
+#include "bodies/wall_motion.h"
 #include "base/log_events.h"
 
 static const ContactModelOps *ModelOf(const Scenario *sc)
@@ -77,6 +78,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   PetscCall(BodyStoreCreate(&sim->bodies));
   PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
+  SimulationWallsAtTime(sim);
   PetscCall(PetscCalloc1(sim->sc.n_emitters + 1, &sim->emitted));
   PetscCall(ContactSetCreate(&sim->contacts));
   sim->contacts.no_impulses     = (PetscBool)!sim->model->impulses;
@@ -209,4 +211,10 @@ void SimulationGhostCounts(Simulation sim, PetscInt64 *builds, PetscInt64 *updat
 {
   *builds  = sim->place.ghost_builds;
   *updates = sim->place.ghost_updates;
+}
+
+void SimulationWallsAtTime(Simulation sim)
+{
+  for (int k = 0; k < sim->sc.n_walls; k++)
+    if (sim->sc.walls[k].motion.moving) wall_pose_at(&sim->sc.walls[k], sim->time, sim->sc.time_step, &sim->walls[k]);
 }

@@ -47,7 +47,7 @@ struct _p_Simulation {
   PetscMPIInt   size;     /* ranks */
   Scenario      sc;       /* owned: the simulation frees it */
   BodyStore     bodies;   /* owned bodies, then this step's ghosts */
-  Wall         *walls;    /* copy of sc.walls; moving boxes advance with their velocity */
+  Wall         *walls;    /* sc.walls now: boxes advanced by their velocity, motions at time */
   ContactSet    contacts; /* this step's contacts and joint blocks, by key */
   ImpulseMemory memory;   /* by key: what the model remembers from the last step (CCP:
                              impulses for the warm start; penalty: friction history) */
@@ -76,6 +76,9 @@ struct _p_Simulation {
 PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *sim, char *err, size_t errlen);
 /* The owned bodies were added, removed or reordered: what was prepared by index is stale. */
 void SimulationBodiesRearranged(Simulation sim);
+/* The walls with a prescribed motion put at sim->time, with their velocities for the step that
+ * starts there (bodies/wall_motion.h); the others are left as they are. Not collective. */
+void SimulationWallsAtTime(Simulation sim);
 /* Whether a body at x lies in the domain (bodies that leave it are removed). */
 static inline PetscBool SimulationInDomain(Simulation sim, const double x[3])
 {

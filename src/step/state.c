@@ -218,7 +218,8 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   sim->run_id             = st->run_id;
   sim->last.step          = sim->step;
   sim->last.time          = sim->time;
-  sim->last.bodies        = st->bodies_total;
+  SimulationWallsAtTime(sim); /* the centres stored for walls with a motion are these, bit for bit */
+  sim->last.bodies = st->bodies_total;
   for (int64_t k = 0; k < st->n_emitters; k++) sim->emitted[k] = st->emitted[k];
   PetscCall(PlacementSetUpHalo(sim, serr, sizeof(serr)));
   if (serr[0]) {

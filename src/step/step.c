@@ -34,6 +34,7 @@ PetscErrorCode SimulationStep(Simulation sim)
   PetscCall(PlacementEnd(sim, &w));   /* bodies out of the domain removed, balancing, migration */
   sim->step++;
   sim->time = sim->step * sim->sc.time_step; /* no drift from summing h */
+  SimulationWallsAtTime(sim);                /* the moving walls' pose: a function of the time */
   PetscCall(PetscLogEventEnd(CCPDEM_EVENT_INTEGRATE, 0, 0, 0, 0));
   t3 = MPI_Wtime();
 

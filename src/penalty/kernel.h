@@ -27,7 +27,7 @@ struct PenaltySide {
   double vel[3], mass;           /* world (m/s), kg; a wall: infinite mass */
   double omega[3], inertia;      /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
   double kappa;                  /* surface curvature of a sphere, 1 / radius; else 0 */
-  int    material, shape;        /* shape: ShapeKind, or -1 for a plane wall, -2 for a box wall */
+  int    material, shape;        /* shape: ShapeKind, or -1 for a plane or mesh wall, -2 for a box wall */
   int    wall;
   double inv_mass; /* 1 / mass, for the integrator (step/step.c); a wall: 0 */
 };

@@ -252,8 +252,8 @@ PetscErrorCode StlRead(const char *path, StlTriangles *t, char *err, size_t errl
     }
     if (memchr(buf, 0, size)) {
       fail(err, errlen,
-           "%s: starts with 'solid' but holds binary data whose size does not match its triangle count (%u declared, "
-           "%zu bytes for %zu); the file is truncated or not STL",
+           "%s: starts with 'solid' but holds binary data, and its header declares %u triangles (%zu bytes) while the "
+           "file has %zu bytes: a truncated binary STL or not STL; repair or re-export the mesh",
            path, size >= STL_HEADER ? le32((const unsigned char *)buf + 80) : 0u,
            size >= STL_HEADER ? STL_HEADER + (size_t)STL_RECORD * le32((const unsigned char *)buf + 80) : (size_t)0,
            size);

@@ -103,48 +103,58 @@ static void triangle_features(const TriMesh *m, PetscInt t, const double c[3], d
                               TriFeatureContact *out, int *n)
 {
   const double     *nrm = m->normal + 3 * (size_t)t;
-  double            b[3];
+  double            b[3], h;
   TriFeatureContact f;
 
+  {
+    const double *a = m->v + 3 * (size_t)m->tri[3 * t], reach = r + envelope;
+    double        d[3], rho;
+    v3_sub(d, c, a);
+    h = v3_dot(d, nrm);                    /* signed height of c above the face's plane */
+    if (!(fabs(h) - r < envelope)) return; /* every point of t is at least |h| from c */
+    /* the points of the plane within reach of c lie within rho of c's projection: t's box must meet that disk's */
+    rho = sqrt(PetscMax(reach * reach - h * h, 0.0));
+    for (int k = 0; k < 3; k++) {
+      const double q = c[k] - h * nrm[k];
+      if (q + rho < m->tri_box[6 * t + k] || q - rho > m->tri_box[6 * t + 3 + k]) return;
+    }
+  }
   tricontact_barycentric(m, t, c, b);
   if (b[0] > TRICONTACT_EPS && b[1] > TRICONTACT_EPS && b[2] > TRICONTACT_EPS) {
-    const double *a = m->v + 3 * (size_t)m->tri[3 * t];
-    double        d[3], h;
-    v3_sub(d, c, a);
-    h = v3_dot(d, nrm); /* signed height of c above the face */
-    if (fabs(h) - r < envelope) {
-      f.kind  = TRI_FEATURE_FACE;
-      f.index = (int32_t)t;
-      if (h >= 0) v3_copy(f.pt.n, nrm);
-      else v3_scale(f.pt.n, -1.0, nrm);
-      v3_copy(f.pt.p1, c);
-      v3_axpy(f.pt.p1, -h, nrm);
-      v3_copy(f.pt.p2, c);
-      v3_axpy(f.pt.p2, -r, f.pt.n);
-      f.pt.phi = fabs(h) - r;
-      keep(m, &f, max, out, n);
-    }
+    f.kind  = TRI_FEATURE_FACE;
+    f.index = (int32_t)t;
+    if (h >= 0) v3_copy(f.pt.n, nrm);
+    else v3_scale(f.pt.n, -1.0, nrm);
+    v3_copy(f.pt.p1, c);
+    v3_axpy(f.pt.p1, -h, nrm);
+    v3_copy(f.pt.p2, c);
+    v3_axpy(f.pt.p2, -r, f.pt.n);
+    f.pt.phi = fabs(h) - r;
+    keep(m, &f, max, out, n);
     return; /* inside the face: no edge or vertex of t is closest */
   }
+  if (!m->tri_owns[t]) return;
   for (int k = 0; k < 3; k++) {
+    if (!(m->tri_owns[t] & (1u << k))) continue; /* another triangle owns the edge */
     const int32_t e = m->tri_edge[3 * t + k];
-    if (m->edge_tri[m->edge_tri_start[e]] != t) continue; /* another triangle owns it */
-    const double s = tricontact_edge_parameter(m, e, c);
-    if (!(s > TRICONTACT_EPS && s < 1.0 - TRICONTACT_EPS) || !outside_faces_of_edge(m, e, c)) continue;
+    const double  s = tricontact_edge_parameter(m, e, c);
+    if (!(s > TRICONTACT_EPS && s < 1.0 - TRICONTACT_EPS)) continue;
     const double *a = m->v + 3 * (size_t)m->edge_v[2 * e], *bv = m->v + 3 * (size_t)m->edge_v[2 * e + 1];
     double        q[3], ab[3];
     v3_sub(ab, bv, a);
     v3_copy(q, a);
     v3_axpy(q, s, ab);
-    if (!point_contact(q, nrm, c, r, envelope, &f.pt)) continue;
+    /* the gap first: it rules out most edges near a sphere for less than the region's test */
+    if (!point_contact(q, nrm, c, r, envelope, &f.pt) || !outside_faces_of_edge(m, e, c)) continue;
     f.kind  = TRI_FEATURE_EDGE;
     f.index = e;
     keep(m, &f, max, out, n);
   }
   for (int k = 0; k < 3; k++) {
     const int32_t v = m->tri[3 * t + k];
-    if (m->vert_owner[v] != t || !beyond_vertex(m, v, c)) continue;
-    if (!point_contact(m->v + 3 * (size_t)v, nrm, c, r, envelope, &f.pt)) continue;
+    if (!(m->tri_owns[t] & (1u << (3 + k))) || !point_contact(m->v + 3 * (size_t)v, nrm, c, r, envelope, &f.pt) ||
+        !beyond_vertex(m, v, c))
+      continue;
     f.kind  = TRI_FEATURE_VERTEX;
     f.index = v;
     keep(m, &f, max, out, n);
@@ -168,20 +178,15 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
       for (PetscInt x = a[0]; x <= b[0]; x++) {
         const PetscInt cell = x + m->dims[0] * (y + m->dims[1] * z), at[3] = {x, y, z};
         for (int32_t i = m->cell_start[cell]; i < m->cell_start[cell + 1]; i++) {
-          const int32_t t   = m->cell_tri[i];
-          int           own = 1;
-          /* a triangle in several of the query's cells is taken in the first: the lowest cell of both ranges */
-          for (int k = 0; k < 3; k++) own &= at[k] == PetscMax(a[k], (PetscInt)m->tri_cell_lo[3 * t + k]);
+          const uint32_t entry = m->cell_tri[i];
+          const int32_t  t     = (int32_t)(entry & TRIMESH_ENTRY_TRI);
+          int            own   = 1;
+          /* a triangle in several of the query's cells is taken in the first, the lowest of both ranges per
+             axis: the query's first cell, or a later one where the triangle starts */
+          for (int k = 0; k < 3; k++) own &= at[k] == a[k] || (entry & (TRIMESH_ENTRY_FIRST << k));
           if (!own) continue;
-          double lo[3], hi[3];
-          for (int k = 0; k < 3; k++) {
-            lo[k] = hi[k] = m->v[3 * (size_t)m->tri[3 * t] + k];
-            for (int j = 1; j < 3; j++) {
-              lo[k] = PetscMin(lo[k], m->v[3 * (size_t)m->tri[3 * t + j] + k]);
-              hi[k] = PetscMax(hi[k], m->v[3 * (size_t)m->tri[3 * t + j] + k]);
-            }
-            own &= c[k] + reach >= lo[k] && c[k] - reach <= hi[k];
-          }
+          for (int k = 0; k < 3; k++)
+            own &= c[k] + reach >= m->tri_box[6 * t + k] && c[k] - reach <= m->tri_box[6 * t + 3 + k];
           if (own) triangle_features(m, t, c, r, envelope, max, out, &n);
         }
       }

@@ -123,6 +123,13 @@ static PetscErrorCode adjacency(TriMesh *m)
   for (PetscInt v = 0; v < m->nv; v++) m->vert_owner[v] = INT32_MAX;
   for (PetscInt t = m->nt - 1; t >= 0; t--)
     for (int k = 0; k < 3; k++) m->vert_owner[m->tri[3 * t + k]] = (int32_t)t;
+  PetscCall(PetscCalloc1((size_t)m->nt, &m->tri_owns));
+  for (PetscInt t = 0; t < m->nt; t++)
+    for (int k = 0; k < 3; k++) {
+      const int32_t e = m->tri_edge[3 * t + k];
+      if (m->edge_tri[m->edge_tri_start[e]] == t) m->tri_owns[t] |= (uint8_t)(1u << k);
+      if (m->vert_owner[m->tri[3 * t + k]] == t) m->tri_owns[t] |= (uint8_t)(1u << (3 + k));
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,7 +184,8 @@ static PetscErrorCode grid(TriMesh *m)
     ncells *= m->dims[k];
   }
   PetscCall(PetscCalloc1((size_t)ncells + 1, &m->cell_start));
-  PetscCall(PetscMalloc1(3 * (size_t)m->nt, &m->tri_cell_lo));
+  PetscCall(PetscMalloc1(6 * (size_t)m->nt, &m->tri_box));
+  for (PetscInt t = 0; t < m->nt; t++) tri_box(m, t, m->tri_box + 6 * t, m->tri_box + 6 * t + 3);
   for (int pass = 0; pass < 2; pass++) {
     if (pass) {
       for (PetscInt c = 0; c < ncells; c++) m->cell_start[c + 1] += m->cell_start[c];
@@ -191,24 +199,26 @@ static PetscErrorCode grid(TriMesh *m)
       PetscInt a[3], b[3];
       tri_box(m, t, lo, hi);
       for (int k = 0; k < 3; k++) {
-        a[k]                      = trimesh_cell_coord(m, lo[k], k);
-        b[k]                      = trimesh_cell_coord(m, hi[k], k);
-        m->tri_cell_lo[3 * t + k] = (int32_t)a[k];
+        a[k] = trimesh_cell_coord(m, lo[k], k);
+        b[k] = trimesh_cell_coord(m, hi[k], k);
       }
       for (PetscInt z = a[2]; z <= b[2]; z++)
         for (PetscInt y = a[1]; y <= b[1]; y++)
           for (PetscInt x = a[0]; x <= b[0]; x++) {
-            const PetscInt c = x + m->dims[0] * (y + m->dims[1] * z);
-            if (pass) m->cell_tri[m->cell_start[c] + fill[c]++] = (int32_t)t;
+            const PetscInt c     = x + m->dims[0] * (y + m->dims[1] * z);
+            const uint32_t first = (x == a[0] ? TRIMESH_ENTRY_FIRST : 0) | (y == a[1] ? TRIMESH_ENTRY_FIRST << 1 : 0) |
+                                   (z == a[2] ? TRIMESH_ENTRY_FIRST << 2 : 0);
+            if (pass) m->cell_tri[m->cell_start[c] + fill[c]++] = (uint32_t)t | first;
             else m->cell_start[c + 1]++;
           }
     }
   }
   PetscCall(PetscFree(fill));
-  m->bytes = sizeof(*m) + sizeof(double) * 3 * ((size_t)m->nv + (size_t)m->nt) +
-             sizeof(int32_t) * (3 * (size_t)m->nt * 3 + 2 * (size_t)m->ne + ((size_t)m->ne + 1) + 3 * (size_t)m->nt +
-                                ((size_t)m->nv + 1) + 2 * (size_t)m->ne + (size_t)m->nv + (size_t)ncells + 1 +
-                                (size_t)m->cell_start[ncells]);
+  /* doubles: v, normal, tri_box; 4-byte words: tri, tri_edge, edge_tri (3 per triangle each), edge_v, vert_edge
+     (2 per edge each), edge_tri_start, vert_edge_start, vert_owner, cell_start, cell_tri */
+  m->bytes = sizeof(*m) + (size_t)m->nt /* tri_owns */ + sizeof(double) * (3 * (size_t)m->nv + 9 * (size_t)m->nt) +
+             sizeof(int32_t) * (9 * (size_t)m->nt + 4 * (size_t)m->ne + ((size_t)m->ne + 1) + ((size_t)m->nv + 1) +
+                                (size_t)m->nv + ((size_t)ncells + 1) + (size_t)m->cell_start[ncells]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,8 +228,8 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
 
   PetscFunctionBegin;
   *mesh = NULL;
-  PetscCheck(nt > 0 && nt <= INT32_MAX / 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "TriMeshCreate: %" PetscInt_FMT " triangles; give 1 to 2^31 / 3", nt);
+  PetscCheck(nt > 0 && nt <= (PetscInt)TRIMESH_ENTRY_TRI / 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "TriMeshCreate: %" PetscInt_FMT " triangles; give 1 to 2^29 / 3", nt);
   PetscCall(PetscNew(&m));
   m->nt = nt;
   PetscCall(PetscMalloc3(3 * (size_t)nt, &m->tri, 3 * (size_t)nt, &m->normal, 3 * (size_t)nt, &m->tri_edge));
@@ -246,9 +256,10 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscCall(PetscFree3(m->edge_v, m->edge_tri_start, m->edge_tri));
   PetscCall(PetscFree(m->vert_edge_start));
   PetscCall(PetscFree2(m->vert_edge, m->vert_owner));
+  PetscCall(PetscFree(m->tri_owns));
   PetscCall(PetscFree(m->cell_start));
   PetscCall(PetscFree(m->cell_tri));
-  PetscCall(PetscFree(m->tri_cell_lo));
+  PetscCall(PetscFree(m->tri_box));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

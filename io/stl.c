@@ -118,9 +118,9 @@ static char *next_word(Words *w)
 {
   char *start;
   while (is_space(*w->p)) w->line += *w->p++ == '\n';
+  if (!*w->p) return NULL; /* word_line stays the last word's: the end of the file is reported there */
   w->word_line = w->line;
-  if (!*w->p) return NULL;
-  start = w->p;
+  start        = w->p;
   while (*w->p && !is_space(*w->p)) w->p++;
   if (*w->p) {
     w->line += *w->p == '\n';

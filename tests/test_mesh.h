@@ -38,6 +38,26 @@ static inline void TestRectangle(double x0, double y0, double x1, double y1, dou
   for (int k = 0; k < 18; k++) xyz[k] = t[k];
 }
 
+/* The 12 triangles of the box [lo, hi], two per face (split along a diagonal). */
+static inline void TestBoxMesh(const double lo[3], const double hi[3], double xyz[12 * 9])
+{
+  static const int tris[2][3] = {{0, 1, 2}, {0, 2, 3}};
+  int              t          = 0;
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++) {
+      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+      double    q[4][3];
+      for (int k = 0; k < 4; k++) { /* the face's corners, round it */
+        q[k][axis] = side ? hi[axis] : lo[axis];
+        q[k][u]    = (k == 1 || k == 2) ? hi[u] : lo[u];
+        q[k][w]    = k >= 2 ? hi[w] : lo[w];
+      }
+      for (int j = 0; j < 2; j++, t++)
+        for (int c = 0; c < 3; c++)
+          for (int d = 0; d < 3; d++) xyz[9 * t + 3 * c + d] = q[tris[j][c]][d];
+    }
+}
+
 /* Steps scenarios a and b side by side until time t_end; after every step the largest difference
  * of any body's position (m) and velocity (m/s, angular rates times R) between them into *dx and
  * *dv (rank 0's figures, on every rank). Collective. */

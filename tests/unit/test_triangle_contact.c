@@ -19,6 +19,7 @@
 // ctest: labels=unit timeout=60
 #include "collision/triangle_contact.h"
 #include "base/vec3.h"
+#include "test_mesh.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,33 +154,13 @@ static void test_ridge_valley(void)
   PetscCallAbort(PETSC_COMM_SELF, TriMeshDestroy(&m));
 }
 
-/* The 12 triangles of the cube [0, 1]^3, two per face. */
-static void cube(double xyz[12 * 9])
-{
-  int t = 0;
-  for (int axis = 0; axis < 3; axis++)
-    for (int side = 0; side < 2; side++) {
-      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
-      double    q[4][3];
-      for (int k = 0; k < 4; k++) {
-        q[k][axis] = side;
-        q[k][u]    = (k == 1 || k == 2);
-        q[k][w]    = (k >= 2);
-      }
-      const int tris[2][3] = {{0, 1, 2}, {0, 2, 3}};
-      for (int j = 0; j < 2; j++, t++)
-        for (int c = 0; c < 3; c++)
-          for (int d = 0; d < 3; d++) xyz[9 * t + 3 * c + d] = q[tris[j][c]][d];
-    }
-}
-
 static void test_cube(void)
 {
   double            xyz[12 * 9];
   TriMesh          *m;
   TriFeatureContact f[16];
   int               n;
-  cube(xyz);
+  TestBoxMesh((double[]){0, 0, 0}, (double[]){1, 1, 1}, xyz);
   m = mesh_of(12, xyz);
   CHECK(m->nv == 8 && m->ne == 18, "cube: %d vertices, %d edges; expected 8 and 18", (int)m->nv, (int)m->ne);
   n = contacts(m, 0.1, 0.1, 0.1, 0.1, 0.01, f);
@@ -247,13 +228,11 @@ static void test_degenerate(void)
 
 int main(int argc, char **argv)
 {
+  void (*const tests[])(void) = {test_square,    test_fan, test_ridge_valley, test_cube, test_fine_floor_and_pose,
+                                 test_degenerate};
+
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  test_square();
-  test_fan();
-  test_ridge_valley();
-  test_cube();
-  test_fine_floor_and_pose();
-  test_degenerate();
+  for (size_t k = 0; k < sizeof tests / sizeof tests[0]; k++) tests[k]();
   printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
   PetscCall(PetscFinalize());
   return failures != 0;

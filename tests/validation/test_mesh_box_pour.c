@@ -38,26 +38,6 @@ static const char *planes = "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 
                             "  - {type: plane, point: [0, -0.1, 0], normal: [0, 1, 0], material: grit}\n"
                             "  - {type: plane, point: [0, 0.1, 0], normal: [0, -1, 0], material: grit}\n";
 
-/* The 12 triangles of the box [lo, hi], two per face. */
-static void box_mesh(const double lo[3], const double hi[3], double xyz[12 * 9])
-{
-  int t = 0;
-  for (int axis = 0; axis < 3; axis++)
-    for (int side = 0; side < 2; side++) {
-      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
-      double    q[4][3];
-      for (int k = 0; k < 4; k++) {
-        q[k][axis] = side ? hi[axis] : lo[axis];
-        q[k][u]    = (k == 1 || k == 2) ? hi[u] : lo[u];
-        q[k][w]    = k >= 2 ? hi[w] : lo[w];
-      }
-      const int tris[2][3] = {{0, 1, 2}, {0, 2, 3}};
-      for (int j = 0; j < 2; j++, t++)
-        for (int c = 0; c < 3; c++)
-          for (int d = 0; d < 3; d++) xyz[9 * t + 3 * c + d] = q[tris[j][c]][d];
-    }
-}
-
 typedef struct {
   PetscInt n;
   double   mean_z, outside, max_speed;
@@ -114,7 +94,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(TestSlabsAlongX("0"));
   snprintf(stl, sizeof stl, "test_mesh_box_pour_np%d.stl", size);
-  box_mesh(lo, hi, xyz);
+  TestBoxMesh(lo, hi, xyz);
   PetscCall(TestWriteStl(stl, 12, xyz));
   snprintf(wall, sizeof wall, "  - {type: mesh, file: %s, material: grit}\n", stl);
   snprintf(yaml[0], sizeof yaml[0], scenario, planes);

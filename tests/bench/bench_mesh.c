@@ -1,14 +1,15 @@
 /* Mesh-wall benchmark (issue 35; a program, not a test): the detection cost per body of a floor
  * of about 10^5 triangles against the same floor as a plane wall.
  *
- * The floor [-L, L]^2 (L = 0.5 m) is an STL file of n x n squares, two triangles each (n = 224:
- * 100352 triangles of 4.5 mm); on it a lattice of spheres (r = 5 mm, spacing 10.5 mm), the lowest
- * layer resting on the floor, -layers deep (default 2). Every body is tested against the wall (the
- * mesh's bounding sphere holds them all), so each costs a grid query. Prints the mesh's build time
- * and memory (replicated on every rank) and, for each wall, the median over -reps CollisionDetect
- * calls (broadphase, wall tests, narrowphase, contact records) per body, and their ratio (target:
- * within 1.5).
- * Usage: bench_mesh [-n SQUARES_PER_SIDE] [-layers K] [-reps R] */
+ * The floor [-L, L]^2 (-half L, default 0.5 m) is an STL file of n x n squares, two triangles each
+ * (n = 224: 100352 triangles, of 4.5 mm at L = 0.5 m); on its middle [-0.49, 0.49]^2 a lattice of
+ * spheres (r = 5 mm, spacing 10.5 mm), the lowest layer resting on the floor, -layers deep (default 2).
+ * The cost of a query grows with the triangles within a sphere's reach (about 8 at the default
+ * size), not with the mesh's size: -half 5 gives the same count of triangles ten times larger. Every body is tested
+ * against the wall (the mesh's bounding sphere holds them all), so each costs a grid query. Prints the mesh's build
+ * time and memory (replicated on every rank) and, for each wall, the median over -reps CollisionDetect calls
+ * (broadphase, wall tests, narrowphase, contact records) per body, and their ratio (target: within 1.5). Usage:
+ * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] */
 #include "../test_mesh.h"
 #include "collision/detect.h"
 #include "collision/trimesh.h"
@@ -64,7 +65,8 @@ static PetscErrorCode time_detect(Simulation sim, PetscInt reps, double *median,
 int main(int argc, char **argv)
 {
   PetscInt       n = 224, layers = 2, reps = 21, nt, contacts[2];
-  const double   L = 0.5, r = 0.005;
+  double         L = 0.5;
+  const double   r = 0.005;
   double        *xyz, sec[2];
   static char    yaml[2][4096];
   const char    *walls[2] = {"{type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}",
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-layers", &layers, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-half", &L, NULL));
   nt = 2 * n * n;
   PetscCall(PetscMalloc1(9 * (size_t)nt, &xyz));
   for (PetscInt i = 0; i < n; i++)
@@ -86,7 +89,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFree(xyz));
   for (int w = 0; w < 2; w++)
     snprintf(yaml[w], sizeof yaml[w],
-             "domain: {min: [-0.5, -0.5, -0.05], max: [0.5, 0.5, 0.5]}\n"
+             "domain: {min: [%.17g, %.17g, -0.05], max: [%.17g, %.17g, 0.5]}\n"
              "time: {step: 0.001, end: 0.01}\n"
              "contact: {model: ccp, envelope: 0.0005}\n"
              "materials:\n"
@@ -96,7 +99,7 @@ int main(int argc, char **argv)
              "fills:\n"
              "  - {type: lattice, region: {min: [-0.49, -0.49, 0], max: [0.49, 0.49, %.17g]}, radius: %g, spacing: "
              "0.0105, material: m}\n",
-             walls[w], 2 * r + 0.0105 * (double)(layers - 1) + 1e-9, r);
+             -L, -L, L, L, walls[w], 2 * r + 0.0105 * (double)(layers - 1) + 1e-9, r);
   PetscCall(PetscTime(&t0));
   PetscCall(TestSimulationFromText(yaml[1], &sim[1]));
   PetscCall(PetscTime(&t1));

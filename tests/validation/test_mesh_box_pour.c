@@ -12,8 +12,9 @@
  *    centimetres.
  *  - At rest at the end: no sphere faster than 1e-3 m/s (measured 1e-6 and 2e-6 m/s; a bed still
  *    settling after 0.8 s moves at 0.1 m/s).
- * On 2 ranks (cut x = 0 through the bed) the same checks hold, and the mesh box's mean height is
- * also compared with a 1-rank run of it on rank 0 within the same 5 mm. */
+ * On 2 ranks (cut x = 0 through the bed) the mesh box's bed must pass the same checks and its mean
+ * height match a 1-rank run of it on rank 0 within the same 5 mm (the planes' run is the 1-rank
+ * instance's). */
 // ctest: timeout=900 ranks=2
 #include "test_mesh.h"
 
@@ -100,19 +101,22 @@ int main(int argc, char **argv)
   snprintf(yaml[0], sizeof yaml[0], scenario, planes);
   snprintf(yaml[1], sizeof yaml[1], scenario, wall);
 
-  PetscCall(pour(PETSC_COMM_WORLD, yaml[0], &bed[0]));
   PetscCall(pour(PETSC_COMM_WORLD, yaml[1], &bed[1]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "box of 6 planes: mean height %.5f m, reach beyond the faces %.2e m, largest speed %.2e m/s\n"
-                        "box mesh of 12 triangles: mean height %.5f m, reach beyond the faces %.2e m, largest speed "
-                        "%.2e m/s\n",
-                        bed[0].mean_z, bed[0].outside, bed[0].max_speed, bed[1].mean_z, bed[1].outside,
-                        bed[1].max_speed));
-  check_bed("planes", &bed[0]);
+                        "box mesh of 12 triangles on %d rank(s): mean height %.5f m, reach beyond the faces %.2e m, "
+                        "largest speed %.2e m/s\n",
+                        size, bed[1].mean_z, bed[1].outside, bed[1].max_speed));
   check_bed("mesh", &bed[1]);
-  CHECK(fabs(bed[1].mean_z - bed[0].mean_z) < 5e-3, "the mesh box's bed is %.3e m higher than the planes' (bound 5e-3)",
-        bed[1].mean_z - bed[0].mean_z);
-  if (size > 1) {
+  if (size == 1) { /* the planes' reference: on one rank (the ranks' agreement is checked below) */
+    PetscCall(pour(PETSC_COMM_WORLD, yaml[0], &bed[0]));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD,
+                  "box of 6 planes: mean height %.5f m, reach beyond the faces %.2e m, largest speed %.2e m/s\n",
+                  bed[0].mean_z, bed[0].outside, bed[0].max_speed));
+    check_bed("planes", &bed[0]);
+    CHECK(fabs(bed[1].mean_z - bed[0].mean_z) < 5e-3,
+          "the mesh box's bed is %.3e m higher than the planes' (bound 5e-3)", bed[1].mean_z - bed[0].mean_z);
+  } else {
     Bed serial;
     PetscCall(TestSerialReference());
     if (!rank) {

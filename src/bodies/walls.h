@@ -12,8 +12,11 @@
 typedef enum {
   WALL_PLANE    = 0,
   WALL_BOX      = 1,
-  WALL_CYLINDER = 2
+  WALL_CYLINDER = 2,
+  WALL_MESH     = 3
 } WallType;
+
+struct TriMesh; /* collision/trimesh.h */
 
 /* A prescribed motion, active for start <= t < end (before: the initial pose; after: the pose at
  * end). With tau = min(max(t, start), end) - start the motion moves every point x of the wall to
@@ -47,6 +50,12 @@ typedef struct {
   double     travel;          /* bound on how far any wall point within the domain moved since t = 0 (m) */
   int        material;        /* index into the scenario's materials */
   WallMotion motion;          /* prescribed motion; motion.moving 0: none */
+  /* mesh: the triangles of file (scaled by scale) placed at center with orientation quat: world =
+   * R(quat) reference + center. file: the path as the scenario resolved it, owned by the scenario;
+   * mesh: loaded by step/ (step/wall_meshes.h) and owned there, NULL until then. */
+  char                 *file;
+  double                scale;
+  const struct TriMesh *mesh;
 } Wall;
 
 /* Global id of wall k in contact keys: negative, so a wall is always body A of its contacts. */

@@ -17,14 +17,16 @@
  *    appends keep the set's order flag: contact/contact_set.h).
  *
  * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h).
- * Box-box contacts (two box bodies, or a box body and a box wall) are not supported: such pairs
- * are skipped here, and the scenario checker rejects scenarios that could produce them.
+ * Box-box contacts (two box bodies, or a box body and a box wall) and box bodies on mesh walls are
+ * not supported: such pairs are skipped here, and the scenario checker rejects scenarios that could
+ * produce them.
  *
  * The staging buffers are slots of the broadphase's pool (base/scratch_pool.h): in a simulation, the
  * solver's vectors, which are dead during detection, so they are neither fresh pages every step
  * nor extra peak memory. */
 #include "collision/detect.h"
 #include "collision/detect_impl.h"
+#include "collision/triangle_contact.h"
 #include <string.h>
 
 /* Points between bodies A and B (storage indices), normal from A to B. */
@@ -64,6 +66,10 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
   if (w->type == WALL_CYLINDER) {
     if (s->shape[B] == SHAPE_SPHERE) return narrow_cylinder_sphere(w, xb, sb[0], envelope, pts);
     return narrow_cylinder_box(w, xb, qb, sb, envelope, pts);
+  }
+  if (w->type == WALL_MESH) {
+    if (s->shape[B] == SHAPE_SPHERE) return narrow_mesh_sphere(w->mesh, w->center, w->quat, xb, sb[0], envelope, pts);
+    return 0; /* mesh wall - box body: not supported */
   }
   if (s->shape[B] == SHAPE_SPHERE)
     return narrow_box_sphere(w->center, w->quat, w->half_extents, xb, sb[0], envelope, pts);
@@ -214,7 +220,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
       rec[npairs++] = (PairRecord){collision_pair_key(&range, wall_global_id(k), s->id[i]), (int32_t)(nb + k),
                                    (int32_t)i};
-      max_points += s->shape[i] == SHAPE_SPHERE ? 1 : NARROW_MAX_POINTS;
+      max_points += collision_wall_max_points(&set->walls[k], (ShapeKind)s->shape[i]);
     }
 
   PetscCall(collision_sort_pairs(s, nb, &range, npairs, rec, tmp, &sorted));

@@ -6,6 +6,7 @@
 #include "collision/detect.h"
 #include "collision/narrowphase.h"
 #include "collision/cylinder_contact.h"
+#include "collision/trimesh.h"
 #include "base/vec3.h"
 
 /* One contact point before the final ordering. */
@@ -30,8 +31,21 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
     return v3_dot(d, w->normal) - r < envelope;
   }
   if (w->type == WALL_CYLINDER) return cylinder_may_touch(w, x, r, envelope);
+  if (w->type == WALL_MESH) { /* the mesh's bounding sphere, placed by the wall's pose */
+    double c[3];
+    quat_rotate(c, w->quat, w->mesh->centre);
+    v3_add(c, c, w->center);
+    v3_sub(d, x, c);
+    return v3_norm(d) - r - w->mesh->radius < envelope;
+  }
   v3_sub(d, x, w->center);
   return v3_norm(d) - r - v3_norm(w->half_extents) < envelope;
+}
+
+/* The most points wall w and a body of this shape give (a box body and a mesh give none: not supported). */
+static inline int collision_wall_max_points(const Wall *w, ShapeKind shape)
+{
+  return shape == SHAPE_SPHERE && w->type != WALL_MESH ? 1 : NARROW_MAX_POINTS;
 }
 
 /* Points between bodies A and B (storage indices), normal from A to B; returns how many. */

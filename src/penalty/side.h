@@ -57,7 +57,9 @@ static inline void penalty_side_of_wall(const Wall *w, PenaltySide *o)
   o->mass = o->inertia = INFINITY;
   o->inv_mass          = 0;
   o->material          = w->material;
-  o->shape             = w->type == WALL_PLANE ? -1 : w->type == WALL_BOX ? -2 : -3;
+  o->shape             = w->type == WALL_BOX      ? -2
+                       : w->type == WALL_CYLINDER ? -3
+                                                  : -1; /* a mesh is flat where a sphere touches it */
   o->kappa             = 0;
   o->wall              = 1;
 }

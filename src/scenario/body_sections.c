@@ -46,6 +46,37 @@ static int read_box_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wa
   return 0;
 }
 
+/* walls[i] of type mesh: the STL file (a relative path from the scenario's folder), its scale,
+ * position and orientation (mesh frame to world). */
+static int read_mesh_wall(YamlReader *r, Scenario *sc, const yaml_node_t *m, const char *ip, Wall *w)
+{
+  static const char *const keys[] = {"type", "file", "scale", "position", "orientation", "material", NULL};
+  char                     file[SCENARIO_PATH_MAX], kp[KEY_PATH_MAX];
+  const char              *slash = strrchr(sc->path, '/');
+  const int                keep  = slash ? (int)(slash - sc->path) + 1 : 0; /* the scenario's folder, with its '/' */
+  size_t                   n;
+
+  TRY(reader_check_keys(r, m, ip, keys));
+  TRY(reader_get_string(r, m, ip, "file", REQUIRED, "give the STL file of the mesh (relative to the scenario's folder)",
+                        file, sizeof file));
+  if (!file[0])
+    return reader_fail(r, reader_field(r, m, ip, "file", kp), kp, "is empty; give the STL file of the mesh");
+  n = (file[0] == '/' ? 0 : (size_t)keep) + strlen(file) + 1;
+  if (n > SCENARIO_PATH_MAX)
+    return reader_fail(r, reader_field(r, m, ip, "file", kp), kp,
+                       "the path is longer than %d characters; use a shorter one", SCENARIO_PATH_MAX - 1);
+  if (!(w->file = reader_calloc(r, m, ip, n, 1))) return -1;
+  snprintf(w->file, n, "%.*s%s", file[0] == '/' ? 0 : keep, sc->path, file);
+  w->scale = 1;
+  TRY(reader_get_number(r, m, ip, "scale", OPTIONAL, POSITIVE, "give the factor from the file's units to m, > 0",
+                        &w->scale));
+  TRY(reader_get_vector(r, m, ip, "position", OPTIONAL, 3, ANY_NUMBER,
+                        "give where the mesh's origin goes [x, y, z] (m)", w->center));
+  TRY(scenario_get_quaternion(r, m, ip, "orientation", w->quat));
+  v3_copy(w->point, w->center);
+  return 0;
+}
+
 /* walls[i] of type cylinder: axis point and direction, radius, optional length, inside. */
 static int read_cylinder_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wall *w)
 {
@@ -154,7 +185,7 @@ static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip
 
 int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const types[] = {"plane", "box", "cylinder", NULL}; /* in WallType's order */
+  static const char *const types[] = {"plane", "box", "cylinder", "mesh", NULL}; /* in WallType's order */
   const char              *hint = "write walls: [{type: plane, point: [x, y, z], normal: [x, y, z], material: NAME}]";
   char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t             *list, *m;
@@ -167,9 +198,11 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   for (int i = 0; i < n; i++) {
     Wall *w    = &sc->walls[i];
     int   type = -1;
-    TRY(
-      reader_get_entry(r, list, kp, i, "write {type: plane, ...}, {type: box, ...} or {type: cylinder, ...}", &m, ip));
-    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane, box or cylinder", &type));
+    TRY(reader_get_entry(r, list, kp, i,
+                         "write {type: plane, ...}, {type: box, ...}, {type: cylinder, ...} or {type: mesh, ...}", &m,
+                         ip));
+    sc->n_walls = i + 1; /* counted from here on, so that scenario_free frees what it holds */
+    TRY(reader_get_choice(r, m, ip, "type", REQUIRED, types, "give the wall type plane, box, cylinder or mesh", &type));
     w->type    = (WallType)type;
     w->quat[0] = 1;
     switch (w->type) {
@@ -182,11 +215,13 @@ int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     case WALL_CYLINDER:
       TRY(read_cylinder_wall(r, m, ip, w));
       break;
+    case WALL_MESH:
+      TRY(read_mesh_wall(r, sc, m, ip, w));
+      break;
     }
     TRY(scenario_get_material(r, sc, m, ip, &w->material));
     TRY(read_wall_motion(r, m, ip, sc, w));
     sc->wall_lines[i] = reader_line(m);
-    sc->n_walls       = i + 1;
   }
   return 0;
 }

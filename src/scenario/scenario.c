@@ -242,6 +242,7 @@ void scenario_free(Scenario *sc)
 {
   free(sc->text);
   free(sc->materials);
+  for (int k = 0; sc->walls && k < sc->n_walls; k++) free(sc->walls[k].file);
   free(sc->walls);
   free(sc->wall_lines);
   free(sc->bodies);

@@ -39,6 +39,8 @@
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
 #include "collision/cylinder_contact.h"
+#include "collision/triangle_contact.h"
+#include "step/wall_meshes.h"
 #include "ccp/packed_inertia.h"
 #include "ccp/solver.h"
 #include "base/vec3.h"
@@ -274,13 +276,20 @@ static PetscBool grid_overlaps(const FillGrid *g, const double c[3], double r)
   return PETSC_FALSE;
 }
 
-/* Signed gap between a sphere and wall w (negative: penetration). */
+/* Signed gap between a sphere and wall w (negative: penetration). A mesh's is its deepest
+ * contact's, HUGE_VAL where the sphere does not touch it (a search over the whole mesh would cost
+ * its triangles per body). */
 static double sphere_wall_gap(const Wall *w, const double c[3], double r)
 {
   ContactPoint cp = {.phi = NAN}; /* no point (a NaN centre): the gap is NaN too */
   if (w->type == WALL_PLANE) narrow_plane_sphere(w->point, w->normal, c, r, HUGE_VAL, &cp);
   else if (w->type == WALL_CYLINDER) narrow_cylinder_sphere(w, c, r, HUGE_VAL, &cp);
-  else narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, HUGE_VAL, &cp);
+  else if (w->type == WALL_MESH) {
+    ContactPoint pts[NARROW_MAX_POINTS];
+    const int    np = narrow_mesh_sphere(w->mesh, w->center, w->quat, c, r, 0, pts);
+    cp.phi          = isfinite(c[0] + c[1] + c[2]) ? HUGE_VAL : NAN;
+    for (int k = 0; k < np; k++) cp.phi = PetscMin(cp.phi, pts[k].phi);
+  } else narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, HUGE_VAL, &cp);
   return cp.phi;
 }
 
@@ -505,7 +514,7 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
   for (int k = 0; k < sc->n_walls && !err[0]; k++) {
     const Wall *w     = &sc->walls[k];
     double      gap   = HUGE_VAL;
-    PetscBool   boxes = s->shape[i] == SHAPE_BOX && w->type == WALL_BOX ? PETSC_TRUE : PETSC_FALSE;
+    PetscBool   boxes = s->shape[i] == SHAPE_BOX && w->type != WALL_PLANE ? PETSC_TRUE : PETSC_FALSE;
     if (s->shape[i] == SHAPE_SPHERE || boxes) gap = sphere_wall_gap(w, x, r); /* boxes: the body's bounding sphere */
     else {
       ContactPoint cp[NARROW_MAX_POINTS];
@@ -517,7 +526,12 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
     if (boxes ? gap < 0 : gap < -START_OVERLAP_FRACTION * r) {
       origin_key(o, i, key, sizeof key, &line);
       origin_subject(o, i, x, subject, sizeof subject);
-      if (boxes)
+      if (boxes && w->type == WALL_MESH)
+        report(err, errlen, sc, line, key,
+               "%sbox bodies on mesh walls are not supported: the body's bounding sphere (radius %g m) reaches mesh "
+               "walls[%d] (line %d); keep box bodies further than their bounding radius from mesh walls",
+               subject, r, k, sc->wall_lines[k]);
+      else if (boxes)
         report(err, errlen, sc, line, key,
                "%sbox-box contact is not supported: the body's bounding sphere (radius %g m) reaches box walls[%d] "
                "(line %d); keep box bodies further than their bounding radius from box walls, or use plane walls",
@@ -734,7 +748,7 @@ static void check_memory(const Scenario *sc, const double fill_counts[], char *e
            size > 1 ? "s" : "", avail / 1e9);
 }
 
-PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
+static PetscErrorCode Build(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
 {
   PetscInt   *fill_first;
   double      total = sc->n_bodies, *counts;
@@ -785,5 +799,28 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
   if (!err[0]) PetscCall(CheckPopulation(&o, &lim, s, err, errlen));
   if (!err[0] && packed) check_packed_inertia(sc, s, err, errlen);
   PetscCall(PetscFree2(fill_first, counts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size_t errlen)
+{
+  Scenario   loaded   = *sc; /* the same scenario, with walls of its own where meshes are loaded here */
+  WallMeshes meshes   = {0};
+  PetscBool  unloaded = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(errlen > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PopulationBuild: give an error buffer");
+  for (int k = 0; k < sc->n_walls; k++)
+    unloaded = (PetscBool)(unloaded || (sc->walls[k].type == WALL_MESH && !sc->walls[k].mesh));
+  if (!unloaded) {
+    PetscCall(Build(sc, s, err, errlen));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(sc->n_walls, &loaded.walls));
+  PetscCall(PetscArraycpy(loaded.walls, sc->walls, sc->n_walls));
+  PetscCall(WallMeshesLoad(PETSC_COMM_SELF, &loaded, &meshes, err, errlen));
+  if (!err[0]) PetscCall(Build(&loaded, s, err, errlen));
+  PetscCall(WallMeshesDestroy(&meshes));
+  PetscCall(PetscFree(loaded.walls));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -58,6 +58,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   Simulation  sim;
   PetscMPIInt size;
   PetscBool   grid_ok = PETSC_TRUE;
+  WallMeshes  meshes;
 
   PetscFunctionBegin;
   *simp  = NULL;
@@ -68,6 +69,11 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
     scenario_free(sc);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(WallMeshesLoad(comm, sc, &meshes, err, errlen));
+  if (err[0]) {
+    scenario_free(sc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(CcpdemLogEventsRegister());
   PetscCall(PetscNew(&sim));
   sim->comm  = comm;
@@ -75,6 +81,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   sim->sc    = *sc;
   sim->model = ModelOf(&sim->sc);
   PetscCall(PetscMemzero(sc, sizeof(*sc)));
+  sim->meshes = meshes; /* sc.walls point at them */
   PetscCall(BodyStoreCreate(&sim->bodies));
   PetscCall(PetscMalloc1(sim->sc.n_walls + 1, &sim->walls));
   if (sim->sc.n_walls) PetscCall(PetscArraycpy(sim->walls, sim->sc.walls, sim->sc.n_walls));
@@ -152,6 +159,7 @@ PetscErrorCode SimulationDestroy(Simulation *simp)
   PetscCall(JointsDestroy(&sim->joints));
   PetscCall(PlacementDestroy(sim));
   PetscCall(PetscFree(sim->walls));
+  PetscCall(WallMeshesDestroy(&sim->meshes));
   PetscCall(PetscFree(sim->emitted));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));

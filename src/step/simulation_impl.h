@@ -4,6 +4,7 @@
 #define CCPDEM_STEP_SIMULATION_IMPL_H
 #include "step/simulation.h"
 #include "step/contact_model.h"
+#include "step/wall_meshes.h"
 #include "collision/broadphase.h"
 #include "joints/joints.h"
 #include "decomp/ghosts.h"
@@ -48,6 +49,7 @@ struct _p_Simulation {
   Scenario      sc;       /* owned: the simulation frees it */
   BodyStore     bodies;   /* owned bodies, then this step's ghosts */
   Wall         *walls;    /* sc.walls now: boxes advanced by their velocity, motions at time */
+  WallMeshes    meshes;   /* the mesh walls' triangles, which sc.walls and walls point at */
   ContactSet    contacts; /* this step's contacts and joint blocks, by key */
   ImpulseMemory memory;   /* by key: what the model remembers from the last step (CCP:
                              impulses for the warm start; penalty: friction history) */

@@ -1,0 +1,54 @@
+/* Sphere - triangle-mesh contacts by the closest-feature rule.
+ *
+ * A point p (the sphere's centre) is in the region of exactly one feature of a flat or convex
+ * part of a mesh: a face (p projects inside the triangle), an edge (p projects onto the edge's
+ * interior and outside every triangle on the edge, across it) or a vertex (p lies beyond the
+ * vertex along every edge at it). A contact is made with each feature whose region holds p and
+ * whose gap is below the envelope, once: an edge or vertex by its owner triangle only
+ * (collision/trimesh.h). In a concave part (a valley, a box's inside corner) p may lie in several
+ * faces' regions: each is a contact. The tests compare numbers that two triangles compute alike
+ * (the barycentric coordinate of p across a shared edge, the edge's parameter of p at a shared
+ * vertex) with a margin TRICONTACT_EPS, so a point on a shared edge is never in two regions or none.
+ *
+ * Face contacts take the triangle's normal (towards p: meshes are two-sided), edge and vertex
+ * contacts the direction from the closest point to p: on a flat mesh every contact is the plane's. */
+#ifndef CCPDEM_COLLISION_TRIANGLE_CONTACT_H
+#define CCPDEM_COLLISION_TRIANGLE_CONTACT_H
+#include "collision/trimesh.h"
+#include "collision/narrowphase.h"
+
+/* The margin of the region tests (dimensionless: a barycentric coordinate, an edge parameter):
+ * far above their rounding (1e-16 times the ratio of the distance to the triangle's size) and far
+ * below any distance that matters (1e-12 of a triangle's size). */
+#define TRICONTACT_EPS 1e-12
+
+typedef enum {
+  TRI_FEATURE_FACE   = 0,
+  TRI_FEATURE_EDGE   = 1,
+  TRI_FEATURE_VERTEX = 2
+} TriFeatureKind;
+
+typedef struct {
+  TriFeatureKind kind;
+  int32_t        index; /* the triangle, edge or vertex */
+  ContactPoint   pt;    /* the mesh's point p1, the sphere's p2, normal from the mesh to the sphere, gap */
+} TriFeatureContact;
+
+/* Barycentric coordinates b[3] (summing to 1) of the projection of p onto the plane of triangle t
+ * (b[k] belongs to its vertex k). Deterministic: the same bits wherever it is asked. */
+void tricontact_barycentric(const TriMesh *m, PetscInt t, const double p[3], double b[3]);
+/* Parameter s of the point of edge e's line closest to p: 0 at its lower vertex, 1 at the other. */
+double tricontact_edge_parameter(const TriMesh *m, PetscInt e, const double p[3]);
+
+/* The contacts of the sphere (centre c, radius r, in the mesh's frame) with mesh m whose gap is
+ * below the envelope, by the closest-feature rule (above): into out[0 .. max), the deepest when
+ * there are more (ties: the lower feature), then ordered by feature (faces, edges, vertices, each
+ * by index). Returns how many. Not collective; reads m only. */
+int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out);
+
+/* As tricontact_sphere, for mesh m placed at position x with orientation q (w, x, y, z; mesh frame
+ * to world) and a sphere in world coordinates: world points and normals, at most
+ * NARROW_MAX_POINTS, the deepest. Returns how many. */
+int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], const double c[3], double r,
+                       double envelope, ContactPoint *out);
+#endif

@@ -1,0 +1,125 @@
+/* The mesh walls' triangles (contracts in step/wall_meshes.h). */
+#include "step/wall_meshes.h"
+#include "io/stl.h"
+#include "base/vec3.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+static void bad(char *err, size_t errlen, const Scenario *sc, int k, const char *fmt, ...)
+{
+  va_list ap;
+  int     len = snprintf(err, errlen, "%s:%d: key 'walls[%d].file': ", sc->path, sc->wall_lines[k], k);
+  if (len < 0 || (size_t)len >= errlen) return;
+  va_start(ap, fmt);
+  vsnprintf(err + len, errlen - (size_t)len, fmt, ap);
+  va_end(ap);
+}
+
+/* Wall k's triangles on every rank of comm (rank 0 reads the file), scaled; err set alike on every
+ * rank when the file is bad input. */
+static PetscErrorCode read_shared(MPI_Comm comm, const Scenario *sc, int k, StlTriangles *t, char *err, size_t errlen)
+{
+  const Wall *w = &sc->walls[k];
+  PetscMPIInt rank;
+  char        why[SCENARIO_ERR_MAX] = "";
+  PetscInt    n                     = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(t, sizeof(*t)));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    PetscCall(StlRead(w->file, t, why, sizeof why));
+    n = t->n;
+  }
+  PetscCallMPI(MPI_Bcast(why, (PetscMPIInt)sizeof why, MPI_CHAR, 0, comm));
+  if (why[0]) {
+    PetscCall(StlFree(t));
+    bad(err, errlen, sc, k, "%s", why);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Bcast(&n, 1, MPIU_INT, 0, comm));
+  if (rank) {
+    t->n = n;
+    PetscCall(PetscMalloc1(9 * (size_t)n, &t->vertex));
+  }
+  PetscCallMPI(MPI_Bcast(t->vertex, (PetscMPIInt)(9 * n), MPI_DOUBLE, 0, comm)); /* 9 n < 2^31: STL_MAX_TRIANGLES */
+  for (size_t i = 0; i < 9 * (size_t)n; i++) {
+    t->vertex[i] *= w->scale;
+    if (!isfinite(t->vertex[i])) {
+      bad(err, errlen, sc, k, "%s: scale %g makes triangle %zu's coordinates overflow; give a smaller scale", w->file,
+          w->scale, i / 9);
+      PetscCall(StlFree(t));
+      break;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether mesh m placed by wall w reaches the domain (its vertices' world bounding box does). */
+static PetscBool meets_domain(const Scenario *sc, const Wall *w, const TriMesh *m, double lo[3], double hi[3])
+{
+  PetscBool meets = PETSC_TRUE;
+  for (PetscInt v = 0; v < m->nv; v++) {
+    double x[3];
+    quat_rotate(x, w->quat, m->v + 3 * (size_t)v);
+    v3_add(x, x, w->center);
+    for (int k = 0; k < 3; k++) {
+      lo[k] = v ? PetscMin(lo[k], x[k]) : x[k];
+      hi[k] = v ? PetscMax(hi[k], x[k]) : x[k];
+    }
+  }
+  for (int k = 0; k < 3; k++) meets = (PetscBool)(meets && hi[k] >= sc->domain_min[k] && lo[k] <= sc->domain_max[k]);
+  return meets;
+}
+
+PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char *err, size_t errlen)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(wm, sizeof(*wm)));
+  err[0] = 0;
+  wm->n  = sc->n_walls;
+  PetscCall(PetscCalloc1((size_t)wm->n + 1, &wm->mesh));
+  for (int k = 0; k < sc->n_walls && !err[0]; k++) {
+    Wall        *w = &sc->walls[k];
+    StlTriangles t;
+    PetscInt     degenerate;
+    double       lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+
+    if (w->type != WALL_MESH || w->mesh) continue;
+    PetscCall(read_shared(comm, sc, k, &t, err, errlen));
+    if (err[0]) break;
+    PetscCall(TriMeshCreate(t.n, t.vertex, &wm->mesh[k], &degenerate));
+    PetscCall(StlFree(&t));
+    if (degenerate >= 0) {
+      bad(err, errlen, sc, k,
+          "%s: triangle %" PetscInt_FMT " (from 0) has zero area (its corners coincide or lie on one line, at scale "
+          "%g); remove it from the mesh",
+          w->file, degenerate, w->scale);
+      break;
+    }
+    if (!meets_domain(sc, w, wm->mesh[k], lo, hi)) {
+      bad(err, errlen, sc, k,
+          "%s: the mesh (from [%g, %g, %g] to [%g, %g, %g] as placed) lies entirely outside the domain; check the "
+          "wall's position, orientation and scale (the file's units)",
+          w->file, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+      break;
+    }
+    w->mesh = wm->mesh[k];
+    wm->bytes += wm->mesh[k]->bytes;
+  }
+  if (err[0]) {
+    for (int k = 0; k < sc->n_walls; k++)
+      if (wm->mesh[k]) sc->walls[k].mesh = NULL;
+    PetscCall(WallMeshesDestroy(wm));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode WallMeshesDestroy(WallMeshes *wm)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < wm->n; k++) PetscCall(TriMeshDestroy(&wm->mesh[k]));
+  PetscCall(PetscFree(wm->mesh));
+  PetscCall(PetscMemzero(wm, sizeof(*wm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

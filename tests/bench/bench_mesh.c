@@ -1,0 +1,132 @@
+/* Mesh-wall benchmark (issue 35; a program, not a test): the detection cost per body of a floor
+ * of about 10^5 triangles against the same floor as a plane wall.
+ *
+ * The floor [-L, L]^2 (-half L, default 0.5 m) is an STL file of n x n squares, two triangles each
+ * (n = 224: 100352 triangles, of 4.5 mm at L = 0.5 m); on its middle [-0.49, 0.49]^2 a lattice of
+ * spheres (r = 5 mm, spacing 10.5 mm), the lowest layer resting on the floor, -layers deep (default 2).
+ * The cost of a query grows with the triangles within a sphere's reach (about 8 at the default
+ * size), not with the mesh's size: -half 5 gives the same count of triangles ten times larger. Every body is tested
+ * against the wall (the mesh's bounding sphere holds them all), so each costs a grid query. Prints the mesh's build
+ * time and memory (replicated on every rank) and, for each wall, the median over -reps CollisionDetect calls
+ * (broadphase, wall tests, narrowphase, contact records) per body, and their ratio (target: within 1.5). Usage:
+ * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] */
+#include "../test_mesh.h"
+#include "collision/detect.h"
+#include "collision/trimesh.h"
+#include <petsctime.h>
+#include <time.h>
+
+/* This process's CPU seconds: on a shared machine the wall clock counts other processes' turns. */
+static double cpu_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median CPU seconds of one CollisionDetect over the bodies of sim (its walls, envelope, materials). */
+static PetscErrorCode time_detect(Simulation sim, PetscInt reps, double *median, PetscInt *contacts)
+{
+  const Scenario         *sc  = SimulationScenario(sim);
+  const CollisionSettings set = {.envelope  = sc->envelope,
+                                 .materials = sc->materials,
+                                 .walls     = SimulationWalls(sim),
+                                 .nwalls    = sc->n_walls};
+  BodyStore              *s   = SimulationBodies(sim);
+  Broadphase              bp;
+  ContactSet              cs;
+  double                 *t;
+
+  PetscFunctionBegin;
+  PetscCall(BroadphaseCreate(&bp));
+  PetscCall(ContactSetCreate(&cs));
+  PetscCall(PetscMalloc1(reps, &t));
+  PetscCall(CollisionDetect(&set, s, s->n_owned, &bp, &cs)); /* warm: buffers grown */
+  for (PetscInt r = 0; r < reps; r++) {
+    const double t0 = cpu_seconds();
+    PetscCall(CollisionDetect(&set, s, s->n_owned, &bp, &cs));
+    t[r] = cpu_seconds() - t0;
+  }
+  qsort(t, (size_t)reps, sizeof(*t), by_value);
+  *median   = t[reps / 2];
+  *contacts = cs.n;
+  PetscCall(PetscFree(t));
+  PetscCall(ContactSetDestroy(&cs));
+  PetscCall(BroadphaseDestroy(&bp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt       n = 224, layers = 2, reps = 21, nt, contacts[2];
+  double         L = 0.5;
+  const double   r = 0.005;
+  double        *xyz, sec[2];
+  static char    yaml[2][4096];
+  const char    *walls[2] = {"{type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}",
+                             "{type: mesh, file: bench_mesh_floor.stl, material: m}"};
+  Simulation     sim[2];
+  PetscLogDouble t0, t1;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-layers", &layers, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-half", &L, NULL));
+  nt = 2 * n * n;
+  PetscCall(PetscMalloc1(9 * (size_t)nt, &xyz));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++)
+      TestRectangle(-L + 2 * L * i / n, -L + 2 * L * j / n, -L + 2 * L * (i + 1) / n, -L + 2 * L * (j + 1) / n,
+                    xyz + 18 * (n * i + j));
+  PetscCall(TestWriteStl("bench_mesh_floor.stl", (int)nt, xyz));
+  PetscCall(PetscFree(xyz));
+  for (int w = 0; w < 2; w++)
+    snprintf(yaml[w], sizeof yaml[w],
+             "domain: {min: [%.17g, %.17g, -0.05], max: [%.17g, %.17g, 0.5]}\n"
+             "time: {step: 0.001, end: 0.01}\n"
+             "contact: {model: ccp, envelope: 0.0005}\n"
+             "materials:\n"
+             "  - {name: m, density: 2000, friction: 0.5}\n"
+             "walls:\n"
+             "  - %s\n"
+             "fills:\n"
+             "  - {type: lattice, region: {min: [-0.49, -0.49, 0], max: [0.49, 0.49, %.17g]}, radius: %g, spacing: "
+             "0.0105, material: m}\n",
+             -L, -L, L, L, walls[w], 2 * r + 0.0105 * (double)(layers - 1) + 1e-9, r);
+  PetscCall(PetscTime(&t0));
+  PetscCall(TestSimulationFromText(yaml[1], &sim[1]));
+  PetscCall(PetscTime(&t1));
+  PetscCall(TestSimulationFromText(yaml[0], &sim[0]));
+  {
+    const TriMesh *m = SimulationWalls(sim[1])[0].mesh;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "mesh: %" PetscInt_FMT " triangles, %" PetscInt_FMT " vertices, %" PetscInt_FMT
+                          " edges; grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+                          " cells of %.3g mm; %.1f MB on every rank (%.0f bytes per triangle); read and built in "
+                          "%.2f s (with the run's setup)\n",
+                          m->nt, m->nv, m->ne, m->dims[0], m->dims[1], m->dims[2], 1e3 * m->cell, m->bytes / 1e6,
+                          (double)m->bytes / (double)m->nt, t1 - t0));
+  }
+  for (int w = 0; w < 2; w++) PetscCall(time_detect(sim[w], reps, &sec[w], &contacts[w]));
+  {
+    const double nb = (double)SimulationBodies(sim[0])->n_owned;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%.0f bodies (%" PetscInt_FMT " layers), %" PetscInt_FMT " / %" PetscInt_FMT
+                          " contacts (plane / mesh)\n"
+                          "detection per body: plane wall %.1f ns, mesh of %" PetscInt_FMT
+                          " triangles %.1f ns: ratio %.2f (target <= 1.5; medians of %" PetscInt_FMT
+                          " calls, CPU time)\n",
+                          nb, layers, contacts[0], contacts[1], 1e9 * sec[0] / nb, nt, 1e9 * sec[1] / nb,
+                          sec[1] / sec[0], reps));
+  }
+  for (int w = 0; w < 2; w++) PetscCall(SimulationDestroy(&sim[w]));
+  PetscCall(PetscFinalize());
+  return 0;
+}

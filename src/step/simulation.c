@@ -81,6 +81,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   PetscCall(ContactSetCreate(&sim->contacts));
   sim->contacts.no_impulses     = (PetscBool)!sim->model->impulses;
   sim->place.output_placed_step = -1;
+  sim->loads.step               = -1;
   PetscCall(ImpulseMemoryCreate(&sim->memory));
   PetscCall(ImpulseMemorySetWidth(&sim->memory, sim->model->record_width));
   PetscCall(BroadphaseCreate(&sim->bp));
@@ -151,6 +152,7 @@ PetscErrorCode SimulationDestroy(Simulation *simp)
   PetscCall(PlacementDestroy(sim));
   PetscCall(PetscFree(sim->walls));
   PetscCall(PetscFree(sim->emitted));
+  PetscCall(StepLoadsFree(sim));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);

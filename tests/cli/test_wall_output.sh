@@ -11,8 +11,9 @@
 #     walls.csv bitwise.
 #  3. Every DataItem of snapshots.xmf names a dataset of its file with the dimensions given, and the
 #     grids of the walls (a quad, a hexahedron) and the contacts (lines) are there.
-#  4. Penalty model: output.contacts does not change a bit of the bodies (on 1 rank the contact
-#     loads are then kept per contact and summed apart), and the floor carries the weight.
+#  4. Penalty model: neither output.contacts nor a snapshot after every step changes a bit of the
+#     bodies (on 1 rank a step before a snapshot keeps its loads per contact and sums them apart),
+#     and the floor carries the weight.
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_MCA_mpi_yield_when_idle=1
 MPI="mpiexec --quiet --oversubscribe --allow-run-as-root"
@@ -138,6 +139,15 @@ grep -q "model: penalty" "$W/pen.yaml" && ! grep -q "contacts: true" "$W/pen-off
 for f in "$W"/pen-off/snapshots/snap-*.h5; do
   h5diff -q "$f" "$W/pen/snapshots/${f##*/}" /bodies /bodies || fail "penalty: /bodies of ${f##*/} differ with output.contacts"
 done
+# a step that records its loads (one before a snapshot) sums the bodies' loads from per-contact loads on one
+# rank (step/model_penalty.c SumLoads), other steps directly: a snapshot after every step changes no bit
+sed 's/end: 0.2}/end: 0.002}/; s/snapshot_interval: 0.05/snapshot_interval: 1.0e-4/' "$W/pen-off.yaml" > "$W/pen-every.yaml"
+sed 's/end: 0.2}/end: 0.002}/; s/snapshot_interval: 0.05/snapshot_interval: 0/' "$W/pen-off.yaml" > "$W/pen-end.yaml"
+"$CCPDEM" run "$W/pen-every.yaml" -o "$W/pen-every" > "$W/pen-every.log" 2>&1 || fail "the penalty run failed"
+"$CCPDEM" run "$W/pen-end.yaml" -o "$W/pen-end" > "$W/pen-end.log" 2>&1 || fail "the penalty run failed"
+[ "$(ls "$W/pen-every/snapshots" | wc -l)" -eq 21 ] || fail "penalty: not a snapshot after every step"
+h5diff -q "$W/pen-every/snapshots/snap-000020.h5" "$W/pen-end/snapshots/snap-000020.h5" /bodies /bodies ||
+  fail "penalty: the bodies differ with a snapshot after every step"
 $PY - "$W/pen" <<'PY' || fail "penalty: the floor does not carry the weight (above)"
 import csv, math, sys
 W = 2000 * 4 / 3 * math.pi * 0.01**3 * 9.81

@@ -11,7 +11,7 @@
 
 /* The top-level names of a run's files (README "Outputs"), and the folders of its HDF5 files with
  * the prefix of the files ccpdem writes there. */
-static const char *const run_files[] = {"run.id", "timeseries.csv", "snapshots.xmf"};
+static const char *const run_files[] = {"run.id", "timeseries.csv", "snapshots.xmf", "walls.csv"};
 static const struct {
   const char *dir, *prefix;
 } run_folders[] = {

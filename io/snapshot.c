@@ -7,12 +7,24 @@
  * box half extents, (r, r, r) for a sphere: the half extents of its bounding cube) let ParaView
  * draw boxes, and /boxes/ holds the box bodies alone (id, position, quaternion, half_extents,
  * velocity, angular_velocity (world), rank, material; b rows, possibly 0) for their own grid in the
- * XDMF index. */
+ * XDMF index.
+ *
+ * With walls: /walls/type (int32, WallType), /walls/force, /walls/torque, /walls/torque_point (one
+ * row of 3 per wall: the last step's force on the wall in N, its torque in N m about the torque
+ * point), and per wall kind with cells to draw (io/wall_output.h) /walls/<kind>/vertices (rows of 3),
+ * /walls/<kind>/cells (int64 connectivity, a row of nodes_per_cell per cell), /walls/<kind>/wall
+ * (int32, the wall of each cell), /walls/<kind>/force and /walls/<kind>/torque (each cell's wall's);
+ * rank 0 writes them. With output.contacts: /contacts/id_a, /contacts/id_b (int64),
+ * /contacts/point, /contacts/normal, /contacts/normal_force (n), /contacts/tangential_force (one row
+ * per contact, each rank its own), and the lines ParaView draws: /contacts/line_points (2 rows per
+ * contact: A's centre, B's centre) and /contacts/lines (int64, a row of 2 point indices each). */
 #include "io/snapshot.h"
 #include "io/h5.h"
 #include "base/vec3.h"
 #include "io/output_file.h"
 #include "io/xdmf.h"
+#include "io/wall_output.h"
+#include "io/wall_series.h"
 #include <inttypes.h>
 #include <string.h>
 
@@ -99,6 +111,118 @@ static PetscErrorCode WriteBoxes(MPI_Comm comm, IoH5Output *out, const BodyStore
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* /walls/<datasets> (io/wall_output.h). Collective: every rank makes the same calls (the walls are
+ * replicated), rank 0 writes the rows. */
+static PetscErrorCode WriteWalls(MPI_Comm comm, IoH5Output *out, const SnapshotExtras *x)
+{
+  const PetscInt        nw = x->n_walls;
+  const WallOutputKind *kinds;
+  PetscMPIInt           rank;
+  IoH5Rows              rows;
+  int32_t              *types;
+  double               *d;
+  int                   nkinds;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(IoH5CreateGroup(out, "walls"));
+  PetscCall(IoH5RowsCreate(comm, rank == 0 ? nw : 0, &rows));
+  PetscCall(PetscMalloc2(nw, &types, 3 * nw, &d));
+  for (PetscInt k = 0; k < nw; k++) types[k] = (int32_t)x->walls[k].type;
+  PetscCall(IoH5WriteRows(out, "/walls/type", H5T_NATIVE_INT32, 1, &rows, types));
+  for (int part = 0; part < 3; part++) {
+    static const char *const names[3] = {"/walls/force", "/walls/torque", "/walls/torque_point"};
+    for (PetscInt k = 0; k < nw; k++) v3_copy(d + 3 * k, x->wall_loads + 9 * k + 3 * part);
+    PetscCall(IoH5WriteRows(out, names[part], H5T_NATIVE_DOUBLE, 3, &rows, d));
+  }
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree2(types, d));
+
+  kinds = WallOutputKinds(&nkinds);
+  for (int j = 0; j < nkinds; j++) {
+    const WallOutputKind *kind   = &kinds[j];
+    const int             npc    = kind->nodes_per_cell;
+    PetscInt              ncells = 0, at = 0;
+    double               *xyz, *load;
+    int64_t              *conn;
+    int32_t              *owner;
+    char                  name[64];
+
+    for (PetscInt k = 0; k < nw; k++)
+      if (x->walls[k].type == kind->type) ncells += kind->cells(&x->walls[k], x->domain_min, x->domain_max, NULL);
+    if (!ncells) continue; /* no group: readers reject zero-size items */
+    PetscCall(PetscMalloc4(3 * npc * ncells, &xyz, npc * ncells, &conn, ncells, &owner, 6 * ncells, &load));
+    for (PetscInt k = 0; k < nw; k++) {
+      PetscInt n;
+      if (x->walls[k].type != kind->type) continue;
+      n = kind->cells(&x->walls[k], x->domain_min, x->domain_max, xyz + 3 * npc * at);
+      for (PetscInt c = at; c < at + n; c++) {
+        owner[c] = (int32_t)k;
+        for (int v = 0; v < 6; v++) load[6 * c + v] = x->wall_loads[9 * k + v];
+      }
+      at += n;
+    }
+    for (PetscInt v = 0; v < npc * ncells; v++) conn[v] = v;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "walls/%s", kind->name));
+    PetscCall(IoH5CreateGroup(out, name));
+    PetscCall(IoH5RowsCreate(comm, rank == 0 ? npc * ncells : 0, &rows));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "/walls/%s/vertices", kind->name));
+    PetscCall(IoH5WriteRows(out, name, H5T_NATIVE_DOUBLE, 3, &rows, xyz));
+    PetscCall(IoH5RowsDestroy(&rows));
+    PetscCall(IoH5RowsCreate(comm, rank == 0 ? ncells : 0, &rows));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "/walls/%s/cells", kind->name));
+    PetscCall(IoH5WriteRows(out, name, H5T_NATIVE_INT64, npc, &rows, conn));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "/walls/%s/wall", kind->name));
+    PetscCall(IoH5WriteRows(out, name, H5T_NATIVE_INT32, 1, &rows, owner));
+    for (int part = 0; part < 2; part++) {
+      for (PetscInt c = 0; c < ncells; c++) v3_copy(xyz + 3 * c, load + 6 * c + 3 * part); /* xyz is written */
+      PetscCall(PetscSNPrintf(name, sizeof(name), "/walls/%s/%s", kind->name, part ? "torque" : "force"));
+      PetscCall(IoH5WriteRows(out, name, H5T_NATIVE_DOUBLE, 3, &rows, xyz));
+    }
+    PetscCall(IoH5RowsDestroy(&rows));
+    PetscCall(PetscFree4(xyz, conn, owner, load));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /contacts/<datasets>: this rank's contacts. Collective. */
+static PetscErrorCode WriteContacts(MPI_Comm comm, IoH5Output *out, const SnapshotExtras *x)
+{
+  const PetscInt         n = x->n_contacts;
+  const SnapshotContact *c = x->contact;
+  IoH5Rows               rows, points;
+  double                *d;
+  int64_t               *ids;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(6 * n + 1, &d, 2 * n + 1, &ids));
+  PetscCall(IoH5CreateGroup(out, "contacts"));
+  PetscCall(IoH5RowsCreate(comm, n, &rows));
+  for (PetscInt i = 0; i < n; i++) ids[i] = c[i].id_a;
+  PetscCall(IoH5WriteRows(out, "/contacts/id_a", H5T_NATIVE_INT64, 1, &rows, ids));
+  for (PetscInt i = 0; i < n; i++) ids[i] = c[i].id_b;
+  PetscCall(IoH5WriteRows(out, "/contacts/id_b", H5T_NATIVE_INT64, 1, &rows, ids));
+  for (PetscInt i = 0; i < n; i++) v3_copy(d + 3 * i, c[i].point);
+  PetscCall(IoH5WriteRows(out, "/contacts/point", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt i = 0; i < n; i++) v3_copy(d + 3 * i, c[i].normal);
+  PetscCall(IoH5WriteRows(out, "/contacts/normal", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt i = 0; i < n; i++) d[i] = c[i].normal_force;
+  PetscCall(IoH5WriteRows(out, "/contacts/normal_force", H5T_NATIVE_DOUBLE, 1, &rows, d));
+  for (PetscInt i = 0; i < n; i++) v3_copy(d + 3 * i, c[i].tangential_force);
+  PetscCall(IoH5WriteRows(out, "/contacts/tangential_force", H5T_NATIVE_DOUBLE, 3, &rows, d));
+  for (PetscInt i = 0; i < n; i++) /* this rank's line points start at 2 rows.offset */
+    for (int e = 0; e < 2; e++) ids[2 * i + e] = (int64_t)(2 * (rows.offset + i) + e);
+  PetscCall(IoH5WriteRows(out, "/contacts/lines", H5T_NATIVE_INT64, 2, &rows, ids));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(IoH5RowsCreate(comm, 2 * n, &points));
+  for (PetscInt i = 0; i < n; i++)
+    for (int v = 0; v < 6; v++) d[6 * i + v] = c[i].ends[v];
+  PetscCall(IoH5WriteRows(out, "/contacts/line_points", H5T_NATIVE_DOUBLE, 3, &points, d));
+  PetscCall(IoH5RowsDestroy(&points));
+  PetscCall(PetscFree2(d, ids));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* HDF5 needs identical attribute values on every rank of a parallel file; a mismatch would be
  * silently resolved by one rank's value, so it is an error here. */
 static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double time)
@@ -119,15 +243,35 @@ static PetscErrorCode CheckSameOnAllRanks(MPI_Comm comm, int64_t step, double ti
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step, double time, const BodyStore *s,
-                             char *err, size_t errlen)
+/* Collective. Rank 0 rewrites index, an index over the snapshots up to step (the XDMF file; with
+ * n_walls, the wall series) after the snapshot path was written; a failure to write is agreed:
+ * err <- "writing INDEX: reason" on every rank. */
+static PetscErrorCode RebuildIndex(MPI_Comm comm, const char *outdir, PetscInt64 step, int n_walls, const char *path,
+                                   const char *index, char *err, size_t errlen)
 {
-  char           dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], index[PETSC_MAX_PATH_LEN];
-  const int64_t  step64 = step;
-  IoH5Output     out;
   PetscMPIInt    rank;
   PetscErrorCode index_err    = PETSC_SUCCESS;
   int            index_errnum = 0, agreed;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0)
+    index_err = n_walls ? WallSeriesWrite(outdir, step, n_walls, &index_errnum)
+                        : XdmfWriteSnapshotIndex(outdir, step, &index_errnum);
+  PetscCallMPI(MPI_Bcast(&index_err, 1, MPI_INT, 0, comm));
+  PetscCheck(index_err == PETSC_SUCCESS, comm, PETSC_ERR_PLIB, "Wrote %s but could not update %s (see the error above)",
+             path, index);
+  PetscCall(IoAgree(comm, index_errnum, &agreed));
+  IoFailureMessage(err, errlen, index, agreed);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step, double time, const BodyStore *s,
+                             const SnapshotExtras *extra, char *err, size_t errlen)
+{
+  char          dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], index[PETSC_MAX_PATH_LEN];
+  const int64_t step64 = step;
+  IoH5Output    out;
 
   PetscFunctionBegin;
   PetscCheck(step >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "SnapshotWrite: negative step %" PetscInt64_FMT, step);
@@ -136,7 +280,6 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step,
   PetscCall(IoMakeDirs(comm, dir, err, errlen));
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(IoPathPrintf(path, sizeof(path), "%s/snap-%06" PRId64 ".h5", dir, step64));
-  PetscCall(IoPathPrintf(index, sizeof(index), "%s/snapshots.xmf", outdir));
 
   PetscCall(IoH5OutputBegin(comm, path, &out));
   for (int pass = 0; pass < 2; pass++) { /* measure, then write (io/h5.h IoH5Output) */
@@ -145,17 +288,17 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step,
     PetscCall(IoH5WriteAttribute(&out, "time", H5T_NATIVE_DOUBLE, &time));
     PetscCall(WriteBodies(comm, &out, s));
     PetscCall(WriteBoxes(comm, &out, s));
+    if (extra && extra->n_walls) PetscCall(WriteWalls(comm, &out, extra));
+    if (extra && extra->contacts) PetscCall(WriteContacts(comm, &out, extra));
   }
   PetscCall(IoH5OutputFinish(&out, err, errlen));
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
 
-  /* Rank 0 rebuilds the index; its outcome is shared so that no rank carries on alone. */
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) index_err = XdmfWriteSnapshotIndex(outdir, step, &index_errnum);
-  PetscCallMPI(MPI_Bcast(&index_err, 1, MPI_INT, 0, comm));
-  PetscCheck(index_err == PETSC_SUCCESS, comm, PETSC_ERR_PLIB, "Wrote %s but could not update %s (see the error above)",
-             path, index);
-  PetscCall(IoAgree(comm, index_errnum, &agreed));
-  IoFailureMessage(err, errlen, index, agreed);
+  /* Rank 0 rebuilds the indexes over the snapshots; the outcome is shared so that no rank carries on alone. */
+  PetscCall(IoPathPrintf(index, sizeof(index), "%s/snapshots.xmf", outdir));
+  PetscCall(RebuildIndex(comm, outdir, step, 0, path, index, err, errlen));
+  if (err[0] || !extra || !extra->n_walls) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IoPathPrintf(index, sizeof(index), "%s/walls.csv", outdir));
+  PetscCall(RebuildIndex(comm, outdir, step, extra->n_walls, path, index, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,7 +5,13 @@
  * half_extents and quaternion. Spheres: glyph by 'radius'. A snapshot with boxes makes its time
  * step a spatial collection of that grid ("bodies") and a second one ("boxes", from /boxes) with a
  * point per box at its centre and half_extents, quaternion, velocity, angular_velocity, id, rank,
- * material: glyph a cube scaled by half_extents and oriented by quaternion. */
+ * material: glyph a cube scaled by half_extents and oriented by quaternion. Snapshots with walls
+ * add a grid per wall kind ("plane walls": a quad per plane clipped to the domain box; "box walls":
+ * a hexahedron per box at its pose; io/wall_output.h) with cell attributes wall, force and torque;
+ * snapshots with a contact network (output.contacts) add "contacts", a line per contact between
+ * the two bodies' centres with cell attributes id_a, id_b, point, normal, normal_force and
+ * tangential_force (colour or tube the lines by normal_force). Then the time step is a spatial
+ * collection of all of them. */
 #ifndef CCPDEM_IO_XDMF_H
 #define CCPDEM_IO_XDMF_H
 #include <petscsys.h>

@@ -5,7 +5,9 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$repo/build}
-packages="gcc make pkg-config cmake openmpi-bin libopenmpi-dev libpetsc-real-dev libhdf5-openmpi-dev hdf5-tools libyaml-dev ${CCPDEM_PACKAGES_EXTRA:-}"
+# the last three: what the Python reader and plotting scripts import (jobs/tools/, jobs/scaling/)
+packages="gcc make pkg-config cmake openmpi-bin libopenmpi-dev libpetsc-real-dev libhdf5-openmpi-dev hdf5-tools libyaml-dev
+  python3-numpy python3-h5py python3-matplotlib ${CCPDEM_PACKAGES_EXTRA:-}"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -289,6 +289,12 @@ static void SetRunFlags(Simulation sim, PetscMPIInt rank, const CheckpointPlan *
   SimulationRequest(sim, RUN_FLAG_OUTPUT_FAILED, (PetscBool)(rank == 0 && ts->failed_step >= 0));
 }
 
+/* Whether the step ending at `step` is followed by a snapshot: every snap_every steps (0: none) and the last. */
+static PetscBool SnapshotDue(PetscInt64 step, PetscInt64 snap_every, PetscInt64 nsteps)
+{
+  return (PetscBool)((snap_every && step % snap_every == 0) || step == nsteps);
+}
+
 PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, RunEnd *end)
 {
   const Scenario  *sc         = SimulationScenario(sim);
@@ -326,6 +332,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
     PetscBool  stop, wall_due, snapshot_due, checkpoint_due;
     PetscInt64 step;
     SetRunFlags(sim, rank, &cp, &ts);
+    SimulationRecordLoads(sim, SnapshotDue(SimulationStepCount(sim) + 1, snap_every, nsteps)); /* for its snapshot */
     PetscCall(SimulationStep(sim));
     step = SimulationStepCount(sim);
     if (SimulationAgreed(sim, RUN_FLAG_OUTPUT_FAILED)) { /* rank 0 could not write the last row */
@@ -341,7 +348,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
     pr.unconverged += !last->converged;
     pr.max_speed   = PetscMax(pr.max_speed, last->max_speed);
     io0            = MPI_Wtime();
-    snapshot_due   = (PetscBool)((snap_every && step % snap_every == 0) || step == nsteps);
+    snapshot_due   = SnapshotDue(step, snap_every, nsteps);
     checkpoint_due = (PetscBool)(stop || wall_due || (cp.every_steps && step % cp.every_steps == 0) ||
                                  (cp.every_sim_steps && step % cp.every_sim_steps == 0) ||
                                  (checkpointing && step == nsteps));

@@ -17,7 +17,8 @@
  *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
  *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for
  *     0.01 m spheres), so the active set scales with the grains; 0.001 m when the file has no bodies;
- *   output: dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none). */
+ *   output: dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none),
+ *           contacts false (no contact network in the snapshots). */
 #include "scenario/scenario.h"
 #include "scenario/body_sections.h"
 #include "scenario/bulk_sections.h"
@@ -119,16 +120,22 @@ static int read_analysis(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 
 static int read_output(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"dir", "snapshot_interval", "checkpoint_interval", NULL};
+  static const char *const keys[]     = {"dir", "snapshot_interval", "checkpoint_interval", "contacts", NULL};
+  static const char *const booleans[] = {"false", "true", NULL};
   char                     kp[KEY_PATH_MAX];
   yaml_node_t             *m;
+  int                      contacts = 0;
   TRY(reader_get_mapping(r, root, "", "output", OPTIONAL, keys,
-                         "write output: {dir: out, snapshot_interval: S, checkpoint_interval: C}", &m, kp));
+                         "write output: {dir: out, snapshot_interval: S, checkpoint_interval: C, contacts: false}", &m,
+                         kp));
   if (!m) return 0;
   TRY(reader_get_string(r, m, kp, "dir", OPTIONAL, "give the output directory", sc->output_dir, sizeof sc->output_dir));
   TRY(reader_get_number(r, m, kp, "snapshot_interval", OPTIONAL, NON_NEGATIVE,
                         "give the simulated time between snapshots in s (0 = first and last only)",
                         &sc->snapshot_interval));
+  TRY(reader_get_choice(r, m, kp, "contacts", OPTIONAL, booleans,
+                        "give true to write the contact network into every snapshot, else false", &contacts));
+  sc->output_contacts = contacts == 1;
   return reader_get_number(r, m, kp, "checkpoint_interval", OPTIONAL, NON_NEGATIVE,
                            "give the simulated time between checkpoints in s (0 = none)", &sc->checkpoint_interval);
 }

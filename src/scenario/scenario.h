@@ -151,6 +151,7 @@ typedef struct {
   char         output_dir[SCENARIO_PATH_MAX];
   double       snapshot_interval;   /* simulated s; 0 = only first and last */
   double       checkpoint_interval; /* simulated s; 0 = none */
+  int          output_contacts;     /* 1 = output.contacts: each snapshot holds the contact network (/contacts) */
 } Scenario;
 
 /* The steps from time 0 to t_end in steps of h: llround(t_end / h). 0 if that is not within [1,

@@ -43,6 +43,10 @@ typedef struct {
   PetscErrorCode (*detect)(Simulation sim, StepWork *w);
   PetscErrorCode (*respond)(Simulation sim, StepWork *w);
   PetscErrorCode (*advance)(Simulation sim, StepWork *w);
+  /* Between respond and advance: contact i's force F on B (N) and torque T on B about the contact
+   * point (N m), world frame, as the response gave them (the CCP's impulses over the time step).
+   * The penalty model keeps its contacts' loads on a step with sim->loads.wanted. Not collective. */
+  void (*contact_load)(Simulation sim, PetscInt i, double F[3], double T[3]);
   /* The owned bodies were added, removed or reordered since advance: what it prepared by index is stale. */
   void (*rearranged)(Simulation sim);
   /* A value of this rank maximized over ranks with the step's statistics, and what the model does

@@ -7,6 +7,7 @@
 #include "collision/neighbour_list.h"
 #include "ccp/pairs.h"
 #include "ccp/plasticity.h"
+#include "ccp/kernels.h"
 #include "decomp/velocity_coupling.h"
 #include "step/fclib_dump.h"
 #include <string.h>
@@ -264,6 +265,16 @@ static PetscErrorCode Advance(Simulation sim, StepWork *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Contact i's impulses over the time step: the step's mean force and torque on B. */
+static void ContactLoad(Simulation sim, PetscInt i, double F[3], double T[3])
+{
+  const double inv_h = 1.0 / sim->sc.time_step;
+
+  ccp_kernel_force_torque(&sim->contacts.c[i], contact_gamma(&sim->contacts, i), F, T);
+  v3_scale(F, inv_h, F);
+  v3_scale(T, inv_h, T);
+}
+
 /* Impulses kept between steps, detection without a list by default, ghosts rebuilt every step
  * (the solve's coupling reads their maps); nothing to redo when the bodies are rearranged, and no
  * figure of its own in the step's reduction. */
@@ -271,7 +282,7 @@ static PetscErrorCode Advance(Simulation sim, StepWork *w)
 const ContactModelOps ContactModelCCP = {
   .name = "ccp", .state_size = sizeof(CCPModel), .impulses = PETSC_TRUE, .record_width = CCP_RECORD_WIDTH,
   .coupled_solve = PETSC_TRUE, .create = Create, .distribute = Distribute, .destroy = Destroy, .detect = Detect,
-  .respond = Respond, .advance = Advance};
+  .respond = Respond, .advance = Advance, .contact_load = ContactLoad};
 /* clang-format on */
 
 CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }

@@ -78,6 +78,21 @@ static PetscErrorCode Ensure(PenaltyModel *m, PetscInt ncontacts, PetscInt nbodi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* acc[6 k ..] <- the sum of the loads on body k < nb in key order from zero: the same sums, bit for
+ * bit, as PenaltyContactLoads gives into acc (penalty/loads.h), from the loads it kept per contact. */
+static void SumLoads(const ContactSet *cs, const double *load, PetscInt nb, double *acc)
+{
+  for (PetscInt j = 0; j < 6 * nb; j++) acc[j] = 0;
+  for (PetscInt i = 0; i < cs->n; i++) {
+    const Contact *c = &cs->c[i];
+    const double  *l = load + (size_t)PENALTY_LOAD_WIDTH * i;
+    if (c->a < nb)
+      for (int j = 0; j < 6; j++) acc[6 * c->a + j] += l[j];
+    if (c->b < nb)
+      for (int j = 0; j < 6; j++) acc[6 * c->b + j] += l[6 + j];
+  }
+}
+
 /* The loads of the contacts at the step's start, summed per body in key order (on several ranks on
  * the owners, decomp/force_routing.h), the new history kept by key. No solve: the step's solve
  * figures are those of a converged one without iterations. */
@@ -87,6 +102,7 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   const ContactSet *cs = &sim->contacts;
   double           *rec; /* the new history: over the old one where possible, else into the memory's spare buffer */
   PetscBool         same, in_place;
+  const PetscBool   per_contact = (PetscBool)(sim->size > 1 || sim->loads.wanted); /* keep each contact's loads */
 
   PetscFunctionBegin;
   PetscCall(Ensure(m, cs->n, w->nb));
@@ -103,10 +119,11 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   in_place = (PetscBool)(same || ImpulseMemoryWritableInPlace(&sim->memory, m->match, cs->n));
   if (in_place) rec = sim->memory.gamma;
   else PetscCall(ImpulseMemoryPrepare(&m->next, PENALTY_HISTORY_WIDTH, cs->n, &rec));
-  PetscCall(PenaltyContactLoads(&m->ctx, cs, &sim->memory, m->match, rec, sim->size > 1 ? m->load : NULL,
-                                sim->size > 1 ? NULL : m->acc, &m->limit));
+  PetscCall(PenaltyContactLoads(&m->ctx, cs, &sim->memory, m->match, rec, per_contact ? m->load : NULL,
+                                per_contact ? NULL : m->acc, &m->limit));
   if (sim->size > 1)
     PetscCall(ForceRoutingSum(sim->place.domain, &sim->place.exchange, cs, m->load, m->acc, &w->bytes));
+  else if (per_contact) SumLoads(cs, m->load, w->nb, m->acc);
   if (!in_place) PetscCall(ImpulseMemoryAdopt(&sim->memory, &m->next, cs->n, cs->key));
   else if (!same) PetscCall(ImpulseMemoryRekey(&sim->memory, cs));
   w->solve = (CCPSolveStats){.converged = PETSC_TRUE};
@@ -210,6 +227,19 @@ static PetscErrorCode Reduced(Simulation sim, double maximum)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Contact i's loads on B as PenaltyContactLoads kept them (a step with sim->loads.wanted, or several
+ * ranks): the force, and the torque about B's centre less the force's moment, about the point. */
+static void ContactLoad(Simulation sim, PetscInt i, double F[3], double T[3])
+{
+  const double  *l = State(sim)->load + (size_t)PENALTY_LOAD_WIDTH * i + 6;
+  const Contact *c = &sim->contacts.c[i];
+  double         m[3];
+
+  v3_copy(F, l);
+  v3_cross(m, c->rb, F);
+  v3_sub(T, l + 3, m);
+}
+
 /* Friction histories kept between steps (no impulses), detection from a neighbour list by default,
  * ghosts kept while no body drifted half the skin; nothing to set up for several ranks (the loads
  * are summed on the owners by decomp/force_routing.h). */
@@ -217,5 +247,6 @@ static PetscErrorCode Reduced(Simulation sim, double maximum)
 const ContactModelOps ContactModelPenalty = {
   .name = "penalty", .state_size = sizeof(PenaltyModel), .record_width = PENALTY_HISTORY_WIDTH,
   .list_by_default = PETSC_TRUE, .ghosts_persist = PETSC_TRUE, .create = Create, .destroy = Destroy, .detect = Detect,
-  .respond = Respond, .advance = Advance, .rearranged = Rearranged, .local_maximum = LocalMaximum, .reduced = Reduced};
+  .respond = Respond, .advance = Advance, .contact_load = ContactLoad, .rearranged = Rearranged,
+  .local_maximum = LocalMaximum, .reduced = Reduced};
 /* clang-format on */

@@ -90,6 +90,7 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
   PetscCall(ContactSetCreate(&sim->contacts));
   sim->contacts.no_impulses     = (PetscBool)!sim->model->impulses;
   sim->place.output_placed_step = -1;
+  sim->loads.step               = -1;
   PetscCall(ImpulseMemoryCreate(&sim->memory));
   PetscCall(ImpulseMemorySetWidth(&sim->memory, sim->model->record_width));
   PetscCall(BroadphaseCreate(&sim->bp));
@@ -161,6 +162,7 @@ PetscErrorCode SimulationDestroy(Simulation *simp)
   PetscCall(PetscFree(sim->walls));
   PetscCall(WallMeshesDestroy(&sim->meshes));
   PetscCall(PetscFree(sim->emitted));
+  PetscCall(StepLoadsFree(sim));
   scenario_free(&sim->sc);
   PetscCall(PetscFree(*simp));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -46,9 +46,14 @@ PetscErrorCode SimulationDestroy(Simulation *sim);
 
 /* One time step of the scenario's length. */
 PetscErrorCode SimulationStep(Simulation sim);
-/* OUT/snapshots/snap-NNNNNN.h5 of the current state (io/snapshot.h), every body on its owner. A
+/* OUT/snapshots/snap-NNNNNN.h5 of the current state (io/snapshot.h), every body on its owner, with
+ * the walls and their loads (and OUT/walls.csv) and with output.contacts the contact network, of
+ * the step just taken: that step must have recorded them (SimulationRecordLoads), but at step 0. A
  * failure to write (a full disk): err <- "writing PATH: reason" on every rank, else "". */
 PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir, char *err, size_t errlen);
+/* Whether the coming steps record what a snapshot shows of their contacts (the walls' loads, the
+ * contact network): the steps that end at a snapshot. Not collective; give every rank the same. */
+void SimulationRecordLoads(Simulation sim, PetscBool on);
 /* OUT/checkpoints/ckpt-NNNNNN.h5 of the current state (io/checkpoint.h), every body and contact
  * record on its owner, with the run id (a simulation without one gets a new one first); path (may
  * be NULL) receives the file written. A failure to write: err as SimulationWriteSnapshot's. */

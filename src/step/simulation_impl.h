@@ -10,6 +10,7 @@
 #include "decomp/ghosts.h"
 #include "decomp/migration.h"
 #include "base/vec3.h"
+#include "io/snapshot.h"
 
 /* Where the bodies live on several ranks (step/placement.c): the decomposition, this step's
  * ghosts, and the migration between steps. All zero on one rank. */
@@ -43,6 +44,18 @@ typedef struct {
   double    max_speed, energy[2]; /* the statistics' per-body sums (kinetic, potential), in storage order */
 } AdvancedSums;
 
+/* What the outputs show of a step's contacts (step/output_loads.c), recorded on the steps asked for
+ * (SimulationRecordLoads): this rank's sums of the loads on each wall, and with output.contacts
+ * its contacts, as the snapshot writer takes them (io/snapshot.h). */
+typedef struct {
+  PetscBool  wanted;        /* SimulationRecordLoads: the coming steps record */
+  PetscInt64 step;          /* the step recorded last (-1: none) */
+  double    *wall;          /* 9 per wall: this rank's force on it (N), torque (N m) about the point that
+                               follows (io/wall_output.h), all at the step's start; then the global sums */
+  SnapshotContact *contact; /* output.contacts: this rank's contacts, in key order */
+  PetscInt         n, cap;  /* contacts recorded, room */
+} StepLoads;
+
 struct _p_Simulation {
   MPI_Comm      comm;
   PetscMPIInt   size;     /* ranks */
@@ -70,6 +83,7 @@ struct _p_Simulation {
   RunId                  run_id;        /* the run it belongs to (SimulationSetRunId), "" until set */
   PetscBool              requests[RUN_FLAGS], agreed[RUN_FLAGS]; /* SimulationRequest, SimulationAgreed */
   AdvancedSums           advanced;
+  StepLoads              loads; /* the outputs' view of the last step's contacts (SimulationRecordLoads) */
 };
 
 /* The simulation around a scenario, without bodies (step 0, no contact memory): SimulationCreate
@@ -121,6 +135,15 @@ static inline void StepStatsAddBody(const BodyStore *s, PetscInt i, const double
   energy[0] += 0.5 * m * sp * sp + 0.5 * (J[0] * v[3] * v[3] + J[1] * v[4] * v[4] + J[2] * v[5] * v[5]);
   energy[1] += -m * v3_dot(g, s->pos + 3 * i);
 }
+
+/* step/output_loads.c. Record, after the response and before the bodies move (their positions and
+ * the contacts' body indices are the step's): the loads of the step's contacts, when asked for
+ * (not collective). Extras: what SimulationWriteSnapshot adds to the bodies, the wall loads summed
+ * over ranks (collective); the loads must be of the current step (any at step 0: none). Free: the
+ * record's memory. */
+PetscErrorCode StepLoadsRecord(Simulation sim, const StepWork *w);
+PetscErrorCode StepLoadsExtras(Simulation sim, SnapshotExtras *x);
+PetscErrorCode StepLoadsFree(Simulation sim);
 
 /* step/step_stats.c. SetAsideNonFinite, after the bodies moved and before the placement (whose
  * migration and balancing must not see a NaN position): owned bodies whose position, velocity or

@@ -13,9 +13,12 @@ const RunId *SimulationRunId(Simulation sim) { return &sim->run_id; }
 
 PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir, char *err, size_t errlen)
 {
+  SnapshotExtras x;
+
   PetscFunctionBegin;
   PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild */
-  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies, err, errlen));
+  PetscCall(StepLoadsExtras(sim, &x));
+  PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies, &x, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -24,7 +24,8 @@ PetscErrorCode SimulationStep(Simulation sim)
   t1 = MPI_Wtime();
 
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_SOLVE, 0, 0, 0, 0));
-  PetscCall(model->respond(sim, &w)); /* CCP: impulses and velocities; penalty: loads */
+  PetscCall(model->respond(sim, &w));  /* CCP: impulses and velocities; penalty: loads */
+  PetscCall(StepLoadsRecord(sim, &w)); /* what a snapshot shows of them, when asked for */
   PetscCall(PetscLogEventEnd(CCPDEM_EVENT_SOLVE, 0, 0, 0, 0));
   t2 = MPI_Wtime();
 

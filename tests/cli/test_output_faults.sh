@@ -2,8 +2,8 @@
 # A full disk stops every rank with one line and a checkpoint to go on from (label cli; README
 # "Outputs"). Usage: test_output_faults.sh CCPDEM REPO WORKDIR
 #  1. Write faults (-io_fail_after_bytes N -io_fail_rank R: writes fail with ENOSPC once rank R, or
-#     every rank, has written N bytes) at 1, 2 and 4 ranks, 20 runs each, N = 20 B, then 1.5 kB ..
-#     28.5 kB (0.3 kB .. 5.7 kB for a rank other than 0, which writes no text and only its share
+#     every rank, has written N bytes) at 1, 2 and 4 ranks, 20 runs each, N = 20 B, then 2 kB ..
+#     29 kB (0.3 kB .. 5.7 kB for a rank other than 0, which writes no text and only its share
 #     of the rows), and R cycling through "every rank" and each rank, so that the failure lands in
 #     run.id, snapshots, the index, checkpoints and time-series rows, on rank 0 or on another rank
 #     alone. Each run (40 spheres, 24 steps, a snapshot every 8, a checkpoint every 3) must end
@@ -67,7 +67,7 @@ runs=0 restarted=0
 for np in 1 2 4; do
   for k in $(seq 1 20); do
     r=$((k % (np + 1) - 1))
-    n=$((k == 1 ? 20 : r > 0 ? 300 * (k - 1) : 1500 * (k - 1))) # a rank other than 0 writes less
+    n=$((k == 1 ? 20 : r > 0 ? 300 * (k - 1) : 1500 * (k - 1) + 500)) # a rank other than 0 writes less
     one_run "np $np, N $n, rank $r" "$W/f${np}_$k" "" "$np" -io_fail_after_bytes $n -io_fail_rank $r
   done
 done

@@ -405,7 +405,7 @@ int main(int argc, char **argv)
   }
   PetscCall(ExpectRefused("not HDF5", bad, "not an HDF5 file"));
   PetscCall(
-    SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first), err, sizeof(err)));
+    SnapshotWrite(PETSC_COMM_WORLD, dir, 100, SimulationTime(first), SimulationBodies(first), NULL, err, sizeof(err)));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/snapshots/snap-000100.h5", dir));
   PetscCall(ExpectRefused("snapshot", bad, "snapshot"));
   PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/truncated.h5", dir));

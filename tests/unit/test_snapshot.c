@@ -566,7 +566,7 @@ static PetscErrorCode WriteAndCheckLeaks(MPI_Comm comm, const char *outdir, Pets
 
   PetscFunctionBegin;
   PetscCall(BuildStore(d, rank, size, &s));
-  PetscCall(SnapshotWrite(comm, outdir, step, time, &s, err, sizeof(err)));
+  PetscCall(SnapshotWrite(comm, outdir, step, time, &s, NULL, err, sizeof(err)));
   CHECK(!err[0], "rank %d: SnapshotWrite failed: %s", rank, err);
   open_ids = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
   CHECK(open_ids == 0, "rank %d: %lld HDF5 files/objects left open after SnapshotWrite", rank, (long long)open_ids);
@@ -641,12 +641,12 @@ int main(int argc, char **argv)
     }
     PetscCallMPI(MPI_Barrier(comm));
     PetscCall(BuildStore(ROUND_ROBIN, rank, size, &s));
-    PetscCall(SnapshotWrite(comm, blocked, 1, 0.005, &s, msg, sizeof(msg)));
+    PetscCall(SnapshotWrite(comm, blocked, 1, 0.005, &s, NULL, msg, sizeof(msg)));
     CHECK(msg[0], "rank %d: SnapshotWrite into %s succeeded", rank, blocked);
     CHECK(strstr(msg, path), "rank %d: failure '%s' does not name %s", rank, msg, path);
     if (size > 1) {
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      err = SnapshotWrite(comm, outdir, rank == 0 ? 30 : 31, 0.15, &s, msg, sizeof(msg));
+      err = SnapshotWrite(comm, outdir, rank == 0 ? 30 : 31, 0.15, &s, NULL, msg, sizeof(msg));
       PetscCall(PetscPopErrorHandler());
       CHECK(err != 0, "rank %d: SnapshotWrite accepted different steps on different ranks", rank);
     }

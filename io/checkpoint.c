@@ -847,11 +847,13 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscCall(ReadHeader(r, &h, &stored));
   PetscCall(ReadString(comm, r, "/scenario/text", SCENARIO_TEXT_MAX, &r->text, &local));
   PetscCall(ReadString(comm, r, "/scenario/path", SCENARIO_PATH_MAX - 1, &r->spath, &local));
-  if (!r->why[0] && h.version == CHECKPOINT_FORMAT_VERSION_OVERRIDES)
-    PetscCall(ReadString(comm, r, "/scenario/overrides", SCENARIO_TEXT_MAX, &r->overrides, &local));
-  else if (!r->why[0] && H5Lexists(r->file, "/scenario/overrides", H5P_DEFAULT) != 0)
-    snprintf(r->why, sizeof(r->why), "format version %d holds /scenario/overrides, which only version %d has",
-             (int)h.version, CHECKPOINT_FORMAT_VERSION_OVERRIDES);
+  if (!r->why[0]) { /* /scenario/overrides in version 7 only, and there always */
+    const PetscBool has = (PetscBool)(H5Lexists(r->file, "/scenario/overrides", H5P_DEFAULT) > 0);
+    if (has != (h.version == CHECKPOINT_FORMAT_VERSION_OVERRIDES))
+      snprintf(r->why, sizeof(r->why), "format version %d %s /scenario/overrides (version %d, and only it, has it)",
+               (int)h.version, has ? "but a dataset" : "but no dataset", CHECKPOINT_FORMAT_VERSION_OVERRIDES);
+    else if (has) PetscCall(ReadString(comm, r, "/scenario/overrides", SCENARIO_TEXT_MAX, &r->overrides, &local));
+  }
   PetscCall(CheckRows(r, "/walls/center", h.walls));
   PetscCall(CheckRows(r, "/bodies/id", h.bodies));
   PetscCall(CheckRows(r, "/contacts/ida", h.contacts));

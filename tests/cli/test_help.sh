@@ -1,7 +1,8 @@
 #!/bin/bash
 # ccpdem --version and -help (label cli). Usage: test_help.sh CCPDEM REPO WORKDIR
-#  1. --version: exit 0; the version of CMakeLists.txt's project(), the commit the binary was built from (HEAD
-#     of REPO when it is a git checkout, "-dirty" allowed), the build type, and PETSc, HDF5 and MPI versions.
+#  1. --version: exit 0; the version of CMakeLists.txt's project(), the commit the binary was built from (when
+#     REPO is a git checkout: HEAD or a commit before it, "-dirty" allowed), the build type, and PETSc, HDF5
+#     and MPI versions.
 #  2. ccpdem -help: exit 0, nothing on stderr, the usage once, no PETSc option listing (PETSc's device and
 #     solver options), at most 110 lines; it lists every option of src/app/option_table.c and every option
 #     the sources read (the PetscOptions* calls in src, decomp, io, but PETSc's own families), so that a new
@@ -19,8 +20,10 @@ out=$("$CCPDEM" --version 2> "$W/err"); rc=$?
 version=$(sed -n 's/^project(ccpdem VERSION \([0-9.]*\).*/\1/p' "$REPO/CMakeLists.txt")
 [ -n "$version" ] || fail "no project version in CMakeLists.txt: the sed is broken"
 echo "$out" | head -1 | grep -q "^ccpdem $version (commit " || fail "--version's first line: $(echo "$out" | head -1)"
-if head=$(git -C "$REPO" rev-parse --short=12 HEAD 2> /dev/null); then
-  echo "$out" | head -1 | grep -qE "commit $head(-dirty)?\)" || fail "--version names not HEAD ($head): $(echo "$out" | head -1)"
+commit=$(echo "$out" | head -1 | sed -n 's/.*(commit \([0-9a-f]\{12\}\)\(-dirty\)\{0,1\})$/\1/p')
+if git -C "$REPO" rev-parse HEAD > /dev/null 2>&1; then # a checkout: HEAD, or before it when built before a commit
+  [ -n "$commit" ] && git -C "$REPO" merge-base --is-ancestor "$commit" HEAD 2> /dev/null ||
+    fail "--version names no commit of HEAD's history: $(echo "$out" | head -1)"
 fi
 for want in "build: Release" "PETSc|Petsc" "HDF5 [0-9]" "MPI: "; do
   echo "$out" | grep -qE "$want" || fail "--version lacks '$want': $out"

@@ -273,6 +273,11 @@ static PetscErrorCode WriteReplicated(MPI_Comm comm, IoH5Output *out, const Chec
   PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_path) : 0, &rows));
   PetscCall(WriteHashed(out, "/scenario/path", H5T_NATIVE_UINT8, 1, &rows, st->scenario_path, sum));
   PetscCall(IoH5RowsDestroy(&rows));
+  if (st->scenario_overrides && st->scenario_overrides[0]) { /* replicated: every rank knows whether there are any */
+    PetscCall(IoH5RowsCreate(comm, rank == 0 ? (PetscInt)strlen(st->scenario_overrides) : 0, &rows));
+    PetscCall(WriteHashed(out, "/scenario/overrides", H5T_NATIVE_UINT8, 1, &rows, st->scenario_overrides, sum));
+    PetscCall(IoH5RowsDestroy(&rows));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -383,7 +388,8 @@ static PetscErrorCode WriteAll(MPI_Comm comm, IoH5Output *out, const CheckpointS
   PetscCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(&n_contacts, &total_contacts, 1, MPI_INT64_T, MPI_SUM, comm));
   memset(&h, 0, sizeof(h));
-  h.version            = CHECKPOINT_FORMAT_VERSION;
+  h.version            = st->scenario_overrides && st->scenario_overrides[0] ? CHECKPOINT_FORMAT_VERSION_OVERRIDES
+                                                                             : CHECKPOINT_FORMAT_VERSION;
   h.step               = st->step;
   h.time               = st->time;
   h.removed            = st->removed;
@@ -434,7 +440,8 @@ typedef struct {
   hid_t         file;
   Header        header;
   char         *text, *spath;
-  BodyStore     bodies; /* read and verified before any of it is used */
+  char         *overrides; /* /scenario/overrides (NULL: version 6, none) */
+  BodyStore     bodies;    /* read and verified before any of it is used */
   ImpulseMemory memory;
   double       *centers; /* walls x 3 */
   int64_t       grid[3]; /* the writer's process grid (0 0 0: not stored) */
@@ -580,9 +587,9 @@ static PetscErrorCode ReadHeader(Reader *r, Header *h, uint64_t *stored_sum)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(ReadScalar(r, "ccpdem_checkpoint_version", H5T_NATIVE_INT32, &h->version));
-  if (!r->why[0] && h->version != CHECKPOINT_FORMAT_VERSION) {
-    snprintf(r->why, sizeof(r->why), "format version %d, but this ccpdem reads version %d", (int)h->version,
-             CHECKPOINT_FORMAT_VERSION);
+  if (!r->why[0] && h->version != CHECKPOINT_FORMAT_VERSION && h->version != CHECKPOINT_FORMAT_VERSION_OVERRIDES) {
+    snprintf(r->why, sizeof(r->why), "format version %d, but this ccpdem reads versions %d and %d", (int)h->version,
+             CHECKPOINT_FORMAT_VERSION, CHECKPOINT_FORMAT_VERSION_OVERRIDES);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (size_t k = 0; k < N_HEADER_FIELDS; k++)
@@ -840,6 +847,13 @@ static PetscErrorCode ReadAll(MPI_Comm comm, const char *file, Reader *r)
   PetscCall(ReadHeader(r, &h, &stored));
   PetscCall(ReadString(comm, r, "/scenario/text", SCENARIO_TEXT_MAX, &r->text, &local));
   PetscCall(ReadString(comm, r, "/scenario/path", SCENARIO_PATH_MAX - 1, &r->spath, &local));
+  if (!r->why[0]) { /* /scenario/overrides in version 7 only, and there always */
+    const PetscBool has = (PetscBool)(H5Lexists(r->file, "/scenario/overrides", H5P_DEFAULT) > 0);
+    if (has != (h.version == CHECKPOINT_FORMAT_VERSION_OVERRIDES))
+      snprintf(r->why, sizeof(r->why), "format version %d %s /scenario/overrides (version %d, and only it, has it)",
+               (int)h.version, has ? "but a dataset" : "but no dataset", CHECKPOINT_FORMAT_VERSION_OVERRIDES);
+    else if (has) PetscCall(ReadString(comm, r, "/scenario/overrides", SCENARIO_TEXT_MAX, &r->overrides, &local));
+  }
   PetscCall(CheckRows(r, "/walls/center", h.walls));
   PetscCall(CheckRows(r, "/bodies/id", h.bodies));
   PetscCall(CheckRows(r, "/contacts/ida", h.contacts));
@@ -897,6 +911,7 @@ static PetscErrorCode ReaderClose(Reader *r)
   r->file = -1;
   PetscCall(PetscFree(r->text));
   PetscCall(PetscFree(r->spath));
+  PetscCall(PetscFree(r->overrides));
   PetscCall(PetscFree(r->centers));
   PetscCall(PetscFree(r->cuts));
   PetscCall(PetscFree(r->emitted));
@@ -927,13 +942,14 @@ static PetscErrorCode ReaderHandOver(Reader *r, CheckpointState *st)
   st->wall_centers           = r->centers;
   st->scenario_text          = r->text;
   st->scenario_path          = r->spath;
+  st->scenario_overrides     = r->overrides;
   st->cuts                   = r->cuts;
   st->n_emitters             = (int64_t)r->n_emitted;
   st->emitted                = r->emitted;
   for (int k = 0; k < 3; k++) st->grid[k] = r->grid[k];
   r->centers = r->cuts = NULL;
-  r->text = r->spath = NULL;
-  r->emitted         = NULL;
+  r->text = r->spath = r->overrides = NULL;
+  r->emitted                        = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1000,6 +1016,7 @@ PetscErrorCode CheckpointStateDestroy(CheckpointState *st)
   PetscCall(PetscFree(st->wall_centers));
   PetscCall(PetscFree(st->scenario_text));
   PetscCall(PetscFree(st->scenario_path));
+  PetscCall(PetscFree(st->scenario_overrides));
   PetscCall(PetscFree(st->cuts));
   PetscCall(PetscFree(st->emitted));
   PetscCall(PetscMemzero(st, sizeof(*st)));

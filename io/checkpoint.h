@@ -26,6 +26,8 @@
  *   /walls/center         double (w x 3): wall state that moves (box walls advance with velocity)
  *   /scenario/text        uint8: the scenario file as read (no terminating NUL)
  *   /scenario/path        uint8: the path it was read from
+ *   /scenario/overrides   uint8: (version 7 only) the run's -set KEY=VALUE lines, '\n'-separated, applied to the
+ *                         text in order (scenario/yaml_override.h)
  *   /layout/rows_per_rank int64 (ranks x 2): each writing rank's (bodies, contacts) row counts
  *   /layout/grid          int64 (3): the writer's process grid (1 1 1 on one rank)
  *   /layout/cuts          double (px + py + pz + 3): its cuts along x, then y, then z (optional:
@@ -56,6 +58,9 @@
 #include "io/run_dir.h"
 
 #define CHECKPOINT_FORMAT_VERSION 6
+/* A run with -set overrides writes this version: 6 plus /scenario/overrides, which a ccpdem that reads only 6
+ * refuses rather than restart the run without its overrides; a run without overrides writes 6 as before. */
+#define CHECKPOINT_FORMAT_VERSION_OVERRIDES 7
 
 /* What a checkpoint carries (the format above): the simulation layer fills one to write and
  * rebuilds a simulation from one read (step/state.c). For CheckpointWrite the pointers are the
@@ -72,10 +77,11 @@ typedef struct {
   int            n_walls;
   double        *wall_centers; /* 3 per wall */
   char          *scenario_text, *scenario_path;
-  int64_t        grid[3];    /* the writer's process grid (1 1 1 on one rank; read 0 0 0: not stored) */
-  double        *cuts;       /* its cuts: grid[0] + 1 along x, then y, then z (one rank: the domain box) */
-  int64_t        n_emitters; /* read: 0 when not stored */
-  int64_t       *emitted;    /* bodies each emitter has made (read: NULL when not stored) */
+  char          *scenario_overrides; /* the -set lines applied to the text; NULL (or "" when written): none */
+  int64_t        grid[3];            /* the writer's process grid (1 1 1 on one rank; read 0 0 0: not stored) */
+  double        *cuts;               /* its cuts: grid[0] + 1 along x, then y, then z (one rank: the domain box) */
+  int64_t        n_emitters;         /* read: 0 when not stored */
+  int64_t       *emitted;            /* bodies each emitter has made (read: NULL when not stored) */
 } CheckpointState;
 
 /* Collective. Writes OUT/checkpoints/ckpt-NNNNNN.h5 (NNNNNN = st->step), then keeps the newest

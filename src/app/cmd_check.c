@@ -6,7 +6,7 @@
 #include "step/population.h"
 #include <inttypes.h>
 
-PetscErrorCode CommandCheck(const char *path, int *exit_code)
+PetscErrorCode CommandCheck(const char *path, const char *overrides, int *exit_code)
 {
   Scenario     sc;
   BodyStore    bodies;
@@ -20,7 +20,7 @@ PetscErrorCode CommandCheck(const char *path, int *exit_code)
     ReportBadInput("no scenario given; usage: ccpdem check SCENARIO.yaml");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  bad = scenario_load_file(path, &sc, err, sizeof(err));
+  bad = scenario_load_file_set(path, overrides, &sc, err, sizeof(err));
   if (!bad) PetscCall(OptionsCheckUnknown(err, sizeof(err)));
   if (bad || err[0]) {
     ReportBadInput(err);
@@ -33,6 +33,7 @@ PetscErrorCode CommandCheck(const char *path, int *exit_code)
   PetscCall(OptionErrorsRelease(&oe, ierr, err, sizeof(err)));
   if (err[0]) ReportBadInput(err);
   else {
+    PetscCall(ScenarioWarn(PETSC_COMM_WORLD, &sc));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "%s: ok: %" PetscInt_FMT " bodies, %d emitters, %d walls, %d materials, %g s in %" PRId64
                           " steps of %g s\n",

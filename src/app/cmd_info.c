@@ -3,6 +3,7 @@
 #include "app/commands.h"
 #include "step/simulation.h"
 #include "io/checkpoint.h"
+#include <string.h>
 
 static PetscErrorCode PrintCheckpoint(const char *path, char *err, size_t errlen)
 {
@@ -13,17 +14,27 @@ static PetscErrorCode PrintCheckpoint(const char *path, char *err, size_t errlen
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, path, &sim, err, errlen));
   if (!sim) PetscFunctionReturn(PETSC_SUCCESS);
   memory = SimulationMemory(sim);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt64_FMT
-                        ", time %.17g s, end time %.17g s\n  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT
-                        " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT
-                        " (%s)\n  walls %d, scenario %s\n",
-                        path, CHECKPOINT_FORMAT_VERSION, SimulationStepCount(sim), SimulationTime(sim),
-                        SimulationScenario(sim)->time_end, SimulationLastStep(sim)->bodies, SimulationRemoved(sim),
-                        SimulationNextId(sim), memory->n,
-                        memory->width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements"
-                                                          : "penalty friction history",
-                        SimulationScenario(sim)->n_walls, SimulationScenario(sim)->path));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD,
+                "%s: ccpdem checkpoint, format version %d (checksum verified)\n  step %" PetscInt64_FMT
+                ", time %.17g s, end time %.17g s\n  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT
+                " left the domain), next id %" PRId64 "\n  contacts stored: %" PetscInt_FMT
+                " (%s)\n  walls %d, scenario %s\n",
+                path,
+                SimulationScenario(sim)->overrides ? CHECKPOINT_FORMAT_VERSION_OVERRIDES : CHECKPOINT_FORMAT_VERSION,
+                SimulationStepCount(sim), SimulationTime(sim), SimulationScenario(sim)->time_end,
+                SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationNextId(sim), memory->n,
+                memory->width == CCP_RECORD_WIDTH ? "warm-start impulses and plastic displacements"
+                                                  : "penalty friction history",
+                SimulationScenario(sim)->n_walls, SimulationScenario(sim)->path));
+  if (SimulationScenario(sim)->overrides) { /* '\n'-separated: one per line */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  scenario overrides (-set), applied in order:\n"));
+    for (const char *s = SimulationScenario(sim)->overrides; *s;) {
+      const size_t len = strcspn(s, "\n");
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    %.*s\n", (int)len, s));
+      s += len + (s[len] == '\n');
+    }
+  }
   PetscCall(SimulationDestroy(&sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

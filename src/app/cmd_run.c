@@ -154,6 +154,45 @@ static PetscErrorCode ClaimOutput(Simulation *sim, const char *outdir, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The scenario's -set overrides, one line on rank 0 ("  -set KEY=VALUE ..."), if it has any. */
+static PetscErrorCode PrintOverrides(const Scenario *sc)
+{
+  PetscFunctionBegin;
+  if (!sc->overrides) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  with -set "));
+  for (const char *s = sc->overrides; *s;) {
+    const size_t len = strcspn(s, "\n");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%.*s%s", (int)len, s, s[len] ? " -set " : "\n"));
+    s += len + (s[len] == '\n');
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bad input: the restart's -set overrides (NULL: none given) differ from those the checkpoint's run recorded
+ * (which apply either way). */
+static PetscErrorCode CheckRestartOverrides(Simulation sim, const char *ckpt, const char *overrides, char *err,
+                                            size_t errlen)
+{
+  const char *recorded  = SimulationScenario(sim)->overrides;
+  char        list[512] = "none";
+  size_t      k         = 0;
+
+  PetscFunctionBegin;
+  if (!overrides || (recorded && !strcmp(overrides, recorded))) PetscFunctionReturn(PETSC_SUCCESS);
+  for (const char *s = recorded; s && *s && k < sizeof(list);) { /* "-set A -set B" */
+    const size_t len = strcspn(s, "\n");
+    const int    w   = snprintf(list + k, sizeof(list) - k, "%s-set %.*s", k ? " " : "", (int)len, s);
+    if (w < 0) break;
+    k += (size_t)w;
+    s += len + (s[len] == '\n');
+  }
+  PetscCall(PetscSNPrintf(err, errlen,
+                          "-set on restart must repeat the run's overrides exactly, but %s records %s; restart "
+                          "without -set (the recorded overrides apply), or start a new run to change the scenario",
+                          ckpt, list));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Runs sim (claimed output directory outdir; restarted from checkpoint from, or NULL) to its end
  * time, then destroys it. */
 static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, const char *from, int *exit_code)
@@ -167,7 +206,7 @@ static PetscErrorCode RunAndDestroy(Simulation *sim, const char *outdir, const c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CommandRun(const char *path, int *exit_code)
+PetscErrorCode CommandRun(const char *path, const char *overrides, int *exit_code)
 {
   Scenario   sc;
   Simulation sim                   = NULL;
@@ -178,8 +217,10 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
 
   PetscFunctionBegin;
   *exit_code = CCPDEM_EXIT_BAD_INPUT;
-  if (path) bad = scenario_load_file(path, &sc, err, sizeof(err));
-  else bad = scenario_load_string(ccpdem_default_scenario, "<embedded default scenario>", &sc, err, sizeof(err));
+  if (path) bad = scenario_load_file_set(path, overrides, &sc, err, sizeof(err));
+  else
+    bad = scenario_load_string_set(ccpdem_default_scenario, "<embedded default scenario>", overrides, &sc, err,
+                                   sizeof(err));
   if (bad) {
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -200,11 +241,13 @@ PetscErrorCode CommandRun(const char *path, int *exit_code)
   }
   PetscCall(ClaimOutput(&sim, outdir, PETSC_FALSE, overwrite, exit_code, &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ScenarioWarn(PETSC_COMM_WORLD, SimulationScenario(sim)));
   PetscCallMPI(MPI_Allreduce(&SimulationBodies(sim)->n_owned, &nbodies, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "ccpdem: %s: %" PetscInt_FMT " bodies, %d walls, h = %g s to t = %g s, output in %s\n",
                         path ? path : "embedded default scenario", nbodies, SimulationScenario(sim)->n_walls,
                         SimulationScenario(sim)->time_step, SimulationScenario(sim)->time_end, outdir));
+  PetscCall(PrintOverrides(SimulationScenario(sim)));
   PetscCall(RunAndDestroy(&sim, outdir, NULL, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -255,7 +298,7 @@ static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_g
   else if (until_given) {
     if (steps <= SimulationStepCount(sim))
       PetscCall(PetscSNPrintf(err, errlen,
-                              "--until %g is not after the checkpoint's time %.17g s (step %" PetscInt64_FMT
+                              "--until %g is not after the checkpoint's time %g s (step %" PetscInt64_FMT
                               " of %g s); give a later end time",
                               until, SimulationTime(sim), SimulationStepCount(sim), sc->time_step));
     else SimulationSetEndTime(sim, until);
@@ -266,7 +309,7 @@ static PetscErrorCode CheckEndTime(Simulation sim, const char *ckpt, int until_g
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
+PetscErrorCode CommandRestart(int argc, char **argv, const char *overrides, int *exit_code)
 {
   const char *ckpt                  = argc > 2 && argv[2][0] != '-' ? argv[2] : NULL;
   Simulation  sim                   = NULL;
@@ -301,6 +344,7 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
     PetscCall(PetscSNPrintf(err, sizeof(err),
                             "--overwrite is an option of run: restart continues only its own run's directory, or a new "
                             "or empty one given with -o OUT"));
+  if (!err[0]) PetscCall(CheckRestartOverrides(sim, ckpt, overrides, err, sizeof(err)));
   if (!err[0]) PetscCall(CheckEndTime(sim, ckpt, until_given, until, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
@@ -310,10 +354,11 @@ PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code)
   PetscCall(ClaimOutput(&sim, outdir, PETSC_TRUE, PETSC_FALSE, exit_code, &ok));
   if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "ccpdem: restart from %s: step %" PetscInt64_FMT ", t = %.17g s, %" PetscInt64_FMT
+                        "ccpdem: restart from %s: step %" PetscInt64_FMT ", t = %g s, %" PetscInt64_FMT
                         " bodies, to t = %g s, output in %s\n",
                         ckpt, SimulationStepCount(sim), SimulationTime(sim), SimulationLastStep(sim)->bodies,
                         SimulationScenario(sim)->time_end, outdir));
+  PetscCall(PrintOverrides(SimulationScenario(sim)));
   PetscCall(RunAndDestroy(&sim, outdir, ckpt, exit_code));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -16,12 +16,23 @@
 /* One line on stderr (rank 0 prints it): "ccpdem: error: msg". */
 void ReportBadInput(const char *msg);
 
-/* ccpdem run [SCENARIO.yaml] (path NULL: the embedded default scenario) */
-PetscErrorCode CommandRun(const char *path, int *exit_code);
-/* ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T] */
-PetscErrorCode CommandRestart(int argc, char **argv, int *exit_code);
-/* ccpdem check SCENARIO.yaml */
-PetscErrorCode CommandCheck(const char *path, int *exit_code);
+/* Plausibility warnings on a scenario that passed its checks, each one line "ccpdem: warning: ..." on stderr of
+ * comm's rank 0, never an error: rolling or spinning friction longer than the smallest radius of the bodies of
+ * that material (a dimensionless coefficient given where a length is meant), and a time step longer than a tenth
+ * of the smallest body's free-fall time through its radius. Collective on comm. */
+PetscErrorCode ScenarioWarn(MPI_Comm comm, const Scenario *sc);
+/* ccpdem --version: the version, the git commit it was built from, the build's type, compiler and flags, and
+ * the versions of PETSc, HDF5 and MPI (at run time, and those it was built against), to f. Plain C: callable
+ * before PetscInitialize. */
+void CommandVersion(FILE *f);
+/* ccpdem run [SCENARIO.yaml] [-set KEY=VALUE ...] (path NULL: the embedded default scenario; overrides: the -set
+ * values, '\n'-separated, or NULL; scenario/yaml_override.h) */
+PetscErrorCode CommandRun(const char *path, const char *overrides, int *exit_code);
+/* ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]: the run's recorded -set overrides apply; overrides (the
+ * command line's, or NULL) must be absent or the same. */
+PetscErrorCode CommandRestart(int argc, char **argv, const char *overrides, int *exit_code);
+/* ccpdem check SCENARIO.yaml [-set KEY=VALUE ...] */
+PetscErrorCode CommandCheck(const char *path, const char *overrides, int *exit_code);
 /* ccpdem info FILE.h5 */
 PetscErrorCode CommandInfo(const char *path, int *exit_code);
 /* ccpdem analyze repose SNAPSHOT.h5 [...]. Bad input: err set (one line) and *exit_code

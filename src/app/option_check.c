@@ -3,57 +3,13 @@
  * that are not finite numbers, options files that cannot be read, and the one-line report of a
  * runtime failure. */
 #include "app/option_check.h"
+#include "app/option_table.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Every option ccpdem reads, some only in some runs (the penalty model's, a distributed run's, the
- * run loop's, which are read after this check): an option of this list that nothing read is not
- * an error. tests/cli/options.sh checks that every option the sources read is listed. */
-static const char *const ccpdem_options[] = {
-  "o",
-  "ccp_type",
-  "ccp_max_it",
-  "ccp_tol",
-  "ccp_jacobi_omega",
-  "ccp_jacobi_lambda",
-  "ccp_gs_omega",
-  "ccp_check_interval",
-  "ccp_apgd_check_interval",
-  "ccp_packed",
-  "ccp_release_layout",
-  "ccp_simd",
-  "ccp_apgd_lipschitz_initial",
-  "ccp_apgd_lipschitz_grow",
-  "ccp_apgd_lipschitz_decay",
-  "ccp_warm_start_scale",
-  "ccp_warm_start_decay",
-  "balance_interval",
-  "sort_interval",
-  "neighbour_skin",
-  "ghost_update",
-  "decomp_grid",
-  "penalty_simd",
-  "penalty_per_contact",
-  "penalty_check_sides",
-  "checkpoint_every_steps",
-  "checkpoint_interval",
-  "checkpoint_wall_interval",
-  "checkpoint_keep",
-  "progress_interval",
-  "until",
-  "fclib_dump",
-  "fclib_dir",
-  "fclib_guess",
-  "overwrite",
-  "io_fail_after_bytes",
-  "io_fail_rank",
-  "debug_trace",
-};
-#define N_OPTIONS (sizeof(ccpdem_options) / sizeof(ccpdem_options[0]))
 
 /* PETSc's own families, some read only at PetscFinalize (-options_left, -malloc_dump, -log_*): let
  * through whole rather than named one by one. */
@@ -87,28 +43,26 @@ static PetscBool prefix_of_either(const char *a, const char *b)
   return (PetscBool)(n >= 4 && !strncmp(a, b, n));
 }
 
-/* The listed option nearest to name (a prefix of it or it of one counts as one edit), or NULL when
- * none is within a third of its length. */
+/* The ccpdem option (app/option_table.h) nearest to name (a prefix of it or it of one counts as one
+ * edit), or NULL when none is within a third of its length. */
 static const char *nearest_option(const char *name)
 {
   const char *best = NULL;
   size_t      dist = strlen(name) / 3 + 1;
-  for (size_t k = 0; k < N_OPTIONS; k++) {
-    const size_t d = prefix_of_either(name, ccpdem_options[k]) ? 1 : edit_distance(name, ccpdem_options[k]);
+  for (size_t k = 0; k < ccpdem_option_count; k++) {
+    const char  *opt = ccpdem_option_table[k].name;
+    const size_t d   = prefix_of_either(name, OptionBareName(opt)) ? 1 : edit_distance(name, OptionBareName(opt));
     if (d < dist) {
       dist = d;
-      best = ccpdem_options[k];
+      best = opt;
     }
   }
   return best;
 }
 
-static PetscBool listed_ccpdem(const char *name)
-{
-  for (size_t k = 0; k < N_OPTIONS; k++)
-    if (!strcmp(name, ccpdem_options[k])) return PETSC_TRUE;
-  return PETSC_FALSE;
-}
+/* Every option of the table, some read only in some runs (the penalty model's, a distributed run's, the
+ * run loop's, which are read after the unknown-option check): one of them that nothing read is no error. */
+static PetscBool listed_ccpdem(const char *name) { return (PetscBool)(OptionTableFind(name) != NULL); }
 
 static PetscBool listed(const char *name)
 {
@@ -132,7 +86,7 @@ PetscErrorCode OptionsCheckUnknown(char *err, size_t errlen)
     const char *near = nearest_option(name);
     if (near)
       PetscCall(PetscSNPrintf(err, errlen,
-                              "command line: unknown option -%s (neither ccpdem nor PETSc reads it); did you mean -%s? "
+                              "command line: unknown option -%s (neither ccpdem nor PETSc reads it); did you mean %s? "
                               "(-help lists the options)",
                               name, near));
     else

@@ -11,7 +11,8 @@
 
 typedef struct {
   double     wall_start, last_print, interval; /* s */
-  PetscBool  tty;                              /* stderr is a terminal: redraw one line */
+  PetscBool  tty;                              /* rank 0's stderr is a terminal: redraw one line */
+  int        drawn;                            /* characters of the line drawn last (tty) */
   double     wall_detect, wall_solve, wall_integrate, wall_io;
   PetscInt64 unconverged, iterations;
   double     max_speed;
@@ -123,15 +124,34 @@ static PetscErrorCode CheckpointPlanSetUp(Simulation sim, CheckpointPlan *cp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -progress_interval over the default (0.5 s on a terminal, 10 s in a batch log), checked */
+/* Whether rank 0's stderr, where the progress goes, is a terminal (under mpiexec it is a pipe); the same on every
+ * rank. Collective. */
+static PetscErrorCode ProgressTty(MPI_Comm comm, PetscBool *tty)
+{
+  PetscMPIInt rank;
+  int         t = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) t = isatty(fileno(stderr));
+  PetscCallMPI(MPI_Bcast(&t, 1, MPI_INT, 0, comm));
+  *tty = (PetscBool)(t != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -progress_interval over the default (0.5 s: a live line on a terminal; else 2 s, a line each), checked.
+ * Collective. */
 static PetscErrorCode ProgressInterval(Simulation sim, double *interval)
 {
+  PetscBool tty;
+
   PetscFunctionBegin;
-  *interval = isatty(fileno(stderr)) ? 0.5 : 10.0;
+  PetscCall(ProgressTty(SimulationComm(sim), &tty));
+  *interval = tty ? 0.5 : 2.0;
   PetscOptionsBegin(SimulationComm(sim), NULL, "Progress", NULL);
   PetscCall(PetscOptionsReal("-progress_interval",
-                             "Wall seconds between progress lines (default 0.5 on a terminal, 10 in a batch log)", NULL,
-                             *interval, interval, NULL));
+                             "Wall seconds between progress lines (default 0.5 on a terminal, else 2)", NULL, *interval,
+                             interval, NULL));
   PetscOptionsEnd();
   PetscCheck(*interval >= 0, SimulationComm(sim), PETSC_ERR_ARG_OUTOFRANGE,
              "-progress_interval must be >= 0 seconds, got %g", *interval);
@@ -152,6 +172,9 @@ PetscErrorCode RunLoopCheckOptions(Simulation sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The progress line (legend in app/option_table.c), on rank 0's stderr every pr->interval wall seconds: on a
+ * terminal redrawn in place (padded over the longer line before it), else one line each; final: the last one,
+ * with the wall time taken in place of the ETA. Not collective. */
 static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt64 nsteps, PetscBool final)
 {
   const StepStats *st   = SimulationLastStep(sim);
@@ -159,16 +182,22 @@ static void ProgressLine(MPI_Comm comm, Progress *pr, Simulation sim, PetscInt64
   const double     now = MPI_Wtime(), el = now - pr->wall_start;
   const double     rate = el > 0 ? (step - pr->first_step) / el : 0;
   const double     eta  = rate > 0 ? (nsteps - step) / rate : 0;
+  char             line[320], tail[64];
+  int              n;
 
   if (!final && now - pr->last_print < pr->interval) return;
   pr->last_print = now;
-  PetscCallVoid(PetscFPrintf(comm, stderr,
-                             "%sstep %" PetscInt64_FMT "/%" PetscInt64_FMT "  t=%.4g/%.4g s  bodies %" PetscInt64_FMT
-                             "  contacts %" PetscInt64_FMT "  it %" PetscInt_FMT
-                             "  res %.2e%s  %.1f steps/s  ETA %.0f s%s",
-                             pr->tty ? "\r" : "", step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end,
-                             st->bodies, st->contacts, st->iterations, st->residual_max, st->converged ? "" : "*", rate,
-                             eta, pr->tty && !final ? "   " : "\n"));
+  if (final) snprintf(tail, sizeof(tail), "done in %.1f s", el);
+  else snprintf(tail, sizeof(tail), "ETA %.0f s", eta);
+  n = snprintf(line, sizeof(line),
+               "step %" PetscInt64_FMT "/%" PetscInt64_FMT "  t=%.4g/%.4g s  bodies %" PetscInt64_FMT
+               "  contacts %" PetscInt64_FMT "  it %" PetscInt_FMT "  res %.2e%s  %.1f steps/s  %s",
+               step, nsteps, SimulationTime(sim), SimulationScenario(sim)->time_end, st->bodies, st->contacts,
+               st->iterations, st->residual_max, st->converged ? "" : "*", rate, tail);
+  if (n < 0) return;
+  PetscCallVoid(PetscFPrintf(comm, stderr, "%s%s%*s%s", pr->tty ? "\r" : "", line,
+                             pr->tty && pr->drawn > n ? pr->drawn - n : 0, "", pr->tty && !final ? "" : "\n"));
+  pr->drawn = n;
 }
 
 /* The angle of repose of each pile of the scenario's analysis.repose. */
@@ -204,16 +233,24 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   const NeighbourList *nlist = SimulationNeighbourList(sim);
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt64_FMT " steps to t = %g s in %.3f s wall\n",
-                        SimulationStepCount(sim), SimulationTime(sim), total));
+  if (pr->first_step > 0) /* a restart: this segment's steps and the run's */
+    PetscCall(PetscPrintf(comm,
+                          "\nccpdem: finished steps %" PetscInt64_FMT " to %" PetscInt64_FMT " (%" PetscInt64_FMT
+                          " steps in this segment, %" PetscInt64_FMT " in the run) to t = %g s in %.3f s wall\n",
+                          pr->first_step + 1, SimulationStepCount(sim), SimulationStepCount(sim) - pr->first_step,
+                          SimulationStepCount(sim), SimulationTime(sim), total));
+  else
+    PetscCall(PetscPrintf(comm, "\nccpdem: finished %" PetscInt64_FMT " steps to t = %g s in %.3f s wall\n",
+                          SimulationStepCount(sim), SimulationTime(sim), total));
   PetscCall(PetscPrintf(comm, "  wall time by phase: detect %.2f s, solve %.2f s, integrate %.2f s, output %.2f s\n",
                         pr->wall_detect, pr->wall_solve, pr->wall_integrate, pr->wall_io));
   PetscCall(PetscPrintf(comm,
                         "  bodies %" PetscInt64_FMT " (%" PetscInt64_FMT " left the domain), contacts %" PetscInt64_FMT
                         ", solver iterations %" PetscInt64_FMT " in all, %" PetscInt64_FMT
-                        " steps not converged to the tolerance, max body speed seen %.3g m/s\n",
+                        " steps not converged to the tolerance, max body speed seen %.3g m/s%s\n",
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
-                        pr->iterations, pr->unconverged, pr->max_speed));
+                        pr->iterations, pr->unconverged, pr->max_speed,
+                        pr->first_step > 0 ? " (iterations, steps and speed: this segment's)" : ""));
   if (SimulationInfeasibleSteps(sim))
     PetscCall(PetscPrintf(comm,
                           "  %" PetscInt64_FMT " of them found unsolvable (a jam of overlapping contacts; the first "
@@ -319,8 +356,8 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   if (from) PetscCall(PetscStrncpy(ckpt_path, from, sizeof(ckpt_path)));
   PetscCall(CcpdemLogEventsRegister());
   pr.wall_start = pr.last_print = MPI_Wtime();
-  pr.tty                        = (PetscBool)isatty(fileno(stderr));
   pr.first_step                 = SimulationStepCount(sim);
+  PetscCall(ProgressTty(comm, &pr.tty));
   PetscCall(ProgressInterval(sim, &pr.interval));
   PetscCall(CheckpointPlanSetUp(sim, &cp));
   checkpointing = (PetscBool)(cp.every_steps || cp.every_sim_steps || cp.wall_interval > 0);
@@ -380,7 +417,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
     *end = RUN_REQUEUE;
     PetscCall(PetscPrintf(comm,
                           "ccpdem: stop requested (SIGUSR1/SIGTERM/SIGINT): checkpointed step %" PetscInt64_FMT
-                          " (t = %.17g s) to %s; continue with: ccpdem restart %s\n",
+                          " (t = %g s) to %s; continue with: ccpdem restart %s\n",
                           SimulationStepCount(sim), SimulationTime(sim), ckpt_path, ckpt_path));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

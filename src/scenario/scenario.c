@@ -24,6 +24,7 @@
 #include "scenario/bulk_sections.h"
 #include "scenario/contact_sections.h"
 #include "scenario/shared_values.h"
+#include "scenario/yaml_override.h"
 #include "scenario/yaml_reader.h"
 #include <math.h>
 #include <stdio.h>
@@ -191,6 +192,12 @@ static void set_defaults(Scenario *sc)
 
 int scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen)
 {
+  return scenario_load_string_set(text, name, NULL, sc, err, errlen);
+}
+
+int scenario_load_string_set(const char *text, const char *name, const char *overrides, Scenario *sc, char *err,
+                             size_t errlen)
+{
   YamlReader   r;
   yaml_node_t *root;
   int          status;
@@ -210,8 +217,9 @@ int scenario_load_string(const char *text, const char *name, Scenario *sc, char 
     scenario_free(sc);
     return 1;
   }
-  sc->text = strdup(text);
-  if (!sc->text) {
+  sc->text      = strdup(text);
+  sc->overrides = overrides && overrides[0] ? strdup(overrides) : NULL;
+  if (!sc->text || (overrides && overrides[0] && !sc->overrides)) {
     snprintf(err, errlen, "%s: out of memory while reading the scenario", name);
     scenario_free(sc);
     return 1;
@@ -224,7 +232,9 @@ int scenario_load_string(const char *text, const char *name, Scenario *sc, char 
   if (!root) {
     snprintf(err, errlen, "%s:1: the scenario is empty; write one as in GUIDE 'Scenario files'", name);
     status = 1;
-  } else status = reader_check_one_document(&r) != 0 || read_scenario(&r, root, sc) != 0;
+  } else
+    status = reader_check_one_document(&r) != 0 || reader_apply_overrides(&r, overrides) != 0 ||
+             read_scenario(&r, reader_root(&r), sc) != 0; /* the root node moves when an override adds nodes */
   reader_close(&r);
   if (status) {
     scenario_free(sc);
@@ -235,12 +245,17 @@ int scenario_load_string(const char *text, const char *name, Scenario *sc, char 
 
 int scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen)
 {
+  return scenario_load_file_set(path, NULL, sc, err, errlen);
+}
+
+int scenario_load_file_set(const char *path, const char *overrides, Scenario *sc, char *err, size_t errlen)
+{
   char *text;
   int   status;
 
   memset(sc, 0, sizeof *sc);
   if (reader_read_file(path, SCENARIO_TEXT_MAX, &text, err, errlen)) return 1;
-  status = scenario_load_string(text, path, sc, err, errlen);
+  status = scenario_load_string_set(text, path, overrides, sc, err, errlen);
   free(text);
   return status;
 }
@@ -248,6 +263,7 @@ int scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen)
 void scenario_free(Scenario *sc)
 {
   free(sc->text);
+  free(sc->overrides);
   free(sc->materials);
   for (int k = 0; sc->walls && k < sc->n_walls; k++) free(sc->walls[k].file);
   free(sc->walls);

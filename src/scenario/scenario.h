@@ -119,16 +119,17 @@ typedef struct {
 } ReposeSpec;
 
 typedef struct {
-  char            path[SCENARIO_PATH_MAX]; /* file it was read from */
-  char           *text;                    /* the whole file, for checkpoints */
-  double          domain_min[3], domain_max[3];
-  double          gravity[3];
-  double          time_step, time_end;
-  ContactModel    contact_model;
-  double          envelope;           /* m: pairs closer than this are in the active set */
-  double          max_recovery_speed; /* m/s: clamp of -phi/h for overlaps */
-  double          overlap_tolerance;  /* m: rigid overlaps this shallow are held, not pushed apart */
-  PenaltySettings penalty;            /* contact.model penalty only */
+  char         path[SCENARIO_PATH_MAX]; /* file it was read from */
+  char        *text;                    /* the whole file, for checkpoints */
+  char        *overrides; /* the -set KEY=VALUE lines applied to text ('\n'-separated), for checkpoints; NULL: none */
+  double       domain_min[3], domain_max[3];
+  double       gravity[3];
+  double       time_step, time_end;
+  ContactModel contact_model;
+  double       envelope;           /* m: pairs closer than this are in the active set */
+  double       max_recovery_speed; /* m/s: clamp of -phi/h for overlaps */
+  double       overlap_tolerance;  /* m: rigid overlaps this shallow are held, not pushed apart */
+  PenaltySettings penalty;         /* contact.model penalty only */
   SolverType      solver_type;
   int             max_iterations;
   double          tolerance; /* m/s, GUIDE residual */
@@ -163,8 +164,14 @@ int64_t scenario_step_count(double t_end, double h, char *why, size_t whylen);
  * SCENARIO_MAX_STEPS + 1 (never reached) for intervals longer than any run. */
 int64_t scenario_interval_steps(double interval, double h);
 /* Parse and check key by key. Returns 0 on success; else fills err (FILE:LINE: key '...': ...). */
-int  scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen);
-int  scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen);
+int scenario_load_file(const char *path, Scenario *sc, char *err, size_t errlen);
+int scenario_load_string(const char *text, const char *name, Scenario *sc, char *err, size_t errlen);
+/* The same with the -set overrides (scenario/yaml_override.h: "KEY=VALUE" lines separated by '\n'; NULL or "" for
+ * none) applied to the parsed document before any key is checked; a problem in an overridden value is reported as
+ * "command line: -set KEY=VALUE: key '...': ...". sc->overrides keeps a copy of them. */
+int  scenario_load_file_set(const char *path, const char *overrides, Scenario *sc, char *err, size_t errlen);
+int  scenario_load_string_set(const char *text, const char *name, const char *overrides, Scenario *sc, char *err,
+                              size_t errlen);
 void scenario_free(Scenario *sc);
 /* Index of a material by name, -1 if absent. */
 int scenario_material_index(const Scenario *sc, const char *name);

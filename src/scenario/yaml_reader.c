@@ -193,17 +193,33 @@ static void vmessage(char *err, size_t errlen, const char *file, int line, const
 {
   int k;
   if (!errlen) return;
-  if (path) k = snprintf(err, errlen, "%s:%d: key '%s': ", file, line, path);
+  if (line <= 0 && path) k = snprintf(err, errlen, "%s: key '%s': ", file, path); /* no line: a -set argument */
+  else if (line <= 0) k = snprintf(err, errlen, "%s: ", file);
+  else if (path) k = snprintf(err, errlen, "%s:%d: key '%s': ", file, line, path);
   else k = snprintf(err, errlen, "%s:%d: ", file, line);
   if (k >= 0 && (size_t)k < errlen) vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+}
+
+/* The k-th line of the override lines (without its newline) in buf; "" when there is none. */
+static void override_line(const char *overrides, int k, char *buf, size_t len)
+{
+  const char *s = overrides ? overrides : "";
+  for (; k > 0 && *s; k--) s += strcspn(s, "\n") + (s[strcspn(s, "\n")] == '\n');
+  snprintf(buf, len, "%.*s", (int)strcspn(s, "\n"), s);
 }
 
 int reader_fail(YamlReader *r, const yaml_node_t *at, const char *path, const char *fmt, ...)
 {
   if (!r->failed) {
     va_list ap;
+    int     line = at ? reader_line(at) : 1;
     va_start(ap, fmt);
-    vmessage(r->err, r->errlen, r->file, at ? reader_line(at) : 1, path, fmt, ap);
+    if (line > READER_OVERRIDE_LINE) { /* a node an override grafted: name the -set argument, not a line */
+      char where[600], arg[512];
+      override_line(r->overrides, line - READER_OVERRIDE_LINE - 1, arg, sizeof(arg));
+      snprintf(where, sizeof(where), "command line: -set %s", arg);
+      vmessage(r->err, r->errlen, where, 0, path, fmt, ap);
+    } else vmessage(r->err, r->errlen, r->file, line, path, fmt, ap);
     va_end(ap);
     r->failed = 1;
   }

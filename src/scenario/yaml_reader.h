@@ -37,8 +37,13 @@ typedef struct {
   yaml_document_t doc;
   char           *err; /* the caller's message buffer, errlen bytes */
   size_t          errlen;
-  int             failed; /* only the first problem is reported */
+  int             failed;    /* only the first problem is reported */
+  const char     *overrides; /* the -set KEY=VALUE lines grafted into doc (scenario/yaml_override.h), or NULL */
 } YamlReader;
+
+/* Nodes that an override grafted into the document carry the line READER_OVERRIDE_LINE + k (k = 0 for the first
+ * override line), beyond any file's: a problem at one of them is reported as "command line: -set KEY=VALUE: ...". */
+#define READER_OVERRIDE_LINE (1 << 30)
 
 /* Reads the file at path whole into *text (NUL-terminated, the caller frees it). Returns 0, or -1
  * with one message in err (cannot open or read it, out of memory, a NUL byte in it, more than

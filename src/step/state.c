@@ -61,6 +61,7 @@ PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, cha
   st.n_walls            = sim->sc.n_walls;
   st.scenario_text      = sim->sc.text;
   st.scenario_path      = sim->sc.path;
+  st.scenario_overrides = sim->sc.overrides;
   st.n_emitters         = sim->sc.n_emitters;
   st.emitted            = sim->emitted;
   st.cuts               = cuts;
@@ -174,7 +175,7 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
 
   PetscFunctionBegin;
   *simp = NULL;
-  if (scenario_load_string(st->scenario_text, st->scenario_path, &sc, serr, sizeof(serr))) {
+  if (scenario_load_string_set(st->scenario_text, st->scenario_path, st->scenario_overrides, &sc, serr, sizeof(serr))) {
     snprintf(why, whylen, "its stored scenario is rejected: %.400s", serr);
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -30,7 +30,7 @@ while read -r folder deps; do
   [ -n "$folder" ] && ALLOWED[${folder%:}]=${deps//PHYSICS/$physics}
 done <<< "$rule_table"
 # generated headers (in the build tree) a folder may include unqualified
-declare -A GENERATED=([app]="default_scenario.h")
+declare -A GENERATED=([app]="default_scenario.h version_build.h version_commit.h")
 
 bad=0 n=0
 while IFS= read -r file; do

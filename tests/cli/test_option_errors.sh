@@ -10,8 +10,8 @@
 #     command line: ..." line (also on 2 ranks), before the output directory is created; among
 #     them -checkpoint_keep, which was read only at the first checkpoint, and -ccp_packed, which
 #     check reads too.
-#  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in src/app/option_check.c's
-#     list, so that none is refused as unknown in a run that does not read it.
+#  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in src/app/option_table.c,
+#     so that none is refused as unknown in a run that does not read it.
 . "$(dirname "$0")/../script_common.sh" "$@"
 pile=$REPO/tests/restart/pile.yaml
 
@@ -55,15 +55,15 @@ out=$("$CCPDEM" run "$pile" -o "$W/pass" -penalty_simd avx2 -decomp_grid 1,1,1 -
 out=$("$CCPDEM" run "$pile" -o "$W/pass2" -ccp_tol 1e-3 -options_left 2>&1) || fail "a run with -options_left was refused: $(echo "$out" | tail -3)"
 echo "$out" | grep -q "There are no unused options" || fail "-options_left did not report all options used: $(echo "$out" | tail -5)"
 
-# every option the sources read is listed, or belongs to a PETSc family that option_check.c lets
+# every option the sources read is in the table, or belongs to a PETSc family that option_check.c lets
 # through whole (petsc_prefixes: ccpdem reads -on_error_abort to know whether to print a trace)
-list=$REPO/src/app/option_check.c
-families=$(sed -n '/petsc_prefixes\[\] = {/,/};/p' "$list" | grep -oE '"[a-z_]+"' | tr -d '"')
-[ -n "$families" ] || fail "no PETSc option families found in $list: the sed is broken"
+list=$REPO/src/app/option_table.c
+families=$(sed -n '/petsc_prefixes\[\] = {/,/};/p' "$REPO/src/app/option_check.c" | grep -oE '"[a-z_]+"' | tr -d '"')
+[ -n "$families" ] || fail "no PETSc option families found in src/app/option_check.c: the sed is broken"
 for opt in $(grep -rhoE 'PetscOptions[A-Za-z]+\([^;]*"-[a-z0-9_]+"' "$REPO"/src "$REPO"/decomp "$REPO"/io | grep -oE '"-[a-z0-9_]+"' | tr -d '"-' | sort -u); do
   petsc=0
   for f in $families; do case $opt in "$f"*) petsc=1 ;; esac; done
-  [ $petsc = 1 ] || grep -q "\"$opt\"" "$list" || fail "option -$opt is read by the sources but not listed in src/app/option_check.c"
+  [ $petsc = 1 ] || grep -qE "\"-{1,2}$opt\"" "$list" || fail "option -$opt is read by the sources but not listed in src/app/option_table.c"
   n=$((${n:-0} + 1))
 done
 [ "${n:-0}" -ge 30 ] || fail "only ${n:-0} options found in the sources: the grep is broken"

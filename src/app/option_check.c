@@ -32,6 +32,7 @@ static const char *const ccpdem_options[] = {
   "ccp_warm_start_scale",
   "ccp_warm_start_decay",
   "balance_interval",
+  "balance_threshold",
   "sort_interval",
   "neighbour_skin",
   "ghost_update",

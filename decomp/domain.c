@@ -4,10 +4,11 @@
 #include <stdio.h>
 
 struct _p_Domain {
-  MPI_Comm     cart;                  /* Cartesian communicator (reorder = 0: same rank numbers as the input) */
-  MPI_Comm     comm;                  /* PETSc's inner duplicate of cart, used for all communication */
+  MPI_Comm     dup;                   /* MPI duplicate of the input communicator (same rank numbers) */
+  MPI_Comm     comm;                  /* PETSc's inner duplicate of dup, used for all communication */
   PetscMPIInt  tags[DOMAIN_NUM_TAGS]; /* reserved point-to-point tags on comm */
   PetscMPIInt  rank, size;
+  PetscInt     want[3];      /* the counts asked for (grid, then -decomp_grid); 0 = free */
   PetscInt     dims[3];      /* subdomains per axis; dims[0] * dims[1] * dims[2] == size */
   PetscInt     coords[3];    /* this rank's cell */
   double       lo[3], hi[3]; /* the domain box */
@@ -134,13 +135,40 @@ PetscErrorCode DomainCheckGrid(MPI_Comm comm, const PetscInt grid[3], PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Install the grid dims (product = size): uniform cuts, and the cells numbered row-major (z fastest),
+ * as MPI_Cart_create numbers them. Not collective. */
+static PetscErrorCode SetGrid(Domain d, const PetscInt dims[3])
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) {
+    PetscCall(PetscFree(d->cuts[k]));
+    d->dims[k] = dims[k];
+    PetscCall(PetscMalloc1(d->dims[k] + 1, &d->cuts[k]));
+    for (PetscInt i = 0; i <= d->dims[k]; i++)
+      d->cuts[k][i] = d->lo[k] + (d->hi[k] - d->lo[k]) * (double)i / (double)d->dims[k];
+    d->cuts[k][d->dims[k]] = d->hi[k]; /* exact ends */
+  }
+  for (PetscInt i = 0; i < dims[0]; i++)
+    for (PetscInt j = 0; j < dims[1]; j++)
+      for (PetscInt l = 0; l < dims[2]; l++) {
+        const PetscInt r           = (i * dims[1] + j) * dims[2] + l;
+        d->rank_of_cell[r]         = (PetscMPIInt)r;
+        d->cell_of_rank[3 * r + 0] = i;
+        d->cell_of_rank[3 * r + 1] = j;
+        d->cell_of_rank[3 * r + 2] = l;
+      }
+  for (int k = 0; k < 3; k++) d->coords[k] = d->cell_of_rank[3 * d->rank + k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3], const PetscInt grid[3], Domain *dp)
 {
   Domain      d;
   PetscInt    want[3];
   PetscBool   ok;
   char        msg[512];
-  PetscMPIInt size, idims[3], periods[3] = {0, 0, 0}, c[3];
+  PetscMPIInt size, idims[3];
+  PetscInt    dims[3];
 
   PetscFunctionBegin;
   *dp = NULL;
@@ -155,26 +183,19 @@ PetscErrorCode DomainCreate(MPI_Comm comm, const double lo[3], const double hi[3
   PetscCallMPI(MPI_Dims_create(size, 3, idims));
 
   PetscCall(PetscNew(&d));
-  PetscCallMPI(MPI_Cart_create(comm, 3, idims, periods, 0, &d->cart));
-  PetscCall(PetscCommDuplicate(d->cart, &d->comm, &d->tags[0]));
+  PetscCallMPI(MPI_Comm_dup(comm, &d->dup));
+  PetscCall(PetscCommDuplicate(d->dup, &d->comm, &d->tags[0]));
   for (int t = 1; t < DOMAIN_NUM_TAGS; t++) PetscCall(PetscCommGetNewTag(d->comm, &d->tags[t]));
-  PetscCallMPI(MPI_Comm_rank(d->cart, &d->rank));
+  PetscCallMPI(MPI_Comm_rank(d->dup, &d->rank));
   d->size = size;
   for (int k = 0; k < 3; k++) {
-    d->dims[k] = idims[k];
+    d->want[k] = want[k];
     d->lo[k]   = lo[k];
     d->hi[k]   = hi[k];
-    PetscCall(PetscMalloc1(d->dims[k] + 1, &d->cuts[k]));
-    for (PetscInt i = 0; i <= d->dims[k]; i++) d->cuts[k][i] = lo[k] + (hi[k] - lo[k]) * (double)i / (double)d->dims[k];
-    d->cuts[k][d->dims[k]] = hi[k]; /* exact ends */
   }
   PetscCall(PetscMalloc2(size, &d->rank_of_cell, 3 * size, &d->cell_of_rank));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    PetscCallMPI(MPI_Cart_coords(d->cart, r, 3, c));
-    for (int k = 0; k < 3; k++) d->cell_of_rank[3 * r + k] = c[k];
-    d->rank_of_cell[(c[0] * d->dims[1] + c[1]) * d->dims[2] + c[2]] = r;
-  }
-  for (int k = 0; k < 3; k++) d->coords[k] = d->cell_of_rank[3 * d->rank + k];
+  for (int k = 0; k < 3; k++) dims[k] = idims[k];
+  PetscCall(SetGrid(d, dims));
   *dp = d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -188,7 +209,7 @@ PetscErrorCode DomainDestroy(Domain *dp)
   for (int k = 0; k < 3; k++) PetscCall(PetscFree(d->cuts[k]));
   PetscCall(PetscFree2(d->rank_of_cell, d->cell_of_rank));
   PetscCall(PetscCommDestroy(&d->comm));
-  PetscCallMPI(MPI_Comm_free(&d->cart));
+  PetscCallMPI(MPI_Comm_free(&d->dup));
   PetscCall(PetscFree(*dp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -275,6 +296,53 @@ PetscErrorCode DomainSetCuts(Domain d, PetscInt axis, const double cuts[])
   PetscCall(CheckSlabs(cuts, p, (int)axis, d->halo, &ok, msg, sizeof(msg)));
   PetscCheck(ok, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
   PetscCall(PetscArraycpy(d->cuts[axis], cuts, p + 1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DomainSetGrid(Domain d, const PetscInt dims[3])
+{
+  PetscInt  prod = 1, lo[3], hi[3];
+  PetscBool ok;
+  char      msg[512];
+  double   *old[3];
+  PetscInt  old_dims[3];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(dims, hi, 3, MPIU_INT, MPI_MAX, d->comm));
+  PetscCallMPI(MPI_Allreduce(dims, lo, 3, MPIU_INT, MPI_MIN, d->comm));
+  for (int k = 0; k < 3; k++)
+    PetscCheck(lo[k] == hi[k], d->comm, PETSC_ERR_ARG_INCOMP,
+               "DomainSetGrid: the ranks passed different grids; compute it from replicated data");
+  for (int k = 0; k < 3; k++) {
+    PetscCheck(dims[k] >= 1 && (d->want[k] == 0 || d->want[k] == dims[k]), d->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "DomainSetGrid: %" PetscInt_FMT
+               " subdomains along %c, but the grid asked for (-decomp_grid) has %" PetscInt_FMT " (0 = free)",
+               dims[k], axis_name[k], d->want[k]);
+    prod *= dims[k];
+  }
+  PetscCheck(prod == d->size, d->comm, PETSC_ERR_ARG_INCOMP,
+             "DomainSetGrid: the grid has %" PetscInt_FMT " subdomains but the domain %d ranks", prod, d->size);
+  for (int k = 0; k < 3; k++) {
+    old[k]      = d->cuts[k];
+    old_dims[k] = d->dims[k];
+    d->cuts[k]  = NULL;
+  }
+  PetscCall(SetGrid(d, dims));
+  PetscCall(DomainCheckHalo(d, d->halo, &ok, msg, sizeof(msg)));
+  if (!ok) { /* put the old grid back, then raise the message on every rank */
+    for (int k = 0; k < 3; k++) PetscCall(PetscFree(d->cuts[k]));
+    PetscCall(SetGrid(d, old_dims));
+    for (int k = 0; k < 3; k++) PetscCall(PetscArraycpy(d->cuts[k], old[k], old_dims[k] + 1));
+  }
+  for (int k = 0; k < 3; k++) PetscCall(PetscFree(old[k]));
+  PetscCheck(ok, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "DomainSetGrid: %s", msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DomainGetGridWanted(Domain d, PetscInt want[3])
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) want[k] = d->want[k];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

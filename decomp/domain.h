@@ -9,8 +9,10 @@
  * except that the last slab of each axis is closed at hi, so every point of [lo, hi] has exactly one
  * owner and points outside [lo, hi] (or NaN) have none.
  *
- * Ranks: MPI_Cart_create (non-periodic, reorder = 0), so rank numbers equal those of the input
- * communicator; the rank of cell (i, j, l) is the Cartesian (row-major) one. Ranks may own nothing.
+ * Ranks: the rank numbers are those of the input communicator; the rank of cell (i, j, l) is the
+ * row-major one, (i * py + j) * pz + l (MPI_Cart_create's with reorder = 0). Ranks may own nothing.
+ * The grid may change after creation (DomainSetGrid: the load balancer chooses it from the bodies,
+ * decomp/balance.h), so the communicator carries no Cartesian topology.
  *
  * Halo: ghosts are bodies within distance w of a subdomain box. Every subdomain must be at least w
  * wide along each axis that is cut (p_k > 1), so that ghosts only ever come from the 26 adjacent
@@ -33,6 +35,14 @@ PetscErrorCode DomainDestroy(Domain *d);
 /* Not collective (reads the options): whether DomainCreate would accept the grid and -decomp_grid on
  * comm's rank count; if not, *ok = PETSC_FALSE and msg says what to change (for a bad-input report). */
 PetscErrorCode DomainCheckGrid(MPI_Comm comm, const PetscInt grid[3], PetscBool *ok, char msg[], size_t msglen);
+
+/* Replace the grid by dims (the same on every rank, checked; product = ranks; the entries fixed at
+ * creation, DomainGetGridWanted, kept) with uniform cuts. If a halo is set, every slab of the uniform
+ * grid must be at least that wide. On error the old grid and cuts stay. The caller moves the bodies
+ * to their new owners (decomp/migration.h). */
+PetscErrorCode DomainSetGrid(Domain d, const PetscInt dims[3]);
+/* Not collective: the counts per axis fixed at creation (grid, then -decomp_grid); 0 = free. */
+PetscErrorCode DomainGetGridWanted(Domain d, PetscInt want[3]);
 
 /* Replace the cuts of one axis by cuts[0 .. p_axis] (identical on every rank, checked): the ends must
  * equal lo[axis] and hi[axis] exactly and the cuts must increase strictly; if a halo is set, every

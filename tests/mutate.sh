@@ -137,6 +137,13 @@ text: t->yield_impulse    = pp->yield_force * h;
 replacement: t->yield_impulse    = 1.01 * pp->yield_force * h;
 tests: ^validation/test_plasticity$
 targets: test_plasticity
+
+bug: no rebalance on the imbalance threshold (only every -balance_interval steps)
+file: src/step/step_stats.c
+text: pl->balance_threshold > 0 && pl->imbalance_work > pl->balance_threshold
+replacement: pl->balance_threshold < 0
+tests: ^validation/test_balance_first_step_np[0-9]+$
+targets: test_balance_first_step
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -72,8 +72,8 @@ static inline PetscErrorCode TestBodyGet(Simulation sim, int64_t id, double x[3]
 }
 
 /* Distributed tests: the process grid (e.g. "1,1,4") on more than one rank and the steps between
- * load balancing ("0": never, so the cuts stay where the test put them). Call before creating the
- * simulation. */
+ * load balancing ("0": never, and no threshold either, so the cuts stay uniform or where the test
+ * put them). Call before creating the simulation. */
 static inline PetscErrorCode TestGrid(const char *grid, const char *balance_interval)
 {
   PetscMPIInt size;
@@ -82,6 +82,7 @@ static inline PetscErrorCode TestGrid(const char *grid, const char *balance_inte
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   if (size > 1) PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", grid));
   PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", balance_interval));
+  if (!strcmp(balance_interval, "0")) PetscCall(PetscOptionsSetValue(NULL, "-balance_threshold", "0"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -14,6 +14,7 @@ Usage: report.py OUTDIR [--warmup K (default 2)]
 """
 import csv
 import os
+import re
 import sys
 
 import matplotlib
@@ -23,7 +24,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 PHASES = ["wall_detect", "wall_solve", "wall_integrate", "wall_io"]  # they add up to the step
 COLUMNS = ["study", "ranks", "bodies", "contacts", "steps", "seconds_per_step"] + [p + "_per_step" for p in PHASES + ["wall_comm"]] + [
-    "iterations_per_step", "bytes_per_step_per_rank", "speedup", "efficiency"]
+    "iterations_per_step", "bytes_per_step_per_rank", "speedup", "efficiency", "imbalance_bodies_first", "imbalance_bodies",
+    "imbalance_contacts", "imbalance_work"]
 
 
 def read_study(outdir):
@@ -49,6 +51,18 @@ def summarize(run_dir, ranks, warmup):
     out["seconds_per_step"] = sum(out[p + "_per_step"] for p in PHASES)
     out["iterations_per_step"] = mean("iterations")
     out["bytes_per_step_per_rank"] = mean("bytes_sent") / ranks
+    # imbalance (max/mean over ranks): the bodies' at the first step and their mean over the kept
+    # steps from the time series; the contacts' and the work's (bodies + contacts) at the last step
+    # from the run's summary line (ccpdem prints it on several ranks; 1 on one rank)
+    out["imbalance_bodies_first"] = float(rows[0]["imbalance"])
+    out["imbalance_bodies"] = mean("imbalance")
+    out["imbalance_contacts"] = out["imbalance_work"] = 1.0
+    log = os.path.join(run_dir, "run.log")
+    if os.path.exists(log):
+        with open(log) as f:
+            m = re.search(r"contacts ([0-9.]+), work ([0-9.]+); \d+ rebalances", f.read())
+        if m:
+            out["imbalance_contacts"], out["imbalance_work"] = float(m.group(1)), float(m.group(2))
     return out
 
 

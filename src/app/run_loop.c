@@ -229,10 +229,12 @@ static PetscErrorCode PrintRepose(MPI_Comm comm, Simulation sim)
 
 static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress *pr, const char *outdir)
 {
-  const double         total = MPI_Wtime() - pr->wall_start;
-  const NeighbourList *nlist = SimulationNeighbourList(sim);
+  const double            total = MPI_Wtime() - pr->wall_start;
+  const NeighbourList    *nlist = SimulationNeighbourList(sim);
+  SimulationDecomposition info;
 
   PetscFunctionBegin;
+  PetscCall(SimulationGetDecomposition(sim, &info));
   if (pr->first_step > 0) /* a restart: this segment's steps and the run's */
     PetscCall(PetscPrintf(comm,
                           "\nccpdem: finished steps %" PetscInt64_FMT " to %" PetscInt64_FMT " (%" PetscInt64_FMT
@@ -264,6 +266,13 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
                           " rank-steps\n",
                           nlist->skin, global[0], global[1]));
   }
+  if (info.grid[0] * info.grid[1] * info.grid[2] > 1)
+    PetscCall(PetscPrintf(comm,
+                          "  decomposition: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+                          ", last step's imbalance (max/mean over ranks) bodies %.3f, contacts %.3f, work %.3f; "
+                          "%" PetscInt64_FMT " rebalances (%" PetscInt64_FMT " changed the grid)\n",
+                          info.grid[0], info.grid[1], info.grid[2], SimulationLastStep(sim)->imbalance, info.contacts,
+                          info.work, info.balances, info.regrids));
   PetscCall(PrintRepose(comm, sim));
   PetscCall(PetscPrintf(comm,
                         "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, "

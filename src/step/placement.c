@@ -42,18 +42,71 @@ PetscErrorCode PlacementDestroy(Simulation sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PlacementSetUpHalo(Simulation sim, char *err, size_t errlen)
+/* Whether the cuts (and the grid) follow the work: some balancing is on. */
+static PetscBool Balancing(const Placement *pl)
+{
+  return (PetscBool)(pl->balance_interval > 0 || pl->balance_threshold > 0);
+}
+
+/* The weights of DomainPlan (decomp/balance.h): 2 per owned body, and per contact of this rank 2
+ * shared among its owned bodies, so that they sum to 2 x (owned bodies + contacts). Needs this
+ * step's contacts with their indices into the current store. *weight: PetscFree it. */
+static PetscErrorCode WorkWeights(Simulation sim, PetscInt **weight)
+{
+  const BodyStore  *s  = &sim->bodies;
+  const ContactSet *cs = &sim->contacts;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(s->n_owned + 1, weight));
+  for (PetscInt i = 0; i < s->n_owned; i++) (*weight)[i] = 2;
+  for (PetscInt c = 0; c < cs->n; c++) {
+    const PetscInt  a = cs->c[c].a, b = cs->c[c].b;
+    const PetscBool oa = (PetscBool)(a >= 0 && a < s->n_owned), ob = (PetscBool)(b >= 0 && b < s->n_owned);
+    if (oa) (*weight)[a] += ob ? 1 : 2;
+    if (ob) (*weight)[b] += oa ? 1 : 2;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Choose the grid and cuts for the owned bodies (with contacts: their contacts' work too) and count
+ * it. Collective. */
+static PetscErrorCode Rebalance(Simulation sim, PetscBool contacts, DomainPlanResult *r)
+{
+  Placement *pl     = &sim->place;
+  PetscInt  *weight = NULL;
+  double     w;
+
+  PetscFunctionBegin;
+  if (contacts) PetscCall(WorkWeights(sim, &weight));
+  PetscCall(DomainGetHalo(pl->domain, &w));
+  PetscCall(DomainPlan(pl->domain, &sim->bodies, weight, PETSC_TRUE, w, r));
+  PetscCall(PetscFree(weight));
+  pl->balances++;
+  if (r->regridded) pl->regrids++;
+  pl->balance_due = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PlacementSetUpHalo(Simulation sim, PetscBool plan, char *err, size_t errlen)
 {
   Placement *pl = &sim->place;
-  PetscBool  ok;
+  PetscBool  ok, persist;
 
   PetscFunctionBegin;
   err[0] = 0;
   if (!pl->domain) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ExchangeHaloWidth(pl->domain, &sim->bodies, sim->sc.envelope, &pl->halo));
-  pl->halo         = PetscMax(pl->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
+  pl->halo = PetscMax(pl->halo, 2 * emitter_max_radius(&sim->sc) + sim->sc.envelope); /* bodies to come */
+  persist  = (PetscBool)(sim->model->ghosts_persist && sim->neighbour_skin > 0 && pl->ghost_update_allowed);
+  if (plan && Balancing(pl)) { /* the grid and cuts from the bodies, slabs wide enough for the kept ghosts' halo if
+                                  some grid allows it (DomainPlan keeps the grid where none fits) */
+    DomainPlanResult r;
+    PetscCall(
+      DomainPlan(pl->domain, &sim->bodies, NULL, PETSC_TRUE, pl->halo + (persist ? sim->neighbour_skin : 0), &r));
+    if (persist && !r.fits) PetscCall(DomainPlan(pl->domain, &sim->bodies, NULL, PETSC_TRUE, pl->halo, &r));
+  }
   pl->ghost_update = PETSC_FALSE;
-  if (sim->model->ghosts_persist && sim->neighbour_skin > 0 && pl->ghost_update_allowed) {
+  if (persist) {
     /* Ghosts kept while no body moved skin / 2 since their build (PlacementEnd): a contact (A, B)
      * now had its centres within r_A + r_B + envelope + skin <= halo + skin at the build, when A lay
      * in its owner's subdomain, so B was ghosted there. Where the wider halo does not fit the
@@ -179,13 +232,14 @@ static PetscErrorCode DistributedMove(Simulation sim, const ExchangeMoves *mv_in
  * and the loads, summed per body in key order wherever the bodies live, keep every bit. */
 static PetscErrorCode DistributedEnd(Simulation sim, PetscInt64 *bytes)
 {
-  Placement      *pl      = &sim->place;
-  const PetscBool balance = (PetscBool)(pl->balance_interval > 0 && (sim->step + 1) % pl->balance_interval == 0);
-  PetscBool       moved;
-  ExchangeMoves   mv;
+  Placement       *pl      = &sim->place;
+  const PetscBool  balance = (PetscBool)((pl->balance_interval > 0 && (sim->step + 1) % pl->balance_interval == 0) ||
+                                        pl->balance_due);
+  DomainPlanResult r       = {0};
+  ExchangeMoves    mv;
 
   PetscFunctionBegin;
-  if (balance) PetscCall(DomainBalance(pl->domain, &sim->bodies, &moved));
+  if (balance) PetscCall(Rebalance(sim, PETSC_TRUE, &r));
   pl->ghosts_kept = pl->moves_pending = PETSC_FALSE;
   if (pl->ghost_update && !balance && !SimulationEmissionDue(sim, sim->step + 1)) { /* decided with the statistics */
     PetscCall(ExchangeMovesLocal(pl->domain, &sim->bodies, pl->build_pos, 0.5 * sim->neighbour_skin, pl->moves_local));
@@ -194,6 +248,7 @@ static PetscErrorCode DistributedEnd(Simulation sim, PetscInt64 *bytes)
   }
   PetscCall(ExchangeDecideMoves(pl->domain, &sim->bodies, &mv)); /* one reduction for the memory and the bodies */
   PetscCall(DistributedMove(sim, &mv, bytes));
+  if (r.regridded) pl->exchange.counts_kept = PETSC_FALSE; /* new neighbours */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -247,32 +302,58 @@ PetscErrorCode PlacementForOutput(Simulation sim)
   PetscInt64    bytes = 0;
 
   PetscFunctionBegin;
-  if (!pl->domain || !pl->ghost_update || !pl->placed) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!pl->domain || !pl->placed) PetscFunctionReturn(PETSC_SUCCESS);
   if (pl->output_placed_step == sim->step) PetscFunctionReturn(PETSC_SUCCESS); /* a second output of this step */
-  PetscCall(ExchangeDecideMoves(pl->domain, &sim->bodies, &mv));
-  mv.keep_order = PETSC_FALSE; /* id order */
-  SimulationBodiesRearranged(sim);
-  if (pl->ghosts_kept) {
-    PetscCall(ImpulseMemoryRoute(pl->domain, &sim->bodies, &sim->contacts, &mv, &sim->memory, &bytes));
-    pl->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
-  } else
-    PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB,
-               "PlacementForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
-  sim->bodies.n_ghost = 0;
-  PetscCall(ExchangeMigrateMoves(pl->domain, &sim->bodies, &mv, &bytes));
-  sim->removed += mv.removed;
-  pl->ghosts_kept        = PETSC_FALSE;
+  if (pl->ghost_update) {
+    PetscCall(ExchangeDecideMoves(pl->domain, &sim->bodies, &mv));
+    mv.keep_order = PETSC_FALSE; /* id order */
+    SimulationBodiesRearranged(sim);
+    if (pl->ghosts_kept) {
+      PetscCall(ImpulseMemoryRoute(pl->domain, &sim->bodies, &sim->contacts, &mv, &sim->memory, &bytes));
+      pl->exchange.counts_kept = (PetscBool)(mv.moving == 0 && mv.removed == 0);
+    } else
+      PetscCheck(mv.moving == 0 && mv.removed == 0, sim->comm, PETSC_ERR_PLIB,
+                 "PlacementForOutput: %" PetscInt_FMT " bodies misplaced after a migration", mv.moving + mv.removed);
+    sim->bodies.n_ghost = 0;
+    PetscCall(ExchangeMigrateMoves(pl->domain, &sim->bodies, &mv, &bytes));
+    sim->removed += mv.removed;
+    pl->ghosts_kept = PETSC_FALSE;
+  }
   pl->output_placed_step = sim->step;
+  if (pl->balance_due) { /* the file holds the new cuts; the next step migrates to them, as a restart from it does */
+    DomainPlanResult r;
+    PetscCall(Rebalance(sim, PETSC_FALSE, &r)); /* the contacts' indices are stale after a migration */
+    pl->placed = PETSC_FALSE;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SimulationBalance(Simulation sim)
 {
-  PetscBool moved;
+  DomainPlanResult r;
 
   PetscFunctionBegin;
   if (!sim->place.domain) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DomainBalance(sim->place.domain, &sim->bodies, &moved));
+  PetscCall(Rebalance(sim, PETSC_FALSE, &r));
   sim->place.placed = PETSC_FALSE; /* the next step migrates to the new cuts */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SimulationGetDecomposition(Simulation sim, SimulationDecomposition *info)
+{
+  const Placement *pl = &sim->place;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  for (int k = 0; k < 3; k++) info->grid[k] = 1;
+  info->contacts = info->work = 1;
+  if (!pl->domain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGrid(pl->domain, info->grid));
+  if (sim->step > 0) {
+    info->contacts = pl->imbalance_contacts;
+    info->work     = pl->imbalance_work;
+  }
+  info->balances = pl->balances;
+  info->regrids  = pl->regrids;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -17,14 +17,20 @@ static PetscErrorCode SetFromOptions(Simulation sim)
 
   PetscFunctionBegin;
   pl->balance_interval     = 100;
+  pl->balance_threshold    = 1.1;
   pl->ghost_update_allowed = PETSC_TRUE;
   sim->sort_interval       = 25;
   sim->neighbour_skin      = sim->model->list_by_default ? sim->sc.envelope : 0;
   PetscOptionsBegin(sim->comm, NULL, "Time stepper", NULL);
   PetscCall(PetscOptionsInt("-balance_interval",
-                            "Distributed run: steps between load balancing (cuts moved to even out the owned bodies; 0 "
-                            "= never)",
+                            "Distributed run: steps between load balancing (grid and cuts chosen on the bodies and "
+                            "contacts; 0 = none)",
                             NULL, pl->balance_interval, &pl->balance_interval, NULL));
+  PetscCall(PetscOptionsReal("-balance_threshold",
+                             "Distributed run: rebalance (grid and cuts on the bodies and contacts) after a step whose "
+                             "work imbalance, max / mean over ranks of owned bodies + contacts, exceeds it (0 = never; "
+                             "with -balance_interval 0 as well, the uniform grid of MPI_Dims_create stays)",
+                             NULL, pl->balance_threshold, &pl->balance_threshold, NULL));
   PetscCall(PetscOptionsInt("-sort_interval",
                             "Steps between spatial (Morton) reorderings of the bodies, for cache locality (0 = never)",
                             NULL, sim->sort_interval, &sim->sort_interval, NULL));
@@ -46,6 +52,8 @@ static PetscErrorCode SetFromOptions(Simulation sim)
                "-neighbour_skin %g m exceeds the domain's diagonal %g m; give a skin of a fraction of the bodies' size",
                sim->neighbour_skin, PetscSqrtReal(diag));
   }
+  PetscCheck(pl->balance_threshold == 0 || pl->balance_threshold >= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-balance_threshold must be 0 (never) or a ratio >= 1 such as 1.1, got %g", pl->balance_threshold);
   PetscCheck(pl->balance_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-balance_interval must be >= 0, got %" PetscInt_FMT, pl->balance_interval);
   PetscCheck(sim->sort_interval >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -135,7 +143,7 @@ PetscErrorCode SimulationCreate(MPI_Comm comm, Scenario *sc, Simulation *simp, c
       if (DomainOwnerOfPoint(sim->place.domain, sim->bodies.pos + 3 * i) != rank) BodyStoreRemoveOwned(&sim->bodies, i);
     }
   }
-  PetscCall(PlacementSetUpHalo(sim, err, errlen));
+  PetscCall(PlacementSetUpHalo(sim, PETSC_TRUE, err, errlen));
   if (err[0]) {
     PetscCall(SimulationDestroy(&sim));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -70,9 +70,19 @@ const RunId *SimulationRunId(Simulation sim);
 PetscErrorCode SimulationAddBody(Simulation sim, BodyRecord *rec);
 /* A new end time for the scenario (restart --until). Not collective; give every rank the same. */
 void SimulationSetEndTime(Simulation sim, double t_end);
-/* Several ranks: move the cuts now so that the owned bodies are balanced (as -balance_interval
- * does); the next step migrates. One rank: nothing. */
+/* Several ranks: choose the grid and move the cuts now so that the owned bodies are balanced (as
+ * -balance_interval does, without the contacts); the next step migrates. One rank: nothing. */
 PetscErrorCode SimulationBalance(Simulation sim);
+/* The decomposition after the last step (not collective; the same on every rank): its grid (1 1 1
+ * on one rank), the last step's imbalance (max / mean over ranks, 1 on one rank) of the contacts
+ * and of the work (owned bodies + contacts; the bodies' is StepStats' imbalance), and the
+ * rebalances so far (those that changed the grid among them). */
+typedef struct {
+  PetscInt   grid[3];
+  double     contacts, work;
+  PetscInt64 balances, regrids;
+} SimulationDecomposition;
+PetscErrorCode SimulationGetDecomposition(Simulation sim, SimulationDecomposition *info);
 
 /* This rank's request for the next step's reduction, and whether some rank made it for the last. */
 void      SimulationRequest(Simulation sim, RunFlag flag, PetscBool on);

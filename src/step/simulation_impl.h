@@ -32,7 +32,11 @@ typedef struct {
   PetscInt64 ghost_epoch;                 /* ghost builds so far: a user of the ghost maps rebuilds on a change */
   double    *build_pos;                   /* owned positions at the last ghost build (ghost_update) */
   size_t     build_pos_cap;
-  PetscInt   balance_interval; /* -balance_interval: steps between load balancing (0 = never) */
+  PetscInt   balance_interval;  /* -balance_interval: steps between load balancing (0 = none) */
+  double     balance_threshold; /* -balance_threshold: rebalance when the work imbalance exceeds it (0 = never) */
+  PetscBool  balance_due;       /* the last step's work imbalance exceeded the threshold (the same on every rank) */
+  double     imbalance_contacts, imbalance_work; /* the last step's max / mean over ranks (StepStatsCompute) */
+  PetscInt64 balances, regrids;                  /* rebalances so far, and those that changed the grid */
 } Placement;
 
 /* What the integrator summed over the owned bodies as it moved them (a model's advance may set
@@ -87,7 +91,8 @@ struct _p_Simulation {
 };
 
 /* The simulation around a scenario, without bodies (step 0, no contact memory): SimulationCreate
- * adds the scenario's, a restart the checkpoint's; then PlacementSetUpHalo. Takes ownership of
+ * adds the scenario's, a restart the checkpoint's; then PlacementSetUpHalo (with plan: the grid and
+ * cuts chosen from those bodies first, where balancing is on). Takes ownership of
  * *sc. Bad input (a process grid that does not fit, options the model refuses): err set, *sim NULL. */
 PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *sim, char *err, size_t errlen);
 /* The owned bodies were added, removed or reordered: what was prepared by index is stale. */
@@ -113,11 +118,13 @@ PetscBool      SimulationEmissionDue(Simulation sim, PetscInt64 step);
  * the same on every rank). Begin, before detection: bodies not yet placed to their owners, the
  * spatial order, this step's ghosts (w->removed: bodies that arrived outside the domain). End,
  * after the bodies moved: the removal of bodies that left the domain, balancing, migration (or
- * its decision, deferred to the statistics' reduction: Deferred, after it). ForOutput: every body
- * on its owner, by id, before a file is written. */
+ * its decision, deferred to the statistics' reduction: Deferred, after it; it also decides whether
+ * the work imbalance calls for a rebalance). ForOutput: every body on its owner, by id, before a
+ * file is written, and a rebalance that is due (its migration then left to the next step, as after
+ * a restart, so that a restart from that file continues bitwise). */
 PetscErrorCode PlacementCreate(Simulation sim);
 PetscErrorCode PlacementDestroy(Simulation sim);
-PetscErrorCode PlacementSetUpHalo(Simulation sim, char *err, size_t errlen);
+PetscErrorCode PlacementSetUpHalo(Simulation sim, PetscBool plan, char *err, size_t errlen);
 PetscErrorCode PlacementBegin(Simulation sim, PetscBool emitted, StepWork *w);
 PetscErrorCode PlacementEnd(Simulation sim, StepWork *w);
 PetscErrorCode PlacementDeferred(Simulation sim);

@@ -85,8 +85,8 @@ PetscErrorCode SimulationWriteCheckpoint(Simulation sim, const char *outdir, cha
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The writer's cuts, when this run has the same process grid (else the uniform cuts stay and the
- * load balancer moves them). */
+/* The writer's cuts, when this run has the same process grid (else the cuts stay as chosen from the
+ * bodies, or uniform where balancing is off). */
 static PetscErrorCode RestoreCuts(Simulation sim, const CheckpointState *st)
 {
   PetscInt dims[3], offset = 0;
@@ -99,6 +99,28 @@ static PetscErrorCode RestoreCuts(Simulation sim, const CheckpointState *st)
     PetscCall(DomainSetCuts(sim->place.domain, axis, st->cuts + offset));
     offset += dims[axis] + 1;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The writer's process grid, when it fits this run's ranks and -decomp_grid (then RestoreCuts puts its
+ * cuts back, and a restart on the writer's rank count continues bitwise); else *adopted = PETSC_FALSE
+ * and the grid is chosen from the bodies (PlacementSetUpHalo). */
+static PetscErrorCode AdoptGrid(Simulation sim, const CheckpointState *st, PetscBool *adopted)
+{
+  PetscInt want[3], dims[3];
+
+  PetscFunctionBegin;
+  *adopted = PETSC_FALSE;
+  if (!st->cuts || !sim->place.domain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGridWanted(sim->place.domain, want));
+  for (int k = 0; k < 3; k++) {
+    if (st->grid[k] < 1 || st->grid[k] > sim->size || (want[k] && want[k] != st->grid[k]))
+      PetscFunctionReturn(PETSC_SUCCESS);
+    dims[k] = (PetscInt)st->grid[k];
+  }
+  if (dims[0] * dims[1] * dims[2] != sim->size) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainSetGrid(sim->place.domain, dims));
+  *adopted = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -172,6 +194,7 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   Scenario   sc;
   Simulation sim;
   char       serr[SCENARIO_ERR_MAX] = "";
+  PetscBool  adopted;
 
   PetscFunctionBegin;
   *simp = NULL;
@@ -225,7 +248,8 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
   SimulationWallsAtTime(sim); /* the centres stored for walls with a motion are these, bit for bit */
   sim->last.bodies = st->bodies_total;
   for (int64_t k = 0; k < st->n_emitters; k++) sim->emitted[k] = st->emitted[k];
-  PetscCall(PlacementSetUpHalo(sim, serr, sizeof(serr)));
+  PetscCall(AdoptGrid(sim, st, &adopted));
+  PetscCall(PlacementSetUpHalo(sim, (PetscBool)!adopted, serr, sizeof(serr)));
   if (serr[0]) {
     snprintf(why, whylen, "%.480s", serr);
     PetscCall(SimulationDestroy(&sim));

@@ -116,6 +116,8 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   max[1]              = (double)(s->n_owned - leaving);
   max[2]              = sim->model->local_maximum ? sim->model->local_maximum(sim) : -INFINITY;
   max[3]              = w->nonfinite ? -(double)w->nonfinite_id : -INFINITY; /* ids are exact below 2^53 */
+  max[4]              = sum[3];
+  max[5]              = sum[2] + sum[3]; /* the work: owned bodies and contacts */
   for (int k = 0; k < RUN_FLAGS; k++) max[STEP_MAX_FLAGS + k] = sim->requests[k] ? 1 : 0;
   PetscCall(StepReduce(sim->comm, sum, max, gsum, gmax));
   if (gmax[3] > -INFINITY) PetscCall(NonFiniteError(sim, (int64_t)-gmax[3], "position, velocity or orientation"));
@@ -126,15 +128,21 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
     PetscCall(NonFiniteError(sim, id, "speed or energy"));
   }
   for (int k = 0; k < STEP_MOVE_SUMS; k++) pl->moves_global[k] = (PetscInt)gsum[STEP_SUM_MOVES + k];
-  st->kinetic_energy   = gsum[0];
-  st->potential_energy = gsum[1];
-  st->bodies           = (PetscInt64)gsum[2];
-  st->contacts         = (PetscInt64)gsum[3];
-  st->ghosts           = (PetscInt64)gsum[4];
-  st->bytes_sent       = (PetscInt64)gsum[5];
-  st->warm_started     = (PetscInt64)gsum[6];
-  st->max_speed        = gmax[0];
-  st->imbalance        = gsum[2] > 0 ? gmax[1] * sim->size / gsum[2] : 1.0; /* as DomainImbalance */
+  st->kinetic_energy     = gsum[0];
+  st->potential_energy   = gsum[1];
+  st->bodies             = (PetscInt64)gsum[2];
+  st->contacts           = (PetscInt64)gsum[3];
+  st->ghosts             = (PetscInt64)gsum[4];
+  st->bytes_sent         = (PetscInt64)gsum[5];
+  st->warm_started       = (PetscInt64)gsum[6];
+  st->max_speed          = gmax[0];
+  st->imbalance          = gsum[2] > 0 ? gmax[1] * sim->size / gsum[2] : 1.0; /* as DomainImbalance */
+  pl->imbalance_contacts = gsum[3] > 0 ? gmax[4] * sim->size / gsum[3] : 1.0;
+  pl->imbalance_work     = gsum[2] + gsum[3] > 0 ? gmax[5] * sim->size / (gsum[2] + gsum[3]) : 1.0;
+  /* due above the threshold unless whole bodies and contacts allow no better: a few bodies on many ranks
+   * would otherwise be rebalanced every step for nothing (and lose the kept ghosts each time) */
+  pl->balance_due = (PetscBool)(pl->domain && pl->balance_threshold > 0 && pl->imbalance_work > pl->balance_threshold &&
+                                gmax[5] > PetscCeilReal((gsum[2] + gsum[3]) / sim->size) + 1);
   for (int k = 0; k < RUN_FLAGS; k++) sim->agreed[k] = (PetscBool)(gmax[STEP_MAX_FLAGS + k] > 0);
   if (sim->model->reduced) PetscCall(sim->model->reduced(sim, gmax[2]));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -36,6 +36,7 @@ int main(int argc, char **argv)
   }
   /* placement step with uniform cuts, then balance once and keep the cuts */
   PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-balance_threshold", "0")); /* uniform cuts until SimulationBalance */
   PetscCall(SimulationCreateFromCheckpoint(PETSC_COMM_WORLD, file, &sim, err, sizeof(err)));
   PetscCheck(sim, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "%s", err);
   PetscCall(SimulationStep(sim));

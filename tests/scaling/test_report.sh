@@ -10,11 +10,13 @@
 #     default warm-up) of wall_detect + wall_solve + wall_integrate + wall_io, the four phases'
 #     means, iterations_per_step; strong: speedup = T(1) / T(P), efficiency = speedup / P; weak:
 #     efficiency = T(1) / T(P), speedup = efficiency x P. Each within 2e-5 relative (report.py prints
-#     6 significant digits: 5e-6 at most); every value finite and positive;
+#     6 significant digits: 5e-6 at most); every value finite and positive; the bodies' imbalance at the
+#     first step as the time series has it, the other imbalances >= 1 (the contacts' and the work's
+#     from the run's summary line), all 1 on one rank;
 #  4. model.py fits the study and prints its predictions, labelled as model output, for 16 to
 #     4096 ranks.
 . "$(dirname "$0")/../script_common.sh" "$@"
-columns="study,ranks,bodies,contacts,steps,seconds_per_step,wall_detect_per_step,wall_solve_per_step,wall_integrate_per_step,wall_io_per_step,wall_comm_per_step,iterations_per_step,bytes_per_step_per_rank,speedup,efficiency"
+columns="study,ranks,bodies,contacts,steps,seconds_per_step,wall_detect_per_step,wall_solve_per_step,wall_integrate_per_step,wall_io_per_step,wall_comm_per_step,iterations_per_step,bytes_per_step_per_rank,speedup,efficiency,imbalance_bodies_first,imbalance_bodies,imbalance_contacts,imbalance_work"
 
 # column NAME of the header line of FILE (1-based), empty if absent
 column() { head -1 "$2" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
@@ -39,7 +41,8 @@ check_values() {
     row=$(awk -F, -v p="$p" 'NR > 1 && $2 == p' "$out/scaling.csv")
     read -r d s i o t <<< "$(mean_after "$out/np$p/timeseries.csv" wall_detect wall_solve wall_integrate wall_io)"
     it=$(mean_after "$out/np$p/timeseries.csv" iterations | awk '{print $1}')
-    awk -F, -v study="$study" -v p="$p" -v t1="$t1" -v t="$t" -v d="$d" -v s="$s" -v i="$i" -v o="$o" -v it="$it" '
+    first=$(sed -n 2p "$out/np$p/timeseries.csv" | cut -d, -f"$(column imbalance "$out/np$p/timeseries.csv")")
+    awk -F, -v study="$study" -v p="$p" -v t1="$t1" -v t="$t" -v d="$d" -v s="$s" -v i="$i" -v o="$o" -v it="$it" -v first="$first" '
       function check(name, got, want) {
         if (want == 0 ? got != 0 : !(got > 0 && got / want - 1 <= 2e-5 && 1 - got / want <= 2e-5)) {
           printf "FAIL: %s, %d ranks: %s is %s in scaling.csv, %.6g from the time series\n", study, p, name, got, want
@@ -52,6 +55,11 @@ check_values() {
         check("seconds_per_step", $6, t); check("wall_detect_per_step", $7, d); check("wall_solve_per_step", $8, s)
         check("wall_integrate_per_step", $9, i); check("wall_io_per_step", $10, o)
         check("iterations_per_step", $12, it); check("speedup", $14, speedup); check("efficiency", $15, efficiency)
+        check("imbalance_bodies_first", $16, first)
+        if (!($17 >= 1 && $18 >= 1 && $19 >= 1) || (p == 1 && $16 + $17 + $18 + $19 != 4)) {
+          printf "FAIL: %s, %d ranks: imbalances %s %s %s %s (each >= 1, all 1 on one rank)\n", study, p, $16, $17, $18, $19
+          bad++
+        }
         printf "  %s, %d ranks: %.6g s per step, speedup %.6g, efficiency %.6g: as recomputed from the time series\n",
           study, p, t, speedup, efficiency
       }

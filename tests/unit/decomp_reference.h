@@ -35,11 +35,26 @@ static PetscMPIInt test_rank = 0;
 
 /* The grid as the test knows it: its own copy of the cuts. */
 typedef struct {
-  MPI_Comm comm; /* a communicator carrying the domain's Cartesian topology */
+  MPI_Comm comm; /* a communicator carrying the domain's Cartesian topology (RefSetComm) */
   PetscInt dims[3];
   double   lo[3], hi[3];
   double   cuts[3][65]; /* cuts[k][0 .. dims[k]] */
 } RefGrid;
+
+/* g->comm: MPI_Cart_create (non-periodic, reorder = 0) over the domain's ranks with the grid g->dims,
+ * the numbering decomp/domain.h promises, built by MPI rather than by the domain. Call after
+ * g->dims is set; the communicator lives to the end of the test (MPI_Finalize frees it). */
+static inline PetscErrorCode RefSetComm(Domain d, RefGrid *g)
+{
+  MPI_Comm    comm;
+  PetscMPIInt dims[3], periods[3] = {0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetComm(d, &comm));
+  for (int k = 0; k < 3; k++) dims[k] = (PetscMPIInt)g->dims[k];
+  PetscCallMPI(MPI_Cart_create(comm, 3, dims, periods, 0, &g->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static inline PetscInt RefSlab(const RefGrid *g, int k, double x)
 {

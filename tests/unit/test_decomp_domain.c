@@ -50,8 +50,8 @@ static const char *LastErrorText(PetscErrorCode err)
 static PetscErrorCode RefFromDomain(Domain d, RefGrid *g)
 {
   PetscFunctionBegin;
-  PetscCall(DomainGetComm(d, &g->comm));
   PetscCall(DomainGetGrid(d, g->dims));
+  PetscCall(RefSetComm(d, g));
   for (int k = 0; k < 3; k++) {
     g->lo[k] = LO[k];
     g->hi[k] = HI[k];

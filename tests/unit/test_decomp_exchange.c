@@ -166,8 +166,8 @@ static int CompareInt64(const void *a, const void *b)
 static PetscErrorCode SetUnevenCuts(Domain d, RefGrid *g)
 {
   PetscFunctionBegin;
-  PetscCall(DomainGetComm(d, &g->comm));
   PetscCall(DomainGetGrid(d, g->dims));
+  PetscCall(RefSetComm(d, g));
   PetscCall(DomainGetBounds(d, g->lo, g->hi));
   for (int k = 0; k < 3; k++) {
     const PetscInt p     = g->dims[k];
@@ -568,8 +568,8 @@ static PetscErrorCode MeasureBlock(void)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   hi[0] = 2 * margin + nx * spacing, hi[1] = 2 * margin + ny * spacing, hi[2] = 2 * margin + nz * spacing;
   PetscCall(DomainCreate(PETSC_COMM_WORLD, lo, hi, NULL, &d));
-  PetscCall(DomainGetComm(d, &g.comm));
   PetscCall(DomainGetGrid(d, g.dims));
+  PetscCall(RefSetComm(d, &g));
   PetscCall(DomainGetBounds(d, g.lo, g.hi));
   for (int k = 0; k < 3; k++) {
     const double *c;

@@ -72,14 +72,16 @@ int main(int argc, char **argv)
   /* APGD too: its decisions (step test, restart) come from sums over ranks, which the coupling
    * must count once per body; after a fixed 200 iterations the iterates agree to rounding, which
    * the momentum amplifies: 2.4e-12 to 8.8e-12 m/s on 2 to 8 ranks with a backtracking growth of
-   * 2, 1.3e-10 to 1.4e-9 with the default 4 (the same 16 backtracks on 1 and 3 ranks, session
-   * 19), hence the bound 1e-8. With ghosts counted twice in the step test's p^T M^-1 p
-   * (measured by injecting that bug) they differ by 1.3e-3 to 2.3e-3 m/s on 2 to 8 ranks. 200, not
+   * 2, 1.3e-10 to 1.4e-9 with the default 4 on uniform cuts (9.6e-9 at 8 ranks on the current
+   * tree); the cuts placed on the bodies (decomp/balance.h) order the sums differently again:
+   * 5.0e-8 and 9.1e-8 on 3 and 8 ranks (below 1e-8 on 2 and 4), hence the bound 1e-6. With ghosts counted
+   * twice in the step test's p^T M^-1 p (measured by injecting that bug) they differ by 1.3e-3 to
+   * 2.3e-3 m/s on 2 to 8 ranks, a thousand times the bound. 200, not
    * fewer: the solve returns its best checked iterate, and after 40 that was still the warm start,
    * the same on every rank count. */
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_max_it", "200"));
   PetscCall(PetscOptionsSetValue(NULL, "-ccp_tol", "0"));
-  PetscCall(CompareWithOneRank("APGD, 200 iterations", 1e-8));
+  PetscCall(CompareWithOneRank("APGD, 200 iterations", 1e-6));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_max_it"));
   PetscCall(PetscOptionsClearValue(NULL, "-ccp_tol"));
   /* Jacobi is the same iteration on any rank count: after a fixed 50 sweeps (tolerance 0) the

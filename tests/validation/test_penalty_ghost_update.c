@@ -263,6 +263,8 @@ int main(int argc, char **argv)
     char      grid[32];
     PetscCall(PetscSNPrintf(grid, sizeof(grid), "%d,1,1", size));
     PetscCall(PetscOptionsSetValue(NULL, "-decomp_grid", grid));
+    PetscCall(PetscOptionsSetValue(NULL, "-balance_interval", "0"));  /* the uniform cuts the pair crosses: */
+    PetscCall(PetscOptionsSetValue(NULL, "-balance_threshold", "0")); /* cuts on two bodies would move with them */
     PetscCall(PetscOptionsSetValue(NULL, "-neighbour_skin", "0.004"));
     PetscCall(Run(crossing, 40, 40, PETSC_TRUE, &pk, &kk));
     PetscCall(Run(crossing, 40, 40, PETSC_FALSE, &pr, &kr));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The core benchmark (README "Performance"): settled piles of 10^4, 10^5 and 10^6 spheres on one
+# The core benchmark (docs/performance.md): settled piles of 10^4, 10^5 and 10^6 spheres on one
 # rank. Builds first. Usage: jobs/bench_core.sh [sizes...]   (default: 10000 100000 1000000)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -12,7 +12,7 @@ for n in $sizes; do
   [ "$n" -ge 1000000 ] && caps="-conv_cap 100 -step_cap 50"
   # each pile in a process of its own, as a run is: with both in one process, the 6-dof pile's
   # memory at 10^4 counted what the 3-dof one left in the heap (1508-1531 bytes per body with
-  # APGD, against 1452-1469 alone; README "Performance > Core")
+  # APGD, against 1452-1469 alone; docs/performance.md "Core")
   for dof in 3 6; do
     "${BUILD_DIR:-$repo/build}/tests/bench_core" -n "$n" -dof "$dof" $caps
   done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The decomposition benchmark (README "Performance", distributed run). Builds first, then:
+# The decomposition benchmark (docs/performance.md, "Distributed run"). Builds first, then:
 #   1. settles the piles of jobs/bench/ on 2 ranks (once; kept in OUT, default out/bench_decomp):
 #      heap_20k (a 20,000-sphere heap), bed_50k and bed_100k (settled beds);
 #   2. continues each from its last checkpoint with bench_decomp: the heap on 1, 2 and 4 ranks,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The solver benchmark (issue 33; README "Performance"): every CCP solver on the same settled
+# The solver benchmark (issue 33; docs/performance.md): every CCP solver on the same settled
 # problems, to 1e-4 m/s warm and cold, and steps at the defaults (tests/bench/bench_solver.c says
 # what it measures). Problems: beds of 10^4 spheres at 8, 16 and 32 layers and of 10^5 at 8, each
 # with 3-dof and 6-dof contacts, and the paper pile (jobs/pile/paper.yaml) at t = 15 s. Builds first.

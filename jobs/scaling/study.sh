@@ -4,7 +4,7 @@
 #   strong: the same N bodies at every rank count;
 #   weak:   N bodies per rank, the box stretched along x with the rank count (same depth and density).
 # Every step runs --iterations APGD iterations (tolerance 1e-12, never reached), so the runs compare equal work
-# per contact; the iteration counts to a tolerance are a property of the solver (README).
+# per contact; the iteration counts to a tolerance are a property of the solver (docs/performance.md).
 # Then jobs/scaling/report.py gathers OUTDIR/scaling.csv and the plots (after the last job under SLURM).
 #
 # Usage: study.sh strong|weak OUTDIR [--ranks "1 2 4"] [--bodies N] [--steps S] [--iterations I]

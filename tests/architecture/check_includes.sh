@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dependency rule of README "Architecture": every #include "..." in src/, decomp/ and io/ names
+# The dependency rule of docs/architecture.md: every #include "..." in src/, decomp/ and io/ names
 # its folder ("ccp/solver.h", "decomp/domain.h", "io/h5.h"), a folder includes only itself and the
 # folders below it in the table ALLOWED, and a private header (*_impl.h) only its own folder. Prints every include that breaks the rule; exit 1 if
 # any does, 0 otherwise.   Usage: check_includes.sh [REPO]   (default: this checkout)
@@ -7,7 +7,7 @@ set -uo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cd "$repo" || exit 2
 
-# folder: the folders it may include besides itself (keep in step with README "Architecture";
+# folder: the folders it may include besides itself (keep in step with docs/architecture.md;
 # PHYSICS stands for scenario bodies collision contact ccp penalty joints analysis)
 rule_table='
 app:       step decomp io PHYSICS base
@@ -37,7 +37,7 @@ while IFS= read -r file; do
   case $file in
     src/*/*) from=${file#src/}; from=${from%%/*} ;;
     decomp/* | io/*) from=${file%%/*} ;;
-    *) echo "$file: a source file outside the folders of README \"Architecture\""; bad=1; continue ;;
+    *) echo "$file: a source file outside the folders of docs/architecture.md"; bad=1; continue ;;
   esac
   if [ -z "${ALLOWED[$from]+x}" ]; then
     echo "$file: folder '$from' is not in the dependency rule (tests/architecture/check_includes.sh ALLOWED)"
@@ -63,7 +63,7 @@ while IFS= read -r file; do
       echo "$file:$line: #include \"$target\": '$to' is not a folder of the project"
       bad=1
     elif [[ " ${ALLOWED[$from]} " != *" $to "* ]]; then
-      echo "$file:$line: #include \"$target\": $from/ may not include $to/ (README \"Architecture\": $from/ includes ${ALLOWED[$from]:-nothing else})"
+      echo "$file:$line: #include \"$target\": $from/ may not include $to/ (docs/architecture.md: $from/ includes ${ALLOWED[$from]:-nothing else})"
       bad=1
     fi
   done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$file" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1:\2/')

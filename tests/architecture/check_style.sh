@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The style limits that need no formatter (README "Architecture"; .clang-format does the rest):
+# The style limits that need no formatter (docs/architecture.md; .clang-format does the rest):
 # every line of the C sources and headers (src/, decomp/, io/, tests/) at most 120 characters, and
 # no measurement diary in code or README (the string "session N": history goes to docs/history/).
 # Prints each violation; exit 1 if any, 0 otherwise.   Usage: check_style.sh [REPO]

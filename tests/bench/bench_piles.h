@@ -13,7 +13,7 @@
  * after every non-converged step, the 6-dof pile's capped settling solves (100 APGD iterations,
  * rarely converged) lost support step after step and from about step 175 the pile sank through
  * the floor, a layer per step. With 1 it settles to 1e-4 m/s; the bench keeps 1 rather than the
- * default 0.99, so that its piles stay the ones the README's figures were taken on. */
+ * default 0.99, so that its piles stay the ones docs/performance.md's figures were taken on. */
 #define BENCH_SETTLE_SOLVER   "{type: apgd, max_iterations: 100, tolerance: 1.0e-4, warm_start_decay: 1}"
 #define BENCH_SETTLE_MAX_IT   100
 #define BENCH_SETTLE_TOL      1.0e-4
@@ -32,7 +32,7 @@ static inline PetscErrorCode BenchSimulation(MPI_Comm comm, const double lo[2], 
   Scenario sc;
 
   PetscFunctionBegin;
-  if (side) /* friction is the smaller of a pair's materials' (README "Scenario files") */
+  if (side) /* friction is the smaller of a pair's materials' (docs/scenario.md "Pair parameters") */
     snprintf(walls, sizeof(walls),
              "  - {type: plane, point: [%.17g, 0, 0], normal: [1, 0, 0], material: smooth}\n"
              "  - {type: plane, point: [%.17g, 0, 0], normal: [-1, 0, 0], material: smooth}\n"

@@ -47,8 +47,8 @@ one_line() { [ "$(wc -l < "$1")" -eq 1 ] && grep -q '^ccpdem: error: ' "$1"; }
 
 # A run's start line, then one "ccpdem: error:" line and nothing else.
 one_line_after_start() { [ "$(grep -vc '^ccpdem: [^e]' "$1")" -eq 1 ] && [ "$(grep -c '^ccpdem: error: ' "$1")" -eq 1 ]; }
-# The runtime stops a valid input may meet (exit 1, one line): a diverging state (README "Exit
-# codes"), a jointed body carried out of the domain.
+# The runtime stops a valid input may meet (exit 1, one line): a diverging state (README "Command line",
+# exit codes), a jointed body carried out of the domain.
 RUNTIME_STOPS='so the run diverged|has left the domain'
 
 # A trace or a crash report in a log.

@@ -1,5 +1,5 @@
 /* An unsolvable step is found and reported instead of iterated to the cap (ccp/apgd.c's test;
- * README "Physics and numerics"), and a hard solvable one is not.
+ * docs/design.md "Physics and numerics"), and a hard solvable one is not.
  *
  * Jam: 5 spheres (R = 5 cm) in a row, each between a floor and a fixed ceiling 2 R - 0.8 mm above
  * it, overlapping both by 0.4 mm (0.8% R) with overlap_tolerance 0: both contacts of a sphere ask

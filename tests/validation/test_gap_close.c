@@ -1,4 +1,4 @@
-/* A gap inside the envelope closes (README "Physics and numerics": b_n = Phi/h for a gap). A sphere
+/* A gap inside the envelope closes (docs/design.md "Physics and numerics": b_n = Phi/h for a gap). A sphere
  * (R = 5 cm) released at rest 4 mm above a floor, with an envelope of 10 mm, so its contact is in the
  * CCP from the first step. The gap term lets the sphere approach by at most the gap in a step, so
  * until it touches the constraint is inactive and the sphere falls freely; then it rests on the floor.

@@ -1,5 +1,5 @@
 // ctest: labels=mpi timeout=300 ranks=2;4
-/* Joints on several ranks (README "Joints", src/joints/joints.h): a joint is computed by the owner of its
+/* Joints on several ranks (docs/design.md "Joints", src/joints/joints.h): a joint is computed by the owner of its
  * body B, which holds body A as a ghost however far it is; A's impulse reaches A's owner through
  * the ghost. Run on this run's ranks (process grid p x 1 x 1 along x, load balancing every 50
  * steps) and, on rank 0 alone, on one rank; the trajectories must agree.

@@ -1,5 +1,5 @@
 // ctest: labels=mpi timeout=120 ranks=2;4
-/* Plastic contact memory across ranks (README "Elasto-plastic contacts"): the plastic
+/* Plastic contact memory across ranks (docs/design.md "Elasto-plastic contacts"): the plastic
  * displacement delta_p lives with the contact's warm-start memory and must follow it when the
  * contact's owner changes, like any contact state.
  *

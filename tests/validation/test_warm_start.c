@@ -1,4 +1,4 @@
-/* The warm start after steps that do not converge (GUIDE "When the exact CCP is ill-posed"; README
+/* The warm start after steps that do not converge (GUIDE "When the exact CCP is ill-posed"; docs/design.md
  * "Warm start"): it must neither accumulate impulses along the unbounded direction of an unsolvable
  * step nor take away the support of a pile whose solves stop at the iteration cap.
  *

@@ -2,7 +2,7 @@
  *
  * Reads an FCLIB problem (io/fclib.h), solves its relaxed CCP (u = H^T v + w in the dual cones, r in
  * the friction cones, r orthogonal to u) with the CCP solver of -ccp_type, prints the iterations,
- * the time, the GUIDE residual (README "Residual") and FCLIB's merit (the natural-map error of
+ * the time, the GUIDE residual (README "Physics in brief") and FCLIB's merit (the natural-map error of
  * FCLIB's Coulomb problem, whose u carries the De Saxce term mu ||u_t|| on the normal row, beside
  * the same error of the relaxed problem: their difference is the relaxation's effect), and with -o
  * writes the problem with r, u, v as its FCLIB solution.

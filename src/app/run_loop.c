@@ -276,7 +276,8 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   PetscCall(PrintRepose(comm, sim));
   PetscCall(PetscPrintf(comm,
                         "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, "
-                        "Apply, then glyph the points by 'radius')\n",
+                        "XDMF Reader, Apply; then Glyph: Sphere, scale array radius, factor 2, all points: README "
+                        "\"Outputs\")\n",
                         outdir, outdir, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

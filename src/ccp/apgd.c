@@ -160,7 +160,7 @@ static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- An unsolvable step (README "Physics and numerics"; GUIDE "When the exact CCP is ill-posed") ----
+/* ---- An unsolvable step (docs/design.md "Physics and numerics"; GUIDE "When the exact CCP is ill-posed") ----
  *
  * The step's problem: min f(g) = 1/2 g^T (N + C) g + r^T g over the reaction sets K, N = D^T M^-1 D,
  * r = D^T v_free + b. Over cones it has no solution exactly when some d in K has D d = 0, C d = 0

@@ -15,7 +15,7 @@ typedef struct {
   PetscBool improved;         /* an iterate's residual was below the warm start's: the returned gamma is not the warm
                                  start */
   /* The solve stopped early on a step it found unsolvable (ccp/apgd.c's test: no solution, or an exact solution
-     with explosive speeds; README "Physics and numerics"), the same on every rank; only APGD tests, the other
+     with explosive speeds; docs/design.md "Physics and numerics"), the same on every rank; only APGD tests, the other
      methods leave it PETSC_FALSE (CCPSolverSolve clears it). The returned gamma is still the best iterate. */
   PetscBool infeasible;
   PetscInt  infeasible_contact; /* with infeasible: this rank's contact (problem index) whose -b_n gamma_n is the

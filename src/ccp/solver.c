@@ -26,7 +26,7 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->set.apgd_check_interval = 4;
   n->set.packed              = CCP_PACKED_DEFAULT;
   n->set.simd                = SIMD4_AVX512VL; /* the best this CPU runs */
-  /* keep it: fresh pages every solve cost more than the memory (README "Memory per body") */
+  /* keep it: fresh pages every solve cost more than the memory (docs/design.md "Memory per body") */
   n->set.release_layout = PETSC_FALSE;
   n->set.apgd_L0        = 1.0; /* the mean eigenvalue of B_i N_ii: see ccp/apgd.c */
   /* About log(1/d)/log(g) of the iterations backtrack (an extra pass each): 15% at g = 2 (Mazhar
@@ -213,7 +213,7 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
     }
   }
   /* Kept between solves, the layout sits beside the next step's detection and warm-start memory,
-   * the step's peak (README "Memory per body"): the blocks are kept (re-faulting them in every solve
+   * the step's peak (docs/design.md "Memory per body"): the blocks are kept (re-faulting them in every solve
    * costs time), the body records, a quarter of their size, are not. */
   if (s->set.release_layout) PetscCall(CCPWorkspaceRelease(&s->work));
   else PetscCall(CCPPackedReleaseBodies(&s->work.pk));

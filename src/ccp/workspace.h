@@ -32,7 +32,7 @@ PetscErrorCode CCPWorkspaceReferenceProblem(CCPWorkspace *w, const CCPProblem *P
 PetscErrorCode CCPWorkspaceOutputVelocity(CCPWorkspace *w, PetscBool own_buffer, CCPProblem *P);
 /* Give back the reference loops' arrays and the packed layout (-ccp_release_layout); the output
  * velocities stay. Kept between solves, they sit beside the next step's collision detection (its
- * staging and the new contacts), which then sets the peak memory (README "Memory per body"); released,
+ * staging and the new contacts), which then sets the peak memory (docs/design.md "Memory per body"); released,
  * every solve faults fresh pages for them (measured about 140 ns per contact per solve). */
 PetscErrorCode CCPWorkspaceRelease(CCPWorkspace *w);
 /* Free all of w. */

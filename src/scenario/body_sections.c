@@ -334,7 +334,7 @@ static int get_axis(YamlReader *r, const yaml_node_t *m, const char *ip, const c
   return 0;
 }
 
-/* joints: (after bodies, which they name by id; see src/scenario/joint_spec.h and README "Joints") */
+/* joints: (after bodies, which they name by id; see src/scenario/joint_spec.h and docs/design.md "Joints") */
 int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const types[]   = {"fixed", "spherical", "revolute", "prismatic", "distance", "motion", NULL};

@@ -1,5 +1,5 @@
 /* The scenario's sections of solids given one by one: `walls`, `bodies` and `joints` (GUIDE
- * "Scenario files", README "Joints"). Each reads its key of the root mapping into sc and returns 0,
+ * "Scenario files", docs/design.md "Joints"). Each reads its key of the root mapping into sc and returns 0,
  * or -1 with the reader's message set (yaml_reader.h); sc keeps what it allocated, for
  * scenario_free. They need the contact model and materials read; joints need the bodies. */
 #ifndef CCPDEM_SCENARIO_BODY_SECTIONS_H

@@ -18,7 +18,7 @@ typedef struct {
   PetscBool   pairs_yield;        /* some pair has a yield force */
   double      warm_start_scale;   /* -ccp_warm_start_scale, in [0, 1] */
   double      warm_start_decay;   /* -ccp_warm_start_decay: extra factor after a step that did not converge
-                                     and changed its warm start (README "Warm start") */
+                                     and changed its warm start (docs/design.md "Warm start") */
   double *vel;                    /* the solve's velocities, 6 per solver body, from the solve to advance: the
                                      solver's own buffer, in pages the solve had resident anyway */
   VelocityCoupling coupling;      /* several ranks: the solve over ranks (NULL on one) */

@@ -59,7 +59,7 @@
 /* Memory per body (check_memory): while the population is built and checked, every rank holds all
  * of it (a store row, and the random fill's grid and the overlap check's broadphase, about 128
  * bytes); while stepping, a rank holds its share at up to about 1.5 KB per body with its contacts
- * (README "Performance", "Memory per body"), counted as 2 KB. */
+ * (docs/performance.md; docs/design.md "Memory per body"), counted as 2 KB. */
 #define BUILD_BYTES_PER_BODY ((double)sizeof(BodyRecord) + 128)
 #define RUN_BYTES_PER_BODY   2048.0
 /* Random sequential placement cannot fill more of a region than the densest packing of spheres,

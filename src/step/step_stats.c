@@ -91,7 +91,7 @@ PetscErrorCode StepStatsCompute(Simulation sim, const StepWork *w)
   st->residual_rms      = w->solve.res_rms;
   st->converged         = w->solve.converged;
   /* A solve that returned its warm start unchanged added nothing that could accumulate, and a
-   * decay would only take support away (README "Warm start"). */
+   * decay would only take support away (docs/design.md "Warm start"). */
   st->keep_impulses = (PetscBool)(w->solve.converged || !w->solve.improved);
   st->wall_comm     = w->comm;
   if (pl->moves_pending) {

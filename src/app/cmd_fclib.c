@@ -446,8 +446,8 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
                           type == SOLVER_JACOBI ? "jacobi" : (type == SOLVER_GAUSS_SEIDEL ? "gauss-seidel" : "apgd"),
                           fig.stats.iterations, fig.stats.passes, fig.seconds,
                           fig.stats.converged ? "reached the" : "did NOT reach the", tol));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  GUIDE residual: max %.6g m/s, rms %.6g m/s\n", fig.stats.res_max,
-                          fig.stats.res_rms));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  residual (README \"Physics in brief\"): max %.6g m/s, rms %.6g m/s\n",
+                          fig.stats.res_max, fig.stats.res_rms));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "  FCLIB merit (natural-map error of the Coulomb problem, u + mu |u_t| e_n): %.6g; of the "
                           "relaxed problem ccpdem solves: %.6g\n",

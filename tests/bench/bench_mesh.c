@@ -1,7 +1,8 @@
 /* Mesh-wall benchmark (issue 35; a program, not a test): the detection cost per body of a floor
  * of about 10^5 triangles against the same floor as a plane wall.
  *
- * The floor [-L, L]^2 (-half L, default 0.5 m) is an STL file of n x n squares, two triangles each
+ * The floor [-L, L]^2 (-half L, default 0.5 m) is an STL file (written to a temporary directory, removed at the
+ * end) of n x n squares, two triangles each
  * (n = 224: 100352 triangles, of 4.5 mm at L = 0.5 m); on its middle [-0.49, 0.49]^2 a lattice of
  * spheres (r = 5 mm, spacing 10.5 mm), the lowest layer resting on the floor, -layers deep (default 2).
  * The cost of a query grows with the triangles within a sphere's reach (about 8 at the default
@@ -10,6 +11,8 @@
  * time and memory (replicated on every rank) and, for each wall, the median over -reps CollisionDetect calls
  * (broadphase, wall tests, narrowphase, contact records) per body, and their ratio (target: within 1.5). Usage:
  * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] */
+#define _GNU_SOURCE /* nftw, mkdtemp */
+#include "../test_files.h"
 #include "../test_mesh.h"
 #include "collision/detect.h"
 #include "collision/trimesh.h"
@@ -64,17 +67,20 @@ static PetscErrorCode time_detect(Simulation sim, PetscInt reps, double *median,
 
 int main(int argc, char **argv)
 {
-  PetscInt       n = 224, layers = 2, reps = 21, nt, contacts[2];
-  double         L = 0.5;
-  const double   r = 0.005;
-  double        *xyz, sec[2];
-  static char    yaml[2][4096];
+  PetscInt     n = 224, layers = 2, reps = 21, nt, contacts[2];
+  double       L = 0.5;
+  const double r = 0.005;
+  double      *xyz, sec[2];
+  static char  yaml[2][4 * PETSC_MAX_PATH_LEN], wall[2][PETSC_MAX_PATH_LEN + 128], dir[PETSC_MAX_PATH_LEN],
+    stl[PETSC_MAX_PATH_LEN + 32];
   const char    *walls[2] = {"{type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}",
-                             "{type: mesh, file: bench_mesh_floor.stl, material: m}"};
+                             "{type: mesh, file: %s, material: m}"};
   Simulation     sim[2];
   PetscLogDouble t0, t1;
+  PetscMPIInt    rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-layers", &layers, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
@@ -85,7 +91,12 @@ int main(int argc, char **argv)
     for (PetscInt j = 0; j < n; j++)
       TestRectangle(-L + 2 * L * i / n, -L + 2 * L * j / n, -L + 2 * L * (i + 1) / n, -L + 2 * L * (j + 1) / n,
                     xyz + 18 * (n * i + j));
-  PetscCall(TestWriteStl("bench_mesh_floor.stl", (int)nt, xyz));
+  /* the floor's STL in a directory of its own, removed at the end (the benchmark may run from the source tree) */
+  PetscCall(TestMakeTempDir(PETSC_COMM_WORLD, "bench-mesh", dir));
+  snprintf(stl, sizeof stl, "%s/floor.stl", dir);
+  PetscCall(TestWriteStl(stl, (int)nt, xyz));
+  snprintf(wall[0], sizeof wall[0], "%s", walls[0]);
+  snprintf(wall[1], sizeof wall[1], walls[1], stl);
   PetscCall(PetscFree(xyz));
   for (int w = 0; w < 2; w++)
     snprintf(yaml[w], sizeof yaml[w],
@@ -99,7 +110,7 @@ int main(int argc, char **argv)
              "fills:\n"
              "  - {type: lattice, region: {min: [-0.49, -0.49, 0], max: [0.49, 0.49, %.17g]}, radius: %g, spacing: "
              "0.0105, material: m}\n",
-             -L, -L, L, L, walls[w], 2 * r + 0.0105 * (double)(layers - 1) + 1e-9, r);
+             -L, -L, L, L, wall[w], 2 * r + 0.0105 * (double)(layers - 1) + 1e-9, r);
   PetscCall(PetscTime(&t0));
   PetscCall(TestSimulationFromText(yaml[1], &sim[1]));
   PetscCall(PetscTime(&t1));
@@ -127,6 +138,8 @@ int main(int argc, char **argv)
                           sec[1] / sec[0], reps));
   }
   for (int w = 0; w < 2; w++) PetscCall(SimulationDestroy(&sim[w]));
+  if (!rank && nftw(dir, TestRemoveEntry, 16, FTW_DEPTH | FTW_PHYS))
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_mesh: could not remove %s: %s\n", dir, strerror(errno)));
   PetscCall(PetscFinalize());
   return 0;
 }

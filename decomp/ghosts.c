@@ -374,7 +374,9 @@ PetscErrorCode ExchangeBuildGhosts(Domain d, double halo, BodyStore *s, Exchange
   PetscCall(DomainGetTag(d, EXCHANGE_TAG_REDUCE, &ex->tag_reduce));
   ex->build_bytes_sent = ex->build_messages_sent = 0;
   ex->owned_offset                               = offset;
-  PetscCall(DomainGetNeighbors(d, halo, &ex->n_neighbors, &ex->neighbor));
+  PetscCheck(ex->lag == 0 || ex->counts_kept, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "ExchangeBuildGhosts: a lag (owners lagging behind their bodies) needs counts_kept");
+  PetscCall(DomainGetNeighbors(d, halo + ex->lag, &ex->n_neighbors, &ex->neighbor));
   {
     BondedCopies bc     = {0, NULL, NULL};
     PetscInt     npeers = 0;

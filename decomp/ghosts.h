@@ -73,6 +73,11 @@ typedef struct {
                                    removed or exchanged (ExchangeMoves moving = removed = 0), so they
                                    lie in their subdomains and owned_offset holds: the build skips
                                    the collective that checks and counts them (one round) */
+  double lag;                   /* set by the caller with counts_kept, alike on every rank (0: none): the
+                                   owned bodies may lie up to lag outside their subdomains (a migration
+                                   deferred while the ghosts were kept); the build then sends each body to
+                                   the ranks within halo of its centre among those within halo + lag of
+                                   this subdomain */
   /* statistics of the last ExchangeBuildGhosts on this rank (bytes include headers and the
    * ghost-index replies) */
   PetscInt64     build_bytes_sent, build_messages_sent;
@@ -93,7 +98,9 @@ PetscErrorCode ExchangeHaloWidth(Domain d, const BodyStore *s, double envelope, 
 /* Replace the ghosts of s by copies (all fields) of every body owned by another rank whose centre
  * is at distance < halo from this rank's subdomain box (faces, edges and corners), sorted by id,
  * and fill ex's maps and plan.
- * Pre: every owned body of s lies in this rank's subdomain (after ExchangeMigrate; checked);
+ * Pre: every owned body of s lies in this rank's subdomain (after ExchangeMigrate; checked), or
+ *      within ex->lag of it (counts_kept: not checked; a body sent to a rank beyond the neighbours
+ *      is an error);
  *      halo is the same on every rank (ExchangeHaloWidth); every cut axis' subdomains are at least
  *      halo wide (checked by DomainSetHalo, same error on every rank).
  * Post: s->n_ghost ghosts at [n_owned, n_owned + n_ghost), and the guests of the bonds whose host

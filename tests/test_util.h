@@ -168,6 +168,23 @@ static inline double TestLargestVelocityDifference(const TestBodyVel *a, PetscIn
   return worst;
 }
 
+/* Owned bodies whose centre lies in another rank's subdomain (a migration deferred while the ghosts
+ * are kept), summed over ranks into *n (0 on one rank). Collective. */
+static inline PetscErrorCode TestLaggingBodies(Simulation sim, PetscInt64 *n)
+{
+  PetscMPIInt rank;
+  PetscInt64  mine = 0;
+
+  PetscFunctionBegin;
+  *n = 0;
+  if (!SimulationDomain(sim)) PetscFunctionReturn(PETSC_SUCCESS); /* one rank owns everything */
+  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
+  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++)
+    mine += DomainOwnerOfPoint(SimulationDomain(sim), SimulationBodies(sim)->pos + 3 * i) != rank;
+  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPIU_INT64, MPI_SUM, SimulationComm(sim)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static inline int TestFinish(const char *name)
 {
   if (failures) printf("%s: %d check(s) FAILED\n", name, failures);

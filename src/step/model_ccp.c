@@ -201,7 +201,8 @@ static PetscErrorCode ReportInfeasible(Simulation sim, const StepWork *w, const 
 
 /* One CCP solve of the step's contacts (GUIDE step 3: the terms of each contact's law computed at
  * packing: stabilization, compliance, cohesion, yield), then the plastic return map. On several
- * ranks the coupling follows the ghosts of this step. */
+ * ranks the coupling follows the ghosts of this step: its PetscSF is built again only when they
+ * were (ghost_epoch), and kept while they are updated in place. */
 static PetscErrorCode Respond(Simulation sim, StepWork *w)
 {
   CCPModel          *m  = State(sim);
@@ -275,14 +276,15 @@ static void ContactLoad(Simulation sim, PetscInt i, double F[3], double T[3])
   v3_scale(T, inv_h, T);
 }
 
-/* Impulses kept between steps, detection without a list by default, ghosts rebuilt every step
- * (the solve's coupling reads their maps); nothing to redo when the bodies are rearranged, and no
- * figure of its own in the step's reduction. */
+/* Impulses kept between steps, detection without a list by default; with a list (-neighbour_skin)
+ * the ghosts are kept while no body moved half the skin (step/placement.c), and with them the
+ * solve's coupling, set up again only after a ghost build (ghost_epoch); nothing to redo when the
+ * bodies are rearranged, and no figure of its own in the step's reduction. */
 /* clang-format off */
 const ContactModelOps ContactModelCCP = {
   .name = "ccp", .state_size = sizeof(CCPModel), .impulses = PETSC_TRUE, .record_width = CCP_RECORD_WIDTH,
-  .coupled_solve = PETSC_TRUE, .create = Create, .distribute = Distribute, .destroy = Destroy, .detect = Detect,
-  .respond = Respond, .advance = Advance, .contact_load = ContactLoad};
+  .ghosts_persist = PETSC_TRUE, .coupled_solve = PETSC_TRUE, .create = Create, .distribute = Distribute,
+  .destroy = Destroy, .detect = Detect, .respond = Respond, .advance = Advance, .contact_load = ContactLoad};
 /* clang-format on */
 
 CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelCCP ? State(sim)->solver : NULL; }

@@ -39,9 +39,15 @@ static PetscErrorCode SetFromOptions(Simulation sim)
                              "step; default: contact.envelope for the penalty model, 0 for the CCP)",
                              NULL, sim->neighbour_skin, &sim->neighbour_skin, NULL));
   PetscCall(PetscOptionsBool("-ghost_update",
-                             "contact.model penalty on several ranks: keep the ghosts, updating them in place, while "
-                             "no body moved half the skin since their build (false: rebuilt every step)",
+                             "Several ranks with -neighbour_skin > 0: keep the ghosts and the solve's coupling, "
+                             "updating the ghosts in place, while no body moved half the skin since their build "
+                             "(false: rebuilt and the bodies migrated every step)",
                              NULL, pl->ghost_update_allowed, &pl->ghost_update_allowed, NULL));
+  PetscCall(PetscOptionsBool("-ghost_rebuild_every_step",
+                             "With -ghost_update: on the steps that would keep the ghosts, build them afresh instead "
+                             "(and the solve's coupling), with the same owners and migrations: a check that the kept "
+                             "ghosts give the same results bit for bit",
+                             NULL, pl->ghost_rebuild_every_step, &pl->ghost_rebuild_every_step, NULL));
   PetscOptionsEnd();
   PetscCheck(sim->neighbour_skin >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "-neighbour_skin must be >= 0 (m), got %g",
              sim->neighbour_skin);

@@ -15,16 +15,18 @@
 /* Where the bodies live on several ranks (step/placement.c): the decomposition, this step's
  * ghosts, and the migration between steps. All zero on one rank. */
 typedef struct {
-  Domain    domain;                /* process grid and cuts; NULL on one rank */
-  Exchange  exchange;              /* the ghosts of this step and their maps */
-  double    halo;                  /* ghost halo width (m) */
-  PetscBool placed;                /* every owned body is on its owner (after a step's migration) */
-  PetscBool ghost_update;          /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
-                                      halo fits: kept and updated in place while no body drifted skin / 2 */
-  PetscBool  ghost_update_allowed; /* -ghost_update (default true) */
-  PetscBool  ghosts_kept;          /* the last step kept the ghosts and deferred migration: owners lag */
-  PetscInt64 output_placed_step;   /* the step at whose end PlacementForOutput last ran (-1: none) */
-  PetscBool  moves_pending;        /* this step's migration decision rides on the statistics' reduction */
+  Domain    domain;                   /* process grid and cuts; NULL on one rank */
+  Exchange  exchange;                 /* the ghosts of this step and their maps */
+  double    halo;                     /* ghost halo width (m) */
+  PetscBool placed;                   /* every owned body is on its owner (after a step's migration) */
+  PetscBool ghost_update;             /* the model's ghosts persist (ContactModelOps.ghosts_persist) with a skin whose
+                                         halo fits: kept and updated in place while no body drifted skin / 2 */
+  PetscBool ghost_update_allowed;     /* -ghost_update (default true) */
+  PetscBool ghost_rebuild_every_step; /* -ghost_rebuild_every_step (a check of the kept ghosts): where they
+                                         would be kept, a fresh build instead, the same owners and migrations */
+  PetscBool  ghosts_kept;             /* the last step kept the ghosts and deferred migration: owners lag */
+  PetscInt64 output_placed_step;      /* the step at whose end PlacementForOutput last ran (-1: none) */
+  PetscBool  moves_pending;           /* this step's migration decision rides on the statistics' reduction */
   PetscInt   moves_local[EXCHANGE_MOVE_COUNTS], moves_global[EXCHANGE_MOVE_COUNTS]; /* its counts
                                     (ExchangeMovesLocal), here and summed */
   PetscInt64 bytes_carry;                 /* bytes the deferred migration sent after the step's statistics */

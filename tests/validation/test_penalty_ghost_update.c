@@ -144,22 +144,6 @@ static PetscErrorCode Gather(Simulation sim, Gathered *g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Owned bodies of this rank whose centre lies in another rank's subdomain, summed over ranks. */
-static PetscErrorCode Lagging(Simulation sim, PetscInt64 *n)
-{
-  PetscMPIInt rank;
-  PetscInt64  mine = 0;
-
-  PetscFunctionBegin;
-  *n = 0;
-  if (!SimulationDomain(sim)) PetscFunctionReturn(PETSC_SUCCESS); /* one rank owns everything */
-  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
-  for (PetscInt i = 0; i < SimulationBodies(sim)->n_owned; i++)
-    mine += DomainOwnerOfPoint(SimulationDomain(sim), SimulationBodies(sim)->pos + 3 * i) != rank;
-  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPIU_INT64, MPI_SUM, SimulationComm(sim)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* yaml run for steps steps, keeping the ghosts or not, gathered every `every` steps into g. */
 static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep, Gathered g[], RunCounts *rc)
 {
@@ -173,7 +157,7 @@ static PetscErrorCode Run(const char *yaml, int steps, int every, PetscBool keep
   for (int n = 1; n <= steps; n++) {
     PetscInt64 lag;
     PetscCall(SimulationStep(sim));
-    PetscCall(Lagging(sim, &lag));
+    PetscCall(TestLaggingBodies(sim, &lag));
     rc->lagging += lag;
     rc->touching += SimulationLastStep(sim)->contacts > 0;
     if (n % every == 0) PetscCall(Gather(sim, &g[n / every - 1]));

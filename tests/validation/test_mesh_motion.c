@@ -8,8 +8,10 @@
  *    face contact is the plane's up to rounding). Three motions, each after a short rest: a slide
  *    (translation with a vertical oscillation), a tilt (a turn about a horizontal axis through the
  *    origin for 0.2 s: the spheres then roll down) and a turntable (a turn about the vertical), two
- *    spheres each, CCP (tolerance 1e-10 m/s) and penalty (Hertz, tracking friction). A mesh that did
- *    not move, or gave its contacts no surface velocity, leaves the spheres behind by centimetres.
+ *    spheres each, CCP (tolerance 1e-10 m/s) and penalty (Hertz, tracking friction); and a small
+ *    plate pushed into a sphere from beyond the neighbour list's reach (penalty: the list must be
+ *    rebuilt for the plate's travel). A mesh that did not move, gave its contacts no surface
+ *    velocity or kept a stale list leaves the spheres behind by centimetres.
  *    What the outputs draw (io/wall_output.h) follows the motion: Output below.
  * 2. A rotating mesh drum (a 64-facet tube written here as STL) lifts its bed like the cylinder-wall
  *    drum of test_rotating_drum.c: 300 spheres (d = 10 mm) settle for 0.3 s, then drum and end planes
@@ -67,17 +69,34 @@ static const char *penalty_floor =
   "  - {shape: sphere, radius: 0.01, position: [0.05, 0, 0.0099], material: m}\n"
   "  - {shape: sphere, radius: 0.01, position: [-0.05, 0.03, 0.0099], material: m}\n";
 
-/* Runs scene (a format with one %s, the wall) with the plane and with the mesh floor `stl`, both
- * carried by `motion`, side by side to t_end; R the spheres' radius (angular rates times R). */
-static PetscErrorCode FloorAgainstPlane(const char *name, const char *scene, const char *stl, const char *motion,
-                                        double t_end, double R)
+/* A small plate pushed into a sphere without gravity (penalty, whose neighbour list is on by
+ * default: skin 1 mm): the plate, 40 mm square in the plane x = 0, moves at 0.5 m/s along +x towards
+ * a sphere 50 mm away, beyond the reach of the plate's bounding sphere (28 mm) plus the skin when
+ * the list is first built: only a rebuild for the plate's travel gives it the contact. */
+static const char *pusher = "domain: {min: [-0.1, -0.1, -0.1], max: [0.3, 0.1, 0.1]}\n"
+                            "gravity: [0, 0, 0]\n"
+                            "time: {step: 1.0e-4, end: 0.15}\n"
+                            "contact: {model: penalty, envelope: 0.001}\n"
+                            "materials:\n"
+                            "  - {name: m, density: 2000, friction: 0.5, kinetic_friction: 0.4, young_modulus: 2.0e6,\n"
+                            "     poisson_ratio: 0.3, restitution: 0.5}\n"
+                            "walls:\n"
+                            "  - %s\n"
+                            "bodies:\n"
+                            "  - {shape: sphere, radius: 0.01, position: [0.06, 0.001, 0.002], material: m}\n";
+
+/* Runs scene (a format with one %s, the wall) with the plane through the origin of this normal and
+ * with the mesh `stl`, both carried by `motion`, side by side to t_end; R the spheres' radius
+ * (angular rates times R). */
+static PetscErrorCode FloorAgainstPlane(const char *name, const char *scene, const char *normal, const char *stl,
+                                        const char *motion, double t_end, double R)
 {
   static char a[4096], b[4096];
   char        wall[512];
   double      dx = NAN, dv = NAN; /* NaN fails the check below unless the comparison sets them */
 
   PetscFunctionBegin;
-  snprintf(wall, sizeof wall, "{type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m, motion: %s}", motion);
+  snprintf(wall, sizeof wall, "{type: plane, point: [0, 0, 0], normal: %s, material: m, motion: %s}", normal, motion);
   snprintf(a, sizeof a, scene, wall);
   snprintf(wall, sizeof wall, "{type: mesh, file: %s, material: m, motion: %s}", stl, motion);
   snprintf(b, sizeof b, scene, wall);
@@ -124,24 +143,38 @@ static PetscErrorCode Floors(void)
   const char *turn   = "{axis: [0, 0, 1], angular_velocity: 2, start: 0.05}";
   const char *pslide = "{velocity: [0.2, 0, 0], amplitude: [0, 0, 0.0002], frequency: 10, start: 0.01}";
   const char *pturn  = "{axis: [0, 0, 1], angular_velocity: 3, start: 0.01}";
-  const char *big = "test_mesh_motion_floor.stl", *small = "test_mesh_motion_floor_small.stl";
-  double      xyz[18];
+  const char *push   = "{velocity: [0.5, 0, 0], start: 0.005}";
+  const char *up     = "[0, 0, 1]";
+  const char *big = "test_mesh_motion_floor.stl", *small = "test_mesh_motion_floor_small.stl",
+             *plate = "test_mesh_motion_plate.stl";
+  double xyz[18];
 
   PetscFunctionBegin;
   TestRectangle(-1, -1, 1, 1, xyz);
   PetscCall(TestWriteStl(big, 2, xyz));
   TestRectangle(-0.2, -0.2, 0.2, 0.2, xyz);
   PetscCall(TestWriteStl(small, 2, xyz));
-  PetscCall(FloorAgainstPlane("slide (CCP)", ccp_floor, big, slide, 0.6, 0.05));
-  PetscCall(FloorAgainstPlane("tilt (CCP)", ccp_floor, big, tilt, 0.6, 0.05));
-  PetscCall(FloorAgainstPlane("turntable (CCP)", ccp_floor, big, turn, 0.6, 0.05));
-  PetscCall(FloorAgainstPlane("slide (penalty)", penalty_floor, small, pslide, 0.15, 0.01));
-  PetscCall(FloorAgainstPlane("turntable (penalty)", penalty_floor, small, pturn, 0.15, 0.01));
+  TestRectangle(-0.02, -0.02, 0.02, 0.02, xyz);
+  for (int c = 0; c < 6; c++) { /* (x, y, 0) -> (0, x, y): the plate in the plane x = 0 */
+    xyz[3 * c + 2] = xyz[3 * c + 1];
+    xyz[3 * c + 1] = xyz[3 * c];
+    xyz[3 * c]     = 0;
+  }
+  PetscCall(TestWriteStl(plate, 2, xyz));
+  PetscCall(FloorAgainstPlane("slide (CCP)", ccp_floor, up, big, slide, 0.6, 0.05));
+  PetscCall(FloorAgainstPlane("tilt (CCP)", ccp_floor, up, big, tilt, 0.6, 0.05));
+  PetscCall(FloorAgainstPlane("turntable (CCP)", ccp_floor, up, big, turn, 0.6, 0.05));
+  PetscCall(FloorAgainstPlane("slide (penalty)", penalty_floor, up, small, pslide, 0.15, 0.01));
+  PetscCall(FloorAgainstPlane("turntable (penalty)", penalty_floor, up, small, pturn, 0.15, 0.01));
+  PetscCall(FloorAgainstPlane("pusher (penalty)", pusher, "[1, 0, 0]", plate, push, 0.15, 0.01));
   /* what the motions do to sphere 0 (measured: the slide carries it 0.118 m, the turntable 0.131 m,
-     the penalty slide 0.0132 m; the bounds are under half of that): a fixed mesh leaves it where it is */
+     the penalty slide 0.0132 m, its turntable 0.0113 m, the plate 0.0325 m; the bounds are under half
+     of that): a fixed mesh leaves it where it is */
   PetscCall(CarriedBy("slide (CCP)", ccp_floor, big, slide, 0.6, 0.04));
   PetscCall(CarriedBy("turntable (CCP)", ccp_floor, big, turn, 0.6, 0.05));
   PetscCall(CarriedBy("slide (penalty)", penalty_floor, small, pslide, 0.15, 0.005));
+  PetscCall(CarriedBy("turntable (penalty)", penalty_floor, small, pturn, 0.15, 0.005));
+  PetscCall(CarriedBy("pusher (penalty)", pusher, plate, push, 0.15, 0.01));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -115,15 +115,22 @@ static PetscInt MeshCells(const Wall *w, const double lo[3], const double hi[3],
 }
 
 static void PlaneTorquePoint(const Wall *w, double p[3]) { v3_copy(p, w->point); }
-/* A box's, cylinder's or mesh's: its reference point (a cylinder's lies on its axis, so the torque's
+/* A box's or cylinder's: its reference point (a cylinder's lies on its axis, so the torque's
  * axial component is the drive torque of a drum turning about it). */
 static void CenterTorquePoint(const Wall *w, double p[3]) { v3_copy(p, w->center); }
+
+/* A mesh's: its position, or while it turns its rotation axis point (the torque's component along the
+ * axis is then its drive torque, wherever the mesh's origin lies). */
+static void MeshTorquePoint(const Wall *w, double p[3])
+{
+  v3_copy(p, w->motion.moving && w->motion.omega != 0 ? w->pivot : w->center);
+}
 
 static const WallOutputKind kinds[] = {
   {WALL_PLANE, "plane", "Quadrilateral", 4, PlaneCells, PlaneTorquePoint},
   {WALL_BOX, "box", "Hexahedron", 8, BoxCells, CenterTorquePoint},
   {WALL_CYLINDER, "cylinder", "Quadrilateral", 4, CylinderCells, CenterTorquePoint},
-  {WALL_MESH, "mesh", "Triangle", 3, MeshCells, CenterTorquePoint},
+  {WALL_MESH, "mesh", "Triangle", 3, MeshCells, MeshTorquePoint},
 };
 
 const WallOutputKind *WallOutputKindOf(WallType t)

@@ -58,6 +58,52 @@ static inline void TestBoxMesh(const double lo[3], const double hi[3], double xy
     }
 }
 
+/* The 2 n triangles of a tube about the y axis from y0 to y1: n flat facets whose planes touch the
+ * cylinder of radius R at their middles (corners at R / cos(pi / n)), so a sphere inside that
+ * cylinder is inside the tube. xyz: 18 n doubles. */
+static inline void TestTubeMesh(double R, double y0, double y1, int n, double *xyz)
+{
+  const double rc = R / cos(M_PI / n);
+  for (int k = 0; k < n; k++) {
+    const double     a0 = 2 * M_PI * k / n, a1 = 2 * M_PI * (k + 1) / n;
+    const double     c[4][3]    = {{rc * cos(a0), y0, rc * sin(a0)},
+                                   {rc * cos(a1), y0, rc * sin(a1)},
+                                   {rc * cos(a1), y1, rc * sin(a1)},
+                                   {rc * cos(a0), y1, rc * sin(a0)}};
+    static const int tris[2][3] = {{0, 1, 2}, {0, 2, 3}};
+    for (int j = 0; j < 2; j++)
+      for (int v = 0; v < 3; v++)
+        for (int d = 0; d < 3; d++) xyz[18 * k + 9 * j + 3 * v + d] = c[tris[j][v]][d];
+  }
+}
+
+/* The drum-ring scene of test_moving_walls.c and test_mesh_motion.c: three rings of 13 spheres
+ * (r = 0.01 m) lying on the bottom of a drum of radius 0.1 m about the y axis, neighbours 0.1 mm
+ * apart, CCP solved to 1e-9 m/s, steps of 2 ms; `walls` the scenario's walls: lines (the drum).
+ * Into yaml (cap bytes). */
+static inline void TestDrumRings(const char *walls, char *yaml, size_t cap)
+{
+  const double R = 0.1, r = 0.01, dth = 2 * asin((r + 5e-5) / (R - r)); /* neighbours 0.1 mm apart */
+  size_t       len;
+
+  len = (size_t)snprintf(yaml, cap,
+                         "domain: {min: [-0.11, -0.04, -0.11], max: [0.11, 0.04, 0.11]}\n"
+                         "gravity: [0, 0, -9.81]\n"
+                         "time: {step: 0.002, end: 0.1}\n"
+                         "contact: {model: ccp, envelope: 0.001}\n"
+                         "solver: {type: apgd, max_iterations: 5000, tolerance: 1.0e-9}\n"
+                         "materials:\n"
+                         "  - {name: m, density: 2500, friction: 0.5}\n"
+                         "walls:\n%s"
+                         "bodies:\n",
+                         walls);
+  for (int j = -1; j <= 1; j++)
+    for (int k = -6; k <= 6; k++)
+      len += (size_t)snprintf(yaml + len, cap - len,
+                              "  - {shape: sphere, radius: %g, position: [%.17g, %g, %.17g], material: m}\n", r,
+                              (R - r) * sin(k * dth), (2 * r + 1e-4) * j, -(R - r) * cos(k * dth));
+}
+
 /* Steps scenarios a and b side by side until time t_end; after every step the largest difference
  * of any body's position (m) and velocity (m/s, angular rates times R) between them into *dx and
  * *dv (rank 0's figures, on every rank). Collective. */

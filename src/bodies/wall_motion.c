@@ -3,6 +3,7 @@
  * not started moving, and a box gate, sit exactly where the scenario puts them. */
 #include "bodies/wall_motion.h"
 #include "base/vec3.h"
+#include <stdint.h>
 #include <string.h>
 
 double wall_motion_tau(const WallMotion *m, double t)
@@ -50,6 +51,19 @@ void wall_motion_point(const WallMotion *m, double t, const double x0[3], double
   map_point(m, R, d, x0, x);
 }
 
+int wall_motion_stays_inside(const WallMotion *m, const double x0[3], double t_end, const double lo[3],
+                             const double hi[3], double *t, double x[3])
+{
+  const int64_t nsample = (int64_t)fmin(1e6, fmax(1000.0, 40 * m->frequency * t_end));
+  for (int64_t k = 0; k <= nsample; k++) {
+    *t = t_end * (double)k / (double)nsample;
+    wall_motion_point(m, *t, x0, x);
+    for (int a = 0; a < 3; a++)
+      if (!(x[a] >= lo[a] && x[a] <= hi[a])) return 0;
+  }
+  return 1;
+}
+
 void wall_pose_at(const Wall *w0, double t, double h, Wall *w)
 {
   const WallMotion *m = &w0->motion;
@@ -58,9 +72,11 @@ void wall_pose_at(const Wall *w0, double t, double h, Wall *w)
   memcpy(w, w0, sizeof(*w));
   if (!m->moving) return;
   tau = wall_motion_tau(m, t);
+  v3_copy(w->pivot, m->axis_point);
   if (tau > 0) {
     rotation(m, tau, R);
     translation(m, tau, d);
+    v3_add(w->pivot, m->axis_point, d); /* the axis travels with the translation, and the turn leaves it */
     map_point(m, R, d, w0->center, w->center);
     map_point(m, R, d, w0->point, w->point);
     if (m->omega != 0) {

@@ -39,7 +39,7 @@ typedef struct {
   double     point[3], normal[3]; /* plane: a point on it and the unit outward normal (bodies live on +normal side) */
   double     center[3];       /* box: centre; plane: its point; cylinder: the axis point (the wall's reference point) */
   double     half_extents[3]; /* box */
-  double     quat[4];         /* box orientation (w, x, y, z), body -> world */
+  double     quat[4];         /* box and mesh orientation (w, x, y, z), body -> world */
   double     axis[3];         /* cylinder: unit axis direction */
   double     radius;          /* cylinder: radius (m) */
   double     half_length;     /* cylinder: half its length about the axis point (m); INFINITY: unbounded */
@@ -48,6 +48,7 @@ typedef struct {
   double     omega[3];        /* world angular velocity (rad/s) over the next step; 0 without motion */
   double     turn[3];         /* rotation vector of the wall over the last step (rad): 0 without motion */
   double     travel;          /* bound on how far any wall point within the domain moved since t = 0 (m) */
+  double     pivot[3];        /* with a motion: its rotation axis point now (m), a turning mesh's torque point */
   int        material;        /* index into the scenario's materials */
   WallMotion motion;          /* prescribed motion; motion.moving 0: none */
   /* mesh: the triangles of file (scaled by scale) placed at center with orientation quat: world =

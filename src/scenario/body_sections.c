@@ -1,7 +1,7 @@
 /* Sections of solids given one by one: walls, bodies, joints (contracts in body_sections.h).
  *
  * Defaults: walls: box velocity 0, orientation [1, 0, 0, 0]; cylinder length unbounded; no motion, a
- *     motion's start 0, end never, rotation axis a cylinder's own, axis point the wall's centre;
+ *     motion's start 0, end never, rotation axis a cylinder's own, axis point the wall's centre (a mesh's position);
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
  *     mass and inertia from the material density and the shape; no id.
  * Box bodies are errors with the penalty model's Hertz law (corners have no radius). */
@@ -47,10 +47,10 @@ static int read_box_wall(YamlReader *r, const yaml_node_t *m, const char *ip, Wa
 }
 
 /* walls[i] of type mesh: the STL file (a relative path from the scenario's folder), its scale,
- * position and orientation (mesh frame to world). */
+ * position and orientation (mesh frame to world) at t = 0. */
 static int read_mesh_wall(YamlReader *r, Scenario *sc, const yaml_node_t *m, const char *ip, Wall *w)
 {
-  static const char *const keys[] = {"type", "file", "scale", "position", "orientation", "material", NULL};
+  static const char *const keys[] = {"type", "file", "scale", "position", "orientation", "material", "motion", NULL};
   char                     file[SCENARIO_PATH_MAX], kp[KEY_PATH_MAX];
   const char              *slash = strrchr(sc->path, '/');
   const int                keep  = slash ? (int)(slash - sc->path) + 1 : 0; /* the scenario's folder, with its '/' */
@@ -107,7 +107,8 @@ static int read_cylinder_wall(YamlReader *r, const yaml_node_t *m, const char *i
 
 /* walls[i].motion (optional): the prescribed motion (bodies/walls.h, WallMotion), checked to keep
  * the wall's reference point (plane: its point; box, cylinder: its centre) inside the domain over
- * [0, time.end]. */
+ * [0, time.end]; a mesh's, the middle of its bounding box, is checked where the mesh is loaded
+ * (step/wall_meshes.h). */
 static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip, const Scenario *sc, Wall *w)
 {
   static const char *const keys[] = {"velocity", "axis_point", "axis", "angular_velocity", "amplitude", "frequency",
@@ -117,8 +118,7 @@ static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip
   WallMotion *mo   = &w->motion;
   yaml_node_t *m;
   char         mp[KEY_PATH_MAX], np[KEY_PATH_MAX];
-  double       lo[3], hi[3];
-  int64_t      nsample;
+  double       lo[3], hi[3], t, x[3];
 
   TRY(reader_get_mapping(r, wm, ip, "motion", OPTIONAL, keys, hint, &m, mp));
   if (!m) return 0;
@@ -168,18 +168,11 @@ static int read_wall_motion(YamlReader *r, const yaml_node_t *wm, const char *ip
     v3_sub(d, corner, mo->axis_point);
     mo->reach = fmax(mo->reach, v3_norm(d));
   }
-  nsample = (int64_t)fmin(1e6, fmax(1000.0, 40 * mo->frequency * sc->time_end));
-  for (int64_t k = 0; k <= nsample; k++) {
-    const double t = sc->time_end * (double)k / (double)nsample;
-    double       x[3];
-    wall_motion_point(mo, t, w->center, x);
-    for (int a = 0; a < 3; a++)
-      if (!(x[a] >= lo[a] && x[a] <= hi[a]))
-        return reader_fail(r, m, mp,
-                           "carries the wall's %s out of the domain: at t = %g s it is at [%g, %g, %g]; change the "
-                           "motion (velocity, end, amplitude) or widen the domain",
-                           w->type == WALL_PLANE ? "point" : "centre", t, x[0], x[1], x[2]);
-  }
+  if (w->type != WALL_MESH && !wall_motion_stays_inside(mo, w->center, sc->time_end, lo, hi, &t, x))
+    return reader_fail(r, m, mp,
+                       "carries the wall's %s out of the domain: at t = %g s it is at [%g, %g, %g]; change the motion "
+                       "(velocity, end, amplitude) or widen the domain",
+                       w->type == WALL_PLANE ? "point" : "centre", t, x[0], x[1], x[2]);
   return 0;
 }
 

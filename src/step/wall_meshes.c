@@ -1,14 +1,16 @@
 /* The mesh walls' triangles (contracts in step/wall_meshes.h). */
 #include "step/wall_meshes.h"
 #include "io/stl.h"
+#include "bodies/wall_motion.h"
 #include "base/vec3.h"
 #include <stdarg.h>
 #include <stdio.h>
 
-static void bad(char *err, size_t errlen, const Scenario *sc, int k, const char *fmt, ...)
+/* err = "SCENARIO:LINE: key 'walls[k].KEY': " and the message. */
+static void bad(char *err, size_t errlen, const Scenario *sc, int k, const char *key, const char *fmt, ...)
 {
   va_list ap;
-  int     len = snprintf(err, errlen, "%s:%d: key 'walls[%d].file': ", sc->path, sc->wall_lines[k], k);
+  int     len = snprintf(err, errlen, "%s:%d: key 'walls[%d].%s': ", sc->path, sc->wall_lines[k], k, key);
   if (len < 0 || (size_t)len >= errlen) return;
   va_start(ap, fmt);
   vsnprintf(err + len, errlen - (size_t)len, fmt, ap);
@@ -34,7 +36,7 @@ static PetscErrorCode read_shared(MPI_Comm comm, const Scenario *sc, int k, StlT
   PetscCallMPI(MPI_Bcast(why, (PetscMPIInt)sizeof why, MPI_CHAR, 0, comm));
   if (why[0]) {
     PetscCall(StlFree(t));
-    bad(err, errlen, sc, k, "%s", why);
+    bad(err, errlen, sc, k, "file", "%s", why);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCallMPI(MPI_Bcast(&n, 1, MPIU_INT, 0, comm));
@@ -46,8 +48,8 @@ static PetscErrorCode read_shared(MPI_Comm comm, const Scenario *sc, int k, StlT
   for (size_t i = 0; i < 9 * (size_t)n; i++) {
     t->vertex[i] *= w->scale;
     if (!isfinite(t->vertex[i])) {
-      bad(err, errlen, sc, k, "%s: scale %g makes triangle %zu's coordinates overflow; give a smaller scale", w->file,
-          w->scale, i / 9);
+      bad(err, errlen, sc, k, "file", "%s: scale %g makes triangle %zu's coordinates overflow; give a smaller scale",
+          w->file, w->scale, i / 9);
       PetscCall(StlFree(t));
       break;
     }
@@ -72,6 +74,22 @@ static PetscBool meets_domain(const Scenario *sc, const Wall *w, const TriMesh *
   return meets;
 }
 
+/* Whether the middle of mesh m's bounding box, placed by wall w and carried by its motion, stays
+ * inside the domain over [0, time.end] (as a box's centre must); err set where not. */
+static PetscBool stays_in_domain(const Scenario *sc, const Wall *w, const TriMesh *m, char *err, size_t errlen, int k)
+{
+  double c[3], t, x[3];
+  if (!w->motion.moving) return PETSC_TRUE;
+  quat_rotate(c, w->quat, m->centre);
+  v3_add(c, c, w->center);
+  if (wall_motion_stays_inside(&w->motion, c, sc->time_end, sc->domain_min, sc->domain_max, &t, x)) return PETSC_TRUE;
+  bad(err, errlen, sc, k, "motion",
+      "carries the mesh's centre (the middle of its bounding box, at [%g, %g, %g] at t = 0) out of the domain: at t = "
+      "%g s it is at [%g, %g, %g]; change the motion (velocity, end, amplitude) or widen the domain",
+      c[0], c[1], c[2], t, x[0], x[1], x[2]);
+  return PETSC_FALSE;
+}
+
 PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char *err, size_t errlen)
 {
   PetscFunctionBegin;
@@ -91,19 +109,20 @@ PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char 
     PetscCall(TriMeshCreate(t.n, t.vertex, &wm->mesh[k], &degenerate));
     PetscCall(StlFree(&t));
     if (degenerate >= 0) {
-      bad(err, errlen, sc, k,
+      bad(err, errlen, sc, k, "file",
           "%s: triangle %" PetscInt_FMT " (from 0) has zero area (its corners coincide or lie on one line, at scale "
           "%g); remove it from the mesh",
           w->file, degenerate, w->scale);
       break;
     }
     if (!meets_domain(sc, w, wm->mesh[k], lo, hi)) {
-      bad(err, errlen, sc, k,
+      bad(err, errlen, sc, k, "file",
           "%s: the mesh (from [%g, %g, %g] to [%g, %g, %g] as placed) lies entirely outside the domain; check the "
           "wall's position, orientation and scale (the file's units)",
           w->file, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
       break;
     }
+    if (!stays_in_domain(sc, w, wm->mesh[k], err, errlen, k)) break;
     w->mesh = wm->mesh[k];
     wm->bytes += wm->mesh[k]->bytes;
   }

@@ -16,7 +16,8 @@ typedef struct {
 
 /* Loads every mesh wall of sc whose mesh is NULL and points sc->walls[k].mesh at it (owned by
  * *wm; WallMeshesDestroy frees them). Collective on comm. Bad input (an STL file that cannot be
- * read or is malformed, a triangle of zero area, a mesh entirely outside the domain): err set to
+ * read or is malformed, a triangle of zero area, a mesh entirely outside the domain, a motion that
+ * carries the middle of the mesh's bounding box out of the domain before time.end): err set to
  * one line (SCENARIO:LINE: key 'walls[k]...': what is wrong; what to change), the same on every
  * rank, and nothing loaded. */
 PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char *err, size_t errlen);

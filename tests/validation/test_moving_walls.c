@@ -16,7 +16,7 @@
  * wall, so each rank's wall contacts must carry the drum's surface velocity: the bottom spheres gain |v| > 1e-3 m/s in
  * that step (friction of the moving wall). */
 // ctest: ranks=2 timeout=300
-#include "test_util.h"
+#include "test_mesh.h"
 
 static const char *gate = "domain: {min: [-0.5, -0.5, -0.6], max: [0.5, 0.5, 0.5]}\n"
                           "gravity: [0, 0, -9.81]\n"
@@ -78,33 +78,15 @@ static PetscErrorCode Gate(void)
 /* One step of the drum on comm, every body gathered on rank 0. */
 static PetscErrorCode DrumStep(MPI_Comm comm, TestBodyVel **out, PetscInt *n)
 {
-  const double R = 0.1, r = 0.01, dth = 2 * asin((r + 5e-5) / (R - r)); /* neighbours 0.1 mm apart */
-  char         yaml[8192];
-  size_t       len;
-  Simulation   sim;
+  char       yaml[8192];
+  Simulation sim;
 
   PetscFunctionBegin;
-  len = (size_t)
-    snprintf(yaml, sizeof yaml,
-             "domain: {min: [-0.11, -0.04, -0.11], max: [0.11, 0.04, 0.11]}\n"
-             "gravity: [0, 0, -9.81]\n"
-             "time: {step: 0.002, end: 0.1}\n"
-             "contact: {model: ccp, envelope: 0.001}\n"
-             "solver: {type: apgd, max_iterations: 5000, tolerance: 1.0e-9}\n"
-             "materials:\n"
-             "  - {name: m, density: 2500, friction: 0.5}\n"
-             "walls:\n"
-             "  - {type: cylinder, point: [0, 0, 0], axis: [0, 1, 0], radius: %g, inside: true, material: m,\n"
-             "     motion: {angular_velocity: 2}}\n"
-             "  - {type: plane, point: [0, -0.035, 0], normal: [0, 1, 0], material: m}\n"
-             "  - {type: plane, point: [0, 0.035, 0], normal: [0, -1, 0], material: m}\n"
-             "bodies:\n",
-             R);
-  for (int j = -1; j <= 1; j++)
-    for (int k = -6; k <= 6; k++)
-      len += (size_t)snprintf(yaml + len, sizeof yaml - len,
-                              "  - {shape: sphere, radius: %g, position: [%.17g, %g, %.17g], material: m}\n", r,
-                              (R - r) * sin(k * dth), (2 * r + 1e-4) * j, -(R - r) * cos(k * dth));
+  TestDrumRings("  - {type: cylinder, point: [0, 0, 0], axis: [0, 1, 0], radius: 0.1, inside: true, material: m,\n"
+                "     motion: {angular_velocity: 2}}\n"
+                "  - {type: plane, point: [0, -0.035, 0], normal: [0, 1, 0], material: m}\n"
+                "  - {type: plane, point: [0, 0.035, 0], normal: [0, -1, 0], material: m}\n",
+                yaml, sizeof yaml);
   PetscCall(TestSimulationOnComm(comm, yaml, "moving-drum", &sim));
   PetscCall(SimulationStep(sim));
   TEST_CHECK(SimulationLastStep(sim)->converged, "the drum's step did not converge (residual %.3e m/s)",

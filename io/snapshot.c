@@ -17,7 +17,9 @@
  * rank 0 writes them. With output.contacts: /contacts/id_a, /contacts/id_b (int64),
  * /contacts/point, /contacts/normal, /contacts/normal_force (n), /contacts/tangential_force (one row
  * per contact, each rank its own), and the lines ParaView draws: /contacts/line_points (2 rows per
- * contact: A's centre, B's centre) and /contacts/lines (int64, a row of 2 point indices each). */
+ * contact: A's centre, B's centre) and /contacts/lines (int64, a row of 2 point indices each).
+ * With clumps: /clump_members/id (int64, the body's), /clump_members/member (int32, index in its
+ * template), /clump_members/position (world centre), /clump_members/radius: a row per member. */
 #include "io/snapshot.h"
 #include "io/h5.h"
 #include "base/vec3.h"
@@ -65,6 +67,41 @@ static PetscErrorCode WriteBodies(MPI_Comm comm, IoH5Output *out, const BodyStor
 
   PetscCall(IoH5RowsDestroy(&rows));
   PetscCall(PetscFree2(vec3s, ranks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /clump_members/<datasets>: one row per member of every owned clump body: its body's id, its
+ * index in the template (member), its world centre (position) and radius, for ParaView to draw
+ * as spheres. Collective (every rank joins, clumps or not). */
+static PetscErrorCode WriteClumpMembers(MPI_Comm comm, IoH5Output *out, const BodyStore *s, const Clump *clumps)
+{
+  PetscInt n = 0, r = 0;
+  IoH5Rows rows;
+  double  *x, *radius;
+  int64_t *ids;
+  int32_t *member;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < s->n_owned; i++)
+    if (s->shape[i] == SHAPE_CLUMP) n += clumps[(int)s->size[3 * i]].n;
+  PetscCall(PetscMalloc4(3 * n + 1, &x, n + 1, &radius, n + 1, &ids, n + 1, &member));
+  for (PetscInt i = 0; i < s->n_owned; i++) {
+    const Clump *t = s->shape[i] == SHAPE_CLUMP ? &clumps[(int)s->size[3 * i]] : NULL;
+    for (int k = 0; t && k < t->n; k++, r++) {
+      clump_member_centre(t, &s->pos[3 * i], &s->quat[4 * i], k, &x[3 * r]);
+      radius[r] = t->radius[k];
+      ids[r]    = s->id[i];
+      member[r] = k;
+    }
+  }
+  PetscCall(IoH5RowsCreate(comm, n, &rows));
+  PetscCall(IoH5CreateGroup(out, "clump_members"));
+  PetscCall(IoH5WriteRows(out, "/clump_members/id", H5T_NATIVE_INT64, 1, &rows, ids));
+  PetscCall(IoH5WriteRows(out, "/clump_members/member", H5T_NATIVE_INT32, 1, &rows, member));
+  PetscCall(IoH5WriteRows(out, "/clump_members/position", H5T_NATIVE_DOUBLE, 3, &rows, x));
+  PetscCall(IoH5WriteRows(out, "/clump_members/radius", H5T_NATIVE_DOUBLE, 1, &rows, radius));
+  PetscCall(IoH5RowsDestroy(&rows));
+  PetscCall(PetscFree4(x, radius, ids, member));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -290,6 +327,7 @@ PetscErrorCode SnapshotWrite(MPI_Comm comm, const char *outdir, PetscInt64 step,
     PetscCall(WriteBoxes(comm, &out, s));
     if (extra && extra->n_walls) PetscCall(WriteWalls(comm, &out, extra));
     if (extra && extra->contacts) PetscCall(WriteContacts(comm, &out, extra));
+    if (extra && extra->clumps) PetscCall(WriteClumpMembers(comm, &out, s, extra->clumps));
   }
   PetscCall(IoH5OutputFinish(&out, err, errlen));
   if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);

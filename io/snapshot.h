@@ -4,6 +4,7 @@
 #define CCPDEM_IO_SNAPSHOT_H
 #include "bodies/body_store.h"
 #include "bodies/walls.h"
+#include "bodies/clump.h"
 
 /* One contact of the network a snapshot may hold (/contacts), as its step found and resolved it. */
 typedef struct {
@@ -25,11 +26,13 @@ typedef struct {
   PetscBool              contacts;                     /* write /contacts (output.contacts) */
   PetscInt               n_contacts;                   /* this rank's */
   const SnapshotContact *contact;
+  const Clump           *clumps; /* the clump templates (bodies/clump.h): write /clump_members; NULL: none */
 } SnapshotExtras;
 
 /* Collective. Writes the owned bodies [0, s->n_owned) of every rank; angular velocity is written in
- * the world frame. With extra (may be NULL: neither), the walls (/walls, when there are any) and the
- * contacts (/contacts, when extra->contacts), and then OUT/walls.csv is rebuilt too (io/wall_series.h). Creates
+ * the world frame. With extra (may be NULL: neither), the walls (/walls, when there are any), the
+ * contacts (/contacts, when extra->contacts) and the clumps' members (/clump_members, when
+ * extra->clumps), and then OUT/walls.csv is rebuilt too (io/wall_series.h). Creates
  * OUT/snapshots/ if needed and rewrites OUT/snapshots.xmf to list all snapshots written so far in this output directory
  * (rank 0). A failure to write (a full disk) is agreed by every rank: err <- "writing PATH: reason" on every rank (else
  * ""), and the file that failed is not left behind (io/h5.h IoH5Output). */

@@ -72,7 +72,8 @@ static int ReadSnapshotEntry(const char *path, SnapshotEntry *e)
     if (file >= 0) {
       const long long rows = Rows3(file, "/bodies/position"), boxes = OptionalRows3(file, "boxes", "position"),
                       contacts = OptionalRows3(file, "contacts", "point"),
-                      walls    = OptionalRows3(file, "walls", "force");
+                      walls    = OptionalRows3(file, "walls", "force"),
+                      members  = OptionalRows3(file, "clump_members", "position");
       int                   nkinds;
       const WallOutputKind *kinds    = WallOutputKinds(&nkinds);
       PetscBool             cells_ok = (PetscBool)(nkinds <= SNAPSHOT_WALL_KINDS_MAX);
@@ -87,10 +88,11 @@ static int ReadSnapshotEntry(const char *path, SnapshotEntry *e)
       }
       if (ReadScalarAttribute(file, "step", H5T_NATIVE_INT64, &e->step) >= 0 &&
           ReadScalarAttribute(file, "time", H5T_NATIVE_DOUBLE, &e->time) >= 0 && rows >= 0 && boxes >= 0 &&
-          contacts >= 0 && walls >= 0 && cells_ok) {
+          contacts >= 0 && walls >= 0 && members >= 0 && cells_ok) {
         e->rows         = (hsize_t)rows;
         e->box_rows     = (hsize_t)boxes;
         e->contact_rows = (hsize_t)contacts;
+        e->member_rows  = (hsize_t)members;
         e->walls        = (hsize_t)walls;
         status          = 0;
       }

@@ -14,6 +14,7 @@ typedef struct {
   double  time;
   hsize_t rows, box_rows;                      /* /bodies and /boxes rows (0 boxes: no /boxes group, or empty) */
   hsize_t contact_rows;                        /* /contacts rows (0: none, or no /contacts group) */
+  hsize_t member_rows;                         /* /clump_members rows (0: none, or no such group) */
   hsize_t wall_cells[SNAPSHOT_WALL_KINDS_MAX]; /* cells of each wall kind (WallOutputKinds order) */
   hsize_t walls;                               /* /walls/force rows (0: no walls) */
   char    file[32];                            /* snap-<step>.h5 */

@@ -42,6 +42,13 @@ static const PointAttribute box_attributes[] = {
   {"material", "Scalar", "Int", 1, 4},
 };
 
+/* The clumps' member spheres (/clump_members), a point each: glyph them as spheres by radius. */
+static const PointAttribute member_attributes[] = {
+  {"radius", "Scalar", "Float", 1, 8},
+  {"id", "Scalar", "Int", 1, 8},
+  {"member", "Scalar", "Int", 1, 4},
+};
+
 /* The contact network (/contacts) as lines between the two bodies' centres, attributes per line. */
 static const PointAttribute contact_attributes[] = {
   {"id_a", "Scalar", "Int", 1, 8},           {"id_b", "Scalar", "Int", 1, 8},
@@ -147,7 +154,7 @@ static PetscErrorCode EmitGrid(IoText *t, const SnapshotEntry *e)
                nw = sizeof(wall_attributes) / sizeof(wall_attributes[0]);
   int                   nkinds;
   const WallOutputKind *kinds = WallOutputKinds(&nkinds);
-  PetscBool             parts = (PetscBool)(e->box_rows || e->contact_rows);
+  PetscBool             parts = (PetscBool)(e->box_rows || e->contact_rows || e->member_rows);
   char                  name[64];
 
   PetscFunctionBegin;
@@ -161,6 +168,9 @@ static PetscErrorCode EmitGrid(IoText *t, const SnapshotEntry *e)
   PetscCall(Emit(t, "        <Time Value=\"%.17g\"/>\n", e->time));
   PetscCall(EmitPoints(t, e, "bodies", "bodies", e->rows, point_attributes, nb, PETSC_FALSE));
   if (e->box_rows) PetscCall(EmitPoints(t, e, "boxes", "boxes", e->box_rows, box_attributes, nx, PETSC_FALSE));
+  if (e->member_rows)
+    PetscCall(EmitPoints(t, e, "clump members", "clump_members", e->member_rows, member_attributes,
+                         sizeof(member_attributes) / sizeof(member_attributes[0]), PETSC_FALSE));
   for (int k = 0; k < nkinds; k++) {
     char grid[64], group[64];
     if (!e->wall_cells[k]) continue;

@@ -15,9 +15,13 @@ static void SmallestRadii(const Scenario *sc, double *r_min, double *r_all)
   } while (0)
   for (int b = 0; b < sc->n_bodies; b++) {
     const BodySpec *s = &sc->bodies[b];
-    CCPDEM_TAKE(s->material, s->shape == SHAPE_SPHERE ? s->size[0] : fmin(s->size[0], fmin(s->size[1], s->size[2])));
+    CCPDEM_TAKE(s->material, s->shape == SHAPE_SPHERE  ? s->size[0]
+                             : s->shape == SHAPE_CLUMP ? sc->clumps[(int)s->size[0]].min_radius
+                                                       : fmin(s->size[0], fmin(s->size[1], s->size[2])));
   }
-  for (int f = 0; f < sc->n_fills; f++) CCPDEM_TAKE(sc->fills[f].material, sc->fills[f].radius);
+  for (int f = 0; f < sc->n_fills; f++)
+    CCPDEM_TAKE(sc->fills[f].material,
+                sc->fills[f].clump ? sc->clumps[sc->fills[f].clump - 1].min_radius : sc->fills[f].radius);
   for (int e = 0; e < sc->n_emitters; e++) {
     const EmitterSpec *s = &sc->emitters[e];
     CCPDEM_TAKE(s->material, s->size == SIZE_FIXED ? s->radius : s->radius_min);

@@ -4,10 +4,12 @@
 
 typedef enum {
   SHAPE_SPHERE = 0,
-  SHAPE_BOX    = 1
+  SHAPE_BOX    = 1,
+  SHAPE_CLUMP  = 2
 } ShapeKind;
 
-/* size[3]: sphere radius in size[0] (size[1] = size[2] = size[0]); box half extents. */
+/* size[3]: sphere radius in size[0] (size[1] = size[2] = size[0]); box half extents. A clump's
+ * size, volume and inertia come from its template (bodies/clump.h), not from these functions. */
 static inline double shape_bounding_radius(ShapeKind k, const double size[3])
 {
   if (k == SHAPE_SPHERE) return size[0];

@@ -16,7 +16,8 @@
  *    not needed: the key sort decides the order. ContactSetSortByKey then has nothing to do (the
  *    appends keep the set's order flag: contact/contact_set.h).
  *
- * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h).
+ * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h). Pairs with a clump
+ * body touch by member spheres (collision/clump_contact.h), several points per pair.
  * Box-box contacts (two box bodies, or a box body and a box wall) and box bodies on mesh walls are
  * not supported: such pairs are skipped here, and the scenario checker rejects scenarios that could
  * produce them.
@@ -27,6 +28,7 @@
 #include "collision/detect.h"
 #include "collision/detect_impl.h"
 #include "collision/triangle_contact.h"
+#include "collision/clump_contact.h"
 #include <string.h>
 
 /* Points between bodies A and B (storage indices), normal from A to B. */
@@ -138,6 +140,20 @@ static const PairParams *pair_params(const CollisionSettings *set, PairParamsCac
   return &cache->pp;
 }
 
+/* Point pt of pair (ida, idb) as contact sub of the set, its offsets from ref_a, ref_b (point_offsets). */
+static inline void append_point(ContactSet *cs, int64_t ida, int64_t idb, int32_t sub, const ContactPoint *pt,
+                                const double *ref_a, const double *ref_b, int32_t a, int32_t b, const PairParams *pp)
+{
+  Contact *c;
+  contact_key_set(&cs->key[cs->n], ida, idb, sub);
+  c = contact_set_append_keyed(cs);
+  v3_copy(c->n, pt->n);
+  point_offsets(pt, ref_a, ref_b, c->ra, c->rb);
+  c->phi = pt->phi;
+  contact_finish(c, a, b, pp);
+  contact_set_warm_last(cs);
+}
+
 /* collision_append_pair, inlined into CollisionDetect's loop (a call per pair cost about 10 ns per body) */
 static inline void append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
                                PairParamsCache *cache, ContactSet *cs)
@@ -160,22 +176,58 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
     ref_a = s->pos + 3 * (size_t)a;
     pp    = pair_params(set, cache, s->material[a], s->material[b]);
   }
-  for (int k = 0; k < np; k++) {
-    Contact *c;
-    contact_key_set(&cs->key[cs->n], ida, s->id[b], k);
-    c = contact_set_append_keyed(cs);
-    v3_copy(c->n, pts[k].n);
-    point_offsets(&pts[k], ref_a, ref_b, c->ra, c->rb);
-    c->phi = pts[k].phi;
-    contact_finish(c, a, b, pp);
-    contact_set_warm_last(cs);
+  for (int k = 0; k < np; k++) append_point(cs, ida, s->id[b], k, &pts[k], ref_a, ref_b, a, b, pp);
+}
+
+/* A pair with a clump (collision/clump_contact.h): append_pair's contacts, one per member point. */
+typedef struct {
+  ContactSet       *cs;
+  int64_t           ida, idb;
+  const double     *ref_a, *ref_b;
+  int32_t           a, b;
+  const PairParams *pp;
+} ClumpAppend;
+
+static void clump_point_append(void *ctx, const ContactPoint *pt, int32_t sub)
+{
+  const ClumpAppend *c = (const ClumpAppend *)ctx;
+  append_point(c->cs, c->ida, c->idb, sub, pt, c->ref_a, c->ref_b, c->a, c->b, c->pp);
+}
+
+static void append_clump_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
+                              PairParamsCache *cache, ContactSet *cs)
+{
+  const Wall *w   = a >= nb ? &set->walls[a - nb] : NULL;
+  ClumpAppend ctx = {.cs = cs, .idb = s->id[b], .ref_b = s->pos + 3 * (size_t)b, .a = a, .b = b};
+
+  if (w) {
+    ctx.ida   = wall_global_id((int)(a - nb));
+    ctx.ref_a = collision_wall_reference(w);
+    ctx.pp    = pair_params(set, cache, w->material, s->material[b]);
+    collision_clump_wall_points(set->clumps, w, s, b, set->envelope, clump_point_append, &ctx);
+  } else {
+    ctx.ida   = s->id[a];
+    ctx.ref_a = s->pos + 3 * (size_t)a;
+    ctx.pp    = pair_params(set, cache, s->material[a], s->material[b]);
+    collision_clump_pair_points(set->clumps, s, a, b, set->envelope, clump_point_append, &ctx);
   }
 }
 
 void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
                            PairParamsCache *cache, ContactSet *cs)
 {
-  append_pair(set, s, nb, a, b, cache, cs);
+  if (collision_clump_pair(set, s, nb, a, b)) append_clump_pair(set, s, nb, a, b, cache, cs);
+  else append_pair(set, s, nb, a, b, cache, cs);
+}
+
+int collision_pair_max_points(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b)
+{
+  if (a >= nb) {
+    const Wall *w = &set->walls[a - nb];
+    return collision_clump_pair(set, s, nb, a, b) ? collision_clump_wall_max_points(set->clumps, w, s, b)
+                                                  : collision_wall_max_points(w, (ShapeKind)s->shape[b]);
+  }
+  return collision_clump_pair(set, s, nb, a, b) ? collision_clump_pair_max_points(set->clumps, s, a, b) : 1;
 }
 
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
@@ -184,7 +236,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   const PetscInt     nown        = PetscMin(nb, s->n_owned);
   const double       env         = set->envelope;
   const PairKeyRange range       = collision_pair_key_range(s, nb, set->nwalls);
-  PetscInt           nwall_tests = 0, cap, npairs = 0, max_points;
+  PetscInt           nwall_tests = 0, cap, npairs = 0, max_points, nclump_points = 0;
   const BodyPair    *cand;
   PairRecord        *rec, *tmp, *sorted = NULL;
   PairParamsCache    cache = PAIR_PARAMS_CACHE_EMPTY;
@@ -213,14 +265,15 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
     if (A >= s->n_owned) continue; /* the owner of A computes the contact: exactly one rank does */
     rec[npairs++] = (PairRecord){collision_pair_key(&range, s->id[A], s->id[B]), A, B};
+    if (set->clumps) nclump_points += collision_pair_max_points(set, s, nb, A, B) - 1;
   }
-  max_points = npairs; /* a body pair gives at most one point (box-box is skipped) */
+  max_points = npairs + nclump_points; /* a body pair gives at most one point (box-box is skipped), but clumps */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env)) continue;
       rec[npairs++] = (PairRecord){collision_pair_key(&range, wall_global_id(k), s->id[i]), (int32_t)(nb + k),
                                    (int32_t)i};
-      max_points += collision_wall_max_points(&set->walls[k], (ShapeKind)s->shape[i]);
+      max_points += collision_pair_max_points(set, s, nb, (int32_t)(nb + k), (int32_t)i);
     }
 
   PetscCall(collision_sort_pairs(s, nb, &range, npairs, rec, tmp, &sorted));
@@ -237,7 +290,9 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
       __builtin_prefetch(s->id + ahead->b);
     }
     contact_set_prefetch_appends(cs);
-    append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
+    if (collision_clump_pair(set, s, nb, sorted[k].a, sorted[k].b))
+      append_clump_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
+    else append_pair(set, s, nb, sorted[k].a, sorted[k].b, &cache, cs);
   }
   PetscCall(ContactSetSortByKey(cs)); /* already in order: the appends' flag says so, nothing to do */
   PetscFunctionReturn(PETSC_SUCCESS);

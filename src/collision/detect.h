@@ -5,6 +5,7 @@
 #define CCPDEM_COLLISION_DETECT_H
 #include "bodies/body_store.h"
 #include "bodies/walls.h"
+#include "bodies/clump.h"
 #include "scenario/materials.h"
 #include "contact/contact_set.h"
 #include "collision/broadphase.h"
@@ -14,6 +15,7 @@ typedef struct {
   const Material *materials;
   const Wall     *walls;
   int             nwalls;
+  const Clump    *clumps; /* the clump bodies' templates (bodies/clump.h); NULL when there are none */
 } CollisionSettings;
 
 /* Detect all contacts among bodies [0, nb) of s and between them and the walls. A body-body

@@ -7,6 +7,7 @@
 #include "collision/narrowphase.h"
 #include "collision/cylinder_contact.h"
 #include "collision/trimesh.h"
+#include "collision/triangle_contact.h"
 #include "base/vec3.h"
 
 /* One contact point before the final ordering. */
@@ -48,6 +49,25 @@ static inline int collision_wall_max_points(const Wall *w, ShapeKind shape)
   return shape == SHAPE_SPHERE && w->type != WALL_MESH ? 1 : NARROW_MAX_POINTS;
 }
 
+/* Points between wall w (A) and the sphere (c, r), normal from the wall to the sphere; returns how many. */
+static inline int collision_wall_sphere_points(const Wall *w, const double c[3], double r, double envelope,
+                                               ContactPoint pts[NARROW_MAX_POINTS])
+{
+  if (w->type == WALL_PLANE) return narrow_plane_sphere(w->point, w->normal, c, r, envelope, pts);
+  if (w->type == WALL_CYLINDER) return narrow_cylinder_sphere(w, c, r, envelope, pts);
+  if (w->type == WALL_MESH) return narrow_mesh_sphere(w->mesh, w->center, w->quat, c, r, envelope, pts);
+  return narrow_box_sphere(w->center, w->quat, w->half_extents, c, r, envelope, pts);
+}
+
+/* Whether pair (a, b) (a: a body, or wall a - nb; b: a body) has a clump body, whose contacts are its
+ * members' (collision/clump_contact.h). */
+static inline int collision_clump_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a,
+                                       int32_t b)
+{
+  return set->clumps && (s->shape[b] == SHAPE_CLUMP || (a < nb && s->shape[a] == SHAPE_CLUMP));
+}
+/* The most points pair (a, b) gives (a: a body, or wall a - nb; b: a body), clumps included. */
+int collision_pair_max_points(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b);
 /* Points between bodies A and B (storage indices), normal from A to B; returns how many. */
 int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
                                ContactPoint pts[NARROW_MAX_POINTS]);
@@ -104,9 +124,9 @@ typedef struct {
   }
 
 /* Append the contacts of pair (a, b) (a: a body, or wall a - nb), whose turn in key order it is:
- * its narrowphase points, sub 0, 1, ..., each written straight into its record (cs has room for
- * them: the caller reserved it), ra and rb as collision_stage_points gives them. CollisionDetect
- * and the neighbour list's CollisionDetectListed both build their contacts with it. */
+ * its narrowphase points, sub 0, 1, ... (a clump's: collision/clump_contact.h), each written straight into its record
+ * (cs has room for them: the caller reserved it), ra and rb as collision_stage_points gives them. CollisionDetect and
+ * the neighbour list's CollisionDetectListed both build their contacts with it. */
 void collision_append_pair(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b,
                            PairParamsCache *cache, ContactSet *cs);
 #endif

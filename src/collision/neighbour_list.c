@@ -2,6 +2,7 @@
 #include "collision/neighbour_list.h"
 #include "base/growth.h"
 #include "collision/detect_impl.h"
+#include "collision/clump_contact.h"
 #include <math.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 {
   const PetscInt nown  = PetscMin(nb, s->n_owned);
   const double   reach = set->envelope + nl->skin;
-  PetscInt       nwall = 0, nfound = 0, cap;
+  PetscInt       nwall = 0, nfound = 0, cap, nclump = 0;
   NeighbourPair *found;
   SortRecord    *rec, *tmp, *sorted;
 
@@ -82,8 +83,9 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
     found[nfound].key.idb = s->id[B];
     found[nfound].a       = A;
     found[nfound++].b     = B;
+    if (set->clumps) nclump += collision_pair_max_points(set, s, nb, A, B) - 1;
   }
-  nl->max_points = nfound + NARROW_MAX_POINTS * nwall; /* a body pair gives at most one point */
+  nl->max_points = nfound + NARROW_MAX_POINTS * nwall + nclump; /* a body pair gives at most one point, but clumps */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], reach)) continue;
@@ -92,6 +94,8 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
       found[nfound].key.idb = s->id[i];
       found[nfound].a       = (int32_t)(nb + k);
       found[nfound++].b     = (int32_t)i;
+      if (set->clumps)
+        nl->max_points += PetscMax(0, collision_pair_max_points(set, s, nb, nb + k, i) - NARROW_MAX_POINTS);
     }
   PetscCall(collision_sort_by_key(found, sizeof(NeighbourPair), nfound, rec, tmp, &sorted));
   if (nfound > nl->cap) {
@@ -174,6 +178,29 @@ static inline void listed_prefetch(const NeighbourList *nl, const BodyStore *s, 
   }
 }
 
+/* A clump pair's touching points, as listed_geometry_pair writes them (reserved by listed_begin). */
+typedef struct {
+  ContactSet          *cs;
+  const NeighbourPair *q;
+  const double        *ref_b;
+} ClumpGeometry;
+
+static void clump_geometry_append(void *ctx, const ContactPoint *pt, int32_t sub)
+{
+  const ClumpGeometry *g   = (const ClumpGeometry *)ctx;
+  ContactKey           key = g->q->key;
+  Contact             *c;
+
+  if (!(pt->phi < TOUCHING_GAP)) return;
+  key.sub = sub;
+  c       = contact_set_append_reserved(g->cs, &key);
+  c->a    = g->q->a;
+  c->b    = g->q->b;
+  v3_copy(c->n, pt->n);
+  v3_sub(c->rb, pt->p2, g->ref_b);
+  c->phi = pt->phi;
+}
+
 /* Candidate q's touching points (gap below TOUCHING_GAP) through the general narrowphase and
  * staging, their geometry only (contact_geometry_from), each with the point index (sub) the
  * narrowphase gave it: the pairs listed_sphere_pair does not take. */
@@ -186,6 +213,14 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
   int          np;
 
   PetscFunctionBegin;
+  if (collision_clump_pair(set, s, nb, q->a, q->b)) {
+    ClumpGeometry g = {cs, q, s->pos + 3 * (size_t)q->b};
+    if (q->a >= nb)
+      collision_clump_wall_points(set->clumps, &set->walls[q->a - nb], s, q->b, set->envelope, clump_geometry_append,
+                                  &g);
+    else collision_clump_pair_points(set->clumps, s, q->a, q->b, set->envelope, clump_geometry_append, &g);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (q->a >= nb) {
     const Wall *w = &set->walls[q->a - nb];
     np            = collision_wall_body_points(w, s, q->b, set->envelope, pts);

@@ -26,7 +26,7 @@ struct PenaltySide {
   _Alignas(64) PenaltyPose pose; /* centre now and the turn over the last step (penalty/tracking.h) */
   double vel[3], mass;           /* world (m/s), kg; a wall: infinite mass */
   double omega[3], inertia;      /* world (rad/s), mean principal moment (kg m^2); a wall: infinite */
-  double kappa;                  /* surface curvature of a sphere, 1 / radius; else 0 */
+  double kappa;                  /* surface curvature of a sphere (a clump's members), 1 / radius; else 0 */
   int    material, shape;        /* ShapeKind, or a wall's: -1 plane or mesh, -2 box, -3 cylinder */
   int    wall;
   double inv_mass; /* 1 / mass, for the integrator (step/step.c); a wall: 0 */

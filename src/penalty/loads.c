@@ -62,14 +62,16 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 
 typedef struct PenaltySide Side;
 
-/* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R; a plane 0; a
+/* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R (a clump: its
+ * members' 1/R); a plane 0; a
  * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature); a
  * cylinder wall 0 (its radius is taken as large against the spheres': the Hertz radius is the
  * sphere's). */
 static double curvature(const Side *o, const Side *other, int *pointed)
 {
-  if (o->shape == SHAPE_SPHERE) return o->kappa;
-  if ((o->shape == SHAPE_BOX || o->shape == -2) && other->shape != SHAPE_SPHERE) *pointed = 1;
+  if (o->shape == SHAPE_SPHERE || o->shape == SHAPE_CLUMP) return o->kappa; /* a clump touches by a member sphere */
+  if ((o->shape == SHAPE_BOX || o->shape == -2) && other->shape != SHAPE_SPHERE && other->shape != SHAPE_CLUMP)
+    *pointed = 1;
   return 0;
 }
 

@@ -32,7 +32,9 @@ static inline void penalty_side_of_body(const BodyStore *bs, PetscInt s, double 
   o->inertia  = (J[0] + J[1] + J[2]) / 3;
   o->material = bs->material[s];
   o->shape    = bs->shape[s];
-  o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s] : 0;
+  o->kappa    = o->shape == SHAPE_SPHERE ? 1.0 / bs->size[3 * s]
+              : o->shape == SHAPE_CLUMP  ? 1.0 / bs->size[3 * s + 1] /* the members' one radius (bodies/clump.h) */
+                                         : 0;
   o->wall     = 0;
 }
 

@@ -3,7 +3,8 @@
  * Defaults: walls: box velocity 0, orientation [1, 0, 0, 0]; cylinder length unbounded; no motion, a
  *     motion's start 0, end never, rotation axis a cylinder's own, axis point the wall's centre (a mesh's position);
  *   bodies: velocity, angular_velocity 0, orientation [1, 0, 0, 0] (spheres may give one too),
- *     mass and inertia from the material density and the shape; no id.
+ *     mass and inertia from the material density and the shape; no id;
+ *   clumps: templates only (bodies of shape clump name one); mass properties as bodies/clump.h.
  * Box bodies are errors with the penalty model's Hertz law (corners have no radius). */
 #include "scenario/body_sections.h"
 #include "scenario/shared_values.h"
@@ -237,14 +238,109 @@ static int read_body_label(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
   return 0;
 }
 
+/* clumps[i].members: at least one, at most CLUMP_MAX_MEMBERS, each {offset, radius > 0}, their union connected. */
+static int read_clump_members(YamlReader *r, const yaml_node_t *m, const char *ip, Clump *t)
+{
+  static const char *const keys[] = {"offset", "radius", NULL};
+  const char  *hint = "write members: [{offset: [x, y, z], radius: R}, ...] (offsets from the clump's origin, m)";
+  char         lp[KEY_PATH_MAX], mp[KEY_PATH_MAX];
+  yaml_node_t *list, *e;
+  int          n, far;
+
+  TRY(reader_get_list(r, m, ip, "members", REQUIRED, hint, &list, lp));
+  n = reader_count(list);
+  if (n < 1) return reader_fail(r, list, lp, "is empty; a clump needs at least one member: %s", hint);
+  if (n > CLUMP_MAX_MEMBERS)
+    return reader_fail(r, list, lp, "has %d members; a clump may have at most %d: use fewer, larger members", n,
+                       CLUMP_MAX_MEMBERS);
+  if (!(t->offset = reader_calloc(r, list, lp, 3 * (size_t)n, sizeof(double)))) return -1;
+  if (!(t->radius = reader_calloc(r, list, lp, (size_t)n, sizeof(double)))) return -1;
+  for (int j = 0; j < n; j++) {
+    TRY(reader_get_entry(r, list, lp, j, hint, &e, mp));
+    TRY(reader_check_keys(r, e, mp, keys));
+    TRY(reader_get_vector(r, e, mp, "offset", REQUIRED, 3, ANY_NUMBER,
+                          "give the member's centre [x, y, z] relative to the clump's origin (m)", t->offset + 3 * j));
+    TRY(reader_get_number(r, e, mp, "radius", REQUIRED, POSITIVE, "give the member sphere's radius in m, > 0",
+                          &t->radius[j]));
+    t->n = j + 1;
+  }
+  far = clump_disconnected_member(n, t->offset, t->radius);
+  if (far >= 0) {
+    TRY(reader_get_entry(r, list, lp, far, hint, &e, mp));
+    return reader_fail(r, e, mp,
+                       "the member at [%g, %g, %g] with radius %g does not overlap or touch the members joined to "
+                       "members[0], so the clump falls apart; move it to overlap another member",
+                       t->offset[3 * far], t->offset[3 * far + 1], t->offset[3 * far + 2], t->radius[far]);
+  }
+  return 0;
+}
+
+int scenario_read_clumps(YamlReader *r, const yaml_node_t *root, Scenario *sc)
+{
+  static const char *const keys[] = {"name", "members", NULL};
+  const char              *hint   = "write clumps: [{name: NAME, members: [{offset: [x, y, z], radius: R}, ...]}]";
+  char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], np[KEY_PATH_MAX];
+  yaml_node_t             *list, *m;
+  int                      n;
+
+  TRY(reader_get_list(r, root, "", "clumps", OPTIONAL, hint, &list, kp));
+  if (!list) return 0;
+  n = reader_count(list);
+  if (!(sc->clumps = reader_calloc(r, list, kp, (size_t)n + 1, sizeof(Clump)))) return -1;
+  for (int i = 0; i < n; i++) {
+    Clump *t = &sc->clumps[i];
+    TRY(reader_get_entry(r, list, kp, i, hint, &m, ip));
+    TRY(reader_check_keys(r, m, ip, keys));
+    sc->n_clumps = i + 1; /* from here on scenario_free frees its members */
+    TRY(reader_get_string(r, m, ip, "name", REQUIRED, "give the clump a name that bodies refer to", t->name,
+                          sizeof t->name));
+    if (!t->name[0]) return reader_fail(r, reader_field(r, m, ip, "name", np), np, "is empty; give the clump a name");
+    for (int j = 0; j < i; j++)
+      if (!strcmp(sc->clumps[j].name, t->name))
+        return reader_fail(r, reader_field(r, m, ip, "name", np), np,
+                           "duplicate clump name '%s' (clumps[%d] has it too); give each clump its own name", t->name,
+                           j);
+    TRY(read_clump_members(r, m, ip, t));
+    t->line = reader_line(m);
+    clump_template_setup(t);
+  }
+  return 0;
+}
+
+/* bodies[i] of shape clump: its template by name, the index in size[0], the common member radius
+ * in size[1] (bodies/clump.h). The penalty model takes one curvature per body, so there the
+ * members must share one radius. */
+static int read_clump_body(YamlReader *r, Scenario *sc, const yaml_node_t *m, const char *ip, BodySpec *b)
+{
+  char name[64] = "", kp[KEY_PATH_MAX];
+  int  k;
+  TRY(reader_get_string(r, m, ip, "clump", REQUIRED, "name the body's template from the clumps section", name,
+                        sizeof name));
+  for (k = 0; k < sc->n_clumps && strcmp(sc->clumps[k].name, name); k++) continue;
+  if (k == sc->n_clumps)
+    return reader_fail(r, reader_field(r, m, ip, "clump", kp), kp,
+                       "no clump is named '%s'; add clumps: [{name: %s, members: [...]}] or fix the name", name, name);
+  if (sc->contact_model == CONTACT_MODEL_PENALTY && sc->clumps[k].member_radius == 0)
+    return reader_fail(r, reader_field(r, m, ip, "clump", kp), kp,
+                       "the penalty model takes one curvature per body, and clump '%s' (line %d) has members of "
+                       "different radii; give its members one radius, or use contact.model: ccp",
+                       name, sc->clumps[k].line);
+  b->size[0] = k;
+  b->size[1] = sc->clumps[k].member_radius;
+  return 0;
+}
+
 int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const shapes[]      = {"sphere", "box", NULL};
+  static const char *const shapes[]      = {"sphere", "box", "clump", NULL};
   static const char *const sphere_keys[] = {"shape",       "radius",   "position", "velocity", "angular_velocity",
                                             "orientation", "material", "mass",     "inertia",  "id",
                                             NULL};
   static const char *const box_keys[]    = {"shape",       "half_extents", "position", "velocity", "angular_velocity",
                                             "orientation", "material",     "mass",     "inertia",  "id",
+                                            NULL};
+  static const char *const clump_keys[]  = {"shape",       "clump",    "position", "velocity", "angular_velocity",
+                                            "orientation", "material", "mass",     "inertia",  "id",
                                             NULL};
   const char              *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
   char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
@@ -257,14 +353,18 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   for (int i = 0; i < n; i++) {
     BodySpec *b     = &sc->bodies[i];
     int       shape = -1;
-    TRY(reader_get_entry(r, list, kp, i, "write {shape: sphere, ...} or {shape: box, ...}", &m, ip));
-    TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere or box", &shape));
+    TRY(
+      reader_get_entry(r, list, kp, i, "write {shape: sphere, ...}, {shape: box, ...} or {shape: clump, ...}", &m, ip));
+    TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere, box or clump", &shape));
     b->shape          = (ShapeKind)shape;
     b->orientation[0] = 1;
     if (b->shape == SHAPE_SPHERE) {
       TRY(reader_check_keys(r, m, ip, sphere_keys));
       TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &b->size[0]));
       b->size[1] = b->size[2] = b->size[0];
+    } else if (b->shape == SHAPE_CLUMP) {
+      TRY(reader_check_keys(r, m, ip, clump_keys));
+      TRY(read_clump_body(r, sc, m, ip, b));
     } else {
       TRY(reader_check_keys(r, m, ip, box_keys));
       TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
@@ -274,7 +374,9 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                            "a box touches with its corners, which have no Hertz radius; "
                            "set contact.normal: hooke with normal_stiffness for boxes");
     }
-    TRY(reader_get_vector(r, m, ip, "position", REQUIRED, 3, ANY_NUMBER, "give the centre position [x, y, z] in m",
+    TRY(reader_get_vector(r, m, ip, "position", REQUIRED, 3, ANY_NUMBER,
+                          b->shape == SHAPE_CLUMP ? "give where the clump's origin goes [x, y, z] in m"
+                                                  : "give the centre position [x, y, z] in m",
                           b->position));
     TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER, "give the velocity [x, y, z] in m/s",
                           b->velocity));

@@ -9,7 +9,10 @@
 
 /* walls (optional): planes and boxes. */
 int scenario_read_walls(YamlReader *r, const yaml_node_t *root, Scenario *sc);
-/* bodies (optional): spheres and boxes, with an optional unique id that joints refer to. */
+/* clumps (optional): clump templates (bodies/clump.h), checked (members, radii, a connected union) and set up. */
+int scenario_read_clumps(YamlReader *r, const yaml_node_t *root, Scenario *sc);
+/* bodies (optional): spheres, boxes and clumps (naming a template; clumps read first), with an optional unique id that
+ * joints refer to. */
 int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc);
 /* joints (optional; contact.model ccp only): bodies named by id, geometry at time 0. */
 int scenario_read_joints(YamlReader *r, const yaml_node_t *root, Scenario *sc);

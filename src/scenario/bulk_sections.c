@@ -1,18 +1,52 @@
 /* Sections of spheres given in bulk: fills, emitters (contracts in bulk_sections.h).
  *
- * Defaults: fills: velocity 0; random seed 0;
+ * Defaults: fills: velocity 0; random seed 0; spheres (clump: NAME fills with that template's clumps,
+ *     oriented at random from the seed);
  *   emitters: start 0, count 0 and end 0 (no limit of that kind; one of them is required),
  *     velocity and velocity_spread 0, seed 0; radius: a number is a fixed size. */
 #include "scenario/bulk_sections.h"
 #include "scenario/shared_values.h"
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+/* fills[i].clump (optional): a template's name; then the fill places clumps (f->clump = index + 1) of
+ * its bounding radius, and radius may not be given. */
+static int read_fill_clump(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, FillSpec *f)
+{
+  char name[64] = "", kp[KEY_PATH_MAX];
+  TRY(reader_get_string(r, m, ip, "clump", OPTIONAL, "name a template of the clumps section to fill with clumps", name,
+                        sizeof name));
+  if (!name[0]) return 0;
+  for (int k = 0; k < sc->n_clumps; k++)
+    if (!strcmp(sc->clumps[k].name, name)) {
+      if (reader_field(r, m, ip, "radius", kp))
+        return reader_fail(r, reader_field(r, m, ip, "radius", kp), kp,
+                           "a fill of clumps takes their size from clump '%s'; remove radius", name);
+      f->clump  = k + 1;
+      f->radius = sc->clumps[k].bounding;
+      return 0;
+    }
+  return reader_fail(r, reader_field(r, m, ip, "clump", kp), kp,
+                     "no clump is named '%s'; add clumps: [{name: %s, members: [...]}] or fix the name", name, name);
+}
+
+/* fills[i].seed (optional, default 0): the random fill's stream, and a clump fill's orientations. */
+static int read_fill_seed(YamlReader *r, const yaml_node_t *m, const char *ip, FillSpec *f)
+{
+  long long seed = 0;
+  TRY(reader_get_integer(r, m, ip, "seed", OPTIONAL, 0, "give the random seed, an integer >= 0", &seed));
+  f->seed = (unsigned long)seed;
+  return 0;
+}
 
 int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const types[]        = {"lattice", "random", NULL};
-  static const char *const lattice_keys[] = {"type", "region", "radius", "spacing", "material", "velocity", NULL};
-  static const char *const random_keys[]  = {"type", "region", "radius", "count", "seed", "material", "velocity", NULL};
+  static const char *const lattice_keys[] = {"type",     "region", "radius", "spacing", "material",
+                                             "velocity", "clump",  "seed",   NULL};
+  static const char *const random_keys[]  = {"type",     "region",   "radius", "count", "seed",
+                                             "material", "velocity", "clump",  NULL};
   static const char *const region_keys[]  = {"min", "max", NULL};
   static const char *const axes           = "xyz";
   const char  *hint = "write fills: [{type: lattice, region: {min: [..], max: [..]}, radius: R, spacing: S, "
@@ -34,7 +68,9 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     TRY(reader_get_mapping(r, m, ip, "region", REQUIRED, region_keys,
                            "give region: {min: [x, y, z], max: [x, y, z]} (m)", &region, rp));
     TRY(scenario_get_box(r, region, rp, "region", f->region_min, f->region_max));
-    TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &f->radius));
+    TRY(read_fill_clump(r, sc, m, ip, f));
+    if (!f->clump)
+      TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &f->radius));
     for (int a = 0; a < 3; a++) /* slack: a region one diameter wide, written in decimals */
       if (f->region_max[a] - f->region_min[a] < 2 * f->radius * (1 - 1e-9))
         return reader_fail(r, region, rp,
@@ -49,15 +85,18 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                            "spacing %g is less than the sphere diameter %g, so the spheres would overlap; "
                            "set spacing >= %g",
                            f->spacing, 2 * f->radius, 2 * f->radius);
+      if (!f->clump && reader_field(r, m, ip, "seed", sp))
+        return reader_fail(r, reader_field(r, m, ip, "seed", sp), sp,
+                           "a lattice of spheres draws nothing; remove seed (it seeds a clump lattice's orientations)");
+      TRY(read_fill_seed(r, m, ip, f));
     } else {
-      long long count = 0, seed = 0;
+      long long count = 0;
       TRY(reader_get_integer(r, m, ip, "count", REQUIRED, 1, "give the number of spheres to place", &count));
-      TRY(reader_get_integer(r, m, ip, "seed", OPTIONAL, 0, "give the random seed, an integer >= 0", &seed));
+      TRY(read_fill_seed(r, m, ip, f));
       if (count > INT32_MAX)
         return reader_fail(r, reader_field(r, m, ip, "count", sp), sp, "must be <= %d (got %lld); place fewer spheres",
                            INT32_MAX, count);
       f->count = (long)count;
-      f->seed  = (unsigned long)seed;
     }
     TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
                           "give the initial velocity [x, y, z] of every sphere in m/s", f->velocity));

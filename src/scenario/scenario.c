@@ -15,10 +15,10 @@
  * Defaults (the documented choices; those of the other sections are listed in their files):
  *   gravity [0, 0, 0];
  *   contact.envelope: 10% of the smallest body size in the file (sphere radius, smallest box half
- *     extent, fill radius, smallest emitter radius), the ratio of the GUIDE example (0.001 m for
- *     0.01 m spheres), so the active set scales with the grains; 0.001 m when the file has no bodies;
- *   output: dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none),
- *           contacts false (no contact network in the snapshots). */
+ *     extent, smallest clump member radius, fill radius, smallest emitter radius), the ratio of the GUIDE example
+ * (0.001 m for 0.01 m spheres), so the active set scales with the grains; 0.001 m when the file has no bodies; output:
+ * dir "out", snapshot_interval 0 (first and last only), checkpoint_interval 0 (none), contacts false (no contact
+ * network in the snapshots). */
 #include "scenario/scenario.h"
 #include "scenario/body_sections.h"
 #include "scenario/bulk_sections.h"
@@ -145,18 +145,25 @@ static int read_output(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 static double default_envelope(const Scenario *sc)
 {
   double smallest = INFINITY;
-  for (int i = 0; i < sc->n_bodies; i++)
+  for (int i = 0; i < sc->n_bodies; i++) {
+    if (sc->bodies[i].shape == SHAPE_CLUMP) {
+      smallest = fmin(smallest, sc->clumps[(int)sc->bodies[i].size[0]].min_radius);
+      continue;
+    }
     for (int a = 0; a < (sc->bodies[i].shape == SHAPE_SPHERE ? 1 : 3); a++)
       smallest = fmin(smallest, sc->bodies[i].size[a]);
-  for (int i = 0; i < sc->n_fills; i++) smallest = fmin(smallest, sc->fills[i].radius);
+  }
+  for (int i = 0; i < sc->n_fills; i++)
+    smallest = fmin(smallest, sc->fills[i].clump ? sc->clumps[sc->fills[i].clump - 1].min_radius : sc->fills[i].radius);
   for (int i = 0; i < sc->n_emitters; i++) smallest = fmin(smallest, sc->emitters[i].radius_min);
   return isfinite(smallest) ? 0.1 * smallest : 1e-3;
 }
 
 static int read_scenario(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[] = {"domain", "gravity", "time",     "contact",  "solver", "materials", "walls",
-                                     "bodies", "fills",   "emitters", "analysis", "output", "joints",    NULL};
+  static const char *const keys[] = {"domain",    "gravity",  "time",   "contact", "solver",
+                                     "materials", "walls",    "clumps", "bodies",  "fills",
+                                     "emitters",  "analysis", "output", "joints",  NULL};
   char                     got[96], names[256];
   int                      envelope_given = 0;
   if (root->type != YAML_MAPPING_NODE) {
@@ -174,6 +181,7 @@ static int read_scenario(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   TRY(scenario_read_solver(r, root, sc));
   TRY(scenario_read_materials(r, root, sc));
   TRY(scenario_read_walls(r, root, sc));
+  TRY(scenario_read_clumps(r, root, sc));
   TRY(scenario_read_bodies(r, root, sc));
   TRY(scenario_read_joints(r, root, sc));
   TRY(scenario_read_fills(r, root, sc));
@@ -268,6 +276,11 @@ void scenario_free(Scenario *sc)
   for (int k = 0; sc->walls && k < sc->n_walls; k++) free(sc->walls[k].file);
   free(sc->walls);
   free(sc->wall_lines);
+  for (int k = 0; sc->clumps && k < sc->n_clumps; k++) {
+    free(sc->clumps[k].offset);
+    free(sc->clumps[k].radius);
+  }
+  free(sc->clumps);
   free(sc->bodies);
   free(sc->fills);
   free(sc->emitters);

@@ -10,6 +10,7 @@
 #include "scenario/materials.h"
 #include "bodies/walls.h"
 #include "bodies/shapes.h"
+#include "bodies/clump.h"
 #include "scenario/joint_spec.h"
 
 #define SCENARIO_ERR_MAX  1024
@@ -72,7 +73,7 @@ typedef enum {
 
 typedef struct {
   ShapeKind shape;
-  double    size[3]; /* sphere radius in size[0]; box half extents */
+  double    size[3]; /* sphere radius in size[0]; box half extents; clump: bodies/clump.h */
   double    position[3], velocity[3];
   double    angular_velocity[3]; /* world frame, as written in the file */
   double    orientation[4];      /* (w, x, y, z), normalized on load */
@@ -92,6 +93,7 @@ typedef struct {
   unsigned long seed;        /* random */
   double        velocity[3]; /* optional initial velocity of every filled sphere */
   int           material;
+  int           clump; /* 0: spheres; k > 0: clumps of template k - 1, radius their bounding radius */
   int           line;
 } FillSpec;
 
@@ -139,6 +141,8 @@ typedef struct {
   int          n_walls;
   Wall        *walls;
   int         *wall_lines;
+  int          n_clumps;
+  Clump       *clumps; /* clump templates (bodies/clump.h), set up: offsets in their body frames */
   int          n_bodies;
   BodySpec    *bodies;
   int          n_fills;

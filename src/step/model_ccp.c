@@ -98,7 +98,8 @@ static PetscErrorCode Detect(Simulation sim, StepWork *w)
   const CollisionSettings cset           = {.envelope  = sim->sc.envelope,
                                             .materials = sim->sc.materials,
                                             .walls     = sim->walls,
-                                            .nwalls    = sim->sc.n_walls};
+                                            .nwalls    = sim->sc.n_walls,
+                                            .clumps    = sim->sc.n_clumps ? sim->sc.clumps : NULL};
   const PetscBool         warm_appending = (PetscBool)!sim->joints.n;
   const double            warm_scale     = m->warm_start_scale * (sim->last.keep_impulses ? 1.0 : m->warm_start_decay);
   ScratchPool            *pool;

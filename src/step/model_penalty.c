@@ -55,7 +55,8 @@ static PetscErrorCode Detect(Simulation sim, StepWork *w)
   const CollisionSettings cset = {.envelope  = sim->sc.envelope,
                                   .materials = sim->sc.materials,
                                   .walls     = sim->walls,
-                                  .nwalls    = sim->sc.n_walls};
+                                  .nwalls    = sim->sc.n_walls,
+                                  .clumps    = sim->sc.n_clumps ? sim->sc.clumps : NULL};
 
   PetscFunctionBegin;
   PetscCall(CollisionDetectListedGeometry(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist, &sim->contacts));

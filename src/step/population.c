@@ -38,6 +38,7 @@
 #include "base/random.h"
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
+#include "collision/clump_contact.h"
 #include "collision/cylinder_contact.h"
 #include "collision/triangle_contact.h"
 #include "step/wall_meshes.h"
@@ -153,18 +154,43 @@ void population_record_from_spec(const Scenario *sc, const BodySpec *spec, int64
   }
   rec->shape[0] = spec->shape;
   v3_copy(rec->size, spec->size);
-  if (spec->shape == SHAPE_SPHERE) rec->size[1] = rec->size[2] = rec->size[0];
-  rec->radius[0] = shape_bounding_radius(spec->shape, rec->size);
-  rec->mass[0]   = spec->mass > 0 ? spec->mass : mat->density * shape_volume(spec->shape, rec->size);
-  if (spec->inertia[0] > 0 && spec->inertia[1] > 0 && spec->inertia[2] > 0) v3_copy(rec->inertia, spec->inertia);
-  else shape_inertia(spec->shape, rec->size, rec->mass[0], rec->inertia);
+  if (spec->shape == SHAPE_CLUMP) { /* the body frame is the template's principal frame at its centre of mass */
+    const Clump *t = &sc->clumps[(int)spec->size[0]];
+    double       c[3], q[4];
+    quat_rotate(c, rec->quat, t->com);
+    v3_add(rec->pos, rec->pos, c);
+    quat_mul(q, rec->quat, t->quat);
+    quat_normalize(q);
+    for (int k = 0; k < 4; k++) rec->quat[k] = q[k];
+    rec->radius[0] = t->bounding;
+    rec->mass[0]   = spec->mass > 0 ? spec->mass : mat->density * t->volume;
+    v3_scale(rec->inertia, rec->mass[0] / t->volume, t->moments);
+    if (spec->inertia[0] > 0 && spec->inertia[1] > 0 && spec->inertia[2] > 0) v3_copy(rec->inertia, spec->inertia);
+  } else {
+    if (spec->shape == SHAPE_SPHERE) rec->size[1] = rec->size[2] = rec->size[0];
+    rec->radius[0] = shape_bounding_radius(spec->shape, rec->size);
+    rec->mass[0]   = spec->mass > 0 ? spec->mass : mat->density * shape_volume(spec->shape, rec->size);
+    if (spec->inertia[0] > 0 && spec->inertia[1] > 0 && spec->inertia[2] > 0) v3_copy(rec->inertia, spec->inertia);
+    else shape_inertia(spec->shape, rec->size, rec->mass[0], rec->inertia);
+  }
   v3_copy(rec->vel, spec->velocity);
   quat_rotate_inv(rec->vel + 3, rec->quat, spec->angular_velocity); /* world -> body frame */
   rec->material[0] = spec->material;
 }
 
-/* The spec of one fill sphere. */
-static void fill_sphere_spec(const FillSpec *f, const double c[3], BodySpec *b)
+/* A uniformly distributed unit quaternion (Shoemake's method) from three draws of the stream. */
+static void random_orientation(uint64_t *state, double q[4])
+{
+  const double u = uniform01(state), a = 2 * M_PI * uniform01(state), b = 2 * M_PI * uniform01(state);
+  q[0] = sqrt(1 - u) * sin(a);
+  q[1] = sqrt(1 - u) * cos(a);
+  q[2] = sqrt(u) * sin(b);
+  q[3] = sqrt(u) * cos(b);
+}
+
+/* The spec of one fill body at c: a sphere, or a clump (f->clump) with its centre of mass at c,
+ * turned by the next orientation of the stream orient. */
+static void fill_sphere_spec(const Scenario *sc, const FillSpec *f, const double c[3], uint64_t *orient, BodySpec *b)
 {
   memset(b, 0, sizeof(*b));
   b->shape   = SHAPE_SPHERE;
@@ -174,15 +200,31 @@ static void fill_sphere_spec(const FillSpec *f, const double c[3], BodySpec *b)
   b->orientation[0] = 1;
   b->material       = f->material;
   b->line           = f->line;
+  if (f->clump) {
+    const Clump *t = &sc->clumps[f->clump - 1];
+    double       com[3];
+    b->shape   = SHAPE_CLUMP;
+    b->size[0] = f->clump - 1;
+    b->size[1] = t->member_radius;
+    b->size[2] = 0;
+    random_orientation(orient, b->orientation);
+    quat_rotate(com, b->orientation, t->com);
+    v3_sub(b->position, c, com); /* the template's origin, so that its centre of mass is at c */
+  }
 }
 
-static PetscErrorCode AppendFillSphere(const Scenario *sc, const FillSpec *f, const double c[3], BodyStore *s)
+/* The stream of a clump fill's orientations: its own, so that a random fill places its bodies
+ * where a sphere fill of the same seed would. */
+static uint64_t orientation_stream(const FillSpec *f) { return (uint64_t)f->seed ^ 0x6A09E667F3BCC908ULL; }
+
+static PetscErrorCode AppendFillSphere(const Scenario *sc, const FillSpec *f, const double c[3], uint64_t *orient,
+                                       BodyStore *s)
 {
   BodySpec   spec;
   BodyRecord rec;
 
   PetscFunctionBegin;
-  fill_sphere_spec(f, c, &spec);
+  fill_sphere_spec(sc, f, c, orient, &spec);
   population_record_from_spec(sc, &spec, (int64_t)s->n_owned, &rec);
   PetscCall(BodyStoreAppendOwned(s, &rec));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -204,8 +246,9 @@ static double fill_count(const FillSpec *f)
 
 static PetscErrorCode FillLattice(const Scenario *sc, const FillSpec *f, BodyStore *s)
 {
-  const PetscInt n[3] = {(PetscInt)lattice_count_axis(f, 0), (PetscInt)lattice_count_axis(f, 1),
-                         (PetscInt)lattice_count_axis(f, 2)};
+  const PetscInt n[3]   = {(PetscInt)lattice_count_axis(f, 0), (PetscInt)lattice_count_axis(f, 1),
+                           (PetscInt)lattice_count_axis(f, 2)};
+  uint64_t       orient = orientation_stream(f);
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < n[2]; k++)
@@ -214,7 +257,7 @@ static PetscErrorCode FillLattice(const Scenario *sc, const FillSpec *f, BodySto
         const PetscInt idx[3] = {i, j, k};
         double         c[3];
         for (int a = 0; a < 3; a++) c[a] = f->region_min[a] + f->radius + (double)idx[a] * f->spacing;
-        PetscCall(AppendFillSphere(sc, f, c, s));
+        PetscCall(AppendFillSphere(sc, f, c, &orient, s));
       }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -361,7 +404,7 @@ static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, cha
                         (f->region_max[2] - f->region_min[2]);
   const double asked = (double)f->count * shape_volume(SHAPE_SPHERE, (double[3]){r, r, r}) / region;
   double       lo[3], hi[3], c[3];
-  uint64_t     state  = (uint64_t)f->seed;
+  uint64_t     state = (uint64_t)f->seed, orient = orientation_stream(f);
   long long    tries  = 0;
   PetscInt     placed = 0;
   FillGrid     g;
@@ -386,7 +429,7 @@ static PetscErrorCode FillRandom(const Scenario *sc, int fidx, BodyStore *s, cha
     for (int a = 0; a < 3; a++) c[a] = lo[a] + uniform01(&state) * (hi[a] - lo[a]);
     if (grid_overlaps(&g, c, r) || sphere_hits_wall(sc, c, r)) continue;
     grid_add(&g, c, r, PETSC_FALSE);
-    PetscCall(AppendFillSphere(sc, f, c, s));
+    PetscCall(AppendFillSphere(sc, f, c, &orient, s));
     placed++;
   }
   PetscCall(FillGridDestroy(&g));
@@ -429,19 +472,21 @@ static void check_state(const Scenario *sc, const StateLimits *lim, const BodyRe
 {
   const double   *v = b->vel, *w = b->vel + 3, *I = b->inertia, m = b->mass[0], hi = SCENARIO_VALUE_MAX;
   const double    lo = 1 / SCENARIO_VALUE_MAX, g = v3_norm(sc->gravity), speed = v3_norm(v);
-  const Material *mat    = &sc->materials[b->material[0]];
-  const int       nsizes = b->shape[0] == SHAPE_SPHERE ? 1 : 3;
-  const char     *dims   = b->shape[0] == SHAPE_SPHERE ? "radius" : "half extent";
+  const Material *mat      = &sc->materials[b->material[0]];
+  const int       clump    = b->shape[0] == SHAPE_CLUMP;
+  const int       nsizes   = b->shape[0] == SHAPE_BOX ? 3 : 1;
+  const char     *dims     = clump ? "smallest member radius" : b->shape[0] == SHAPE_SPHERE ? "radius" : "half extent";
+  const double    sizes[3] = {clump ? sc->clumps[(int)b->size[0]].min_radius : b->size[0], b->size[1], b->size[2]};
   double          Iw[3], kinetic;
   char            source[160];
 
   why[0] = 0;
   for (int a = 0; a < nsizes; a++)
-    if (!(b->size[a] >= lim->size_min)) {
+    if (!(sizes[a] >= lim->size_min)) {
       snprintf(why, len,
                "its %s %g m is below %g m (%g m, or %g of the domain's largest coordinate %g m, where positions are "
                "rounded to about 2^-52 of it); give a larger body, or a domain nearer the origin",
-               dims, b->size[a], lim->size_min, SCENARIO_MIN_SIZE, SCENARIO_MIN_SIZE, lim->reach);
+               dims, sizes[a], lim->size_min, SCENARIO_MIN_SIZE, SCENARIO_MIN_SIZE, lim->reach);
       return;
     }
   if (!(b->radius[0] <= lim->diagonal)) {
@@ -507,7 +552,8 @@ static void check_domain(const Origins *o, const BodyStore *s, PetscInt i, char 
 static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *err, size_t errlen)
 {
   const Scenario *sc = o->sc;
-  const double   *x = s->pos + 3 * i, r = s->radius[i];
+  const double   *x  = s->pos + 3 * i;
+  double          r  = s->radius[i];
   char            key[64], subject[160];
   int             line;
 
@@ -516,7 +562,15 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
     double      gap   = HUGE_VAL;
     PetscBool   boxes = s->shape[i] == SHAPE_BOX && w->type != WALL_PLANE ? PETSC_TRUE : PETSC_FALSE;
     if (s->shape[i] == SHAPE_SPHERE || boxes) gap = sphere_wall_gap(w, x, r); /* boxes: the body's bounding sphere */
-    else {
+    else if (s->shape[i] == SHAPE_CLUMP) { /* its members; their smallest radius sets the tolerance */
+      const Clump *t = &sc->clumps[(int)s->size[3 * i]];
+      for (int m = 0; m < t->n; m++) {
+        double c[3];
+        clump_member_centre(t, x, s->quat + 4 * i, m, c);
+        gap = PetscMin(gap, sphere_wall_gap(w, c, t->radius[m]));
+      }
+      r = t->min_radius;
+    } else {
       ContactPoint cp[NARROW_MAX_POINTS];
       const int    np = w->type == WALL_CYLINDER
                         ? narrow_cylinder_box(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp)
@@ -546,11 +600,25 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
   }
 }
 
+/* ClumpPointFn: *ctx (a depth) <- the larger of it and the point's overlap. */
+static void deepest_point(void *ctx, const ContactPoint *pt, int32_t sub)
+{
+  double *depth = (double *)ctx;
+  (void)sub;
+  *depth = PetscMax(*depth, -pt->phi);
+}
+
+/* Body i's smallest sphere radius: a clump's smallest member, else its bounding radius. */
+static double clump_smallest(const Scenario *sc, const BodyStore *s, PetscInt i)
+{
+  return s->shape[i] == SHAPE_CLUMP ? sc->clumps[(int)s->size[3 * i]].min_radius : s->radius[i];
+}
+
 /* Overlap depth check of one candidate pair (i < j); reports on j, the later body. */
 static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscInt j, char *err, size_t errlen)
 {
   const double *xi = s->pos + 3 * i, *xj = s->pos + 3 * j, ri = s->radius[i], rj = s->radius[j];
-  const double  smaller = PetscMin(ri, rj);
+  double        smaller = PetscMin(ri, rj);
   char          key[64], subject[160], other[192];
   int           line;
   ContactPoint  cp;
@@ -569,7 +637,10 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
            subject, other, ri + rj);
     return;
   }
-  if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
+  if (s->shape[i] == SHAPE_CLUMP || s->shape[j] == SHAPE_CLUMP) { /* the deepest member pair */
+    collision_clump_pair_points(o->sc->clumps, s, i, j, 0, deepest_point, &depth);
+    smaller = PetscMin(clump_smallest(o->sc, s, i), clump_smallest(o->sc, s, j));
+  } else if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
     if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
   } else {
     const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;

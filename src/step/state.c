@@ -18,6 +18,7 @@ PetscErrorCode SimulationWriteSnapshot(Simulation sim, const char *outdir, char 
   PetscFunctionBegin;
   PetscCall(PlacementForOutput(sim)); /* the layout independent of the last ghost rebuild */
   PetscCall(StepLoadsExtras(sim, &x));
+  x.clumps = sim->sc.n_clumps ? sim->sc.clumps : NULL;
   PetscCall(SnapshotWrite(sim->comm, outdir, sim->step, sim->time, &sim->bodies, &x, err, errlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -129,7 +130,7 @@ static const char *const body_faults[] = {
   NULL,
   "a body's id is negative or not below the checkpoint's next_id",
   "its material index is not one of its scenario's materials",
-  "its shape is neither a sphere nor a box",
+  "its shape is neither a sphere nor a box, nor a clump of one of its scenario's clump templates",
   "its mass is not a positive finite number",
   "its bounding radius is not a positive finite number",
   "a moment of inertia is not a positive finite number",
@@ -142,14 +143,16 @@ static const char *const body_faults[] = {
 /* The first fault (an index into body_faults) of body b against the scenario's materials and shapes
  * and what the integrator and the solvers assume, or 0. The checksum finds damage; this finds a
  * file that is consistent but not one ccpdem would write. */
-static int BodyFault(const BodyRecord *b, int n_materials, int64_t next_id)
+static int BodyFault(const BodyRecord *b, int n_materials, int n_clumps, int64_t next_id)
 {
   const double qq = b->quat[0] * b->quat[0] + b->quat[1] * b->quat[1] + b->quat[2] * b->quat[2] +
                     b->quat[3] * b->quat[3];
 
   if (b->id[0] < 0 || b->id[0] >= next_id) return 1;
   if (b->material[0] < 0 || b->material[0] >= n_materials) return 2;
-  if (b->shape[0] != SHAPE_SPHERE && b->shape[0] != SHAPE_BOX) return 3;
+  if (b->shape[0] != SHAPE_SPHERE && b->shape[0] != SHAPE_BOX &&
+      !(b->shape[0] == SHAPE_CLUMP && b->size[0] >= 0 && b->size[0] < n_clumps && b->size[0] == floor(b->size[0])))
+    return 3;
   if (!(b->mass[0] > 0 && isfinite(b->mass[0]))) return 4;
   if (!(b->radius[0] > 0 && isfinite(b->radius[0]))) return 5;
   for (int a = 0; a < 3; a++) {
@@ -165,7 +168,8 @@ static int BodyFault(const BodyRecord *b, int n_materials, int64_t next_id)
 
 /* Collective. why <- the fault of the body with the lowest id that BodyFault refuses, the same on
  * every rank; untouched when every body passes. */
-static PetscErrorCode CheckBodies(MPI_Comm comm, const CheckpointState *st, int n_materials, char *why, size_t whylen)
+static PetscErrorCode CheckBodies(MPI_Comm comm, const CheckpointState *st, int n_materials, int n_clumps, char *why,
+                                  size_t whylen)
 {
   const int64_t n_codes = (int64_t)(sizeof(body_faults) / sizeof(body_faults[0]));
   int64_t       mine    = INT64_MAX, first; /* id * n_codes + fault: the lowest id's fault */
@@ -176,7 +180,7 @@ static PetscErrorCode CheckBodies(MPI_Comm comm, const CheckpointState *st, int 
     int f;
 
     BodyStoreGet(st->bodies, i, &b);
-    f = BodyFault(&b, n_materials, st->next_id);
+    f = BodyFault(&b, n_materials, n_clumps, st->next_id);
     if (f) mine = PetscMin(mine, (f == 1 ? 0 : b.id[0]) * n_codes + f); /* an id out of range sorts first */
   }
   PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, comm));
@@ -202,7 +206,7 @@ static PetscErrorCode Rebuild(MPI_Comm comm, CheckpointState *st, Simulation *si
     snprintf(why, whylen, "its stored scenario is rejected: %.400s", serr);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(CheckBodies(comm, st, sc.n_materials, why, whylen));
+  PetscCall(CheckBodies(comm, st, sc.n_materials, sc.n_clumps, why, whylen));
   if (why[0]) {
     scenario_free(&sc);
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -140,7 +140,7 @@ static PetscErrorCode test_hand_built(void)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[2] = {0};
-  CollisionSettings set      = {0.05, materials, walls, 2};
+  CollisionSettings set      = {0.05, materials, walls, 2, NULL};
   const PetscInt    nb       = 14;
 
   PetscFunctionBegin;
@@ -294,7 +294,7 @@ static PetscErrorCode test_random_scene(int64_t id_step)
   ContactSet        cs;
   BodyRecord        b;
   Wall              walls[3] = {0};
-  CollisionSettings set      = {env, materials, walls, 3};
+  CollisionSettings set      = {env, materials, walls, 3, NULL};
   int64_t          *ids;
   Expected         *e;
   int               ne = 0, cap = 20 * n;
@@ -455,7 +455,7 @@ static PetscErrorCode test_timing(void)
   BodyStore         s;
   BodyRecord        b;
   Wall              floor = {0};
-  CollisionSettings set   = {0.05, materials, &floor, 1};
+  CollisionSettings set   = {0.05, materials, &floor, 1, NULL};
   PetscInt         *perm;
 
   PetscFunctionBegin;

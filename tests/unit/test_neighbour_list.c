@@ -43,7 +43,7 @@ static PetscErrorCode run(double skin, int nsteps, PetscInt64 *builds, int *chan
   ContactSet        ref, got, geo;
   BodyRecord        b;
   Wall              walls[3] = {0};
-  CollisionSettings set      = {env, materials, walls, 3};
+  CollisionSettings set      = {env, materials, walls, 3, NULL};
   int64_t          *ids;
   PetscInt          last_n = -1, last_builds = 0, touching;
 

@@ -150,7 +150,7 @@ static PetscErrorCode one_step(Simulation sim, Probe *probe, Tally *t)
   PenaltyContext   *ctx = &probe->ctx;
   ContactSet        cs;
   CollisionSettings cset = {SimulationScenario(sim)->envelope, SimulationScenario(sim)->materials, SimulationWalls(sim),
-                            SimulationScenario(sim)->n_walls};
+                            SimulationScenario(sim)->n_walls, NULL};
   PetscInt         *match, matched;
   double           *rec[2], *load[2], *acc[2];
   PenaltyStepLimit  lim[2];

@@ -64,14 +64,14 @@ int narrow_cylinder_box(const Wall *w, const double bc[3], const double bq[4], c
     v3_add(v, v, bc);
     if (narrow_cylinder_sphere(w, v, 0, envelope, &pt[m])) cand[ncand++] = m;
   }
-  /* the deepest NARROW_MAX_POINTS (ties: the lower index), in vertex order */
+  /* the deepest NARROW_VERTEX_POINTS (ties: the lower index), in vertex order */
   for (int a = 0; a < ncand; a++) {
     int deeper = 0;
     for (int b = 0; b < ncand; b++) {
       const int ma = cand[a], mb = cand[b];
       if (pt[mb].phi < pt[ma].phi || (pt[mb].phi == pt[ma].phi && mb < ma)) deeper++;
     }
-    if (deeper < NARROW_MAX_POINTS) out[np++] = pt[cand[a]];
+    if (deeper < NARROW_VERTEX_POINTS) out[np++] = pt[cand[a]];
   }
   return np;
 }

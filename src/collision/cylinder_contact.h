@@ -15,7 +15,7 @@
 int narrow_cylinder_sphere(const Wall *w, const double x[3], double r, double envelope, ContactPoint *out);
 
 /* Cylinder wall w against a box (centre, orientation, half extents) by the box's vertices: up to
- * NARROW_MAX_POINTS points, the deepest vertices within the envelope (as narrow_plane_box). */
+ * NARROW_VERTEX_POINTS points, the deepest vertices within the envelope (as narrow_plane_box). */
 int narrow_cylinder_box(const Wall *w, const double bc[3], const double bq[4], const double he[3], double envelope,
                         ContactPoint *out);
 

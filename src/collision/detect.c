@@ -16,11 +16,11 @@
  *    not needed: the key sort decides the order. ContactSetSortByKey then has nothing to do (the
  *    appends keep the set's order flag: contact/contact_set.h).
  *
- * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h). Pairs with a clump
- * body touch by member spheres (collision/clump_contact.h), several points per pair.
- * Box-box contacts (two box bodies, or a box body and a box wall) and box bodies on mesh walls are
- * not supported: such pairs are skipped here, and the scenario checker rejects scenarios that could
- * produce them.
+ * Cylinder walls touch spheres and box vertices (collision/cylinder_contact.h). Two boxes (two box
+ * bodies, or a box wall and a box body) touch by collision/box_box.h, whose points carry feature
+ * numbers as their keys' sub, and so do a box body's points on a mesh wall (collision/triangle_contact.h);
+ * pairs with a clump body touch by member spheres (collision/clump_contact.h), their subs numbering
+ * the members; every other kernel's points are numbered 0, 1, ....
  *
  * The staging buffers are slots of the broadphase's pool (base/scratch_pool.h): in a simulation, the
  * solver's vectors, which are dead during detection, so they are neither fresh pages every step
@@ -31,9 +31,16 @@
 #include "collision/clump_contact.h"
 #include <string.h>
 
+/* sub[k] = k for the np points of a kernel whose points carry no feature number */
+static inline int point_indices(int np, int32_t sub[NARROW_MAX_POINTS])
+{
+  for (int k = 0; k < np; k++) sub[k] = k;
+  return np;
+}
+
 /* Points between bodies A and B (storage indices), normal from A to B. */
 int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
-                               ContactPoint pts[NARROW_MAX_POINTS])
+                               ContactPoint pts[NARROW_MAX_POINTS], int32_t sub[NARROW_MAX_POINTS])
 {
   const double *xa = s->pos + 3 * (size_t)A, *qa = s->quat + 4 * (size_t)A, *sa = s->size + 3 * (size_t)A;
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
@@ -41,9 +48,10 @@ int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, doubl
   int           np;
 
   if (shape_a == SHAPE_SPHERE && shape_b == SHAPE_SPHERE)
-    return narrow_sphere_sphere(xa, sa[0], xb, sb[0], envelope, pts);
-  if (shape_a == SHAPE_BOX && shape_b == SHAPE_SPHERE) return narrow_box_sphere(xa, qa, sa, xb, sb[0], envelope, pts);
-  if (shape_a == SHAPE_BOX) return 0; /* box - box: not supported */
+    return point_indices(narrow_sphere_sphere(xa, sa[0], xb, sb[0], envelope, pts), sub);
+  if (shape_a == SHAPE_BOX && shape_b == SHAPE_SPHERE)
+    return point_indices(narrow_box_sphere(xa, qa, sa, xb, sb[0], envelope, pts), sub);
+  if (shape_a == SHAPE_BOX && shape_b == SHAPE_BOX) return narrow_box_box(xa, qa, sa, xb, qb, sb, envelope, pts, sub);
   /* sphere A, box B: the kernel runs from the box, so turn its answer around */
   np = narrow_box_sphere(xb, qb, sb, xa, sa[0], envelope, pts);
   for (int k = 0; k < np; k++) {
@@ -53,29 +61,20 @@ int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, doubl
     v3_copy(pts[k].p1, pts[k].p2);
     v3_copy(pts[k].p2, t);
   }
-  return np;
+  return point_indices(np, sub);
 }
 
 /* Points between wall w (A) and body B, normal from the wall to the body. */
 int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope,
-                               ContactPoint pts[NARROW_MAX_POINTS])
+                               ContactPoint pts[NARROW_MAX_POINTS], int32_t sub[NARROW_MAX_POINTS])
 {
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
-  if (w->type == WALL_PLANE) {
-    if (s->shape[B] == SHAPE_SPHERE) return narrow_plane_sphere(w->point, w->normal, xb, sb[0], envelope, pts);
-    return narrow_plane_box(w->point, w->normal, xb, qb, sb, envelope, pts);
-  }
-  if (w->type == WALL_CYLINDER) {
-    if (s->shape[B] == SHAPE_SPHERE) return narrow_cylinder_sphere(w, xb, sb[0], envelope, pts);
-    return narrow_cylinder_box(w, xb, qb, sb, envelope, pts);
-  }
-  if (w->type == WALL_MESH) {
-    if (s->shape[B] == SHAPE_SPHERE) return narrow_mesh_sphere(w->mesh, w->center, w->quat, xb, sb[0], envelope, pts);
-    return 0; /* mesh wall - box body: not supported */
-  }
-  if (s->shape[B] == SHAPE_SPHERE)
-    return narrow_box_sphere(w->center, w->quat, w->half_extents, xb, sb[0], envelope, pts);
-  return 0; /* box wall - box body: not supported */
+  if (s->shape[B] == SHAPE_SPHERE) return point_indices(collision_wall_sphere_points(w, xb, sb[0], envelope, pts), sub);
+  if (w->type == WALL_PLANE)
+    return point_indices(narrow_plane_box(w->point, w->normal, xb, qb, sb, envelope, pts), sub);
+  if (w->type == WALL_CYLINDER) return point_indices(narrow_cylinder_box(w, xb, qb, sb, envelope, pts), sub);
+  if (w->type == WALL_MESH) return narrow_mesh_box(w->mesh, w->center, w->quat, xb, qb, sb, envelope, pts, sub);
+  return narrow_box_box(w->center, w->quat, w->half_extents, xb, qb, sb, envelope, pts, sub);
 }
 
 /* The key of point sub of pair (ida, idb), written with its padding zero: no uninitialized bytes
@@ -99,13 +98,13 @@ static inline void point_offsets(const ContactPoint *pt, const double *ref_a, co
 }
 
 /* Stage np points; ref_a/ref_b as point_offsets. */
-void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b,
-                            int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b, const double *ref_a,
-                            const double *ref_b)
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, const int32_t *sub, int np,
+                            int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
+                            const double *ref_a, const double *ref_b)
 {
   for (int k = 0; k < np; k++) {
     StagedPoint *p = &st[(*nst)++];
-    contact_key_set(&p->key, ida, idb, k);
+    contact_key_set(&p->key, ida, idb, sub[k]);
     p->a     = a;
     p->b     = b;
     p->mat_a = mat_a;
@@ -159,9 +158,10 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
                                PairParamsCache *cache, ContactSet *cs)
 {
   ContactPoint      pts[NARROW_MAX_POINTS];
+  int32_t           sub[NARROW_MAX_POINTS];
   const Wall       *w  = a >= nb ? &set->walls[a - nb] : NULL;
-  const int         np = w ? collision_wall_body_points(w, s, b, set->envelope, pts)
-                           : collision_body_pair_points(s, a, b, set->envelope, pts);
+  const int         np = w ? collision_wall_body_points(w, s, b, set->envelope, pts, sub)
+                           : collision_body_pair_points(s, a, b, set->envelope, pts, sub);
   const double     *ref_a, *ref_b = s->pos + 3 * (size_t)b;
   const PairParams *pp;
   int64_t           ida;
@@ -176,7 +176,7 @@ static inline void append_pair(const CollisionSettings *set, const BodyStore *s,
     ref_a = s->pos + 3 * (size_t)a;
     pp    = pair_params(set, cache, s->material[a], s->material[b]);
   }
-  for (int k = 0; k < np; k++) append_point(cs, ida, s->id[b], k, &pts[k], ref_a, ref_b, a, b, pp);
+  for (int k = 0; k < np; k++) append_point(cs, ida, s->id[b], sub[k], &pts[k], ref_a, ref_b, a, b, pp);
 }
 
 /* A pair with a clump (collision/clump_contact.h): append_pair's contacts, one per member point. */
@@ -227,7 +227,8 @@ int collision_pair_max_points(const CollisionSettings *set, const BodyStore *s, 
     return collision_clump_pair(set, s, nb, a, b) ? collision_clump_wall_max_points(set->clumps, w, s, b)
                                                   : collision_wall_max_points(w, (ShapeKind)s->shape[b]);
   }
-  return collision_clump_pair(set, s, nb, a, b) ? collision_clump_pair_max_points(set->clumps, s, a, b) : 1;
+  return collision_clump_pair(set, s, nb, a, b) ? collision_clump_pair_max_points(set->clumps, s, a, b)
+                                                : collision_body_pair_max_points(s, a, b);
 }
 
 PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s, PetscInt nb, Broadphase *bp,
@@ -236,7 +237,7 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
   const PetscInt     nown        = PetscMin(nb, s->n_owned);
   const double       env         = set->envelope;
   const PairKeyRange range       = collision_pair_key_range(s, nb, set->nwalls);
-  PetscInt           nwall_tests = 0, cap, npairs = 0, max_points, nclump_points = 0;
+  PetscInt           nwall_tests = 0, cap, npairs = 0, max_points = 0;
   const BodyPair    *cand;
   PairRecord        *rec, *tmp, *sorted = NULL;
   PairParamsCache    cache = PAIR_PARAMS_CACHE_EMPTY;
@@ -265,9 +266,8 @@ PetscErrorCode CollisionDetect(const CollisionSettings *set, const BodyStore *s,
     const int32_t A = s->id[i] < s->id[j] ? i : j, B = A == i ? j : i;
     if (A >= s->n_owned) continue; /* the owner of A computes the contact: exactly one rank does */
     rec[npairs++] = (PairRecord){collision_pair_key(&range, s->id[A], s->id[B]), A, B};
-    if (set->clumps) nclump_points += collision_pair_max_points(set, s, nb, A, B) - 1;
+    max_points += set->clumps ? collision_pair_max_points(set, s, nb, A, B) : collision_body_pair_max_points(s, A, B);
   }
-  max_points = npairs + nclump_points; /* a body pair gives at most one point (box-box is skipped), but clumps */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], env)) continue;

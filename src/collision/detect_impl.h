@@ -5,6 +5,7 @@
 #define CCPDEM_COLLISION_DETECT_IMPL_H
 #include "collision/detect.h"
 #include "collision/narrowphase.h"
+#include "collision/box_box.h"
 #include "collision/cylinder_contact.h"
 #include "collision/trimesh.h"
 #include "collision/triangle_contact.h"
@@ -43,10 +44,11 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
   return v3_norm(d) - r - v3_norm(w->half_extents) < envelope;
 }
 
-/* The most points wall w and a body of this shape give (a box body and a mesh give none: not supported). */
+/* The most points wall w and a body of this shape give. */
 static inline int collision_wall_max_points(const Wall *w, ShapeKind shape)
 {
-  return shape == SHAPE_SPHERE && w->type != WALL_MESH ? 1 : NARROW_MAX_POINTS;
+  if (shape == SHAPE_BOX && (w->type == WALL_BOX || w->type == WALL_MESH)) return NARROW_MAX_POINTS;
+  return shape == SHAPE_SPHERE && w->type != WALL_MESH ? 1 : NARROW_VERTEX_POINTS;
 }
 
 /* Points between wall w (A) and the sphere (c, r), normal from the wall to the sphere; returns how many. */
@@ -66,24 +68,33 @@ static inline int collision_clump_pair(const CollisionSettings *set, const BodyS
 {
   return set->clumps && (s->shape[b] == SHAPE_CLUMP || (a < nb && s->shape[a] == SHAPE_CLUMP));
 }
+/* The most points bodies A and B (storage indices, neither a clump) give: two boxes a manifold, any
+ * other pair one. */
+static inline int collision_body_pair_max_points(const BodyStore *s, PetscInt A, PetscInt B)
+{
+  return s->shape[A] == SHAPE_BOX && s->shape[B] == SHAPE_BOX ? BOX_BOX_MAX_POINTS : 1;
+}
 /* The most points pair (a, b) gives (a: a body, or wall a - nb; b: a body), clumps included. */
 int collision_pair_max_points(const CollisionSettings *set, const BodyStore *s, PetscInt nb, int32_t a, int32_t b);
-/* Points between bodies A and B (storage indices), normal from A to B; returns how many. */
+
+/* Points between bodies A and B (storage indices), normal from A to B, and each point's key sub
+ * (its index, or a box pair's feature number: collision/box_box.h), ascending; returns how many. */
 int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, double envelope,
-                               ContactPoint pts[NARROW_MAX_POINTS]);
+                               ContactPoint pts[NARROW_MAX_POINTS], int32_t sub[NARROW_MAX_POINTS]);
 /* The reference point of wall w's contact offsets ra: NULL (the contact point itself) for a plane
  * without motion, else its centre, about which its angular velocity turns the contact points. */
 static inline const double *collision_wall_reference(const Wall *w)
 {
   return w->type == WALL_PLANE && !w->motion.moving ? NULL : w->center;
 }
-/* Points between wall w (A) and body B, normal from the wall to the body; returns how many. */
+/* Points between wall w (A) and body B, normal from the wall to the body, and their subs (as
+ * collision_body_pair_points); returns how many. */
 int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, double envelope,
-                               ContactPoint pts[NARROW_MAX_POINTS]);
-/* Append np points to st[*nst ..] with keys (ida, idb, k); ref_a, ref_b as in collision/detect.c. */
-void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, int np, int32_t a, int32_t b,
-                            int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b, const double *ref_a,
-                            const double *ref_b);
+                               ContactPoint pts[NARROW_MAX_POINTS], int32_t sub[NARROW_MAX_POINTS]);
+/* Append np points to st[*nst ..] with keys (ida, idb, sub[k]); ref_a, ref_b as in collision/detect.c. */
+void collision_stage_points(StagedPoint *st, PetscInt *nst, const ContactPoint *pts, const int32_t *sub, int np,
+                            int32_t a, int32_t b, int64_t ida, int64_t idb, int32_t mat_a, int32_t mat_b,
+                            const double *ref_a, const double *ref_b);
 /* A candidate pair (A, B) before the final ordering, 16 bytes: its key packed in 64 bits where the
  * ids allow (collision_pair_key), and A and B carried along by the sort, so that nothing is
  * gathered and no geometry is staged; the pair's points are computed in key order. */

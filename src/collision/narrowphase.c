@@ -60,8 +60,8 @@ int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3],
     height[m] = v3_dot(d, nrm);
     if (height[m] < envelope) cand[ncand++] = m;
   }
-  /* More than NARROW_MAX_POINTS below the envelope (a thin box, or a wide envelope): keep the
-   * deepest ones; a vertex is dropped if at least NARROW_MAX_POINTS others are deeper, or as
+  /* More than NARROW_VERTEX_POINTS below the envelope (a thin box, or a wide envelope): keep the
+   * deepest ones; a vertex is dropped if at least NARROW_VERTEX_POINTS others are deeper, or as
    * deep with a lower index. */
   for (int a = 0; a < ncand; a++) {
     int deeper = 0;
@@ -69,7 +69,7 @@ int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3],
       const int ma = cand[a], mb = cand[b];
       if (height[mb] < height[ma] || (height[mb] == height[ma] && mb < ma)) deeper++;
     }
-    keep[a] = deeper < NARROW_MAX_POINTS;
+    keep[a] = deeper < NARROW_VERTEX_POINTS;
   }
   int np = 0;
   for (int a = 0; a < ncand; a++) {

@@ -6,7 +6,8 @@
 #define CCPDEM_COLLISION_NARROWPHASE_H
 #include "base/vec3.h"
 
-#define NARROW_MAX_POINTS 4
+#define NARROW_MAX_POINTS    8 /* the most points of one pair (two boxes: collision/box_box.h) */
+#define NARROW_VERTEX_POINTS 4 /* the most points of plane-box, cylinder-box and mesh-sphere: the deepest */
 
 typedef struct {
   double n[3];  /* unit normal from shape 1 to shape 2 */
@@ -57,7 +58,7 @@ static inline int narrow_plane_sphere(const double p[3], const double nrm[3], co
 /* box (as shape 1) against sphere (shape 2) */
 int narrow_box_sphere(const double bc[3], const double bq[4], const double he[3], const double c[3], double r,
                       double envelope, ContactPoint *out);
-/* plane against box: up to 4 points (the box's vertices below the envelope; the deepest 4 if more) */
+/* plane against box: up to NARROW_VERTEX_POINTS points (the box's vertices below the envelope; the deepest if more) */
 int narrow_plane_box(const double p[3], const double nrm[3], const double bc[3], const double bq[4], const double he[3],
                      double envelope, ContactPoint *out);
 #endif

@@ -62,7 +62,7 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
 {
   const PetscInt nown  = PetscMin(nb, s->n_owned);
   const double   reach = set->envelope + nl->skin;
-  PetscInt       nwall = 0, nfound = 0, cap, nclump = 0;
+  PetscInt       nwall = 0, nfound = 0, cap, max_points = 0;
   NeighbourPair *found;
   SortRecord    *rec, *tmp, *sorted;
 
@@ -83,9 +83,8 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
     found[nfound].key.idb = s->id[B];
     found[nfound].a       = A;
     found[nfound++].b     = B;
-    if (set->clumps) nclump += collision_pair_max_points(set, s, nb, A, B) - 1;
+    max_points += set->clumps ? collision_pair_max_points(set, s, nb, A, B) : collision_body_pair_max_points(s, A, B);
   }
-  nl->max_points = nfound + NARROW_MAX_POINTS * nwall + nclump; /* a body pair gives at most one point, but clumps */
   for (PetscInt i = 0; i < nown; i++)
     for (int k = 0; k < set->nwalls; k++) {
       if (!collision_wall_may_touch(&set->walls[k], s->pos + 3 * (size_t)i, s->radius[i], reach)) continue;
@@ -94,9 +93,10 @@ static PetscErrorCode list_build(NeighbourList *nl, const CollisionSettings *set
       found[nfound].key.idb = s->id[i];
       found[nfound].a       = (int32_t)(nb + k);
       found[nfound++].b     = (int32_t)i;
-      if (set->clumps)
-        nl->max_points += PetscMax(0, collision_pair_max_points(set, s, nb, nb + k, i) - NARROW_MAX_POINTS);
+      max_points += set->clumps ? collision_pair_max_points(set, s, nb, (int32_t)(nb + k), (int32_t)i)
+                                : collision_wall_max_points(&set->walls[k], (ShapeKind)s->shape[i]);
     }
+  nl->max_points = max_points;
   PetscCall(collision_sort_by_key(found, sizeof(NeighbourPair), nfound, rec, tmp, &sorted));
   if (nfound > nl->cap) {
     PetscCall(PetscFree(nl->pair));
@@ -208,6 +208,7 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
                                            const NeighbourPair *q, ContactSet *cs)
 {
   ContactPoint pts[NARROW_MAX_POINTS];
+  int32_t      sub[NARROW_MAX_POINTS];
   StagedPoint  st[NARROW_MAX_POINTS];
   PetscInt     nst = 0;
   int          np;
@@ -223,14 +224,14 @@ static PetscErrorCode listed_geometry_pair(const CollisionSettings *set, const B
   }
   if (q->a >= nb) {
     const Wall *w = &set->walls[q->a - nb];
-    np            = collision_wall_body_points(w, s, q->b, set->envelope, pts);
+    np            = collision_wall_body_points(w, s, q->b, set->envelope, pts, sub);
     if (np)
-      collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b],
+      collision_stage_points(st, &nst, pts, sub, np, q->a, q->b, q->key.ida, q->key.idb, w->material, s->material[q->b],
                              collision_wall_reference(w), s->pos + 3 * (size_t)q->b);
   } else {
-    np = collision_body_pair_points(s, q->a, q->b, set->envelope, pts);
+    np = collision_body_pair_points(s, q->a, q->b, set->envelope, pts, sub);
     if (np)
-      collision_stage_points(st, &nst, pts, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a],
+      collision_stage_points(st, &nst, pts, sub, np, q->a, q->b, q->key.ida, q->key.idb, s->material[q->a],
                              s->material[q->b], s->pos + 3 * (size_t)q->a, s->pos + 3 * (size_t)q->b);
   }
   for (PetscInt k = 0; k < nst; k++) {

@@ -161,15 +161,15 @@ static void triangle_features(const TriMesh *m, PetscInt t, const double c[3], d
   }
 }
 
-int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+/* Call visit(m, t, ctx) once for each triangle t of m whose bounding box comes within `reach` of c
+ * (the mesh's frame), in grid order; nothing for a NaN c. Not collective; reads m only. */
+static inline void triangles_near(const TriMesh *m, const double c[3], double reach,
+                                  void (*visit)(const TriMesh *, PetscInt, void *), void *ctx)
 {
-  const double reach = r + PetscMax(envelope, 0);
-  PetscInt     a[3], b[3];
-  int          n = 0;
+  PetscInt a[3], b[3];
 
-  if (max <= 0) return 0;
   for (int k = 0; k < 3; k++) {
-    if (!(c[k] + reach >= m->lo[k] && c[k] - reach <= m->hi[k])) return 0; /* also a NaN centre */
+    if (!(c[k] + reach >= m->lo[k] && c[k] - reach <= m->hi[k])) return; /* also a NaN centre */
     a[k] = trimesh_cell_coord(m, c[k] - reach, k);
     b[k] = trimesh_cell_coord(m, c[k] + reach, k);
   }
@@ -187,9 +187,32 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
           if (!own) continue;
           for (int k = 0; k < 3; k++)
             own &= c[k] + reach >= m->tri_box[6 * t + k] && c[k] - reach <= m->tri_box[6 * t + 3 + k];
-          if (own) triangle_features(m, t, c, r, envelope, max, out, &n);
+          if (own) visit(m, t, ctx);
         }
       }
+}
+
+typedef struct {
+  const double      *c;
+  double             r, envelope;
+  int                max, n;
+  TriFeatureContact *out;
+} SphereQuery;
+
+static void sphere_triangle(const TriMesh *m, PetscInt t, void *ctx)
+{
+  SphereQuery *q = (SphereQuery *)ctx;
+  triangle_features(m, t, q->c, q->r, q->envelope, q->max, q->out, &q->n);
+}
+
+int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+{
+  SphereQuery q = {c, r, envelope, max, 0, out};
+  int         n;
+
+  if (max <= 0) return 0;
+  triangles_near(m, c, r + PetscMax(envelope, 0), sphere_triangle, &q);
+  n = q.n;
   /* feature order (the contacts' point indices follow it) */
   for (int i = 1; i < n; i++) {
     TriFeatureContact f = out[i];
@@ -206,14 +229,14 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
 int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], const double c[3], double r,
                        double envelope, ContactPoint *out)
 {
-  TriFeatureContact f[NARROW_MAX_POINTS];
+  TriFeatureContact f[NARROW_VERTEX_POINTS];
   double            R[9], d[3], local[3];
   int               n;
 
   quat_to_matrix(q, R);
   v3_sub(d, c, x);
   mat_tvec(local, R, d);
-  n = tricontact_sphere(m, local, r, envelope, NARROW_MAX_POINTS, f);
+  n = tricontact_sphere(m, local, r, envelope, NARROW_VERTEX_POINTS, f);
   for (int k = 0; k < n; k++) {
     mat_vec(out[k].n, R, f[k].pt.n);
     mat_vec(out[k].p1, R, f[k].pt.p1);
@@ -223,4 +246,154 @@ int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], c
     out[k].phi = f[k].pt.phi;
   }
   return n;
+}
+
+/* Whether a point whose projection has barycentric coordinates b in triangle t lies in t's share of
+ * a flat mesh: inside by TRICONTACT_EPS, or on an edge or at a vertex that t owns (trimesh.h). */
+static int in_share(const TriMesh *m, PetscInt t, const double b[3])
+{
+  int low = 0, first = -1;
+  for (int k = 0; k < 3; k++) {
+    if (b[k] < -TRICONTACT_EPS) return 0;
+    if (b[k] <= TRICONTACT_EPS) {
+      low++;
+      if (first < 0) first = k;
+    }
+  }
+  if (!low) return 1;
+  if (low == 1) return (m->tri_owns[t] >> ((first + 1) % 3)) & 1; /* on the edge across vertex `first` */
+  for (int k = 0; k < 3; k++)
+    if (b[k] > TRICONTACT_EPS) return (m->tri_owns[t] >> (3 + k)) & 1; /* at vertex k */
+  return 0;
+}
+
+/* The box of a box - mesh query, in the mesh's frame, and the points found so far (the deepest
+ * NARROW_MAX_POINTS, deepest first; ties: the lower sub). */
+typedef struct {
+  const double *c, *he; /* centre, half extents */
+  double        q[4];   /* orientation: box to mesh frame */
+  double        R[9];
+  double        vert[8][3]; /* vertex v: + on axis k where bit k of v is set */
+  double        envelope, tol;
+  int           n;
+  ContactPoint  pt[NARROW_MAX_POINTS];
+  int64_t       feature[NARROW_MAX_POINTS]; /* box vertex v on triangle t: 8 t + v; mesh vertex v: 8 nt + v */
+} BoxQuery;
+
+static void box_keep(BoxQuery *q, const ContactPoint *pt, int64_t feature)
+{
+  int at = q->n < NARROW_MAX_POINTS ? q->n : NARROW_MAX_POINTS - 1;
+  if (q->n == NARROW_MAX_POINTS && !(pt->phi < q->pt[at].phi || (pt->phi == q->pt[at].phi && feature < q->feature[at])))
+    return;
+  while (at > 0 && (pt->phi < q->pt[at - 1].phi || (pt->phi == q->pt[at - 1].phi && feature < q->feature[at - 1]))) {
+    q->pt[at]      = q->pt[at - 1];
+    q->feature[at] = q->feature[at - 1];
+    at--;
+  }
+  q->pt[at]      = *pt;
+  q->feature[at] = feature;
+  if (q->n < NARROW_MAX_POINTS) q->n++;
+}
+
+/* Whether mesh vertex v pokes out of the mesh towards direction -nf: no edge at it runs towards
+ * -nf, and one runs away from it (a vertex on a flat part of the mesh does not poke out). */
+static int pokes(const TriMesh *m, PetscInt v, const double nf[3])
+{
+  int away = 0;
+  for (int32_t i = m->vert_edge_start[v]; i < m->vert_edge_start[v + 1]; i++) {
+    const int32_t e = m->vert_edge[i], o = m->edge_v[2 * e] == v ? m->edge_v[2 * e + 1] : m->edge_v[2 * e];
+    double        d[3], s;
+    v3_sub(d, m->v + 3 * (size_t)o, m->v + 3 * (size_t)v);
+    s = v3_dot(d, nf);
+    if (s < -TRICONTACT_EPS * v3_norm(d)) return 0;
+    away |= s > TRICONTACT_EPS * v3_norm(d);
+  }
+  return away;
+}
+
+/* Triangle t against the box (the rule in triangle_contact.h). */
+static void box_triangle(const TriMesh *m, PetscInt t, void *ctx)
+{
+  BoxQuery     *q = (BoxQuery *)ctx;
+  const double *a = m->v + 3 * (size_t)m->tri[3 * t], *nt = m->normal + 3 * (size_t)t;
+  double        d[3], n[3];
+  ContactPoint  pt;
+
+  v3_sub(d, q->c, a);
+  v3_scale(n, v3_dot(d, nt) >= 0 ? 1.0 : -1.0, nt); /* the face's side the box's centre is on */
+  for (int v = 0; v < 8; v++) {                     /* the box's vertices on t's share of the face */
+    double b[3], h;
+    v3_sub(d, q->vert[v], a);
+    h = v3_dot(d, n);
+    if (!(h < q->envelope)) continue;
+    tricontact_barycentric(m, t, q->vert[v], b);
+    if (!in_share(m, t, b)) continue;
+    v3_copy(pt.n, n);
+    v3_copy(pt.p2, q->vert[v]);
+    v3_copy(pt.p1, q->vert[v]);
+    v3_axpy(pt.p1, -h, n);
+    pt.phi = h;
+    box_keep(q, &pt, 8 * (int64_t)t + v);
+  }
+  for (int k = 0; k < 3; k++) { /* t's own vertices in the box's face regions */
+    const int32_t v = m->tri[3 * t + k];
+    const double *p = m->v + 3 * (size_t)v;
+    double        local[3], nf[3];
+    int           rim = 0;
+    if (!(m->tri_owns[t] & (1u << (3 + k)))) continue;
+    v3_sub(d, p, q->c);
+    mat_tvec(local, q->R, d);
+    for (int j = 0; j < 3; j++) rim += fabs(local[j]) > q->he[j] - q->tol;
+    if (rim > 1 || !narrow_box_sphere(q->c, q->q, q->he, p, 0, q->envelope, &pt)) continue;
+    if (!pokes(m, v, pt.n)) continue;
+    v3_scale(pt.n, -1.0, pt.n); /* from the mesh to the box */
+    v3_copy(nf, pt.p1);         /* the box's point */
+    v3_copy(pt.p1, p);
+    v3_copy(pt.p2, nf);
+    box_keep(q, &pt, 8 * (int64_t)m->nt + v);
+  }
+}
+
+int narrow_mesh_box(const TriMesh *m, const double x[3], const double q[4], const double bc[3], const double bq[4],
+                    const double he[3], double envelope, ContactPoint out[NARROW_MAX_POINTS],
+                    int32_t sub[NARROW_MAX_POINTS])
+{
+  BoxQuery     bx = {.he = he, .envelope = envelope, .n = 0};
+  double       Rm[9], d[3], c[3], qc[4] = {q[0], -q[1], -q[2], -q[3]};
+  const double reach = sqrt(he[0] * he[0] + he[1] * he[1] + he[2] * he[2]) + PetscMax(envelope, 0);
+
+  quat_to_matrix(q, Rm);
+  v3_sub(d, bc, x);
+  mat_tvec(c, Rm, d);
+  bx.c = c;
+  quat_mul(bx.q, qc, bq);
+  quat_to_matrix(bx.q, bx.R);
+  bx.tol = TRICONTACT_EPS * PetscMin(he[0], PetscMin(he[1], he[2]));
+  for (int v = 0; v < 8; v++) {
+    const double l[3] = {(v & 1) ? he[0] : -he[0], (v & 2) ? he[1] : -he[1], (v & 4) ? he[2] : -he[2]};
+    mat_vec(bx.vert[v], bx.R, l);
+    v3_add(bx.vert[v], bx.vert[v], c);
+  }
+  triangles_near(m, c, reach, box_triangle, &bx);
+  for (int i = 0; i < bx.n; i++) { /* the subs; then in sub order, in the world frame */
+    int32_t s;
+    if (bx.feature[i] < 8 * (int64_t)m->nt) { /* box vertex v: v + 8 (its contacts on lower triangles) */
+      s = (int32_t)(bx.feature[i] % 8);
+      for (int j = 0; j < bx.n; j++) s += 8 * (bx.feature[j] < bx.feature[i] && bx.feature[j] % 8 == bx.feature[i] % 8);
+    } else s = (int32_t)(8 * NARROW_MAX_POINTS + (bx.feature[i] - 8 * (int64_t)m->nt));
+    int at = i;
+    while (at > 0 && sub[at - 1] > s) {
+      out[at] = out[at - 1];
+      sub[at] = sub[at - 1];
+      at--;
+    }
+    sub[at] = s;
+    mat_vec(out[at].n, Rm, bx.pt[i].n);
+    mat_vec(out[at].p1, Rm, bx.pt[i].p1);
+    v3_add(out[at].p1, out[at].p1, x);
+    mat_vec(out[at].p2, Rm, bx.pt[i].p2);
+    v3_add(out[at].p2, out[at].p2, x);
+    out[at].phi = bx.pt[i].phi;
+  }
+  return bx.n;
 }

@@ -48,7 +48,26 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
 
 /* As tricontact_sphere, for mesh m placed at position x with orientation q (w, x, y, z; mesh frame
  * to world) and a sphere in world coordinates: world points and normals, at most
- * NARROW_MAX_POINTS, the deepest. Returns how many. */
+ * NARROW_VERTEX_POINTS, the deepest. Returns how many. */
 int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], const double c[3], double r,
                        double envelope, ContactPoint *out);
+
+/* Mesh m placed at x with orientation q (as narrow_mesh_sphere) against a box (centre bc,
+ * orientation bq, half extents he; world): the points below the envelope, normal from the mesh to
+ * the box, at most NARROW_MAX_POINTS (the deepest; ties: the lower feature), in sub order, with
+ * sub[] (ascending) each point's key sub. Two kinds of point, each feature once:
+ *  - a box vertex v against the face of the triangle whose share of the mesh its projection lies
+ *    in (inside by TRICONTACT_EPS, or on an edge or at a vertex the triangle owns: on a flat mesh
+ *    each point has one), normal the face's towards the box's centre, gap the vertex's height above
+ *    the face (negative below it); sub v + 8 k, k its contacts on lower-numbered triangles (0 on a
+ *    flat mesh: the key stays as the vertex slides from triangle to triangle);
+ *  - a mesh vertex that pokes out towards the box (no edge at it runs towards the box's face, one
+ *    runs away: a vertex of a flat part does not) and lies in the region of one box face (not
+ *    beyond an edge or corner, where the box's vertices take the contact), taken by the triangle
+ *    that owns it: the box's closest point, as narrow_box_sphere; sub 8 NARROW_MAX_POINTS + its
+ *    index.
+ * A box edge across a mesh edge, neither's vertex touching, is not detected. Not collective. */
+int narrow_mesh_box(const TriMesh *m, const double x[3], const double q[4], const double bc[3], const double bq[4],
+                    const double he[3], double envelope, ContactPoint out[NARROW_MAX_POINTS],
+                    int32_t sub[NARROW_MAX_POINTS]);
 #endif

@@ -22,9 +22,6 @@
  *   - no body-body overlap deeper than START_OVERLAP_FRACTION of the smaller bounding radius
  *     (larger overlaps would be pushed apart at up to max_recovery_speed: an explosion, not a
  *     start);
- *   - box-box contact is not implemented by the narrowphase, so a box body whose bounding sphere
- *     overlaps another box body's bounding sphere or reaches into a box wall is rejected rather
- *     than left to pass through it.
  *   - for the packed CCP solvers (unless -ccp_packed false; the penalty model keeps the inertia
  *     in double), no explicit body whose principal moments they would round into an inaccurate
  *     inverse inertia (ccp/packed_inertia.h).
@@ -38,6 +35,7 @@
 #include "base/random.h"
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
+#include "collision/box_box.h"
 #include "collision/clump_contact.h"
 #include "collision/cylinder_contact.h"
 #include "collision/triangle_contact.h"
@@ -558,10 +556,9 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
   int             line;
 
   for (int k = 0; k < sc->n_walls && !err[0]; k++) {
-    const Wall *w     = &sc->walls[k];
-    double      gap   = HUGE_VAL;
-    PetscBool   boxes = s->shape[i] == SHAPE_BOX && w->type != WALL_PLANE ? PETSC_TRUE : PETSC_FALSE;
-    if (s->shape[i] == SHAPE_SPHERE || boxes) gap = sphere_wall_gap(w, x, r); /* boxes: the body's bounding sphere */
+    const Wall *w   = &sc->walls[k];
+    double      gap = HUGE_VAL;
+    if (s->shape[i] == SHAPE_SPHERE) gap = sphere_wall_gap(w, x, r);
     else if (s->shape[i] == SHAPE_CLUMP) { /* its members; their smallest radius sets the tolerance */
       const Clump *t = &sc->clumps[(int)s->size[3 * i]];
       for (int m = 0; m < t->n; m++) {
@@ -571,31 +568,25 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
       }
       r = t->min_radius;
     } else {
-      ContactPoint cp[NARROW_MAX_POINTS];
-      const int    np = w->type == WALL_CYLINDER
-                        ? narrow_cylinder_box(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp)
-                        : narrow_plane_box(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
+      ContactPoint  cp[NARROW_MAX_POINTS];
+      int32_t       sub[NARROW_MAX_POINTS];
+      const double *q = s->quat + 4 * i, *he = s->size + 3 * i;
+      int           np;
+      if (w->type == WALL_CYLINDER) np = narrow_cylinder_box(w, x, q, he, HUGE_VAL, cp);
+      else if (w->type == WALL_BOX)
+        np = narrow_box_box(w->center, w->quat, w->half_extents, x, q, he, HUGE_VAL, cp, sub);
+      else if (w->type == WALL_MESH) np = narrow_mesh_box(w->mesh, w->center, w->quat, x, q, he, 0, cp, sub);
+      else np = narrow_plane_box(w->point, w->normal, x, q, he, HUGE_VAL, cp);
       for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
     }
-    if (boxes ? gap < 0 : gap < -START_OVERLAP_FRACTION * r) {
+    if (gap < -START_OVERLAP_FRACTION * r) {
       origin_key(o, i, key, sizeof key, &line);
       origin_subject(o, i, x, subject, sizeof subject);
-      if (boxes && w->type == WALL_MESH)
-        report(err, errlen, sc, line, key,
-               "%sbox bodies on mesh walls are not supported: the body's bounding sphere (radius %g m) reaches mesh "
-               "walls[%d] (line %d); keep box bodies further than their bounding radius from mesh walls",
-               subject, r, k, sc->wall_lines[k]);
-      else if (boxes)
-        report(err, errlen, sc, line, key,
-               "%sbox-box contact is not supported: the body's bounding sphere (radius %g m) reaches box walls[%d] "
-               "(line %d); keep box bodies further than their bounding radius from box walls, or use plane walls",
-               subject, r, k, sc->wall_lines[k]);
-      else
-        report(err, errlen, sc, line, key,
-               "%spenetrates walls[%d] (line %d) by %.3g m (more than 1%% of its radius %g m); move it out of the "
-               "wall%s",
-               subject, k, sc->wall_lines[k], -gap, r,
-               w->type == WALL_PLANE ? " (bodies belong on the side the plane's normal points to)" : "");
+      report(err, errlen, sc, line, key,
+             "%spenetrates walls[%d] (line %d) by %.3g m (more than 1%% of its radius %g m); move it out of the "
+             "wall%s",
+             subject, k, sc->wall_lines[k], -gap, r,
+             w->type == WALL_PLANE ? " (bodies belong on the side the plane's normal points to)" : "");
     }
   }
 }
@@ -625,19 +616,12 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
   double        depth = 0;
 
   if (s->shape[i] == SHAPE_BOX && s->shape[j] == SHAPE_BOX) {
-    double d[3];
-    v3_sub(d, xj, xi);
-    if (!(v3_norm(d) < ri + rj)) return;
-    origin_key(o, j, key, sizeof key, &line);
-    origin_subject(o, j, xj, subject, sizeof subject);
-    origin_name(o, i, xi, other, sizeof other);
-    report(err, errlen, o->sc, line, key,
-           "%sbox-box contact is not supported: its bounding sphere overlaps that of box %s; move them further apart "
-           "than the sum of their bounding radii %g m",
-           subject, other, ri + rj);
-    return;
-  }
-  if (s->shape[i] == SHAPE_CLUMP || s->shape[j] == SHAPE_CLUMP) { /* the deepest member pair */
+    ContactPoint pts[NARROW_MAX_POINTS];
+    int32_t      sub[NARROW_MAX_POINTS];
+    const int    np = narrow_box_box(xi, s->quat + 4 * i, s->size + 3 * i, xj, s->quat + 4 * j, s->size + 3 * j, 0, pts,
+                                     sub);
+    for (int k = 0; k < np; k++) depth = PetscMax(depth, -pts[k].phi);
+  } else if (s->shape[i] == SHAPE_CLUMP || s->shape[j] == SHAPE_CLUMP) { /* the deepest member pair */
     collision_clump_pair_points(o->sc->clumps, s, i, j, 0, deepest_point, &depth);
     smaller = PetscMin(clump_smallest(o->sc, s, i), clump_smallest(o->sc, s, j));
   } else if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {

@@ -3,8 +3,9 @@
  *   1. A hand-built scene whose every contact is known analytically: sphere-sphere with A (the
  *      smaller id) stored second; sphere-box with the sphere as A (normal and points turned
  *      around) and with the box as A; a box resting on a plane (4 points, sub 0-3, ra = 0 on the
- *      plane); a sphere on a plane; a sphere on a box wall (ra from the wall's centre); a box-box
- *      overlap (unsupported: no contact); two overlapping ghosts touching the plane (no contact:
+ *      plane); a sphere on a plane; a sphere on a box wall (ra from the wall's centre); two equal
+ *      boxes 0.1 into each other face to face (4 points, B's face vertices, subs the box-box
+ *      feature numbers 360-363: collision/box_box.h); two overlapping ghosts touching the plane (no contact:
  *      another rank owns them); an owned-ghost overlap (kept). Checked per contact: a, b, key,
  *      sub, frame, ra, rb, phi, pair parameters and dof, zero stepper fields and impulses, order.
  *   2. 3000 random spheres (shuffled ids, 500 ghosts) with two planes and a box wall, compared
@@ -169,7 +170,7 @@ static PetscErrorCode test_hand_built(void)
   PetscCall(BodyStoreAppendOwned(&s, &b));
   body(&b, 20, SHAPE_BOX, 0, 5, 5, 0.2, 0.2, 0.2, 0); /* 6 */
   PetscCall(BodyStoreAppendOwned(&s, &b));
-  body(&b, 21, SHAPE_BOX, 0, 5.3, 5, 0.2, 0.2, 0.2, 0); /* 7: overlaps 6, unsupported */
+  body(&b, 21, SHAPE_BOX, 0, 5.3, 5, 0.2, 0.2, 0.2, 0); /* 7: 0.1 into 6's +y face */
   PetscCall(BodyStoreAppendOwned(&s, &b));
   body(&b, 30, SHAPE_BOX, 3, 3, 0.099, 0.3, 0.2, 0.1, 1); /* 8: resting 0.001 into the plane */
   PetscCall(BodyStoreAppendOwned(&s, &b));
@@ -188,7 +189,7 @@ static PetscErrorCode test_hand_built(void)
 
   PetscCall(CollisionDetect(&set, &s, nb, &bp, &cs));
 
-  Expected e[10];
+  Expected e[14];
   int      ne = 0;
   /* wall 1 (id -2) - body 10: from the box wall's top face */
   e[ne] = (Expected){.ida = -2, .idb = 40, .sub = 0, .a = nb + 1, .b = 10, .phi = 0.01};
@@ -241,6 +242,18 @@ static PetscErrorCode test_hand_built(void)
   set3(e[ne].rb, 0.3, 0.4, 0);
   pair_params(1, 1, &e[ne]);
   ne++;
+  /* box 6 (id 20) - box 7 (id 21): A's +y face the reference (y = 5.2), B's -y face incident; its
+   * vertices in face order (z, x) = (+, +), (-, +), (-, -), (+, -); feature base (A, face +y,
+   * incident face -y) = ((0 * 6 + 2) * 6 + 3) * 24 = 360 */
+  for (int k = 0; k < 4; k++) {
+    const double z = k == 0 || k == 3 ? 0.2 : -0.2, x = k < 2 ? 0.2 : -0.2;
+    e[ne] = (Expected){.ida = 20, .idb = 21, .sub = 360 + k, .a = 6, .b = 7, .phi = -0.1};
+    set3(e[ne].n, 0, 1, 0);
+    set3(e[ne].ra, x, 0.2, z);
+    set3(e[ne].rb, x, -0.2, z);
+    pair_params(0, 0, &e[ne]);
+    ne++;
+  }
 
   CHECK(cs.n == ne, "hand-built scene: %d contacts, expected %d", (int)cs.n, ne);
   PairParams *table;
@@ -252,11 +265,10 @@ static PetscErrorCode test_hand_built(void)
   for (PetscInt i = 0; i < cs.n && cs.n == ne; i++) check_contact(&cs, &cp, i, &e[i]);
   PetscCall(PetscFree(table));
   for (PetscInt i = 0; i < cs.n; i++)
-    CHECK(cs.key[i].idb != 21 && cs.key[i].idb != 51 && cs.key[i].idb != 50,
-          "contact %d: box-box or ghost-ghost/ghost-wall contact (%lld, %lld)", (int)i, (long long)cs.key[i].ida,
-          (long long)cs.key[i].idb);
+    CHECK(cs.key[i].idb != 51 && cs.key[i].idb != 50, "contact %d: ghost-ghost or ghost-wall contact (%lld, %lld)",
+          (int)i, (long long)cs.key[i].ida, (long long)cs.key[i].idb);
   printf("hand-built scene: %d contacts (sphere-sphere, sphere-box both ways, plane-box x4, plane-sphere, "
-         "wallbox-sphere, owned-ghost; box-box and ghost-ghost skipped)\n",
+         "wallbox-sphere, owned-ghost, box-box x4; ghost-ghost skipped)\n",
          (int)cs.n);
 
   /* detection is repeatable on reused buffers */

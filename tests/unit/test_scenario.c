@@ -313,10 +313,26 @@ static void test_population_cases(void)
                  "- {shape: sphere, radius: 0.1, position: [0.5, 0.5, 0.695], material: m}\n",
             err, sizeof err);
   CHECK(strstr(err, "pop.yaml:6: key 'bodies[1]': overlaps bodies[0]") != NULL, "box-sphere overlap: %s", err);
-  n = build(HEAD "bodies:\n  - {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.3, 0.5, 0.5], material: m}\n  "
-                 "- {shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.6, 0.5, 0.5], material: m}\n",
-            err, sizeof err);
-  CHECK(strstr(err, "box-box contact is not supported") != NULL, "box-box: %s", err);
+  /* A box 0.005 m into another box, or into a box wall (2.9% of the bounding radius 0.173): rejected;
+   * flush: accepted */
+  for (int wall = 0; wall < 2; wall++)
+    for (int deep = 0; deep < 2; deep++) {
+      char text[1024];
+      snprintf(text, sizeof text,
+               "%s%s{shape: box, half_extents: [0.1, 0.1, 0.1], position: [%g, 0.5, 0.5], material: m}]\n", HEAD,
+               wall ? "walls: [{type: box, center: [0.3, 0.5, 0.5], half_extents: [0.1, 0.1, 0.1], material: m}]\n"
+                      "bodies: ["
+                    : "bodies: [{shape: box, half_extents: [0.1, 0.1, 0.1], position: [0.3, 0.5, 0.5], material: m}, ",
+               deep ? 0.495 : 0.5);
+      n = build(text, err, sizeof err);
+      if (!deep) CHECK(n == 2 - wall && !err[0], "a box flush with a box%s rejected: %s", wall ? " wall" : "", err);
+      else if (wall)
+        CHECK(strstr(err, "key 'bodies[0]': penetrates walls[0] (line 4) by 0.005 m") != NULL,
+              "box into a box wall: %s", err);
+      else
+        CHECK(strstr(err, "key 'bodies[1]': overlaps bodies[0] (line 4) by 0.005 m") != NULL, "box into a box: %s",
+              err);
+    }
 
   /* Walls: a sphere 3% into a plane; a box body corner into a plane; both at the lines given. */
   n = build(HEAD "walls: [{type: plane, point: [0, 0, 0.2], normal: [0, 0, 1], material: m}]\nbodies: [{shape: sphere, "

@@ -8,9 +8,9 @@
  * the carriage raceway at its upper outer point, centre + R_b (side s, s). Lower rows: centres at
  * (side a, -c); the rail touches at the upper inner point, centre + R_b (-side s, s), the carriage
  * at the lower outer point. Each raceway is a thin box turned 45 degrees about x: the rail's are
- * long box walls; the carriage's are short box bodies, one per ball (box-box contact is not
- * implemented, so a box body may not start next to a box wall or box: one long carriage box per
- * row is refused; the raceways never touch, the balls are between them), each held to a central
+ * long box walls; the carriage's are short box bodies, one per ball (apart from each other and
+ * from the rail's boxes: the model has no box-box contacts, as the paper's; the raceways never
+ * touch, the balls are between them), each held to a central
  * body by a fixed joint. The carriage (central body of mass M and twelve raceway boxes of 1 kg) is
  * loaded by gravity: F_y = (M + 12 kg) g. It hangs from a puller by a prismatic joint along z
  * (free vertically, so the balls carry the load; x, y and rotation held); the puller is driven at

@@ -37,7 +37,6 @@ const CcpdemOption ccpdem_option_table[] = {
   {T_CCP, "-ccp_apgd_lipschitz_grow", "F", "4", "APGD: factor on L after a rejected step (> 1)", OPT_ALL},
   {T_CCP, "-ccp_apgd_lipschitz_decay", "F", "0.9", "APGD: factor on L after an accepted step, in (0, 1]", OPT_ALL},
   {T_CCP, "-ccp_apgd_lipschitz_keep", "B", "false", "APGD: start from the last solve's final L", OPT_ALL},
-  {T_CCP, "-ccp_apgd_restart", "mapping|speed|none", "mapping", "APGD: momentum restart test", OPT_ALL},
   {T_CCP, "-ccp_apgd_scaling", "trace|diagonal", "trace", "APGD: per-contact steps (diagonal: -ccp_packed false)",
    OPT_ALL},
   {T_CCP, "-ccp_warm_start_scale", "S", "1", "factor on the last step's impulses as the first guess (0: cold)",

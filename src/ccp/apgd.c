@@ -49,10 +49,11 @@
  * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
  * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
- * -ccp_apgd_check_interval; measured aids, off by default (docs/history/ccp-solver-candidates.md):
- * -ccp_apgd_lipschitz_keep (a solve starts from the last one's final L), -ccp_apgd_restart (the
- * restart test: apgd_restart), -ccp_apgd_scaling diagonal (per-contact steps from the Delassus
- * diagonal, reference loops only: "Per-contact scaling" below). */
+ * -ccp_apgd_check_interval; measured aids, off by default (docs/history/ccp-solver-candidates.md,
+ * section 5, which also has the restart tests that lost to this one):
+ * -ccp_apgd_lipschitz_keep (a solve starts from the last one's final L), -ccp_apgd_scaling
+ * diagonal (per-contact steps from the Delassus diagonal, reference loops only: "Per-contact
+ * scaling" below). */
 #include "ccp/method.h"
 
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
@@ -72,55 +73,16 @@ static inline void extrapolate(const double *x, const double *xp, double beta, d
   for (int k = 0; k < 6; k++) y[k] = x[k] + beta * (x[k] - xp[k]);
 }
 
-/* The momentum update after an accepted iteration (beta = 0, theta = 1 on a restart). */
-static inline void momentum(PetscBool restart, double *theta, double *beta)
+/* The momentum update after an accepted iteration (restart when the step went uphill). */
+static inline void momentum(double uphill, double *theta, double *beta)
 {
   const double theta_next = 0.5 * *theta * (sqrt(*theta * *theta + 4) - *theta);
   *beta                   = *theta * (1 - *theta) / (*theta * *theta + theta_next);
   *theta                  = theta_next;
-  if (restart) {
+  if (uphill > 0) { /* restart the momentum */
     *beta  = 0;
     *theta = 1;
   }
-}
-
-/* The speed test's state over one solve: e2 = |gamma_k - gamma_k-1|^2 in the metric B^-1, and the
- * iterations since the last restart. */
-typedef struct {
-  double   e2;
-  PetscInt since;
-} ApgdSpeed;
-
-/* The least iterations between two restarts of the speed test (Su, Boyd and Candes 2016 use such a
- * floor so that the test does not fire on the first, noisy iterations after a restart). */
-#define APGD_SPEED_MIN_ITERATIONS 10
-
-/* Whether the momentum restarts after an accepted step whose pass summed dBd = |d|^2 and uphill =
- * -d^T (gamma+ - gamma_k) (metric B^-1, d = gamma+ - y), y made with momentum beta
- * (-ccp_apgd_restart):
- *   mapping: the gradient mapping points uphill, uphill > 0 (the file's header; the default);
- *   speed:   the iterates' change shrinks, |gamma+ - gamma_k| < |gamma_k - gamma_k-1| (Su, Boyd and
- *            Candes' speed restart), at least APGD_SPEED_MIN_ITERATIONS after the last. With
- *            e = gamma+ - gamma_k = d + beta (gamma_k - gamma_k-1), |e|^2 = -dBd - 2 uphill +
- *            beta^2 |gamma_k - gamma_k-1|^2: a recursion on the pass's sums, no new one;
- *   none:    never (plain Nesterov momentum). */
-static PetscBool apgd_restart(ApgdRestart rule, double dBd, double uphill, double beta, ApgdSpeed *sp)
-{
-  PetscBool restart = PETSC_FALSE;
-  switch (rule) {
-  case APGD_RESTART_MAPPING:
-    restart = (PetscBool)(uphill > 0);
-    break;
-  case APGD_RESTART_SPEED: {
-    const double e2 = PetscMax(0.0, -dBd - 2 * uphill + beta * beta * sp->e2);
-    restart         = (PetscBool)(sp->since >= APGD_SPEED_MIN_ITERATIONS && e2 < sp->e2);
-    sp->e2          = e2;
-  } break;
-  case APGD_RESTART_NONE:
-    break;
-  }
-  sp->since = restart ? 0 : sp->since + 1;
-  return restart;
 }
 
 /* After an iteration: keep gnew as the best iterate when its residual is the lowest so far; false
@@ -399,7 +361,6 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
                                    PetscInt *passes, CCPSolveStats *stats)
 {
   double         L = set->apgd_L_keep && *L_kept > 0 ? *L_kept : set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
-  ApgdSpeed      speed = {0, 0};
   PetscBool      known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
   ApgdUnsolvable un     = {PETSC_FALSE, PETSC_FALSE, 0};
   const PetscInt nowned = CCPCouplingOwned(ops->coupling, ops->P->nbodies);
@@ -436,16 +397,16 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
     if (!check) indicator = r.res_or_indicator;
     *iterations = it;
     known       = PETSC_FALSE;
-    momentum(apgd_restart(set->apgd_restart, r.dBd, r.uphill, p->beta, &speed), &theta, &p->beta);
+    momentum(r.uphill, &theta, &p->beta);
     rotate_step(p, xnew, vnew);
     L *= set->apgd_L_decay;
   }
-  if (isfinite(L) && L > 0) *L_kept = L; /* the same on every rank: L follows the reduced sums */
-  if (!known) {                          /* the last iterate's residual (the cap, or no iteration) */
+  if (!known) { /* the last iterate's residual (the cap, or no iteration) */
     double res;
     PetscCall(ops->residual(ops->ctx, p, &res));
     (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, set->tol);
   }
+  if (isfinite(L) && L > 0) *L_kept = L; /* the same on every rank: L follows the reduced sums */
   if (un.infeasible) {
     stats->infeasible = PETSC_TRUE;
     ops->jam(ops->ctx, p->xk, &stats->infeasible_contact, &stats->infeasible_share);

@@ -10,14 +10,6 @@
 #include "ccp/solve_stats.h"
 #include "base/simd4_isa.h"
 
-/* APGD's momentum restart (ccp/apgd.c, apgd_restart): the gradient mapping's test (the default), the
- * speed test, or none. */
-typedef enum {
-  APGD_RESTART_MAPPING,
-  APGD_RESTART_SPEED,
-  APGD_RESTART_NONE
-} ApgdRestart;
-
 /* APGD's per-contact steps B_i (ccp/apgd.c, "Per-contact scaling"): the sweeps' metric (trace) or the
  * diagonal of each contact's Delassus block (diagonal; the reference loops only). */
 typedef enum {
@@ -38,7 +30,6 @@ typedef struct {
   double      apgd_L_grow;         /* APGD backtracking factor on L (> 1) */
   double      apgd_L_decay;        /* APGD factor on L after each accepted iteration (in (0, 1]) */
   PetscBool   apgd_L_keep;         /* APGD: start a solve from the last solve's final L instead of apgd_L0 */
-  ApgdRestart apgd_restart;        /* APGD's momentum restart test */
   ApgdScaling apgd_scaling;        /* APGD's per-contact steps */
   PetscBool   packed;              /* run on the packed layout (ccp/pack.h); else the reference loops */
   Simd4Isa    simd;                /* packed kernels: the best instantiation the CPU runs up to this one */

@@ -6,7 +6,6 @@
 #define CCP_PACKED_DEFAULT PETSC_TRUE /* -ccp_packed */
 
 static const char *const CCPSolverTypes[]   = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
-static const char *const ApgdRestartNames[] = {"mapping", "speed", "none", "ApgdRestart", "APGD_RESTART_", NULL};
 static const char *const ApgdScalingNames[] = {"trace", "diagonal", "ApgdScaling", "APGD_SCALING_", NULL};
 
 PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
@@ -41,7 +40,6 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
    * test_repose_sweep (docs/history/ccp-solver-layout.md). */
   n->set.apgd_L_decay = 0.9;
   n->set.apgd_L_keep  = PETSC_FALSE;
-  n->set.apgd_restart = APGD_RESTART_MAPPING;
   n->set.apgd_scaling = APGD_SCALING_TRACE;
   *s                  = n;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -131,11 +129,6 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
                      "APGD: start each solve from the last solve's final L instead of "
                      "-ccp_apgd_lipschitz_initial (not kept in checkpoints: a restart starts from the initial L)",
                      here, opt.apgd_L_keep, &opt.apgd_L_keep, NULL));
-  PetscCall(PetscOptionsEnum("-ccp_apgd_restart",
-                             "APGD momentum restart: mapping (the step's gradient mapping points uphill), speed (the "
-                             "iterates' change shrinks), none",
-                             here, ApgdRestartNames, (PetscEnum)opt.apgd_restart, (PetscEnum *)&opt.apgd_restart,
-                             NULL));
   PetscCall(PetscOptionsEnum("-ccp_apgd_scaling",
                              "APGD per-contact steps: trace (the sweeps' metric) or diagonal (each row group by its "
                              "Delassus diagonal; the reference loops only: -ccp_packed false)",

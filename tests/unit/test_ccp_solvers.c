@@ -756,10 +756,10 @@ static PetscErrorCode test_passes(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The APGD aids of ccp/apgd.c, each behind an option and off by default: per-contact diagonal
- * scaling (reference loops), the speed restart, no restart. The solution does not depend on the
- * iteration, so each must reach the dense reference within check_all_methods' bound (a wrong metric
- * projection, say, would stall above the tolerance or land elsewhere). Keeping L: a solver whose
+/* The APGD aids of ccp/apgd.c, each behind an option and off by default. Per-contact diagonal
+ * scaling (reference loops): the solution does not depend on the iteration's metric, so it must
+ * reach the dense reference within check_all_methods' bound (a wrong metric projection would stall
+ * above the tolerance or land elsewhere). Keeping L: a solver whose
  * first solve starts from L0 = 2^-40 backtracks at least 10 times before its first step to reach
  * the step's curvature (test_passes); its second solve of the same problem with
  * -ccp_apgd_lipschitz_keep starts where the first ended and skips those, so it backtracks at least
@@ -770,12 +770,10 @@ static PetscErrorCode test_apgd_aids(void)
 {
   const char *const opts[][2][2] = {
     {{"-ccp_apgd_scaling", "diagonal"}, {"-ccp_packed", "false"}},
-    {{"-ccp_apgd_restart", "speed"}, {NULL, NULL}},
-    {{"-ccp_apgd_restart", "none"}, {NULL, NULL}},
   };
 
   PetscFunctionBeginUser;
-  printf("(8c) APGD aids: diagonal scaling, speed restart, no restart vs the dense reference; L kept\n");
+  printf("(8c) APGD aids: diagonal scaling vs the dense reference; L kept\n");
   for (int tree = 0; tree < 2; tree++) {
     Sys     S;
     double *gref, *vref, rres = 0;

@@ -49,7 +49,11 @@
  * blocks of 4 contacts, contacts in an order of their own) and the reference loops over the
  * problem's contacts (-ccp_packed false). They differ only in the order of floating-point sums.
  * Options: -ccp_apgd_lipschitz_initial (L0), -ccp_apgd_lipschitz_grow, -ccp_apgd_lipschitz_decay,
- * -ccp_apgd_check_interval. */
+ * -ccp_apgd_check_interval; measured aids, off by default (docs/history/ccp-solver-candidates.md,
+ * section 5, which also has the restart tests that lost to this one):
+ * -ccp_apgd_lipschitz_keep (a solve starts from the last one's final L), -ccp_apgd_scaling
+ * diagonal (per-contact steps from the Delassus diagonal, reference loops only: "Per-contact
+ * scaling" below). */
 #include "ccp/method.h"
 
 #define MAX_BACKTRACKS 60 /* L would have grown 2^60: accept the step rather than loop */
@@ -345,16 +349,18 @@ static PetscErrorCode apgd_unsolvable_test(const ApgdOps *ops, const CCPApgdStep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The iteration from p (the warm start, its velocity in slot p->vk). Out: *best the best iterate
+/* The iteration from p (the warm start, its velocity in slot p->vk), its Lipschitz estimate from
+ * *L_kept (with -ccp_apgd_lipschitz_keep and *L_kept > 0; else apgd_L0), the last one back into
+ * *L_kept. Out: *best the best iterate
  * (NULL: stashed by ops->buffer), its residual and the warm start's, the iteration count k of
  * the last iterate gamma_k and the passes over the contacts that made a step (the rejected ones
  * too: on the bench's piles about 1.16 per iteration); stats' infeasible fields when the test of
  * an unsolvable step stopped it (at gamma_k, whose largest share it names). */
-static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, CCPApgdStep *p, double **best,
-                                   double *best_res, double *res_start, PetscInt *iterations, PetscInt *passes,
-                                   CCPSolveStats *stats)
+static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, CCPApgdStep *p, double *L_kept,
+                                   double **best, double *best_res, double *res_start, PetscInt *iterations,
+                                   PetscInt *passes, CCPSolveStats *stats)
 {
-  double         L = set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
+  double         L = set->apgd_L_keep && *L_kept > 0 ? *L_kept : set->apgd_L0, theta = 1, indicator = PETSC_INFINITY;
   PetscBool      known = PETSC_FALSE, stop = PETSC_FALSE; /* known: gamma_k's residual is */
   ApgdUnsolvable un     = {PETSC_FALSE, PETSC_FALSE, 0};
   const PetscInt nowned = CCPCouplingOwned(ops->coupling, ops->P->nbodies);
@@ -400,6 +406,7 @@ static PetscErrorCode apgd_iterate(const CCPSettings *set, const ApgdOps *ops, C
     PetscCall(ops->residual(ops->ctx, p, &res));
     (void)apgd_residual_known((PetscBool)(*iterations == 0), p->xk, res, best, best_res, res_start, set->tol);
   }
+  if (isfinite(L) && L > 0) *L_kept = L; /* the same on every rank: L follows the reduced sums */
   if (un.infeasible) {
     stats->infeasible = PETSC_TRUE;
     ops->jam(ops->ctx, p->xk, &stats->infeasible_contact, &stats->infeasible_share);
@@ -480,7 +487,8 @@ static PetscErrorCode APGD_Packed(const CCPSolveContext *ctx, CCPProblem *P, CCP
 
   PetscFunctionBegin;
   PetscCall(CCPPackedVelocity(pk, ctx->coupling, P, p.xk, PETSC_TRUE));
-  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes, stats));
+  PetscCall(
+    apgd_iterate(ctx->set, &ops, &p, &ctx->work->apgd_L, &best, &best_res, &res_start, &iterations, &passes, stats));
   apgd_best(pk, P, pk->g[0], &best);
   stats->improved = (PetscBool)(best_res < res_start);
   PetscCall(CCPFinishPacked(ctx, P, best, iterations, stats));
@@ -490,11 +498,101 @@ static PetscErrorCode APGD_Packed(const CCPSolveContext *ctx, CCPProblem *P, CCP
 
 /* ---- on the reference loops (-ccp_packed false) ---- */
 
+/* ---- Per-contact scaling (-ccp_apgd_scaling diagonal; the reference loops only) ----
+ *
+ * The sweeps' metric B_i = diag(f I3, t I3) gives a contact's three force rows one step, 3 over
+ * their trace. For two spheres the normal row's diagonal N_nn = 1/m_a + 1/m_b is 2/7 of a
+ * tangential one's (the lever arms add 5/(2m) per sphere there), so the normal rows, which carry
+ * the weight down a force chain, step 8/3 times shorter than their own diagonal allows. The diagonal
+ * scaling gives the normal row the step f_n = 1 / N_nn, the tangential pair f_t = 2 / (N_uu + N_ww)
+ * and the torque rows t = 3 / their trace as before (B_i N_ii keeps a unit diagonal: L0 = 1 still).
+ * The projection in the metric B^-1 stays exact and closed-form: in the variables (x_n, a x_t,
+ * a x_torque), a = sqrt(f_n / f_t), the metric is f_t's, and the reaction set is the cone of
+ * a mu, a rho, a sigma (the normal row, and with it the cohesion shift and the yield cap, unscaled),
+ * which ccp_kernel_project_metric projects onto (the torque rows' ell on top). A joint block keeps
+ * the sweeps' metric (its box is a clamp per row, exact in any diagonal metric, but kept simple). */
+typedef struct {
+  PetscBool diag;          /* false: the sweeps' metric m alone (ccp_kernel_metric), bit for bit */
+  CCPMetric m;             /* f: the tangential rows' step f_t when diag */
+  double    a, fn, inv_fn; /* sqrt(f_n / f_t), f_n and 1 / f_n when diag */
+} ApgdMetric;
+
+static void apgd_metric(ApgdScaling scaling, const Contact *c, const CCPContactTerms *t, double ima, const double *Ia,
+                        double imb, const double *Ib, ApgdMetric *M)
+{
+  double tf = 0, tt = 0, an[3], bn[3], Ian[3], Ibn[3];
+
+  M->diag = PETSC_FALSE;
+  M->a    = 1;
+  ccp_kernel_metric(c, t, ima, Ia, imb, Ib, &M->m);
+  if (scaling != APGD_SCALING_DIAGONAL || c->box) return;
+  ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
+  v3_cross(an, c->ra, c->n);
+  v3_cross(bn, c->rb, c->n);
+  sym_vec(Ian, Ia, an);
+  sym_vec(Ibn, Ib, bn);
+  const double nn = ima + imb + v3_dot(an, Ian) + v3_dot(bn, Ibn) + t->c_lin, tan2 = tf - nn; /* N_nn, N_uu + N_ww */
+  if (!(nn > 0) || !(tan2 > 0)) return; /* a row without mobility: the sweeps' metric */
+  M->diag    = PETSC_TRUE;
+  M->inv_fn  = nn;
+  M->fn      = 1 / nn;
+  M->a       = sqrt(tan2 / (2 * nn));
+  M->m.f     = 2 / tan2;
+  M->m.inv_f = tan2 / 2;
+  if (contact_dof(c) == 6) {
+    M->m.t     = tt > 0 ? 3 / tt : M->m.f;
+    M->m.inv_t = 1 / M->m.t;
+    M->m.ell   = sqrt(M->m.t / M->m.f);
+    M->m.il    = 1 / M->m.ell;
+  }
+}
+
+/* z <- y - s B g (ccp_kernel_step in the metric M) */
+static void apgd_metric_step(const ApgdMetric *M, double s, const double y[6], const double g[6], double z[6])
+{
+  ccp_kernel_step(&M->m, s, y, g, z);
+  if (M->diag) z[0] = y[0] - s * M->fn * g[0];
+}
+
+/* z <- its projection onto the reaction set in the metric B^-1 of M */
+static void apgd_metric_project(const Contact *c, const CCPContactTerms *t, const ApgdMetric *M, double z[6])
+{
+  if (!M->diag) {
+    ccp_kernel_project_metric(c, t, &M->m, z);
+    return;
+  }
+  Contact scaled = *c;
+  scaled.mu *= M->a;
+  scaled.rho *= M->a;
+  scaled.sigma *= M->a;
+  for (int k = 1; k < 6; k++) z[k] *= M->a;
+  ccp_kernel_project_metric(&scaled, t, &M->m, z);
+  for (int k = 1; k < 6; k++) z[k] /= M->a;
+}
+
+/* x^T B^-1 y in the metric M */
+static double apgd_metric_dot(const ApgdMetric *M, const double x[6], const double y[6])
+{
+  if (!M->diag) return ccp_kernel_metric_dot(&M->m, x, y);
+  return x[0] * y[0] * M->inv_fn + (x[1] * y[1] + x[2] * y[2]) * M->m.inv_f +
+         (x[3] * y[3] + x[4] * y[4] + x[5] * y[5]) * M->m.inv_t;
+}
+
+/* |B^-1 d|^2 in the metric M */
+static double apgd_metric_change2(const ApgdMetric *M, const double d[6])
+{
+  if (!M->diag) return ccp_kernel_change2(&M->m, d);
+  const double fn = d[0] * M->inv_fn, t2 = d[1] * d[1] + d[2] * d[2], r2 = d[3] * d[3] + d[4] * d[4] + d[5] * d[5];
+  return fn * fn + t2 * M->m.inv_f * M->m.inv_f + r2 * M->m.inv_t * M->m.inv_t;
+}
+
 /* The problem and the reference loops' buffers: velocities 6 per body, V[slot] for the slots of
- * the packed records (V[CCP_SLOT_DV]: the accumulator); four multiplier vectors (no stash). */
+ * the packed records (V[CCP_SLOT_DV]: the accumulator); four multiplier vectors (no stash); the
+ * per-contact steps. */
 typedef struct {
   const CCPProblem *P;
   double           *V[CCP_SLOTS_APGD], *G[4];
+  ApgdScaling       scaling;
 } ApgdReference;
 
 /* The same passes as apgd_step_packed over the problem's contacts and bodies. Single-rank. */
@@ -515,7 +613,7 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
     const size_t           a = (size_t)ct->a, b = (size_t)ct->b;
     const double          *xk = ccp_cblock(p->xk, i);
     double                 y[6], vya[6], vyb[6], g[6], z[6], d[6], e[6];
-    CCPMetric              m;
+    ApgdMetric             m;
 
     if (residual) {
       ccp_kernel_gradient(ct, t, vk + 6 * a, vk + 6 * b, xk, g);
@@ -528,18 +626,19 @@ static PetscErrorCode reference_step(void *ctx, const CCPApgdStep *p, double *x,
     extrapolate(vk + 6 * a, vkm1 + 6 * a, beta, vya);
     extrapolate(vk + 6 * b, vkm1 + 6 * b, beta, vyb);
     ccp_kernel_gradient(ct, t, vya, vyb, y, g);
-    ccp_kernel_metric(ct, t, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &m);
-    ccp_kernel_step(&m, p->step, y, g, z);
-    ccp_kernel_project_metric(ct, t, &m, z);
+    apgd_metric(ref->scaling, ct, t, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b,
+                &m);
+    apgd_metric_step(&m, p->step, y, g, z);
+    apgd_metric_project(ct, t, &m, z);
     for (int k = 0; k < 6; k++) {
       d[k]               = z[k] - y[k];  /* the step, for the Lipschitz test */
       e[k]               = z[k] - xk[k]; /* the progress, for the restart test */
       ccp_block(x, i)[k] = z[k];
     }
-    c.dBd += ccp_kernel_metric_dot(&m, d, d);
-    c.uphill -= ccp_kernel_metric_dot(&m, d, e);
+    c.dBd += apgd_metric_dot(&m, d, d);
+    c.uphill -= apgd_metric_dot(&m, d, e);
     c.dCd += ccp_kernel_compliance_dot(ct, t, d);
-    const double c2 = ccp_kernel_change2(&m, d);
+    const double c2 = apgd_metric_change2(&m, d);
     if (!(c2 <= c.change2)) c.change2 = c2;
     ccp_kernel_impulse(ct, d, acc + 6 * a, acc + 6 * b);
   }
@@ -615,7 +714,8 @@ static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, 
   PetscCall(CCPWorkspaceEnsure(w, P));
   ApgdReference ref = {P,
                        {P->vel, w->work_v[0], w->work_v[1], w->work_v[2]},
-                       {P->gamma, w->work_g[0], w->work_g[1], w->work_g[2]}};
+                       {P->gamma, w->work_g[0], w->work_g[1], w->work_g[2]},
+                       ctx->set->apgd_scaling};
   const ApgdOps ops =
     {reference_step, reference_residual, reference_buffer, reference_vpush, reference_jam, reference_velocity, &ref, P,
      ctx->coupling};
@@ -623,7 +723,7 @@ static PetscErrorCode APGD_Reference(const CCPSolveContext *ctx, CCPProblem *P, 
   ccp_velocity_from_impulses(P, p.xk, ref.V[CCP_SLOT_V]);
   PetscCall(PetscArrayzero(ref.V[CCP_SLOT_DV], 6 * (size_t)P->nbodies));
   best = ref.G[0];
-  PetscCall(apgd_iterate(ctx->set, &ops, &p, &best, &best_res, &res_start, &iterations, &passes, stats));
+  PetscCall(apgd_iterate(ctx->set, &ops, &p, &w->apgd_L, &best, &best_res, &res_start, &iterations, &passes, stats));
   stats->improved = (PetscBool)(best_res < res_start);
   ccp_finish_reference(P, best, iterations, ctx->set->tol, stats);
   stats->passes = passes;

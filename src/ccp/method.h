@@ -10,22 +10,31 @@
 #include "ccp/solve_stats.h"
 #include "base/simd4_isa.h"
 
+/* APGD's per-contact steps B_i (ccp/apgd.c, "Per-contact scaling"): the sweeps' metric (trace) or the
+ * diagonal of each contact's Delassus block (diagonal; the reference loops only). */
+typedef enum {
+  APGD_SCALING_TRACE,
+  APGD_SCALING_DIAGONAL
+} ApgdScaling;
+
 /* The solver's options (ccp/solver.h lists them; CCPSolverSetFromOptions checks them). */
 typedef struct {
-  PetscInt  max_it;              /* iteration cap per solve */
-  double    tol;                 /* m/s, on the GUIDE residual max */
-  double    jacobi_omega;        /* eq. 46 step scale omega (multiplies eta_i) */
-  double    jacobi_lambda;       /* eq. 46 relaxation lambda in (0, 1] */
-  double    gs_omega;            /* Gauss-Seidel over-relaxation of eta_i */
-  PetscInt  check_interval;      /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
-  PetscInt  apgd_check_interval; /* APGD: iterations between exact residual checks */
-  double    apgd_L0;             /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
-  double    apgd_L_grow;         /* APGD backtracking factor on L (> 1) */
-  double    apgd_L_decay;        /* APGD factor on L after each accepted iteration (in (0, 1]) */
-  PetscBool packed;              /* run on the packed layout (ccp/pack.h); else the reference loops */
-  Simd4Isa  simd;                /* packed kernels: the best instantiation the CPU runs up to this one */
-  PetscBool release_layout;      /* free the packed layout and workspace after each solve (lower peak memory,
-                                    fresh pages per solve) */
+  PetscInt    max_it;              /* iteration cap per solve */
+  double      tol;                 /* m/s, on the GUIDE residual max */
+  double      jacobi_omega;        /* eq. 46 step scale omega (multiplies eta_i) */
+  double      jacobi_lambda;       /* eq. 46 relaxation lambda in (0, 1] */
+  double      gs_omega;            /* Gauss-Seidel over-relaxation of eta_i */
+  PetscInt    check_interval;      /* Jacobi, Gauss-Seidel: sweeps between exact residual checks */
+  PetscInt    apgd_check_interval; /* APGD: iterations between exact residual checks */
+  double      apgd_L0;             /* APGD initial Lipschitz estimate (in the metric of the per-contact steps) */
+  double      apgd_L_grow;         /* APGD backtracking factor on L (> 1) */
+  double      apgd_L_decay;        /* APGD factor on L after each accepted iteration (in (0, 1]) */
+  PetscBool   apgd_L_keep;         /* APGD: start a solve from the last solve's final L instead of apgd_L0 */
+  ApgdScaling apgd_scaling;        /* APGD's per-contact steps */
+  PetscBool   packed;              /* run on the packed layout (ccp/pack.h); else the reference loops */
+  Simd4Isa    simd;                /* packed kernels: the best instantiation the CPU runs up to this one */
+  PetscBool   release_layout;      /* free the packed layout and workspace after each solve (lower peak memory,
+                                      fresh pages per solve) */
 } CCPSettings;
 
 /* What a method solves with. It changes the workspace only. */

@@ -5,7 +5,8 @@
 
 #define CCP_PACKED_DEFAULT PETSC_TRUE /* -ccp_packed */
 
-static const char *const CCPSolverTypes[] = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
+static const char *const CCPSolverTypes[]   = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
+static const char *const ApgdScalingNames[] = {"trace", "diagonal", "ApgdScaling", "APGD_SCALING_", NULL};
 
 PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
 {
@@ -38,6 +39,8 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
    * above 1e-7 m/s on a step of test_distributed_pour; 0.93 with g = 4 failed test_pile_rest and
    * test_repose_sweep (docs/history/ccp-solver-layout.md). */
   n->set.apgd_L_decay = 0.9;
+  n->set.apgd_L_keep  = PETSC_FALSE;
+  n->set.apgd_scaling = APGD_SCALING_TRACE;
   *s                  = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -121,7 +124,19 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscCall(PetscOptionsReal("-ccp_apgd_lipschitz_decay",
                              "APGD factor on L after each accepted step, in (0, 1] (< 1 lets the step grow back)", here,
                              opt.apgd_L_decay, &opt.apgd_L_decay, NULL));
+  PetscCall(
+    PetscOptionsBool("-ccp_apgd_lipschitz_keep",
+                     "APGD: start each solve from the last solve's final L instead of "
+                     "-ccp_apgd_lipschitz_initial (not kept in checkpoints: a restart starts from the initial L)",
+                     here, opt.apgd_L_keep, &opt.apgd_L_keep, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_apgd_scaling",
+                             "APGD per-contact steps: trace (the sweeps' metric) or diagonal (each row group by its "
+                             "Delassus diagonal; the reference loops only: -ccp_packed false)",
+                             here, ApgdScalingNames, (PetscEnum)opt.apgd_scaling, (PetscEnum *)&opt.apgd_scaling,
+                             NULL));
   PetscOptionsEnd();
+  PetscCheck(opt.apgd_scaling == APGD_SCALING_TRACE || !opt.packed, s->comm, PETSC_ERR_ARG_INCOMP,
+             "-ccp_apgd_scaling diagonal runs on the reference loops only: add -ccp_packed false, or drop it");
   PetscCheck(opt.apgd_check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-ccp_apgd_check_interval %" PetscInt_FMT " must be >= 1 (typical 4)", opt.apgd_check_interval);
   PetscCheck(opt.check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,

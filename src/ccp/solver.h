@@ -2,7 +2,8 @@
  * Lifecycle: Create -> SetFromOptions -> Solve (many times) -> Destroy.
  * Options (prefix -ccp_): -ccp_type jacobi|gauss-seidel|apgd, -ccp_max_it, -ccp_tol (m/s),
  * -ccp_jacobi_omega, -ccp_jacobi_lambda, -ccp_gs_omega, -ccp_check_interval (Jacobi and
- * Gauss-Seidel sweeps between exact residual checks), -ccp_apgd_check_interval, -ccp_apgd_lipschitz_initial|grow|decay,
+ * Gauss-Seidel sweeps between exact residual checks), -ccp_apgd_check_interval,
+ * -ccp_apgd_lipschitz_initial|grow|decay|keep, -ccp_apgd_scaling,
  * -ccp_packed (false: the reference per-contact loops instead of the packed, vectorized layout),
  * -ccp_simd generic|avx2|avx512vl (the highest instantiation of the packed kernels allowed: base/simd4_isa.h). */
 #ifndef CCPDEM_CCP_SOLVER_H

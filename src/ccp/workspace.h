@@ -17,6 +17,7 @@ typedef struct {
   CCPContactTerms *ref_terms; /* contact terms, eta included (CCPWorkspaceReferenceProblem) */
   double          *vel_out;   /* the velocities of a problem without its own, when the pool does not outlive the
                                  solve (CCPWorkspaceOutputVelocity) */
+  double apgd_L; /* APGD's Lipschitz estimate at the end of the last solve (-ccp_apgd_lipschitz_keep); 0: none yet */
 } CCPWorkspace;
 
 /* w's gamma-sized and velocity-sized vectors (work_g, work_v) hold at least P's sizes; contents undefined. */

@@ -756,6 +756,83 @@ static PetscErrorCode test_passes(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The APGD aids of ccp/apgd.c, each behind an option and off by default. Per-contact diagonal
+ * scaling (reference loops): the solution does not depend on the iteration's metric, so it must
+ * reach the dense reference within check_all_methods' bound (a wrong metric projection would stall
+ * above the tolerance or land elsewhere). Keeping L: a solver whose
+ * first solve starts from L0 = 2^-40 backtracks at least 10 times before its first step to reach
+ * the step's curvature (test_passes); its second solve of the same problem with
+ * -ccp_apgd_lipschitz_keep starts where the first ended and skips those, so it backtracks at least
+ * 10 times fewer (without the option the two solves are the same: measured 26 and 9 backtracks
+ * with it; the others come from the decay 0.9 per iteration, which lets L fall below the curvature
+ * again). */
+static PetscErrorCode test_apgd_aids(void)
+{
+  const char *const opts[][2][2] = {
+    {{"-ccp_apgd_scaling", "diagonal"}, {"-ccp_packed", "false"}},
+  };
+
+  PetscFunctionBeginUser;
+  printf("(8c) APGD aids: diagonal scaling vs the dense reference; L kept\n");
+  for (int tree = 0; tree < 2; tree++) {
+    Sys     S;
+    double *gref, *vref, rres = 0;
+    Bound   B;
+    PetscCall(build_lattice(&S, 2, 2, 3, 0, tree ? 0 : 0.05, (PetscBool)tree));
+    PetscCall(PetscMalloc2(6 * S.ncontacts, &gref, 6 * S.nbodies, &vref));
+    PetscCall(dense_reference(&S, gref, vref, &rres));
+    PetscCall(error_bound(&S, &B));
+    const double tol = 1e-9, eg = B.gamma * (tol + rres) + 1e-13, ev = B.vel * (tol + rres) + 1e-13;
+    for (size_t o = 0; o < sizeof(opts) / sizeof(*opts); o++) {
+      CCPSolveStats st;
+      for (int k = 0; k < 2; k++)
+        if (opts[o][k][0]) PetscCall(PetscOptionsSetValue(NULL, opts[o][k][0], opts[o][k][1]));
+      for (PetscInt k = 0; k < 6 * S.ncontacts; k++) S.gamma[k] = 0;
+      PetscCall(run(&S, SOLVER_APGD, tol, 400000, &st));
+      for (int k = 0; k < 2; k++)
+        if (opts[o][k][0]) PetscCall(PetscOptionsClearValue(NULL, opts[o][k][0]));
+      const double dg = dist_gamma(&S, gref), dv = dist_vel(&S, vref);
+      printf("  %-6s %-20s %-9s it %6" PetscInt_FMT " res %.1e  |gamma-ref| %.1e (bound %.1e)  |v-ref| %.1e (bound "
+             "%.1e)\n",
+             tree ? "comb" : "lattice", opts[o][0][0], opts[o][0][1], st.iterations, st.res_max, dg, eg, dv, ev);
+      CHECK(st.converged && st.res_max <= tol, "APGD %s %s: not converged (res %g, tol %g)", opts[o][0][0],
+            opts[o][0][1], st.res_max, tol);
+      CHECK(dg <= eg && dv <= ev, "APGD %s %s: |gamma - ref| = %g (bound %g), |v - ref| = %g (bound %g)", opts[o][0][0],
+            opts[o][0][1], dg, eg, dv, ev);
+    }
+    PetscCall(PetscFree2(gref, vref));
+    PetscCall(SysDestroy(&S));
+  }
+  {
+    Sys           S;
+    CCPSolver     s;
+    CCPSolveStats st[2];
+    PetscCall(build_stack(&S, 10, 6));
+    PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &s));
+    PetscCall(CCPSolverSetFromScenario(s, SOLVER_APGD, 2000, 1e-6));
+    PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_initial", "9.094947017729282e-13"));
+    PetscCall(PetscOptionsSetValue(NULL, "-ccp_apgd_lipschitz_keep", "true"));
+    PetscCall(CCPSolverSetFromOptions(s));
+    PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_keep"));
+    PetscCall(PetscOptionsClearValue(NULL, "-ccp_apgd_lipschitz_initial"));
+    for (int k = 0; k < 2; k++) {
+      CCPProblem P = sys_problem(&S);
+      for (PetscInt j = 0; j < 6 * S.ncontacts; j++) S.gamma[j] = 0;
+      PetscCall(CCPSolverSolve(s, &P, &st[k]));
+      printf("  L kept, solve %d from L0 = 2^-40: %" PetscInt_FMT " iterations, %" PetscInt_FMT " passes\n", k + 1,
+             st[k].iterations, st[k].passes);
+    }
+    CHECK(st[0].converged && st[1].converged, "APGD with L kept did not converge");
+    CHECK(st[1].passes - st[1].iterations <= st[0].passes - st[0].iterations - 10,
+          "APGD with L kept: the second solve backtracked %" PetscInt_FMT " times (the first %" PetscInt_FMT
+          "): it did not start from the first one's L",
+          st[1].passes - st[1].iterations, st[0].passes - st[0].iterations);
+    PetscCall(CCPSolverDestroy(&s));
+    PetscCall(SysDestroy(&S));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Zero contacts; warm start at the exact solution; max_it = 0; options. */
 static PetscErrorCode test_edges(void)
 {
@@ -859,6 +936,7 @@ int main(int argc, char **argv)
   PetscCall(test_jacobi_divergence());
   PetscCall(test_apgd_checks());
   PetscCall(test_passes());
+  PetscCall(test_apgd_aids());
   PetscCall(test_edges());
   PetscCall(bench());
   printf("%s (%d failure%s)\n", failures ? "FAILED" : "PASSED", failures, failures == 1 ? "" : "s");

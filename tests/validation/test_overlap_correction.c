@@ -16,8 +16,9 @@
  *   - the spheres at most 1e-5 m/s (ten times the tolerance; measured 9.3e-7) and their kinetic
  *     energy at most that of all three at the tolerance, 2e-12 J (measured 1.7e-12 J): the pass
  *     moved them by about 1.2 mm without giving them speed.
- * With the split disabled (contact_pairs_terms given split false, so the velocity problem pushes the
- * overlaps apart as under velocity) the flagged, converged and speed checks fail.
+ * Checked to fail: with the split disabled (ContactPairs.split false under position, so the velocity
+ * problem pushes the overlaps apart again) the flagged, converged, speed and energy checks (2 flagged,
+ * 0.027 m/s); with the pass skipped the overlap checks (the overlaps stay at 0.4 mm).
  *
  * On 2 ranks (p x 1 x 1 grid) the cut at x = 0 runs through the spheres: the pass is coupled. */
 // ctest: timeout=300 ranks=2

@@ -258,6 +258,14 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
                           "  %" PetscInt64_FMT " of them found unsolvable (a jam of overlapping contacts; the first "
                           "was reported when it happened)\n",
                           SimulationInfeasibleSteps(sim)));
+  if (SimulationScenario(sim)->overlap_correction == OVERLAP_CORRECTION_POSITION) {
+    OverlapCorrectionStats oc;
+    SimulationOverlapCorrection(sim, &oc);
+    PetscCall(PetscPrintf(comm,
+                          "  overlap correction (position pass): run in %" PetscInt64_FMT " steps, %" PetscInt64_FMT
+                          " iterations in all, %" PetscInt64_FMT " of them not converged to the tolerance%s\n",
+                          oc.solves, oc.iterations, oc.unconverged, pr->first_step > 0 ? " (this segment's)" : ""));
+  }
   if (nlist->skin > 0) {
     PetscInt64 local[2] = {nlist->builds, nlist->steps}, global[2];
     PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_INT64, MPI_SUM, comm));

@@ -57,6 +57,14 @@ static inline void integrator_move_body(BodyStore *s, PetscInt i, const double R
   else quat_integrate_world(s->quat + 4 * i, vs + 3, h);
 }
 
+/* Body i's centre and orientation moved on by h times the world velocity ws (linear, angular), its
+ * stored velocity untouched: a pseudo-velocity's displacement (ccp/overlap_correction.h). */
+static inline void integrator_move_pose(BodyStore *s, PetscInt i, const double ws[6], double h)
+{
+  v3_axpy(s->pos + 3 * i, h, ws);
+  quat_integrate_world(s->quat + 4 * i, ws + 3, h);
+}
+
 /* The box walls with a prescribed velocity and no motion (bodies/walls.h) move by h times it; walls
  * with a motion take their pose at the new time from bodies/wall_motion.h instead. */
 static inline void integrator_move_walls(Wall *walls, int n, double h)

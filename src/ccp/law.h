@@ -20,6 +20,12 @@
  * be removed, and the spring itself bounds the separation speed.
  * Plastic (ccp/plasticity.h): everything above acts on the elastic gap phi + plastic, the gap to the
  * dented surface, not to the original one.
+ * Split (contact.overlap_correction position): a rigid overlap is held, b_n = max(phi, 0) / h = 0, and
+ * removed by a pass of its own that moves positions only (ccp/overlap_correction.h), so it never feeds
+ * the velocities. Why: then every rigid b_n >= 0 and each step's problem is bounded below. Proof: on
+ * a direction d of the reaction cones with N d = 0 (D d = 0 on every movable body), r^T d = b^T d +
+ * (the walls' velocities)^T D d = sum b_n d_n >= 0 (b_n >= 0, d_n >= 0 in the cones; walls at rest or not
+ * closing in), so no impulse loop lowers the objective without end (compliant rows: C > 0 bounds them).
  * Compliant with a gap (phi >= 0): phi / h and C / h^2 (no dashpot before touching: phi / (h + alpha)
  * would push bodies apart before they meet). */
 #ifndef CCPDEM_CCP_LAW_H
@@ -27,9 +33,18 @@
 #include "ccp/problem.h"
 #include "scenario/materials.h"
 
-/* bn and c_lin of contact c whose pair has parameters pp (its compliance and damping) */
+/* The push-apart term of a rigid elastic gap phi < 0: max(min(phi + delta, 0) / h, -v_recover), delta the
+ * overlap tolerance (0 or negative: the overlap is held or pushed apart, never pulled in). */
+static inline double contact_law_recovery(double phi, double h, double v_recover, double overlap_tolerance)
+{
+  const double held = phi + overlap_tolerance < 0 ? phi + overlap_tolerance : 0; /* the part pushed apart */
+  return held / h > -v_recover ? held / h : -v_recover;
+}
+
+/* bn and c_lin of contact c whose pair has parameters pp (its compliance and damping); split: the
+ * velocity problem of contact.overlap_correction position (rigid overlaps held, bn = 0). */
 static inline void contact_law_normal(const Contact *c, const PairParams *pp, double h, double v_recover,
-                                      double overlap_tolerance, double *bn, double *c_lin)
+                                      double overlap_tolerance, PetscBool split, double *bn, double *c_lin)
 {
   const double phi = c->phi + c->plastic; /* the elastic gap */
   if (pp->compliance > 0 && phi < 0) {
@@ -37,9 +52,8 @@ static inline void contact_law_normal(const Contact *c, const PairParams *pp, do
     *bn              = phi / tau;
     *c_lin           = pp->compliance / (h * tau);
   } else if (phi < 0 && pp->compliance == 0) {
-    const double held = phi + overlap_tolerance < 0 ? phi + overlap_tolerance : 0; /* the part pushed apart */
-    *bn               = held / h > -v_recover ? held / h : -v_recover;
-    *c_lin            = 0;
+    *bn    = split ? 0 : contact_law_recovery(phi, h, v_recover, overlap_tolerance);
+    *c_lin = 0;
   } else {
     *bn    = phi / h;
     *c_lin = pp->compliance / (h * h);
@@ -49,9 +63,9 @@ static inline void contact_law_normal(const Contact *c, const PairParams *pp, do
 /* All the CCP's terms of contact c over the step h (eta, the solve's, not set): the normal law's,
  * and the pair's cohesion and yield forces as impulses. */
 static inline void contact_law_terms(const Contact *c, const PairParams *pp, double h, double v_recover,
-                                     double overlap_tolerance, CCPContactTerms *t)
+                                     double overlap_tolerance, PetscBool split, CCPContactTerms *t)
 {
-  contact_law_normal(c, pp, h, v_recover, overlap_tolerance, &t->bn, &t->c_lin);
+  contact_law_normal(c, pp, h, v_recover, overlap_tolerance, split, &t->bn, &t->c_lin);
   t->cohesion_impulse = pp->cohesion * h;
   t->yield_impulse    = pp->yield_force * h;
 }

@@ -17,5 +17,5 @@ PetscErrorCode ContactPairTableCreate(const Material *materials, int n, PairPara
 void contact_pairs_terms(void *ctx, const Contact *c, CCPContactTerms *t)
 {
   const ContactPairs *cp = (const ContactPairs *)ctx;
-  contact_law_terms(c, contact_pair(cp, c), cp->h, cp->v_recover, cp->overlap_tolerance, t);
+  contact_law_terms(c, contact_pair(cp, c), cp->h, cp->v_recover, cp->overlap_tolerance, cp->split, t);
 }

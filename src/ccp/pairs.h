@@ -20,6 +20,7 @@ typedef struct {
   PetscInt          nb;
   const Wall       *walls;
   double            h, v_recover, overlap_tolerance; /* the step's, for contact_law_terms */
+  PetscBool         split;                           /* contact.overlap_correction position (ccp/law.h) */
   PetscBool         yields;                          /* some pair of the table has a yield force */
 } ContactPairs;
 

@@ -11,7 +11,7 @@ void PlasticityUpdate(const CCPProblem *P, const ContactPairs *cp)
     const PairParams *pp = contact_pair(cp, c);
     double            u[6], bn, c_lin;
     if (!(pp->yield_force > 0)) continue;
-    contact_law_normal(c, pp, h, cp->v_recover, cp->overlap_tolerance, &bn,
+    contact_law_normal(c, pp, h, cp->v_recover, cp->overlap_tolerance, cp->split, &bn,
                        &c_lin); /* the solve's bn (contact_pairs_terms) */
     ccp_contact_relative_velocity(P, i, P->vel, u);
     u[0] += bn; /* u_n + bn, then less bn: the rounding of the row's velocity the solve saw */

@@ -1,13 +1,14 @@
 /* Sections of the contact model: contact, solver, materials (contracts in contact_sections.h).
  *
  * Defaults: contact.model ccp; contact.max_recovery_speed 0.5 m/s; contact.overlap_tolerance 0;
+ *   contact.overlap_correction velocity;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s, warm_start_decay 0.99;
  *   contact.model penalty: normal hertz, rolling tracking, slide/roll/spin_damping 1 (critical, the
  *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
  *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin;
  *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0, yield_force none.
- * Keys of the other model are errors (ccp: max_recovery_speed, overlap_tolerance, solver, rolling_friction,
- * spinning_friction, compliance, cohesion; penalty: the rest). */
+ * Keys of the other model are errors (ccp: max_recovery_speed, overlap_tolerance, overlap_correction, solver,
+ * rolling_friction, spinning_friction, compliance, cohesion; penalty: the rest). */
 #include "scenario/contact_sections.h"
 #include <limits.h>
 #include <string.h>
@@ -17,6 +18,7 @@ void scenario_set_contact_defaults(Scenario *sc)
   sc->contact_model         = CONTACT_MODEL_CCP;
   sc->penalty.slide_damping = sc->penalty.roll_damping = sc->penalty.spin_damping = 1.0;
   sc->max_recovery_speed                                                          = 0.5;
+  sc->overlap_correction                                                          = OVERLAP_CORRECTION_VELOCITY;
   sc->warm_start_decay                                                            = 0.99;
   sc->solver_type                                                                 = SOLVER_APGD;
   sc->max_iterations                                                              = 500;
@@ -70,16 +72,26 @@ static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char 
 
 int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, int *envelope_given)
 {
-  static const char *const keys[] =
-    {"model",   "envelope",      "max_recovery_speed", "overlap_tolerance", "normal", "normal_stiffness",
-     "rolling", "slide_damping", "roll_damping",       "spin_damping",      NULL};
-  static const char *const ccp_keys[]     = {"max_recovery_speed", "overlap_tolerance", NULL};
+  static const char *const keys[]         = {"model",
+                                             "envelope",
+                                             "max_recovery_speed",
+                                             "overlap_tolerance",
+                                             "overlap_correction",
+                                             "normal",
+                                             "normal_stiffness",
+                                             "rolling",
+                                             "slide_damping",
+                                             "roll_damping",
+                                             "spin_damping",
+                                             NULL};
+  static const char *const ccp_keys[]     = {"max_recovery_speed", "overlap_tolerance", "overlap_correction", NULL};
+  static const char *const corrections[]  = {"velocity", "position", NULL};
   static const char *const penalty_keys[] = {"normal",       "normal_stiffness", "rolling", "slide_damping",
                                              "roll_damping", "spin_damping",     NULL};
   static const char *const models[]       = {"ccp", "penalty", NULL};
   char                     kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
   yaml_node_t             *m;
-  int                      model = CONTACT_MODEL_CCP;
+  int                      model = CONTACT_MODEL_CCP, correction = sc->overlap_correction;
   TRY(reader_get_mapping(r, root, "", "contact", OPTIONAL, keys,
                          "write contact: {model: ccp, envelope: D, max_recovery_speed: V}", &m, kp));
   if (!m) return 0;
@@ -95,10 +107,16 @@ int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, 
   TRY(reject_model_keys(r, m, kp, penalty_keys, "penalty"));
   TRY(reader_get_number(r, m, kp, "max_recovery_speed", OPTIONAL, POSITIVE,
                         "give the largest speed in m/s at which overlaps are pushed apart", &sc->max_recovery_speed));
-  return reader_get_number(r, m, kp, "overlap_tolerance", OPTIONAL, NON_NEGATIVE,
-                           "give the overlap depth in m that rigid contacts hold without pushing apart "
-                           "(e.g. 0.005 of the radius; 0 = push every overlap apart)",
-                           &sc->overlap_tolerance);
+  TRY(reader_get_number(r, m, kp, "overlap_tolerance", OPTIONAL, NON_NEGATIVE,
+                        "give the overlap depth in m that rigid contacts hold without pushing apart "
+                        "(e.g. 0.005 of the radius; 0 = push every overlap apart)",
+                        &sc->overlap_tolerance));
+  TRY(reader_get_choice(r, m, kp, "overlap_correction", OPTIONAL, corrections,
+                        "choose how overlaps are removed: velocity (pushed apart by the velocity problem) or "
+                        "position (a separate pass that moves positions only)",
+                        &correction));
+  sc->overlap_correction = (OverlapCorrectionMode)correction;
+  return 0;
 }
 
 int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc)

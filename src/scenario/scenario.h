@@ -39,6 +39,13 @@ typedef enum {
   CONTACT_MODEL_CCP     = 0,
   CONTACT_MODEL_PENALTY = 1
 } ContactModel;
+/* contact.overlap_correction (ccp/law.h, ccp/overlap_correction.h): how rigid overlaps are removed, by the
+ * velocity problem's push-apart term (velocity) or by a separate pseudo-velocity pass that moves positions only
+ * (position: the velocity problem then never asks an overlap to separate). */
+typedef enum {
+  OVERLAP_CORRECTION_VELOCITY = 0,
+  OVERLAP_CORRECTION_POSITION = 1
+} OverlapCorrectionMode;
 /* contact.model penalty (src/penalty/loads.h): normal force law, rolling model and the damping of
  * the friction micro-deflections as fractions of critical damping (paper eqs. 1c, 3d and D_R). */
 typedef enum {
@@ -157,6 +164,8 @@ typedef struct {
   double       snapshot_interval;   /* simulated s; 0 = only first and last */
   double       checkpoint_interval; /* simulated s; 0 = none */
   int          output_contacts;     /* 1 = output.contacts: each snapshot holds the contact network (/contacts) */
+
+  OverlapCorrectionMode overlap_correction; /* contact.overlap_correction */
 } Scenario;
 
 /* The steps from time 0 to t_end in steps of h: llround(t_end / h). 0 if that is not within [1,

@@ -7,6 +7,7 @@
 #include "collision/neighbour_list.h"
 #include "ccp/pairs.h"
 #include "ccp/plasticity.h"
+#include "ccp/overlap_correction.h"
 #include "ccp/kernels.h"
 #include "decomp/velocity_coupling.h"
 #include "step/fclib_dump.h"
@@ -25,6 +26,11 @@ typedef struct {
   PetscInt64       coupled_epoch; /* the ghost build the coupling was set up on */
   FclibDump        fclib;         /* -fclib_dump: steps written as FCLIB problems (NULL: none) */
   PetscInt64       infeasible;    /* steps of this run whose solve found them unsolvable (the first is reported) */
+
+  OverlapCorrection correct;            /* contact.overlap_correction position: the position pass (NULL: velocity) */
+  const double     *pseudo;             /* the pass's pseudo-velocities, 6 per solver body, from the solve to advance
+                                           (NULL: no pass this step) */
+  OverlapCorrectionStats correct_stats; /* the pass over this run (SimulationOverlapCorrection) */
 } CCPModel;
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
@@ -57,6 +63,9 @@ static PetscErrorCode Create(Simulation sim)
              "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
   PetscCall(FclibDumpCreate(sim, m->pairs, &m->fclib));
+  if (sim->sc.overlap_correction == OVERLAP_CORRECTION_POSITION)
+    PetscCall(
+      OverlapCorrectionCreate(sim->comm, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance, &m->correct));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -73,6 +82,7 @@ static PetscErrorCode Distribute(Simulation sim, char *err, size_t errlen)
   PetscCall(VelocityCouplingCreate(sim->comm, &m->coupling));
   PetscCall(VelocityCouplingGetHooks(m->coupling, &hooks));
   PetscCall(CCPSolverSetCoupling(m->solver, &hooks));
+  if (m->correct) PetscCall(OverlapCorrectionSetCoupling(m->correct, &hooks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,6 +95,7 @@ static PetscErrorCode Destroy(Simulation sim)
   if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
   PetscCall(PetscFree(m->pairs));
   PetscCall(FclibDumpDestroy(&m->fclib));
+  PetscCall(OverlapCorrectionDestroy(&m->correct));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -200,6 +211,28 @@ static PetscErrorCode ReportInfeasible(Simulation sim, const StepWork *w, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The position pass (ccp/overlap_correction.h) after the velocity solve P: m->pseudo <- its
+ * pseudo-velocities, or NULL when no contact on any rank has an overlap to push apart (the pass is
+ * then skipped by all: one Allreduce when coupled). Collective when coupled. */
+static PetscErrorCode CorrectOverlaps(Simulation sim, const CCPProblem *P, const ContactPairs *cp)
+{
+  CCPModel     *m = State(sim);
+  PetscBool     push, any;
+  CCPSolveStats st = {0};
+
+  PetscFunctionBegin;
+  m->pseudo = NULL;
+  PetscCall(OverlapCorrectionForm(m->correct, P, cp, &push));
+  any = push;
+  if (m->coupling) PetscCallMPI(MPI_Allreduce(&push, &any, 1, MPIU_BOOL, MPI_LOR, sim->comm));
+  if (!any) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(OverlapCorrectionSolve(m->correct, P, &st, &m->pseudo));
+  m->correct_stats.solves++;
+  m->correct_stats.iterations += st.iterations;
+  m->correct_stats.unconverged += !st.converged;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One CCP solve of the step's contacts (GUIDE step 3: the terms of each contact's law computed at
  * packing: stabilization, compliance, cohesion, yield), then the plastic return map. On several
  * ranks the coupling follows the ghosts of this step: its PetscSF is built again only when they
@@ -217,6 +250,7 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
                            .h                 = h,
                            .v_recover         = sim->sc.max_recovery_speed,
                            .overlap_tolerance = sim->sc.overlap_tolerance,
+                           .split             = (PetscBool)(m->correct != NULL),
                            .yields            = m->pairs_yield};
   CCPProblem P = {.nbodies = w->nb + sim->sc.n_walls + (sim->joints.n ? 1 : 0), /* the joints' ground after the walls */
                   .body    = SolverBodyAt,
@@ -238,6 +272,7 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
   if (w->solve.infeasible) PetscCall(ReportInfeasible(sim, w, &P));
   PetscCall(FclibDumpAfterSolve(m->fclib, sim, &P, &w->solve));
   m->vel = P.vel; /* the solver's, until its pool's next user: after advance */
+  if (m->correct) PetscCall(CorrectOverlaps(sim, &P, &cp));
   PlasticityUpdate(&P, &cp);
   if (m->coupling) {
     CouplingStats cs;
@@ -260,7 +295,9 @@ static PetscErrorCode Advance(Simulation sim, StepWork *w)
     double R[9];
     quat_to_matrix(sim->bodies.quat + 4 * i, R);
     integrator_move_body(&sim->bodies, i, R, m->vel + 6 * i, h, ORIENTATION_EXACT);
+    if (m->pseudo) integrator_move_pose(&sim->bodies, i, m->pseudo + 6 * i, h);
   }
+  m->pseudo = NULL;
   integrator_move_walls(sim->walls, sim->sc.n_walls, h);
   m->vel = NULL;
   PetscCall(ImpulseMemoryStore(&sim->memory, &sim->contacts));
@@ -293,6 +330,12 @@ CCPSolver SimulationSolver(Simulation sim) { return sim->model == &ContactModelC
 PetscInt64 SimulationInfeasibleSteps(Simulation sim)
 {
   return sim->model == &ContactModelCCP ? State(sim)->infeasible : 0;
+}
+
+void SimulationOverlapCorrection(Simulation sim, OverlapCorrectionStats *stats)
+{
+  const OverlapCorrectionStats none = {0};
+  *stats = sim->model == &ContactModelCCP && State(sim)->correct ? State(sim)->correct_stats : none;
 }
 
 PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay)

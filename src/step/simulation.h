@@ -111,7 +111,14 @@ PetscInt SimulationFindBody(Simulation sim, int64_t id);
 CCPSolver SimulationSolver(Simulation sim);
 /* Steps of this run (since its start or restart) whose CCP solve stopped as unsolvable
  * (CCPSolveStats.infeasible; the first was reported with a warning); 0 under the penalty model. */
-PetscInt64     SimulationInfeasibleSteps(Simulation sim);
+PetscInt64 SimulationInfeasibleSteps(Simulation sim);
+/* The position pass of contact.overlap_correction position over this run (since its start or restart;
+ * all zero otherwise): steps that ran it (it is skipped when no overlap is to be pushed apart), its
+ * iterations in all, and its solves that stopped short of the tolerance. The same on every rank. */
+typedef struct {
+  PetscInt64 solves, iterations, unconverged;
+} OverlapCorrectionStats;
+void           SimulationOverlapCorrection(Simulation sim, OverlapCorrectionStats *stats);
 PetscErrorCode SimulationGetWarmStart(Simulation sim, double *scale, double *decay);
 /* Several ranks: the decomposition (NULL on one rank), the ghost builds and in-place updates so
  * far (this rank), the joint blocks of the last step (this rank). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hopper discharge study against Beverloo's law (README "Validation"; issue 35): the program of
+# The hopper discharge study against Beverloo's law (docs/design.md, "Real geometry"; issue 35): the program of
 # tests/validation/test_hopper_discharge.c at full size. A flat-bottomed square bin of 24 sphere
 # diameters (STL floor with a centred square outlet), 10,000 spheres of d = 10 mm settled once, then
 # discharged through outlets of 4, 5.5, 7, 8.5 and 10 d; W from the count of spheres out between 150

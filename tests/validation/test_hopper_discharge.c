@@ -22,7 +22,9 @@
  * Checks: every outlet discharges (n_b spheres out within -hopper_max_time, default 4 s: no arch
  * holds); the fitted exponent within -hopper_band (default 0.25, the issue's) of 2.5; k within
  * [0.5, 3] d (the literature's 1 to 3 for spheres, with room: a rim that lets spheres through, or
- * holds them back a diameter out, moves k by about 1).
+ * holds them back a diameter out, moves k by about 1); C within [0.5, 0.8] (Beverloo's 0.58 for
+ * round outlets, 0.55 to 0.65 in later work, with room above for a square's corners; a floor whose
+ * rim edges hold no sphere lets 30% more through: C = 1.04).
  * The test is the reduced study (at most about 4 minutes on the idle 2-core machine, one rank):
  * 6000 spheres in a bin of 20 d (a bed about 15 d deep), outlets 4, 5, 6 and 7 d, W between 100 and
  * 600 spheres out. Measured: n = 2.37 at k = 1.50 (n = 2.43 at k = 1.4), C = 0.66. An 8 d outlet in
@@ -308,6 +310,7 @@ int main(int argc, char **argv)
                           n_fit, best_k, sqrt(best_ssr / st.n_outlets), C, n_beverloo));
     CHECK(fabs(n_fit - 2.5) <= st.band, "the fitted exponent %.3f should be within %.2f of 2.5", n_fit, st.band);
     CHECK(best_k >= 0.5 && best_k <= 3, "the fitted k = %.3f should lie in [0.5, 3] sphere diameters", best_k);
+    CHECK(C >= 0.5 && C <= 0.8, "C = %.3f (at the fitted k, n = 5/2) should lie in [0.5, 0.8]", C);
   }
   PetscCall(PetscFree(bed));
   int rc = TestFinish("hopper discharge");

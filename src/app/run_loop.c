@@ -284,7 +284,8 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
   PetscCall(PrintRepose(comm, sim));
   PetscCall(PetscPrintf(comm,
                         "  outputs: %s/timeseries.csv, %s/snapshots/ (open %s/snapshots.xmf in ParaView: File > Open, "
-                        "XDMF Reader, Apply; then Glyph: Sphere, scale array radius, factor 2, all points: README "
+                        "XDMF Reader, Apply; Extract Block: bodies; then Glyph: Sphere, scale array radius, factor 2, "
+                        "all points: README "
                         "\"Outputs\")\n",
                         outdir, outdir, outdir));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,13 +2,13 @@
 #include "collision/triangle_contact.h"
 #include "base/vec3.h"
 
-void tricontact_barycentric(const TriMesh *m, PetscInt t, const double p[3], double b[3])
+/* tricontact_barycentric of record r's triangle. */
+static inline void record_barycentric(const TriRecord *r, const double p[3], double b[3])
 {
-  const double *a = m->v + 3 * (size_t)m->tri[3 * t], *v1 = m->v + 3 * (size_t)m->tri[3 * t + 1],
-               *v2 = m->v + 3 * (size_t)m->tri[3 * t + 2];
-  double e0[3], e1[3], d[3];
-  v3_sub(e0, v1, a);
-  v3_sub(e1, v2, a);
+  const double *a = r->v[0];
+  double        e0[3], e1[3], d[3];
+  v3_sub(e0, r->v[1], a);
+  v3_sub(e1, r->v[2], a);
   v3_sub(d, p, a);
   const double d00 = v3_dot(e0, e0), d01 = v3_dot(e0, e1), d11 = v3_dot(e1, e1), d20 = v3_dot(d, e0),
                d21 = v3_dot(d, e1), den = d00 * d11 - d01 * d01; /* > 0: the mesh has no degenerate triangle */
@@ -17,12 +17,29 @@ void tricontact_barycentric(const TriMesh *m, PetscInt t, const double p[3], dou
   b[0] = 1.0 - b[1] - b[2];
 }
 
+void tricontact_barycentric(const TriMesh *m, PetscInt t, const double p[3], double b[3])
+{
+  record_barycentric(&m->rec[m->tri_rec[t]], p, b);
+}
+
 double tricontact_edge_parameter(const TriMesh *m, PetscInt e, const double p[3])
 {
   const double *a = m->v + 3 * (size_t)m->edge_v[2 * e], *b = m->v + 3 * (size_t)m->edge_v[2 * e + 1];
   double        ab[3], ap[3];
   v3_sub(ab, b, a);
   v3_sub(ap, p, a);
+  return v3_dot(ap, ab) / v3_dot(ab, ab);
+}
+
+/* tricontact_edge_parameter of record r's edge k (the same bits: the same ends, in the edge's order),
+ * and the edge's s = 0 end a and direction ab. */
+static inline double record_edge_parameter(const TriRecord *r, int k, const double p[3], const double **a, double ab[3])
+{
+  const int flip = (r->flip >> k) & 1;
+  double    ap[3];
+  *a = r->v[flip ? (k + 1) % 3 : k];
+  v3_sub(ab, r->v[flip ? k : (k + 1) % 3], *a);
+  v3_sub(ap, p, *a);
   return v3_dot(ap, ab) / v3_dot(ab, ab);
 }
 
@@ -43,6 +60,16 @@ static int outside_faces_of_edge(const TriMesh *m, PetscInt e, const double p[3]
   return 1;
 }
 
+/* outside_faces_of_edge of record r's edge k where p lies across it from r: the neighbour's term, the same bits. */
+static inline int outside_neighbour(const TriMesh *m, const TriRecord *r, int k, const double p[3])
+{
+  double b[3];
+  if (r->nbr[k] == TRIMESH_NBR_NONE) return 1;
+  if (r->nbr[k] == TRIMESH_NBR_MANY) return outside_faces_of_edge(m, m->tri_edge[3 * (size_t)r->t + k], p);
+  record_barycentric(&m->rec[r->nbr[k]], p, b);
+  return !(b[across((r->nbr_edge >> (2 * k)) & 3)] > TRICONTACT_EPS);
+}
+
 /* Whether p lies beyond vertex v along every edge at it. */
 static int beyond_vertex(const TriMesh *m, PetscInt v, const double p[3])
 {
@@ -52,6 +79,44 @@ static int beyond_vertex(const TriMesh *m, PetscInt v, const double p[3])
     if (m->edge_v[2 * e] == v ? s > TRICONTACT_EPS : s < 1.0 - TRICONTACT_EPS) return 0;
   }
   return 1;
+}
+
+/* Whether p lies beyond corner k of record r along r's two edges at it: two of beyond_vertex's terms,
+ * with the same bits. */
+static inline int beyond_own_edges(const TriRecord *r, int k, const double p[3])
+{
+  const int edge[2] = {k, (k + 2) % 3}; /* the edges from corner k and into it */
+  for (int i = 0; i < 2; i++) {
+    const double *a;
+    double        ab[3];
+    const double  s = record_edge_parameter(r, edge[i], p, &a, ab);
+    if (a == r->v[k] ? s > TRICONTACT_EPS : s < 1.0 - TRICONTACT_EPS) return 0; /* a: the edge's s = 0 end */
+  }
+  return 1;
+}
+
+/* beyond_vertex of record r's vertex k, where p lies beyond it along r's own edges there: where the
+ * triangles at the vertex close a fan (TriRecord.fan), the other edges' terms from the records met
+ * crossing edges around it (the same bits: each edge's parameter from its ends in its order), else
+ * from the vertex's lists. */
+static int beyond_fan(const TriMesh *m, const TriRecord *r, int k, const double p[3])
+{
+  const TriRecord *cur = r;
+  int              e   = k;
+
+  if (!((r->fan >> k) & 1)) return beyond_vertex(m, m->tri[3 * (size_t)r->t + k], p);
+  for (;;) {
+    const int     j = (cur->nbr_edge >> (2 * e)) & 3;
+    const double *a;
+    double        ab[3], s;
+    int           c;
+    cur = &m->rec[cur->nbr[e]];
+    if (cur == r) return 1; /* back across r's other edge at the vertex, whose term the previous record gave */
+    c = trimesh_corner_at(cur, r->v[k]); /* >= 0: the fan's records all hold the vertex */
+    e = j == c ? (c + 2) % 3 : c;        /* its other edge at the vertex */
+    s = record_edge_parameter(cur, e, p, &a, ab);
+    if (a == cur->v[c] ? s > TRICONTACT_EPS : s < 1.0 - TRICONTACT_EPS) return 0; /* a: the edge's s = 0 end */
+  }
 }
 
 /* A contact with the point q of the mesh (normal from q to c; fallback when c is on q). */
@@ -98,73 +163,73 @@ static void keep(const TriMesh *m, const TriFeatureContact *f, int max, TriFeatu
   if (*n < max) (*n)++;
 }
 
-/* The contacts of triangle t's face, owned edges and owned vertices with the sphere. */
-static void triangle_features(const TriMesh *m, PetscInt t, const double c[3], double r, double envelope, int max,
-                              TriFeatureContact *out, int *n)
+/* The contacts of record r's face, owned edges and owned vertices with the sphere. */
+static void triangle_features(const TriMesh *m, const TriRecord *r, const double c[3], double rad, double envelope,
+                              int max, TriFeatureContact *out, int *n)
 {
-  const double     *nrm = m->normal + 3 * (size_t)t;
+  const double     *nrm = r->n;
   double            b[3], h;
   TriFeatureContact f;
 
   {
-    const double *a = m->v + 3 * (size_t)m->tri[3 * t], reach = r + envelope;
+    const double *a = r->v[0], reach = rad + envelope;
     double        d[3], rho;
     v3_sub(d, c, a);
-    h = v3_dot(d, nrm);                    /* signed height of c above the face's plane */
-    if (!(fabs(h) - r < envelope)) return; /* every point of t is at least |h| from c */
-    /* the points of the plane within reach of c lie within rho of c's projection: t's box must meet that disk's */
+    h = v3_dot(d, nrm);                      /* signed height of c above the face's plane */
+    if (!(fabs(h) - rad < envelope)) return; /* every point of the triangle is at least |h| from c */
+    /* the points of the plane within reach of c lie within rho of c's projection: the box must meet that disk's */
     rho = sqrt(PetscMax(reach * reach - h * h, 0.0));
     for (int k = 0; k < 3; k++) {
       const double q = c[k] - h * nrm[k];
-      if (q + rho < m->tri_box[6 * t + k] || q - rho > m->tri_box[6 * t + 3 + k]) return;
+      if (q + rho < r->lo[k] || q - rho > r->hi[k]) return;
     }
   }
-  tricontact_barycentric(m, t, c, b);
+  record_barycentric(r, c, b);
   if (b[0] > TRICONTACT_EPS && b[1] > TRICONTACT_EPS && b[2] > TRICONTACT_EPS) {
     f.kind  = TRI_FEATURE_FACE;
-    f.index = (int32_t)t;
+    f.index = r->t;
     if (h >= 0) v3_copy(f.pt.n, nrm);
     else v3_scale(f.pt.n, -1.0, nrm);
     v3_copy(f.pt.p1, c);
     v3_axpy(f.pt.p1, -h, nrm);
     v3_copy(f.pt.p2, c);
-    v3_axpy(f.pt.p2, -r, f.pt.n);
-    f.pt.phi = fabs(h) - r;
+    v3_axpy(f.pt.p2, -rad, f.pt.n);
+    f.pt.phi = fabs(h) - rad;
     keep(m, &f, max, out, n);
-    return; /* inside the face: no edge or vertex of t is closest */
+    return; /* inside the face: no edge or vertex of the triangle is closest */
   }
-  if (!m->tri_owns[t]) return;
+  if (!r->owns) return;
+  /* an owned edge's region test starts with this triangle's own term (p across the edge from it: b of the vertex
+     across), and an owned vertex's with its two edges here (beyond_own_edges): the same bits as the full tests,
+     and they rule out most features near a sphere before a gap's square root or a read of another triangle */
   for (int k = 0; k < 3; k++) {
-    if (!(m->tri_owns[t] & (1u << k))) continue; /* another triangle owns the edge */
-    const int32_t e = m->tri_edge[3 * t + k];
-    const double  s = tricontact_edge_parameter(m, e, c);
-    if (!(s > TRICONTACT_EPS && s < 1.0 - TRICONTACT_EPS)) continue;
-    const double *a = m->v + 3 * (size_t)m->edge_v[2 * e], *bv = m->v + 3 * (size_t)m->edge_v[2 * e + 1];
+    if (!(r->owns & (1u << k)) || b[across(k)] > TRICONTACT_EPS) continue; /* not this triangle's to report */
+    const double *a;
     double        q[3], ab[3];
-    v3_sub(ab, bv, a);
+    const double  s = record_edge_parameter(r, k, c, &a, ab);
+    if (!(s > TRICONTACT_EPS && s < 1.0 - TRICONTACT_EPS)) continue;
     v3_copy(q, a);
     v3_axpy(q, s, ab);
     /* the gap first: it rules out most edges near a sphere for less than the region's test */
-    if (!point_contact(q, nrm, c, r, envelope, &f.pt) || !outside_faces_of_edge(m, e, c)) continue;
+    if (!point_contact(q, nrm, c, rad, envelope, &f.pt) || !outside_neighbour(m, r, k, c)) continue;
+    f.index = m->tri_edge[3 * (size_t)r->t + k];
     f.kind  = TRI_FEATURE_EDGE;
-    f.index = e;
     keep(m, &f, max, out, n);
   }
   for (int k = 0; k < 3; k++) {
-    const int32_t v = m->tri[3 * t + k];
-    if (!(m->tri_owns[t] & (1u << (3 + k))) || !point_contact(m->v + 3 * (size_t)v, nrm, c, r, envelope, &f.pt) ||
-        !beyond_vertex(m, v, c))
+    if (!(r->owns & (1u << (3 + k))) || !beyond_own_edges(r, k, c) ||
+        !point_contact(r->v[k], nrm, c, rad, envelope, &f.pt) || !beyond_fan(m, r, k, c))
       continue;
+    f.index = m->tri[3 * (size_t)r->t + k];
     f.kind  = TRI_FEATURE_VERTEX;
-    f.index = v;
     keep(m, &f, max, out, n);
   }
 }
 
-/* Call visit(m, t, ctx) once for each triangle t of m whose bounding box comes within `reach` of c
+/* Call visit(m, r, ctx) once for each record r of m whose bounding box comes within `reach` of c
  * (the mesh's frame), in grid order; nothing for a NaN c. Not collective; reads m only. */
 static inline void triangles_near(const TriMesh *m, const double c[3], double reach,
-                                  void (*visit)(const TriMesh *, PetscInt, void *), void *ctx)
+                                  void (*visit)(const TriMesh *, const TriRecord *, void *), void *ctx)
 {
   PetscInt a[3], b[3];
 
@@ -178,16 +243,15 @@ static inline void triangles_near(const TriMesh *m, const double c[3], double re
       for (PetscInt x = a[0]; x <= b[0]; x++) {
         const PetscInt cell = x + m->dims[0] * (y + m->dims[1] * z), at[3] = {x, y, z};
         for (int32_t i = m->cell_start[cell]; i < m->cell_start[cell + 1]; i++) {
-          const uint32_t entry = m->cell_tri[i];
-          const int32_t  t     = (int32_t)(entry & TRIMESH_ENTRY_TRI);
-          int            own   = 1;
+          const uint32_t   entry = m->cell_tri[i];
+          const TriRecord *r     = &m->rec[entry & TRIMESH_ENTRY_TRI];
+          int              own   = 1;
           /* a triangle in several of the query's cells is taken in the first, the lowest of both ranges per
              axis: the query's first cell, or a later one where the triangle starts */
           for (int k = 0; k < 3; k++) own &= at[k] == a[k] || (entry & (TRIMESH_ENTRY_FIRST << k));
           if (!own) continue;
-          for (int k = 0; k < 3; k++)
-            own &= c[k] + reach >= m->tri_box[6 * t + k] && c[k] - reach <= m->tri_box[6 * t + 3 + k];
-          if (own) visit(m, t, ctx);
+          for (int k = 0; k < 3; k++) own &= c[k] + reach >= r->lo[k] && c[k] - reach <= r->hi[k];
+          if (own) visit(m, r, ctx);
         }
       }
 }
@@ -199,10 +263,10 @@ typedef struct {
   TriFeatureContact *out;
 } SphereQuery;
 
-static void sphere_triangle(const TriMesh *m, PetscInt t, void *ctx)
+static void sphere_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
 {
   SphereQuery *q = (SphereQuery *)ctx;
-  triangle_features(m, t, q->c, q->r, q->envelope, q->max, q->out, &q->n);
+  triangle_features(m, r, q->c, q->r, q->envelope, q->max, q->out, &q->n);
 }
 
 int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
@@ -248,9 +312,9 @@ int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], c
   return n;
 }
 
-/* Whether a point whose projection has barycentric coordinates b in triangle t lies in t's share of
- * a flat mesh: inside by TRICONTACT_EPS, or on an edge or at a vertex that t owns (trimesh.h). */
-static int in_share(const TriMesh *m, PetscInt t, const double b[3])
+/* Whether a point whose projection has barycentric coordinates b in record r's triangle lies in its
+ * share of a flat mesh: inside by TRICONTACT_EPS, or on an edge or at a vertex that it owns (trimesh.h). */
+static int in_share(const TriRecord *r, const double b[3])
 {
   int low = 0, first = -1;
   for (int k = 0; k < 3; k++) {
@@ -261,9 +325,9 @@ static int in_share(const TriMesh *m, PetscInt t, const double b[3])
     }
   }
   if (!low) return 1;
-  if (low == 1) return (m->tri_owns[t] >> ((first + 1) % 3)) & 1; /* on the edge across vertex `first` */
+  if (low == 1) return (r->owns >> ((first + 1) % 3)) & 1; /* on the edge across vertex `first` */
   for (int k = 0; k < 3; k++)
-    if (b[k] > TRICONTACT_EPS) return (m->tri_owns[t] >> (3 + k)) & 1; /* at vertex k */
+    if (b[k] > TRICONTACT_EPS) return (r->owns >> (3 + k)) & 1; /* at vertex k */
   return 0;
 }
 
@@ -311,11 +375,11 @@ static int pokes(const TriMesh *m, PetscInt v, const double nf[3])
   return away;
 }
 
-/* Triangle t against the box (the rule in triangle_contact.h). */
-static void box_triangle(const TriMesh *m, PetscInt t, void *ctx)
+/* Record r's triangle against the box (the rule in triangle_contact.h). */
+static void box_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
 {
   BoxQuery     *q = (BoxQuery *)ctx;
-  const double *a = m->v + 3 * (size_t)m->tri[3 * t], *nt = m->normal + 3 * (size_t)t;
+  const double *a = r->v[0], *nt = r->n;
   double        d[3], n[3];
   ContactPoint  pt;
 
@@ -326,25 +390,26 @@ static void box_triangle(const TriMesh *m, PetscInt t, void *ctx)
     v3_sub(d, q->vert[v], a);
     h = v3_dot(d, n);
     if (!(h < q->envelope)) continue;
-    tricontact_barycentric(m, t, q->vert[v], b);
-    if (!in_share(m, t, b)) continue;
+    record_barycentric(r, q->vert[v], b);
+    if (!in_share(r, b)) continue;
     v3_copy(pt.n, n);
     v3_copy(pt.p2, q->vert[v]);
     v3_copy(pt.p1, q->vert[v]);
     v3_axpy(pt.p1, -h, n);
     pt.phi = h;
-    box_keep(q, &pt, 8 * (int64_t)t + v);
+    box_keep(q, &pt, 8 * (int64_t)r->t + v);
   }
   for (int k = 0; k < 3; k++) { /* t's own vertices in the box's face regions */
-    const int32_t v = m->tri[3 * t + k];
-    const double *p = m->v + 3 * (size_t)v;
+    const double *p = r->v[k];
     double        local[3], nf[3];
     int           rim = 0;
-    if (!(m->tri_owns[t] & (1u << (3 + k)))) continue;
+    int32_t       v;
+    if (!(r->owns & (1u << (3 + k)))) continue;
     v3_sub(d, p, q->c);
     mat_tvec(local, q->R, d);
     for (int j = 0; j < 3; j++) rim += fabs(local[j]) > q->he[j] - q->tol;
     if (rim > 1 || !narrow_box_sphere(q->c, q->q, q->he, p, 0, q->envelope, &pt)) continue;
+    v = m->tri[3 * (size_t)r->t + k];
     if (!pokes(m, v, pt.n)) continue;
     v3_scale(pt.n, -1.0, pt.n); /* from the mesh to the box */
     v3_copy(nf, pt.p1);         /* the box's point */

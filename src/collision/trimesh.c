@@ -52,8 +52,9 @@ static PetscErrorCode weld(TriMesh *m, const double *xyz)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Unit normals; the first triangle of zero area into *degenerate (-1: none). */
-static void normals(TriMesh *m, PetscInt *degenerate)
+/* Each triangle's corners, normal and number into rec[t] (the file's order); the first triangle of
+ * zero area into *degenerate (-1: none). */
+static void normals(const TriMesh *m, TriRecord *rec, PetscInt *degenerate)
 {
   *degenerate = -1;
   for (PetscInt t = 0; t < m->nt; t++) {
@@ -70,12 +71,15 @@ static void normals(TriMesh *m, PetscInt *degenerate)
       *degenerate = t;
       return;
     }
-    v3_scale(m->normal + 3 * (size_t)t, 1.0 / area2, n);
+    v3_scale(rec[t].n, 1.0 / area2, n);
+    for (int k = 0; k < 3; k++) v3_copy(rec[t].v[k], m->v + 3 * (size_t)m->tri[3 * t + k]);
+    rec[t].t = (int32_t)t;
   }
 }
 
-/* Edges, the triangles on each (owner first), and each vertex's edges and owner. */
-static PetscErrorCode adjacency(TriMesh *m)
+/* Edges, the triangles on each (owner first), and each vertex's edges and owner; each triangle's
+ * owner and flip bits into rec[t] (the file's order). */
+static PetscErrorCode adjacency(TriMesh *m, TriRecord *rec)
 {
   const PetscInt ns = 3 * m->nt;
   EdgeSide      *side;
@@ -123,13 +127,24 @@ static PetscErrorCode adjacency(TriMesh *m)
   for (PetscInt v = 0; v < m->nv; v++) m->vert_owner[v] = INT32_MAX;
   for (PetscInt t = m->nt - 1; t >= 0; t--)
     for (int k = 0; k < 3; k++) m->vert_owner[m->tri[3 * t + k]] = (int32_t)t;
-  PetscCall(PetscCalloc1((size_t)m->nt, &m->tri_owns));
-  for (PetscInt t = 0; t < m->nt; t++)
+  for (PetscInt t = 0; t < m->nt; t++) {
+    rec[t].owns = rec[t].flip = rec[t].nbr_edge = 0;
     for (int k = 0; k < 3; k++) {
-      const int32_t e = m->tri_edge[3 * t + k];
-      if (m->edge_tri[m->edge_tri_start[e]] == t) m->tri_owns[t] |= (uint8_t)(1u << k);
-      if (m->vert_owner[m->tri[3 * t + k]] == t) m->tri_owns[t] |= (uint8_t)(1u << (3 + k));
+      const int32_t e = m->tri_edge[3 * t + k], i = m->edge_tri_start[e], on = m->edge_tri_start[e + 1] - i;
+      rec[t].nbr[k] = on == 1             ? TRIMESH_NBR_NONE
+                    : on > 2              ? TRIMESH_NBR_MANY
+                    : m->edge_tri[i] == t ? m->edge_tri[i + 1]
+                                          : m->edge_tri[i];
+      if (on == 2) { /* a triangle (the file's number until the grid sorts the records) and its edge there */
+        int j = 0;
+        while (m->tri_edge[3 * (size_t)rec[t].nbr[k] + j] != e) j++;
+        rec[t].nbr_edge |= (uint8_t)(j << (2 * k));
+      }
+      if (m->edge_tri[m->edge_tri_start[e]] == t) rec[t].owns |= (uint8_t)(1u << k);
+      if (m->vert_owner[m->tri[3 * t + k]] == t) rec[t].owns |= (uint8_t)(1u << (3 + k));
+      if (m->edge_v[2 * e] != m->tri[3 * t + k]) rec[t].flip |= (uint8_t)(1u << k);
     }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -145,9 +160,46 @@ static void tri_box(const TriMesh *m, PetscInt t, double lo[3], double hi[3])
   }
 }
 
+/* TriRecord.fan of every record: for each vertex it owns, whether the walk across edges around the
+ * vertex (collision/triangle_contact.c walks it so) comes back to it through edges on two triangles
+ * each, having crossed as many edges as the vertex has. */
+static void fans(TriMesh *m)
+{
+  for (PetscInt i = 0; i < m->nt; i++) {
+    TriRecord *r = &m->rec[i];
+    r->fan       = 0;
+    for (int k = 0; k < 3; k++) {
+      const TriRecord *cur = r;
+      PetscInt         edges, crossed = 0;
+      int              e = k;
+      if (!(r->owns & (1u << (3 + k)))) continue;
+      edges = m->vert_edge_start[m->tri[3 * (size_t)r->t + k] + 1] - m->vert_edge_start[m->tri[3 * (size_t)r->t + k]];
+      while (crossed <= edges && cur->nbr[e] >= 0) {
+        const int j = (cur->nbr_edge >> (2 * e)) & 3;
+        int       c;
+        cur = &m->rec[cur->nbr[e]];
+        crossed++;
+        if (cur == r || (c = trimesh_corner_at(cur, r->v[k])) < 0) break;
+        e = j == c ? (c + 2) % 3 : c; /* its other edge at the vertex */
+      }
+      if (cur == r && crossed == edges) r->fan |= (uint8_t)(1u << k);
+    }
+  }
+}
+
+/* The cell range a[3] .. b[3] that a box lo .. hi reaches. */
+static void cell_range(const TriMesh *m, const double lo[3], const double hi[3], PetscInt a[3], PetscInt b[3])
+{
+  for (int k = 0; k < 3; k++) {
+    a[k] = trimesh_cell_coord(m, lo[k], k);
+    b[k] = trimesh_cell_coord(m, hi[k], k);
+  }
+}
+
 /* The bounding box and sphere, and the grid: cells about the mean triangle's size, coarser where
- * that would give more than TRIMESH_CELLS_PER_TRIANGLE cells per triangle. */
-static PetscErrorCode grid(TriMesh *m)
+ * that would give more than TRIMESH_CELLS_PER_TRIANGLE cells per triangle; the records of rec (the
+ * file's order, bounds set here) into m->rec by the cell of their low corner (then by triangle). */
+static PetscErrorCode grid(TriMesh *m, TriRecord *rec)
 {
   double   mean = 0, ext[3], diag2 = 0;
   PetscInt ncells;
@@ -167,9 +219,9 @@ static PetscErrorCode grid(TriMesh *m)
   }
   m->radius = 0.5 * sqrt(diag2);
   for (PetscInt t = 0; t < m->nt; t++) {
-    double lo[3], hi[3];
-    tri_box(m, t, lo, hi);
-    mean += PetscMax(hi[0] - lo[0], PetscMax(hi[1] - lo[1], hi[2] - lo[2])) / (double)m->nt;
+    tri_box(m, t, rec[t].lo, rec[t].hi);
+    mean += PetscMax(rec[t].hi[0] - rec[t].lo[0], PetscMax(rec[t].hi[1] - rec[t].lo[1], rec[t].hi[2] - rec[t].lo[2])) /
+            (double)m->nt;
   }
   m->cell = mean > 0 ? mean : 1;
   for (;;) {
@@ -184,47 +236,60 @@ static PetscErrorCode grid(TriMesh *m)
     ncells *= m->dims[k];
   }
   PetscCall(PetscCalloc1((size_t)ncells + 1, &m->cell_start));
-  PetscCall(PetscMalloc1(6 * (size_t)m->nt, &m->tri_box));
-  for (PetscInt t = 0; t < m->nt; t++) tri_box(m, t, m->tri_box + 6 * t, m->tri_box + 6 * t + 3);
+  PetscCall(PetscCalloc1((size_t)ncells + 1, &fill));
+  /* the records by their first cell: a counting sort, stable in the triangles' order */
+  for (PetscInt t = 0; t < m->nt; t++) {
+    PetscInt a[3], b[3];
+    cell_range(m, rec[t].lo, rec[t].hi, a, b);
+    fill[a[0] + m->dims[0] * (a[1] + m->dims[1] * a[2]) + 1]++;
+  }
+  for (PetscInt c = 0; c < ncells; c++) fill[c + 1] += fill[c];
+  for (PetscInt t = 0; t < m->nt; t++) {
+    PetscInt a[3], b[3], at;
+    cell_range(m, rec[t].lo, rec[t].hi, a, b);
+    at            = fill[a[0] + m->dims[0] * (a[1] + m->dims[1] * a[2])]++;
+    m->rec[at]    = rec[t];
+    m->tri_rec[t] = (int32_t)at;
+  }
+  for (PetscInt i = 0; i < m->nt; i++)
+    for (int k = 0; k < 3; k++)
+      if (m->rec[i].nbr[k] >= 0) m->rec[i].nbr[k] = m->tri_rec[m->rec[i].nbr[k]];
+  fans(m);
   for (int pass = 0; pass < 2; pass++) {
     if (pass) {
       for (PetscInt c = 0; c < ncells; c++) m->cell_start[c + 1] += m->cell_start[c];
       PetscCheck(m->cell_start[ncells] >= 0 && m->cell_start[ncells] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
                  "mesh grid: more than 2^31 cell entries; coarsen the mesh");
       PetscCall(PetscMalloc1((size_t)m->cell_start[ncells] + 1, &m->cell_tri));
-      PetscCall(PetscCalloc1((size_t)ncells + 1, &fill));
+      PetscCall(PetscArrayzero(fill, ncells + 1));
     }
-    for (PetscInt t = 0; t < m->nt; t++) {
-      double   lo[3], hi[3];
+    for (PetscInt i = 0; i < m->nt; i++) {
       PetscInt a[3], b[3];
-      tri_box(m, t, lo, hi);
-      for (int k = 0; k < 3; k++) {
-        a[k] = trimesh_cell_coord(m, lo[k], k);
-        b[k] = trimesh_cell_coord(m, hi[k], k);
-      }
+      cell_range(m, m->rec[i].lo, m->rec[i].hi, a, b);
       for (PetscInt z = a[2]; z <= b[2]; z++)
         for (PetscInt y = a[1]; y <= b[1]; y++)
           for (PetscInt x = a[0]; x <= b[0]; x++) {
             const PetscInt c     = x + m->dims[0] * (y + m->dims[1] * z);
             const uint32_t first = (x == a[0] ? TRIMESH_ENTRY_FIRST : 0) | (y == a[1] ? TRIMESH_ENTRY_FIRST << 1 : 0) |
                                    (z == a[2] ? TRIMESH_ENTRY_FIRST << 2 : 0);
-            if (pass) m->cell_tri[m->cell_start[c] + fill[c]++] = (uint32_t)t | first;
+            if (pass) m->cell_tri[m->cell_start[c] + fill[c]++] = (uint32_t)i | first;
             else m->cell_start[c + 1]++;
           }
     }
   }
   PetscCall(PetscFree(fill));
-  /* doubles: v, normal, tri_box; 4-byte words: tri, tri_edge, edge_tri (3 per triangle each), edge_v, vert_edge
-     (2 per edge each), edge_tri_start, vert_edge_start, vert_owner, cell_start, cell_tri */
-  m->bytes = sizeof(*m) + (size_t)m->nt /* tri_owns */ + sizeof(double) * (3 * (size_t)m->nv + 9 * (size_t)m->nt) +
-             sizeof(int32_t) * (9 * (size_t)m->nt + 4 * (size_t)m->ne + ((size_t)m->ne + 1) + ((size_t)m->nv + 1) +
+  /* the records; doubles: v; 4-byte words: tri, tri_edge, edge_tri (3 per triangle each), tri_rec, edge_v,
+     vert_edge (2 per edge each), edge_tri_start, vert_edge_start, vert_owner, cell_start, cell_tri */
+  m->bytes = sizeof(*m) + sizeof(TriRecord) * (size_t)m->nt + sizeof(double) * 3 * (size_t)m->nv +
+             sizeof(int32_t) * (10 * (size_t)m->nt + 4 * (size_t)m->ne + ((size_t)m->ne + 1) + ((size_t)m->nv + 1) +
                                 (size_t)m->nv + ((size_t)ncells + 1) + (size_t)m->cell_start[ncells]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate)
 {
-  TriMesh *m;
+  TriMesh   *m;
+  TriRecord *rec; /* the records in the file's order, until the grid sorts them into m->rec */
 
   PetscFunctionBegin;
   *mesh = NULL;
@@ -232,15 +297,19 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
              "TriMeshCreate: %" PetscInt_FMT " triangles; give 1 to 2^29 / 3", nt);
   PetscCall(PetscNew(&m));
   m->nt = nt;
-  PetscCall(PetscMalloc3(3 * (size_t)nt, &m->tri, 3 * (size_t)nt, &m->normal, 3 * (size_t)nt, &m->tri_edge));
+  PetscCall(PetscMalloc3(3 * (size_t)nt, &m->tri, 3 * (size_t)nt, &m->tri_edge, (size_t)nt, &m->tri_rec));
+  PetscCall(PetscMalloc1((size_t)nt, &m->rec));
+  PetscCall(PetscMalloc1((size_t)nt, &rec));
   PetscCall(weld(m, xyz));
-  normals(m, degenerate);
+  normals(m, rec, degenerate);
   if (*degenerate >= 0) {
+    PetscCall(PetscFree(rec));
     PetscCall(TriMeshDestroy(&m));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(adjacency(m));
-  PetscCall(grid(m));
+  PetscCall(adjacency(m, rec));
+  PetscCall(grid(m, rec));
+  PetscCall(PetscFree(rec));
   *mesh = m;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -252,14 +321,13 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(m->v));
-  PetscCall(PetscFree3(m->tri, m->normal, m->tri_edge));
+  PetscCall(PetscFree3(m->tri, m->tri_edge, m->tri_rec));
+  PetscCall(PetscFree(m->rec));
   PetscCall(PetscFree3(m->edge_v, m->edge_tri_start, m->edge_tri));
   PetscCall(PetscFree(m->vert_edge_start));
   PetscCall(PetscFree2(m->vert_edge, m->vert_owner));
-  PetscCall(PetscFree(m->tri_owns));
   PetscCall(PetscFree(m->cell_start));
   PetscCall(PetscFree(m->cell_tri));
-  PetscCall(PetscFree(m->tri_box));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,35 +12,60 @@
 #include <petscsys.h>
 #include <stdint.h>
 
+/* A triangle as a query reads it, in one record: a query touches its bounds, corners, normal and owner
+ * bits, and no other array until a contact with an edge or vertex passes its gap test. Records lie in
+ * the grid's cell order (by the cell of their bounds' low corner), so a query's neighbouring cells
+ * read neighbouring records. Every field is double: the corners and normal make the contact's bits,
+ * which must not move, and the bounds decide which triangles a box body's vertices are tested
+ * against (a bound rounded to single precision would add triangles a rounding away from the reach),
+ * so the 24 bytes that float bounds would save are not worth a result. The neighbours across the
+ * edges let an edge's or a vertex's region test read records instead of the edge's and vertex's lists.
+ * 168 bytes. */
+typedef struct TriRecord {
+  double  lo[3], hi[3]; /* bounding box */
+  double  v[3][3];      /* corners: the welded vertices' coordinates, in the triangle's order */
+  double  n[3];         /* unit normal, right-handed about the corners' order */
+  int32_t t;            /* the triangle's number in the file's order: contacts rank and own by it */
+  int32_t nbr[3];       /* per edge k: the record of the one other triangle on it; TRIMESH_NBR_NONE, TRIMESH_NBR_MANY */
+  uint8_t owns;         /* bit k: it owns its edge k; bit 3 + k: it owns its vertex k */
+  uint8_t flip;         /* bit k: edge k's lower-numbered vertex (its s = 0 end) is corner k + 1 (mod 3) */
+  uint8_t nbr_edge;     /* bits 2 k and 2 k + 1: which edge of record nbr[k] edge k is */
+  uint8_t fan; /* bit k: it owns its vertex k and the triangles at it form one closed fan (each edge at the vertex
+                  on two of them), so crossing edges from it around the vertex meets every edge there */
+} TriRecord;
+
 typedef struct TriMesh {
-  PetscInt  nv, nt, ne;      /* vertices, triangles, edges */
-  double   *v;               /* 3 per vertex (m, the mesh's frame) */
-  int32_t  *tri;             /* 3 vertices per triangle, in the file's order */
-  double   *normal;          /* 3 per triangle: unit, right-handed about its vertex order */
-  int32_t  *tri_edge;        /* 3 per triangle: edge k joins its vertices k and k + 1 (mod 3) */
-  int32_t  *edge_v;          /* 2 per edge: the lower vertex index first */
-  int32_t  *edge_tri_start;  /* ne + 1: the triangles on edge e are edge_tri[edge_tri_start[e] ..] */
-  int32_t  *edge_tri;        /* ascending: the first is the edge's owner */
-  int32_t  *vert_edge_start; /* nv + 1: the edges at vertex v are vert_edge[vert_edge_start[v] ..] */
-  int32_t  *vert_edge;
-  int32_t  *vert_owner;   /* the lowest triangle at each vertex */
-  uint8_t  *tri_owns;     /* per triangle: bit k set where it owns its edge k, bit 3 + k where it owns its vertex k */
-  double    lo[3], hi[3]; /* bounding box */
-  double    centre[3];    /* bounding sphere: the box's centre and half diagonal */
-  double    radius;
-  double    cell;       /* grid: cubic cells of this edge (m) from lo */
-  PetscInt  dims[3];    /* cells per axis */
-  int32_t  *cell_start; /* dims[0] dims[1] dims[2] + 1: cell c lists cell_tri[cell_start[c] ..] */
-  uint32_t *cell_tri;   /* per cell entry: a triangle (TRIMESH_ENTRY_TRI bits), ascending within a cell, and
+  PetscInt   nv, nt, ne;      /* vertices, triangles, edges */
+  double    *v;               /* 3 per vertex (m, the mesh's frame) */
+  int32_t   *tri;             /* 3 vertices per triangle, in the file's order */
+  int32_t   *tri_edge;        /* 3 per triangle: edge k joins its vertices k and k + 1 (mod 3) */
+  int32_t   *tri_rec;         /* per triangle: its record */
+  int32_t   *edge_v;          /* 2 per edge: the lower vertex index first */
+  int32_t   *edge_tri_start;  /* ne + 1: the triangles on edge e are edge_tri[edge_tri_start[e] ..] */
+  int32_t   *edge_tri;        /* ascending: the first is the edge's owner */
+  int32_t   *vert_edge_start; /* nv + 1: the edges at vertex v are vert_edge[vert_edge_start[v] ..] */
+  int32_t   *vert_edge;
+  int32_t   *vert_owner;   /* the lowest triangle at each vertex */
+  TriRecord *rec;          /* nt records, in the grid's cell order */
+  double     lo[3], hi[3]; /* bounding box */
+  double     centre[3];    /* bounding sphere: the box's centre and half diagonal */
+  double     radius;
+  double     cell;       /* grid: cubic cells of this edge (m) from lo */
+  PetscInt   dims[3];    /* cells per axis */
+  int32_t   *cell_start; /* dims[0] dims[1] dims[2] + 1: cell c lists cell_tri[cell_start[c] ..] */
+  uint32_t  *cell_tri;   /* per cell entry: a record (TRIMESH_ENTRY_TRI bits), ascending within a cell, and
                             TRIMESH_ENTRY_FIRST << k where the cell is the triangle's first along axis k */
-  double *tri_box;      /* 6 per triangle: its bounding box, lo[3] then hi[3] */
-  size_t  bytes;        /* memory the mesh holds */
+  size_t bytes;          /* memory the mesh holds */
 } TriMesh;
 
-/* A grid entry's triangle and its first-cell flags (a query takes a triangle in the first of its
+/* A grid entry's record and its first-cell flags (a query takes a triangle in the first of its
  * cells that it looks at, without reading the triangle: collision/triangle_contact.c). */
 #define TRIMESH_ENTRY_TRI   0x1fffffffu
 #define TRIMESH_ENTRY_FIRST (1u << 29)
+
+/* TriRecord.nbr where an edge has no other triangle (the mesh's boundary) or several (a non-manifold edge). */
+#define TRIMESH_NBR_NONE (-1)
+#define TRIMESH_NBR_MANY (-2)
 
 /* The most cells the grid has per triangle: larger meshes get coarser cells. */
 #define TRIMESH_CELLS_PER_TRIANGLE 4
@@ -58,5 +83,13 @@ static inline PetscInt trimesh_cell_coord(const TriMesh *m, double x, int k)
   const double   f = (x - m->lo[k]) / m->cell;
   const PetscInt c = !(f > 0) ? 0 : f >= (double)m->dims[k] ? m->dims[k] - 1 : (PetscInt)f; /* NaN: 0 */
   return c < m->dims[k] ? c : m->dims[k] - 1;
+}
+
+/* The corner of record r at the vertex of coordinates x (welded: equal coordinates are one vertex), or -1. */
+static inline int trimesh_corner_at(const TriRecord *r, const double x[3])
+{
+  for (int c = 0; c < 3; c++)
+    if (r->v[c][0] == x[0] && r->v[c][1] == x[1] && r->v[c][2] == x[2]) return c;
+  return -1;
 }
 #endif

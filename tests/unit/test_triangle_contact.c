@@ -13,7 +13,12 @@
  *     a wide envelope all 6, once each (the faces' diagonals are edges);
  *   - a fine floor of 20000 triangles (the grid: triangles in several cells): 2000 random spheres
  *     each get exactly one contact, at the plane's gap; and narrow_mesh_sphere with a rotated and
- *     moved pose gives the rotated plane's contact.
+ *     moved pose gives the rotated plane's contact;
+ *   - the query's records (corners, neighbours across edges, fans round vertices) against the mesh's
+ *     lists: a bumpy floor of 288 triangles with random heights and a fin standing on one of its edges
+ *     (an edge on three triangles) and the cube, 20000 random spheres each, give the features and gaps
+ *     of a brute-force pass over every face, edge and vertex by the rule in triangle_contact.h that
+ *     reads only the lists (the same formulas, so the gaps agree to 1e-12 as above).
  * Coordinates are O(1): the kernels take a few roundings of O(1) numbers, so positions, normals
  * and gaps agree to 1e-12 (three orders above the roundings; a wrong formula is off by O(0.01)). */
 // ctest: labels=unit timeout=60
@@ -214,6 +219,138 @@ static void test_fine_floor_and_pose(void)
   PetscCallAbort(PETSC_COMM_SELF, TriMeshDestroy(&m));
 }
 
+/* The rule of triangle_contact.h over every feature of m, from the mesh's lists only: the face, edge and vertex
+ * contacts of the sphere (c, r) below the envelope, as kind * 2^20 + index into key[] (ascending) with their gaps. */
+static int brute_force(const TriMesh *m, const double c[3], double r, double env, int64_t key[64], double gap[64])
+{
+  int n = 0;
+  for (PetscInt t = 0; t < m->nt; t++) {
+    const double *a = m->v + 3 * (size_t)m->tri[3 * t], *b = m->v + 3 * (size_t)m->tri[3 * t + 1],
+                 *d = m->v + 3 * (size_t)m->tri[3 * t + 2];
+    double ab[3], ad[3], nrm[3], w[3], bc[3], h;
+    v3_sub(ab, b, a);
+    v3_sub(ad, d, a);
+    v3_cross(nrm, ab, ad);
+    v3_scale(nrm, 1.0 / v3_norm(nrm), nrm);
+    v3_sub(w, c, a);
+    h = v3_dot(w, nrm);
+    tricontact_barycentric(m, t, c, bc);
+    if (bc[0] > TRICONTACT_EPS && bc[1] > TRICONTACT_EPS && bc[2] > TRICONTACT_EPS && fabs(h) - r < env) {
+      key[n]   = (int64_t)TRI_FEATURE_FACE << 20 | t;
+      gap[n++] = fabs(h) - r;
+    }
+  }
+  for (PetscInt e = 0; e < m->ne; e++) {
+    const double *a = m->v + 3 * (size_t)m->edge_v[2 * e], *b = m->v + 3 * (size_t)m->edge_v[2 * e + 1];
+    const double  s = tricontact_edge_parameter(m, e, c);
+    double        q[3], ab[3], dist;
+    int           outside = 1;
+    if (!(s > TRICONTACT_EPS && s < 1 - TRICONTACT_EPS)) continue;
+    v3_sub(ab, b, a);
+    v3_copy(q, a);
+    v3_axpy(q, s, ab);
+    v3_sub(q, c, q);
+    dist = v3_norm(q);
+    for (int32_t i = m->edge_tri_start[e]; i < m->edge_tri_start[e + 1]; i++) {
+      const int32_t t = m->edge_tri[i];
+      double        bc[3];
+      int           k = 0;
+      while (m->tri_edge[3 * t + k] != e) k++;
+      tricontact_barycentric(m, t, c, bc);
+      outside &= !(bc[(k + 2) % 3] > TRICONTACT_EPS);
+    }
+    if (outside && dist - r < env) {
+      key[n]   = (int64_t)TRI_FEATURE_EDGE << 20 | e;
+      gap[n++] = dist - r;
+    }
+  }
+  for (PetscInt v = 0; v < m->nv; v++) {
+    double d[3], dist;
+    int    beyond = 1;
+    for (int32_t i = m->vert_edge_start[v]; i < m->vert_edge_start[v + 1]; i++) {
+      const int32_t e = m->vert_edge[i];
+      const double  s = tricontact_edge_parameter(m, e, c);
+      beyond &= m->edge_v[2 * e] == v ? !(s > TRICONTACT_EPS) : !(s < 1 - TRICONTACT_EPS);
+    }
+    v3_sub(d, c, m->v + 3 * (size_t)v);
+    dist = v3_norm(d);
+    if (beyond && dist - r < env) {
+      key[n]   = (int64_t)TRI_FEATURE_VERTEX << 20 | v;
+      gap[n++] = dist - r;
+    }
+  }
+  return n;
+}
+
+/* 20000 random spheres in box lo .. hi (radius up to rmax) on m: tricontact_sphere against brute_force. */
+static void compare_with_lists(const char *what, const TriMesh *m, const double lo[3], const double hi[3], double rmax)
+{
+  int bad = 0, features[3] = {0, 0, 0};
+  srand(7);
+  for (int i = 0; i < 20000; i++) {
+    TriFeatureContact f[64];
+    int64_t           key[64];
+    double            gap[64], c[3], r = rmax * (0.2 + 0.8 * rand() / (double)RAND_MAX), env = 0.3 * r;
+    int               n, nb, same;
+    for (int k = 0; k < 3; k++) c[k] = lo[k] + (hi[k] - lo[k]) * rand() / (double)RAND_MAX;
+    n    = tricontact_sphere(m, c, r, env, 64, f);
+    nb   = brute_force(m, c, r, env, key, gap);
+    same = n == nb; /* both ascending: faces, edges, vertices, each by index */
+    for (int k = 0; same && k < n; k++) {
+      same = ((int64_t)f[k].kind << 20 | f[k].index) == key[k] && fabs(f[k].pt.phi - gap[k]) < TOL;
+      features[f[k].kind]++;
+    }
+    if (!same && bad++ < 3)
+      printf("%s: sphere (%g, %g, %g) r %g: %d contacts; the lists' rule gives %d\n", what, c[0], c[1], c[2], r, n, nb);
+  }
+  CHECK(bad == 0, "%s: %d of 20000 spheres differ from the rule over the mesh's lists", what, bad);
+  CHECK(features[0] > 20 && features[1] > 20 && features[2] > 20,
+        "%s: the spheres touch %d faces, %d edges, %d vertices; expected over 20 of each", what, features[0],
+        features[1], features[2]);
+}
+
+static void test_records_against_lists(void)
+{
+  const int nx = 12, nt = 2 * nx * nx + 1;
+  double    z[13][13], *xyz, cube[12 * 9];
+  TriMesh  *m;
+  int       fans = 0, many = 0;
+
+  srand(5);
+  for (int i = 0; i <= nx; i++)
+    for (int j = 0; j <= nx; j++) z[i][j] = 0.03 * rand() / (double)RAND_MAX;
+  PetscCallAbort(PETSC_COMM_SELF, PetscMalloc1(9 * (size_t)nt, &xyz));
+  for (int i = 0, t = 0; i < nx; i++)
+    for (int j = 0; j < nx; j++, t += 2) {
+      const double x0 = i * 0.1, y0 = j * 0.1, x1 = (i + 1) * 0.1, y1 = (j + 1) * 0.1;
+      const double a[18] = {x0, y0, z[i][j], x1, y0, z[i + 1][j],     x1, y1, z[i + 1][j + 1],
+                            x0, y0, z[i][j], x1, y1, z[i + 1][j + 1], x0, y1, z[i][j + 1]};
+      for (int k = 0; k < 18; k++) xyz[9 * t + k] = a[k];
+    }
+  { /* the fin: on the diagonal of square (5, 5), up to 0.1 above its middle */
+    const double a[9] = {5 * 0.1, 5 * 0.1, z[5][5],
+                         6 * 0.1, 6 * 0.1, z[6][6],
+                         0.55,    0.55,    0.1 + 0.5 * (z[5][5] + z[6][6])};
+    for (int k = 0; k < 9; k++) xyz[9 * (nt - 1) + k] = a[k];
+  }
+  m = mesh_of(nt, xyz);
+  PetscCallAbort(PETSC_COMM_SELF, PetscFree(xyz));
+  for (PetscInt i = 0; i < m->nt; i++) {
+    for (int k = 0; k < 3; k++) fans += (m->rec[i].fan >> k) & 1;
+    for (int k = 0; k < 3; k++) many += m->rec[i].nbr[k] == TRIMESH_NBR_MANY;
+  }
+  CHECK(fans > 50 && many == 3,
+        "bumpy floor: %d vertices walked as fans (expected > 50), %d records on the fin's edge "
+        "(expected 3)",
+        fans, many);
+  compare_with_lists("bumpy floor", m, (double[]){-0.05, -0.05, -0.05}, (double[]){1.25, 1.25, 0.15}, 0.06);
+  PetscCallAbort(PETSC_COMM_SELF, TriMeshDestroy(&m));
+  TestBoxMesh((double[]){0, 0, 0}, (double[]){1, 1, 1}, cube);
+  m = mesh_of(12, cube);
+  compare_with_lists("cube", m, (double[]){-0.3, -0.3, -0.3}, (double[]){1.3, 1.3, 1.3}, 0.3);
+  PetscCallAbort(PETSC_COMM_SELF, TriMeshDestroy(&m));
+}
+
 static void test_degenerate(void)
 {
   const double line[9]   = {0, 0, 0, 1, 1, 1, 2, 2, 2},
@@ -228,8 +365,9 @@ static void test_degenerate(void)
 
 int main(int argc, char **argv)
 {
-  void (*const tests[])(void) = {test_square,    test_fan, test_ridge_valley, test_cube, test_fine_floor_and_pose,
-                                 test_degenerate};
+  void (*const tests[])(void) =
+    {test_square,    test_fan, test_ridge_valley, test_cube, test_fine_floor_and_pose, test_records_against_lists,
+     test_degenerate};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (size_t k = 0; k < sizeof tests / sizeof tests[0]; k++) tests[k]();

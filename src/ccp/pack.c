@@ -380,9 +380,10 @@ PetscErrorCode CCPPackedStash(CCPPacked *pk, const double *x, CCPProblem *P)
 
 void CCPPackedUnstash(const CCPPacked *pk, const CCPProblem *P, double *x)
 {
-  const size_t head = stash_head(pk);
-  if (head) memcpy(x, P->gamma, sizeof(double) * head); /* P->gamma is NULL without contacts */
-  memcpy(x + head, pk->stash_tail, sizeof(double) * (ccp_packed_len(pk) - head));
+  const size_t head = stash_head(pk), len = ccp_packed_len(pk);
+  /* without contacts P->gamma and x are NULL: memcpy with a NULL pointer is undefined even for 0 bytes */
+  if (head) memcpy(x, P->gamma, sizeof(double) * head);
+  if (len > head) memcpy(x + head, pk->stash_tail, sizeof(double) * (len - head));
 }
 
 void CCPPackedUnpackGamma(const CCPPacked *pk, const double *x, CCPProblem *P)

@@ -12,8 +12,9 @@
  * 150 steps (the pour lands, piles up to 288 contacts and is rebalanced once, at step 100; on 2 ranks
  * the ghosts are kept on 107 steps and built on 43) exercise every check: more steps only add solves,
  * each with a neighbour exchange and an Allreduce per iteration that wait for the scheduler beside a
- * CPU-bound process. */
-// ctest: labels=mpi timeout=600 ranks=2;4
+ * CPU-bound process (2 ranks: 319 s beside one `yes` on the 2 cores at load 5-10, 8 s in a `ctest -j2`
+ * at load 10-15 without it): timeout 900 s. */
+// ctest: labels=mpi timeout=900 ranks=2;4
 #include "test_util.h"
 #include <string.h>
 

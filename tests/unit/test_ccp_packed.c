@@ -1,4 +1,4 @@
-// ctest: labels=unit timeout=60
+// ctest: labels=unit timeout=120
 /* The packed, vectorized solver path (ccp/pack.h, ccp/sweep.c; the default) against the reference
  * per-contact loops (-ccp_packed false, validated against dense solutions in test_ccp_solvers) on
  * random problems: mixed 3/6-dof, all 3-dof and all 6-dof contacts, contact counts that leave
@@ -9,7 +9,8 @@
  * Gauss-Seidel sweeps conflict-free blocks in the packed order (another order than the reference's),
  * so for it, as for converged APGD, the converged velocities are compared. The packed kernels
  * run in every build: AVX2+FMA with AVX-512VL's registers, AVX2+FMA (where the CPU has them) and
- * portable (-ccp_simd generic). */
+ * portable (-ccp_simd generic). Timeout 120 s: 25 s in a `ctest -j2` on the 2 cores at load 10-15,
+ * 10 s in one beside a CPU-bound process. */
 #include <petscsys.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,22 +1,26 @@
 /* A small clump pour on this run's ranks (slabs along x, cuts fixed) against rank 0 alone: 60
  * trimers (three overlapping spheres, r = 15 mm, the template of tests/validation/test_clump_rest.c
  * scaled) on a 5 x 4 x 3 lattice with orientations from a fixed hash, thrown sideways (0.3 m/s along
- * x, across the cut at x = 0) onto a floor, 120 steps of 5 ms (landing and spreading), CCP with APGD
- * to 1e-7 m/s. Checked at every step: the same contact count (member pairs included: a clump pair
- * computed twice or never, or a ghost clump with stale members, changes it), the same number of
- * contacts warm-started from the memory (the member-pair keys must follow their contacts between
- * ranks) and every solve converged; at the end every body's position within 1e-6 m and velocity
- * within 1e-5 m/s of the serial run. Tolerances: two runs whose sums are ordered differently differ
- * per step by about the solver tolerance (1e-7 m/s) in each velocity; over 120 steps of 5 ms
- * that is 6e-8 m of position if it adds up every step, but a jammed pack's solutions within the
- * tolerance differ by up to 20 times that (tests/validation/test_distributed_pour.c). Measured on
- * 2 ranks: 1.3e-7 m and 3.0e-6 m/s; the bounds, 1e-6 m and 1e-5 m/s, leave a margin of 3 to 8,
- * while a lost or doubled member contact moves a clump by millimetres. Member-pair keys that
- * collide (the sub without the second member's index) stop the run: a key remembered twice. */
+ * x, across the cut at x = 0) onto a floor, 60 steps of 5 ms (the three layers land and pile up:
+ * 131 contacts at the end), CCP with APGD to 1e-7 m/s. Checked at every step: the same contact
+ * count (member pairs included: a clump pair computed twice or never, or a ghost clump with stale
+ * members, changes it), the same number of contacts warm-started from the memory (the member-pair
+ * keys must follow their contacts between ranks) and every solve converged; at the end every
+ * body's position within 1e-6 m and velocity within 1e-5 m/s of the serial run. Tolerances: two
+ * runs whose sums are ordered differently differ per step by about the solver tolerance (1e-7 m/s)
+ * in each velocity; over 60 steps of 5 ms that is 3e-8 m of position if it adds up every step, and
+ * a jammed pack's solutions within the tolerance differ by up to 20 times that, 6e-7 m
+ * (tests/validation/test_distributed_pour.c). Measured on 2 ranks: 2.3e-9 m and 9.4e-8 m/s (1.3e-7 m
+ * and 3.0e-6 m/s over 120 steps, once the pack jams); the bounds, 1e-6 m and 1e-5 m/s, cover the
+ * jammed case, while a lost or doubled member contact moves a clump by millimetres. Member-pair keys
+ * that collide (the sub without the second member's index) stop the run: a key remembered twice.
+ * Length: the pile's last steps dominate the cost (120 steps: 85,000 APGD iterations on 2 ranks,
+ * 60 steps: 15,600, each with a neighbour exchange and an Allreduce that wait for the scheduler
+ * beside a CPU-bound process), and every check above is exercised by step 60. */
 // ctest: labels=mpi timeout=600 ranks=2
 #include "test_util.h"
 
-#define STEPS 120
+#define STEPS 60
 #define NX    5
 #define NY    4
 #define NZ    3

@@ -30,8 +30,9 @@
  * 600 spheres out. Measured: n = 2.37 at k = 1.50 (n = 2.43 at k = 1.4), C = 0.66. An 8 d outlet in
  * this bin falls below the law (its rim 6 d from the side walls; n = 2.20 with it), so the outlets
  * up to 10 d are jobs/hopper/beverloo.sh's full study: a wider bin and more spheres, the same
- * program. */
-// ctest: timeout=1200
+ * program. Timeout 1800 s: 536 s in a `ctest -j2` on the 2 cores at load 10-15 (one rank: a
+ * CPU-bound process beside it slows it by at most the cores' share). */
+// ctest: timeout=1800
 #include "test_mesh.h"
 
 #define DIAMETER    0.01

@@ -1,4 +1,4 @@
-// ctest: labels=mpi timeout=300 ranks=2;4
+// ctest: labels=mpi timeout=900 ranks=4
 /* Joints on several ranks (docs/design.md "Joints", src/joints/joints.h): a joint is computed by the owner of its
  * body B, which holds body A as a ghost however far it is; A's impulse reaches A's owner through
  * the ghost. Run on this run's ranks (process grid p x 1 x 1 along x, load balancing every 50
@@ -26,7 +26,14 @@
  *    would start cold there and count one less;
  *  - the joints hold on every rank count: hinge gaps and the distance error below 1e-6 m (the
  *    issue's bound for the pendulums), each joint computed by exactly one rank (the sum over ranks
- *    of the joint blocks equals the joint count). */
+ *    of the joint blocks equals the joint count).
+ * Registered on 4 ranks only: there link 1 swings through the middle cut (x = 0 before balancing
+ * moves it) and the distance joint joins ranks that are not neighbours, which covers the 2-rank
+ * case's paths (a jointed body's partner held as a ghost, migration with the joint memory);
+ * restart/joints_bitwise also runs joints on 2 ranks. Each step's solve to 1e-9 m/s takes about
+ * 360 APGD iterations, each with an Allreduce that waits for the scheduler beside a CPU-bound
+ * process: a second rank count would add minutes there (the 4-rank run took 153 s beside one `yes` on
+ * 2 cores at load 17-19, 204 s in a `ctest -j2` beside one; 1 to 30 s idle): timeout 900 s. */
 #include "test_util.h"
 
 #define STEPS  300

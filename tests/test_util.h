@@ -106,10 +106,10 @@ static inline PetscErrorCode TestSlabsAlongX(const char *balance_interval)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A body's id, position and velocity (linear world, angular body frame, as stored). */
+/* A body's id, position, orientation and velocity (linear world, angular body frame, as stored). */
 typedef struct {
   int64_t id;
-  double  x[3], v[6], r;
+  double  x[3], v[6], r, q[4];
 } TestBodyVel;
 
 static inline int TestCompareBodyVel(const void *a, const void *b)
@@ -118,7 +118,8 @@ static inline int TestCompareBodyVel(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The (id, position, velocity, radius) of every body of sim gathered on rank 0 of SimulationComm(sim), sorted by id
+/* The (id, position, velocity, radius, orientation) of every body of sim gathered on rank 0 of SimulationComm(sim),
+ * sorted by id
  * (*out allocated there, PetscFree it; other ranks get *n = 0). Collective. */
 static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **out, PetscInt *n)
 {
@@ -135,6 +136,7 @@ static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **
     mine[i].r  = SimulationBodies(sim)->radius[i];
     for (int k = 0; k < 3; k++) mine[i].x[k] = SimulationBodies(sim)->pos[3 * i + k];
     for (int k = 0; k < 6; k++) mine[i].v[k] = SimulationBodies(sim)->vel[6 * i + k];
+    for (int k = 0; k < 4; k++) mine[i].q[k] = SimulationBodies(sim)->quat[4 * i + k];
   }
   if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
   nloc *= (PetscMPIInt)sizeof(TestBodyVel);

@@ -3,28 +3,30 @@
  * Defaults: fills: velocity 0; random seed 0; spheres (clump: NAME fills with that template's clumps,
  *     oriented at random from the seed);
  *   emitters: start 0, count 0 and end 0 (no limit of that kind; one of them is required),
- *     velocity and velocity_spread 0, seed 0; radius: a number is a fixed size. */
+ *     velocity and velocity_spread 0, seed 0; radius: a number is a fixed size; spheres (clump: NAME
+ *     emits that template's clumps, oriented at random from the seed). */
 #include "scenario/bulk_sections.h"
 #include "scenario/shared_values.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* fills[i].clump (optional): a template's name; then the fill places clumps (f->clump = index + 1) of
- * its bounding radius, and radius may not be given. */
-static int read_fill_clump(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, FillSpec *f)
+/* clump (optional, in a fill or an emitter `what`): a template's name; then it places clumps
+ * (*clump = index + 1) of the template's bounding radius (*radius), and radius may not be given. */
+static int read_clump_name(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, const char *what,
+                           int *clump, double *radius)
 {
   char name[64] = "", kp[KEY_PATH_MAX];
-  TRY(reader_get_string(r, m, ip, "clump", OPTIONAL, "name a template of the clumps section to fill with clumps", name,
+  TRY(reader_get_string(r, m, ip, "clump", OPTIONAL, "name a template of the clumps section to place clumps", name,
                         sizeof name));
   if (!name[0]) return 0;
   for (int k = 0; k < sc->n_clumps; k++)
     if (!strcmp(sc->clumps[k].name, name)) {
       if (reader_field(r, m, ip, "radius", kp))
         return reader_fail(r, reader_field(r, m, ip, "radius", kp), kp,
-                           "a fill of clumps takes their size from clump '%s'; remove radius", name);
-      f->clump  = k + 1;
-      f->radius = sc->clumps[k].bounding;
+                           "%s of clumps takes their size from clump '%s'; remove radius", what, name);
+      *clump  = k + 1;
+      *radius = sc->clumps[k].bounding;
       return 0;
     }
   return reader_fail(r, reader_field(r, m, ip, "clump", kp), kp,
@@ -68,7 +70,7 @@ int scenario_read_fills(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     TRY(reader_get_mapping(r, m, ip, "region", REQUIRED, region_keys,
                            "give region: {min: [x, y, z], max: [x, y, z]} (m)", &region, rp));
     TRY(scenario_get_box(r, region, rp, "region", f->region_min, f->region_max));
-    TRY(read_fill_clump(r, sc, m, ip, f));
+    TRY(read_clump_name(r, sc, m, ip, "a fill", &f->clump, &f->radius));
     if (!f->clump)
       TRY(reader_get_number(r, m, ip, "radius", REQUIRED, POSITIVE, "give the sphere radius in m", &f->radius));
     for (int a = 0; a < 3; a++) /* slack: a region one diameter wide, written in decimals */
@@ -188,7 +190,7 @@ static int check_emitter(YamlReader *r, const yaml_node_t *m, const char *ip, co
 int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[]        = {"region",          "rate", "count",    "start", "end", "radius", "velocity",
-                                            "velocity_spread", "seed", "material", NULL};
+                                            "velocity_spread", "seed", "material", "clump", NULL};
   static const char *const region_keys[] = {"min", "max", NULL};
   const char *hint = "write emitters: [{region: {min: [..], max: [..]}, rate: N, count: C, radius: R, material: NAME}]";
   char        kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
@@ -219,7 +221,9 @@ int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
       return reader_fail(r, reader_field(r, m, ip, "end", sp), sp, "%g is not after start %g; give end > start", e->end,
                          e->start);
     e->count = (long)count;
-    TRY(read_emitter_radius(r, m, ip, e));
+    TRY(read_clump_name(r, sc, m, ip, "an emitter", &e->clump, &e->radius));
+    if (e->clump) e->radius_min = e->radius_max = e->radius; /* size SIZE_FIXED (zeroed) */
+    else TRY(read_emitter_radius(r, m, ip, e));
     TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
                           "give the mean velocity [x, y, z] of the new bodies in m/s", e->velocity));
     TRY(reader_get_vector(r, m, ip, "velocity_spread", OPTIONAL, 3, NON_NEGATIVE,

@@ -1,6 +1,6 @@
 /* The simulation's use of the emitters (step/emitter.h): at the start of a step, each emitter's due
  * bodies are placed against the bodies near its region, gathered from all ranks in id order, and
- * each rank keeps the new bodies whose centre it owns. Collective. */
+ * each rank keeps the new bodies whose centre (a clump's centre of mass) it owns. Collective. */
 #include "step/simulation_impl.h"
 #include "step/emitter.h"
 #include "step/population.h"
@@ -65,9 +65,11 @@ static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const doubl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Append new body `id` if this rank owns its centre. */
+/* Append new body `id` (a sphere, or for a clump emitter a clump turned by the next orientation of
+ * *orient) if this rank owns its centre. Every rank calls it for every new body, so that *orient
+ * advances alike on all. */
 static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c,
-                                   const double v[3])
+                                   const double v[3], uint64_t *orient)
 {
   PetscMPIInt rank;
   BodySpec    spec;
@@ -75,7 +77,6 @@ static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
-  if (sim->place.domain && DomainOwnerOfPoint(sim->place.domain, c->x) != rank) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMemzero(&spec, sizeof(spec)));
   spec.shape          = SHAPE_SPHERE;
   spec.size[0]        = c->r;
@@ -85,6 +86,8 @@ static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t
     spec.position[a] = c->x[a];
     spec.velocity[a] = v[a];
   }
+  if (e->clump) population_clump_pose(&sim->sc, e->clump - 1, c->x, orient, &spec);
+  if (sim->place.domain && DomainOwnerOfPoint(sim->place.domain, c->x) != rank) PetscFunctionReturn(PETSC_SUCCESS);
   population_record_from_spec(&sim->sc, &spec, id, &rec);
   PetscCall(BodyStoreAppendOwned(&sim->bodies, &rec));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -112,6 +115,7 @@ PetscErrorCode SimulationEmit(Simulation sim, PetscBool *emitted)
     const EmitterSpec *e   = &sim->sc.emitters[k];
     const long         due = emitter_owed(sim, k, sim->time);
     EmitterSphere     *near, *out;
+    uint64_t           orient;
     double(*vel)[3];
     long nnear;
     int  placed;
@@ -121,7 +125,8 @@ PetscErrorCode SimulationEmit(Simulation sim, PetscBool *emitted)
     PetscCall(PetscMalloc2(due, &out, due, &vel));
     placed = emitter_place(e, k, sim->step, near, nnear, sim->walls, sim->sc.n_walls, (int)PetscMin(due, INT32_MAX),
                            out, vel);
-    for (int j = 0; j < placed; j++) PetscCall(AppendIfMine(sim, e, sim->next_id++, &out[j], vel[j]));
+    orient = emitter_orientation_stream(e, k, sim->step);
+    for (int j = 0; j < placed; j++) PetscCall(AppendIfMine(sim, e, sim->next_id++, &out[j], vel[j], &orient));
     sim->emitted[k] += placed;
     PetscCall(PetscFree2(out, vel));
     PetscCall(PetscFree(near));

@@ -78,6 +78,13 @@ int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSp
   return placed;
 }
 
+/* Seeded like the placement stream (emitter_place) but from seed ^ a constant, so that the orientations
+ * are not the placement's draws over again. */
+uint64_t emitter_orientation_stream(const EmitterSpec *e, int index, int64_t step)
+{
+  return ((uint64_t)e->seed ^ 0x6A09E667F3BCC908ULL) * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)index << 48) ^ (uint64_t)step;
+}
+
 double emitter_max_radius(const Scenario *sc)
 {
   double r = 0;

@@ -186,6 +186,19 @@ static void random_orientation(uint64_t *state, double q[4])
   q[3] = sqrt(u) * cos(b);
 }
 
+void population_clump_pose(const Scenario *sc, int clump, const double c[3], uint64_t *orient, BodySpec *b)
+{
+  const Clump *t = &sc->clumps[clump];
+  double       com[3];
+  b->shape   = SHAPE_CLUMP;
+  b->size[0] = clump;
+  b->size[1] = t->member_radius;
+  b->size[2] = 0;
+  random_orientation(orient, b->orientation);
+  quat_rotate(com, b->orientation, t->com);
+  v3_sub(b->position, c, com); /* the template's origin, so that its centre of mass is at c */
+}
+
 /* The spec of one fill body at c: a sphere, or a clump (f->clump) with its centre of mass at c,
  * turned by the next orientation of the stream orient. */
 static void fill_sphere_spec(const Scenario *sc, const FillSpec *f, const double c[3], uint64_t *orient, BodySpec *b)
@@ -198,17 +211,7 @@ static void fill_sphere_spec(const Scenario *sc, const FillSpec *f, const double
   b->orientation[0] = 1;
   b->material       = f->material;
   b->line           = f->line;
-  if (f->clump) {
-    const Clump *t = &sc->clumps[f->clump - 1];
-    double       com[3];
-    b->shape   = SHAPE_CLUMP;
-    b->size[0] = f->clump - 1;
-    b->size[1] = t->member_radius;
-    b->size[2] = 0;
-    random_orientation(orient, b->orientation);
-    quat_rotate(com, b->orientation, t->com);
-    v3_sub(b->position, c, com); /* the template's origin, so that its centre of mass is at c */
-  }
+  if (f->clump) population_clump_pose(sc, f->clump - 1, c, orient, b);
 }
 
 /* The stream of a clump fill's orientations: its own, so that a random fill places its bodies

@@ -10,6 +10,10 @@
 /* Convert one spec to a record (mass and inertia from density unless overridden; angular velocity
  * converted from the file's world frame to the body frame). */
 void population_record_from_spec(const Scenario *sc, const BodySpec *spec, int64_t id, BodyRecord *rec);
+/* Makes b a clump of template `clump` (an index into sc->clumps) whose centre of mass is at c, turned
+ * by the next uniformly random orientation of the stream *orient (three draws); b's other fields
+ * (velocity, material, ...) are left as they are. */
+void population_clump_pose(const Scenario *sc, int clump, const double c[3], uint64_t *orient, BodySpec *b);
 /* Append all initial bodies of sc to s (which must be empty) and check them (with the solver's
  * options: -ccp_packed). On bad input returns PETSC_SUCCESS with err set (err[0] != 0):
  * FILE:LINE: key '...': what is wrong; what to change. */

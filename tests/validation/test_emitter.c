@@ -147,7 +147,8 @@ int main(int argc, char **argv)
     PetscCall(Run(PETSC_COMM_SELF, &ser, &nser));
     TEST_CHECK(npar == nser, "%" PetscInt_FMT " bodies on %d ranks, %" PetscInt_FMT " on one", npar, size, nser);
     for (PetscInt i = 0; i < PetscMin(npar, nser); i++)
-      bitwise = bitwise && !memcmp(&par[i], &ser[i], sizeof(TestBodyVel)); /* id, position, velocity, radius */
+      bitwise = bitwise &&
+                !memcmp(&par[i], &ser[i], sizeof(TestBodyVel)); /* id, position, velocity, radius, orientation */
     TEST_CHECK(bitwise, "the bodies on %d ranks differ from those on one rank", size);
     for (PetscInt i = 0; i < nser; i++)
       for (PetscInt j = i + 1; j < nser; j++) {

@@ -330,9 +330,34 @@ static int read_clump_body(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
   return 0;
 }
 
+/* bodies[i] of shape ellipsoid (node m at ip, n bodies in the list): its semi-axes, and the partners
+ * its contacts are built for: plane walls only (collision/ellipsoid_contact.h), so it must be the
+ * scenario's one body, with no other wall, fill or emitter. */
+static int read_ellipsoid_body(YamlReader *r, const yaml_node_t *root, const Scenario *sc, const yaml_node_t *m,
+                               const char *ip, int n, BodySpec *b)
+{
+  static const char *const others[] = {"fills", "emitters"};
+  char                     kp[KEY_PATH_MAX];
+  TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
+                        "give the semi-axes [a, b, c] along the body axes in m, each > 0", b->size));
+  for (int k = 0; k < sc->n_walls; k++)
+    if (sc->walls[k].type != WALL_PLANE)
+      return reader_fail(r, m, ip,
+                         "an ellipsoid touches plane walls only, and walls[%d] (line %d) is not a plane; use plane "
+                         "walls with ellipsoids",
+                         k, sc->wall_lines[k]);
+  if (n > 1)
+    return reader_fail(r, m, ip,
+                       "an ellipsoid touches plane walls only, not other bodies; give it as the scenario's one body");
+  for (int k = 0; k < 2; k++)
+    if (reader_field(r, root, "", others[k], kp))
+      return reader_fail(r, m, ip, "an ellipsoid touches plane walls only, not other bodies; remove '%s'", others[k]);
+  return 0;
+}
+
 int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const shapes[]      = {"sphere", "box", "clump", NULL};
+  static const char *const shapes[]      = {"sphere", "box", "clump", "ellipsoid", NULL}; /* in ShapeKind's order */
   static const char *const sphere_keys[] = {"shape",       "radius",   "position", "velocity", "angular_velocity",
                                             "orientation", "material", "mass",     "inertia",  "id",
                                             NULL};
@@ -342,6 +367,9 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   static const char *const clump_keys[]  = {"shape",       "clump",    "position", "velocity", "angular_velocity",
                                             "orientation", "material", "mass",     "inertia",  "id",
                                             NULL};
+  static const char *const ellipsoid_keys[] = {"shape",       "semi_axes", "position", "velocity", "angular_velocity",
+                                               "orientation", "material",  "mass",     "inertia",  "id",
+                                               NULL};
   const char              *hint = "write bodies: [{shape: sphere, radius: R, position: [x, y, z], material: NAME}]";
   char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t             *list, *m;
@@ -354,8 +382,11 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     BodySpec *b     = &sc->bodies[i];
     int       shape = -1;
     TRY(
-      reader_get_entry(r, list, kp, i, "write {shape: sphere, ...}, {shape: box, ...} or {shape: clump, ...}", &m, ip));
-    TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere, box or clump", &shape));
+      reader_get_entry(r, list, kp, i,
+                       "write {shape: sphere, ...}, {shape: box, ...}, {shape: clump, ...} or {shape: ellipsoid, ...}",
+                       &m, ip));
+    TRY(reader_get_choice(r, m, ip, "shape", REQUIRED, shapes, "give the body shape sphere, box, clump or ellipsoid",
+                          &shape));
     b->shape          = (ShapeKind)shape;
     b->orientation[0] = 1;
     if (b->shape == SHAPE_SPHERE) {
@@ -365,6 +396,9 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     } else if (b->shape == SHAPE_CLUMP) {
       TRY(reader_check_keys(r, m, ip, clump_keys));
       TRY(read_clump_body(r, sc, m, ip, b));
+    } else if (b->shape == SHAPE_ELLIPSOID) {
+      TRY(reader_check_keys(r, m, ip, ellipsoid_keys));
+      TRY(read_ellipsoid_body(r, root, sc, m, ip, n, b));
     } else {
       TRY(reader_check_keys(r, m, ip, box_keys));
       TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,

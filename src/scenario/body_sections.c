@@ -330,14 +330,9 @@ static int read_clump_body(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
   return 0;
 }
 
-/* bodies[i] of shape ellipsoid (node m at ip, n bodies in the list): its semi-axes, and the partners
- * its contacts are built for: plane walls only (collision/ellipsoid_contact.h), so it must be the
- * scenario's one body, with no other wall, fill or emitter. */
-static int read_ellipsoid_body(YamlReader *r, const yaml_node_t *root, const Scenario *sc, const yaml_node_t *m,
-                               const char *ip, int n, BodySpec *b)
+/* bodies[i] of shape ellipsoid: its semi-axes, and plane walls only (collision/ellipsoid_contact.h). */
+static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, BodySpec *b)
 {
-  static const char *const others[] = {"fills", "emitters"};
-  char                     kp[KEY_PATH_MAX];
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
                         "give the semi-axes [a, b, c] along the body axes in m, each > 0", b->size));
   for (int k = 0; k < sc->n_walls; k++)
@@ -346,12 +341,44 @@ static int read_ellipsoid_body(YamlReader *r, const yaml_node_t *root, const Sce
                          "an ellipsoid touches plane walls only, and walls[%d] (line %d) is not a plane; use plane "
                          "walls with ellipsoids",
                          k, sc->wall_lines[k]);
-  if (n > 1)
-    return reader_fail(r, m, ip,
-                       "an ellipsoid touches plane walls only, not other bodies; give it as the scenario's one body");
-  for (int k = 0; k < 2; k++)
-    if (reader_field(r, root, "", others[k], kp))
-      return reader_fail(r, m, ip, "an ellipsoid touches plane walls only, not other bodies; remove '%s'", others[k]);
+  return 0;
+}
+
+/* The partners an ellipsoid's contacts are built for: spheres (bodies and sphere fills), not boxes,
+ * clumps, other ellipsoids, clump fills or emitters. list: the bodies (at path kp), all read. */
+static int check_ellipsoid_partners(YamlReader *r, const yaml_node_t *root, const Scenario *sc, yaml_node_t *list,
+                                    const char *kp)
+{
+  static const char *const names[] = {"a sphere", "a box", "a clump", "an ellipsoid"};
+  char                     ip[KEY_PATH_MAX], fp[KEY_PATH_MAX];
+  yaml_node_t             *m, *fills;
+  int                      e = -1;
+  for (int i = 0; i < sc->n_bodies && e < 0; i++)
+    if (sc->bodies[i].shape == SHAPE_ELLIPSOID) e = i;
+  if (e < 0) return 0;
+  for (int j = 0; j < sc->n_bodies; j++)
+    if (j != e && sc->bodies[j].shape != SHAPE_SPHERE) {
+      TRY(reader_get_entry(r, list, kp, j, "write {shape: ..., ...}", &m, ip));
+      return reader_fail(r, m, ip,
+                         "is %s, and an ellipsoid (bodies[%d], line %d) touches plane walls and spheres only; make "
+                         "it a sphere or remove the ellipsoid",
+                         names[sc->bodies[j].shape], e, sc->bodies[e].line);
+    }
+  if (reader_field(r, root, "", "emitters", fp))
+    return reader_fail(r, reader_field(r, root, "", "emitters", fp), fp,
+                       "an ellipsoid (bodies[%d], line %d) does not meet poured bodies yet; remove the emitters or "
+                       "the ellipsoid",
+                       e, sc->bodies[e].line);
+  TRY(reader_get_list(r, root, "", "fills", OPTIONAL, "write fills: [{type: lattice, ...}]", &fills, fp));
+  for (int k = 0; fills && k < reader_count(fills); k++) {
+    char cp[KEY_PATH_MAX];
+    TRY(reader_get_entry(r, fills, fp, k, "write {type: lattice, ...}", &m, ip));
+    if (reader_field(r, m, ip, "clump", cp))
+      return reader_fail(r, m, ip,
+                         "places clumps, and an ellipsoid (bodies[%d], line %d) touches plane walls and spheres only; "
+                         "fill spheres or remove the ellipsoid",
+                         e, sc->bodies[e].line);
+  }
   return 0;
 }
 
@@ -398,7 +425,7 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
       TRY(read_clump_body(r, sc, m, ip, b));
     } else if (b->shape == SHAPE_ELLIPSOID) {
       TRY(reader_check_keys(r, m, ip, ellipsoid_keys));
-      TRY(read_ellipsoid_body(r, root, sc, m, ip, n, b));
+      TRY(read_ellipsoid_body(r, sc, m, ip, b));
     } else {
       TRY(reader_check_keys(r, m, ip, box_keys));
       TRY(reader_get_vector(r, m, ip, "half_extents", REQUIRED, 3, POSITIVE,
@@ -426,7 +453,7 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     b->line      = reader_line(m);
     sc->n_bodies = i + 1;
   }
-  return 0;
+  return check_ellipsoid_partners(r, root, sc, list, kp);
 }
 
 /* The body a joint names under key (by its `id`); "ground" (or an absent optional key) is JOINT_GROUND. */

@@ -633,6 +633,11 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
     smaller = PetscMin(clump_smallest(o->sc, s, i), clump_smallest(o->sc, s, j));
   } else if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
     if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
+  } else if (s->shape[i] == SHAPE_ELLIPSOID || s->shape[j] == SHAPE_ELLIPSOID) { /* with a sphere */
+    const PetscInt e = s->shape[i] == SHAPE_ELLIPSOID ? i : j, p = e == i ? j : i;
+    if (narrow_ellipsoid_sphere(s->pos + 3 * e, s->quat + 4 * e, s->size + 3 * e, s->pos + 3 * p, s->radius[p], 0, &cp))
+      depth = -cp.phi;
+    smaller = PetscMin(s->radius[p], PetscMin(s->size[3 * e], PetscMin(s->size[3 * e + 1], s->size[3 * e + 2])));
   } else {
     const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;
     if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp))

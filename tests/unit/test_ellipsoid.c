@@ -7,6 +7,8 @@
  *  - plane contact of random ellipsoids in random poses: the deepest point is on the surface, its
  *    outward normal is the plane's inward one, no one of 20000 surface samples lies deeper, and the
  *    point on the plane lies on it (coordinates O(0.1), tolerance 1e-12: a few roundings);
+ *  - the point nearest a point outside or inside (ellipsoid_closest_point, also on a symmetry plane):
+ *    on the surface, along the normal there, and no one of 20000 surface samples nearer (1e-12 m);
  *  - the mean curvature of the closed form against the implicit surface's
  *    H = (|grad F|^2 tr(Hess F) - grad F . Hess F grad F) / (2 |grad F|^3), F = x^2/a^2 + y^2/b^2 + z^2/c^2,
  *    at random points (1e-10 relative), and Table 5's curvatures of the paper's sec. 4.5.2 ellipsoid
@@ -103,6 +105,37 @@ static void check_plane(uint64_t *r)
   CHECK(narrow_plane_ellipsoid(p, nrm, c, q, s, cp.phi, &cp) == 0, "no point when the gap is not below the envelope");
 }
 
+/* The nearest surface point to x (outside or inside, or on an axis): on the surface, x - p along the
+ * normal there, and no one of 20000 surface samples nearer (all to 1e-12 m). */
+static void check_closest(uint64_t *r, int axis)
+{
+  double s[3], u[3], x[3], p[3], g[3], d[3], cr[3], dist;
+  for (int a = 0; a < 3; a++) s[a] = uniform(r, 0.01, 0.1);
+  random_unit(r, u);
+  if (axis >= 0) u[axis] = 0; /* on a symmetry plane: the inside case's degenerate branch */
+  for (int a = 0; a < 3; a++) x[a] = s[a] * u[a] * uniform(r, 0.2, 3);
+  dist = ellipsoid_closest_point(s, x, p);
+  CHECK(fabs(p[0] * p[0] / (s[0] * s[0]) + p[1] * p[1] / (s[1] * s[1]) + p[2] * p[2] / (s[2] * s[2]) - 1) < 1e-12,
+        "closest point on the surface");
+  v3_sub(d, x, p);
+  CHECK(fabs(fabs(dist) - v3_norm(d)) < 1e-15, "distance %.17g vs |x - p| %.17g", dist, v3_norm(d));
+  for (int a = 0; a < 3; a++) g[a] = p[a] / (s[a] * s[a]);
+  v3_cross(cr, g, d);
+  CHECK(v3_norm(cr) < 1e-9 * v3_norm(g) * (v3_norm(d) + 1e-3), "x - p along the normal: |g x d| = %.3e", v3_norm(cr));
+  CHECK((dist > 0) == (x[0] * x[0] / (s[0] * s[0]) + x[1] * x[1] / (s[1] * s[1]) + x[2] * x[2] / (s[2] * s[2]) > 1),
+        "the sign says outside");
+  for (int k = 0; k < 20000; k++) {
+    double v[3], y[3];
+    random_unit(r, v);
+    for (int a = 0; a < 3; a++) y[a] = s[a] * v[a];
+    v3_sub(d, x, y);
+    if (v3_norm(d) < fabs(dist) - 1e-12) {
+      CHECK(0, "surface sample %d is %.3e nearer than the closest point", k, fabs(dist) - v3_norm(d));
+      break;
+    }
+  }
+}
+
 static void check_curvature(uint64_t *r)
 {
   double s[3], N[3], x[3], g[3], hd[3], gg = 0, gHg = 0, tr = 0, H;
@@ -133,6 +166,7 @@ int main(int argc, char **argv)
   check_mass((double[3]){0.2, 0.2, 0.5});
   for (int k = 0; k < 50; k++) check_plane(&r);
   for (int k = 0; k < 1000; k++) check_curvature(&r);
+  for (int k = 0; k < 200; k++) check_closest(&r, k % 4 - 1);
   CHECK(rel(ellipsoid_mean_curvature(paper, side), 29) < 5e-4, "flat curvature %g vs Table 5's 29",
         ellipsoid_mean_curvature(paper, side));
   CHECK(rel(ellipsoid_mean_curvature(paper, up), 125) < 5e-4, "upright curvature %g vs Table 5's 125",

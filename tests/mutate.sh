@@ -144,6 +144,20 @@ text: pl->balance_threshold > 0 && pl->imbalance_work > pl->balance_threshold
 replacement: pl->balance_threshold < 0
 tests: ^validation/test_balance_first_step_np[0-9]+$
 targets: test_balance_first_step
+
+bug: ellipsoid support point scaled by the semi-axes, not their squares
+file: src/bodies/ellipsoid.h
+text: for (int k = 0; k < 3; k++) p[k] = semi[k] * semi[k] * N[k] / s;
+replacement: for (int k = 0; k < 3; k++) p[k] = semi[k] * N[k] / s;
+tests: ^(unit/test_ellipsoid|validation/test_ellipsoid_rest)$
+targets: test_ellipsoid test_ellipsoid_rest
+
+bug: penalty ellipsoid curvature from the bounding sphere (1 / c), not the point's
+file: src/penalty/loads.c
+text: return ellipsoid_mean_curvature(bs->size + 3 * k, N);
+replacement: return N[0] * 0 + 1.0 / bs->size[3 * k + 2];
+tests: ^validation/test_ellipsoid_(fall|spin)$
+targets: test_ellipsoid_fall test_ellipsoid_spin
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -187,6 +187,29 @@ static inline PetscErrorCode TestLaggingBodies(Simulation sim, PetscInt64 *n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The head of a scenario that settles bodies on the floor z = 0 in either contact model, into buf (n
+ * bytes): domain [-1, 1] x [-1, 1] x [-0.5, 1], g = 9.81 down, 10 s of steps of 1 ms (CCP: APGD to
+ * 1e-8 m/s) or 0.1 ms (penalty, Hertz), the envelope, material m (density 2500, friction 0.5; penalty:
+ * kinetic friction 0.4, E = 1e8 Pa, nu = 0.3, restitution 0.2, then penalty_keys, e.g. ", tangential_stiffness:
+ * 1.0e5") and the plane. Returns what snprintf returns; the caller appends clumps and bodies. */
+static inline int TestFloorScenario(char *buf, size_t n, int penalty, double envelope, const char *penalty_keys)
+{
+  return snprintf(buf, n,
+                  "domain: {min: [-1, -1, -0.5], max: [1, 1, 1]}\n"
+                  "gravity: [0, 0, -9.81]\n"
+                  "time: {step: %g, end: 10}\n"
+                  "contact: {model: %s, envelope: %g}\n"
+                  "%s"
+                  "materials:\n"
+                  "  - {name: m, density: 2500, friction: 0.5%s%s}\n"
+                  "walls:\n"
+                  "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n",
+                  penalty ? 1e-4 : 1e-3, penalty ? "penalty" : "ccp", envelope,
+                  penalty ? "" : "solver: {type: apgd, max_iterations: 5000, tolerance: 1.0e-8}\n",
+                  penalty ? ", kinetic_friction: 0.4, young_modulus: 1.0e8, poisson_ratio: 0.3, restitution: 0.2" : "",
+                  penalty ? penalty_keys : "");
+}
+
 static inline int TestFinish(const char *name)
 {
   if (failures) printf("%s: %d check(s) FAILED\n", name, failures);

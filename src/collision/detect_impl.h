@@ -48,7 +48,7 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
 static inline int collision_wall_max_points(const Wall *w, ShapeKind shape)
 {
   if (shape == SHAPE_BOX && (w->type == WALL_BOX || w->type == WALL_MESH)) return NARROW_MAX_POINTS;
-  return shape == SHAPE_SPHERE && w->type != WALL_MESH ? 1 : NARROW_VERTEX_POINTS;
+  return (shape == SHAPE_SPHERE || shape == SHAPE_ELLIPSOID) && w->type != WALL_MESH ? 1 : NARROW_VERTEX_POINTS;
 }
 
 /* Points between wall w (A) and the sphere (c, r), normal from the wall to the sphere; returns how many. */

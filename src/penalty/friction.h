@@ -26,6 +26,7 @@ typedef struct {
   /* Set once per contact by penalty_friction_prepare, so the three loads share them instead of
    * each dividing and taking roots again: */
   double R_eff;      /* 1 / (kappa_a + kappa_b) (m; infinite on flat or pointed pairs) */
+  double a_spin;     /* contact.spinning hertz: the Hertz contact radius (3 N R_eff / (4 E_eff))^(1/3) (m), else 0 */
   double N_over_K_E; /* N / K_E (m): the slide thresholds over mu, and the roll and spin ones' factor */
   double root_IK;    /* sqrt(I_ij K_E): D_R and D_psi are multiples of it */
   double inv_h;      /* 1 / h */
@@ -55,7 +56,8 @@ void penalty_roll(const PenaltyFrictionState *c, PenaltyHistory *hist, const dou
 void penalty_roll_legacy(const PenaltyFrictionState *c, const double n[3], const double omega_rel[3],
                          double torque_a[3]);
 
-/* Spin stiffness K_psi = eta_psi K_E / K^2 (eq. 3c), K = kappa_a + kappa_b; 0 when it cannot spin. */
+/* Spin stiffness K_psi = eta_psi K_E / K^2 (eq. 3c), K = kappa_a + kappa_b, or K = 1 / a_spin under
+ * contact.spinning hertz (App. C); 0 when it cannot spin. */
 double penalty_spin_stiffness(const PenaltyFrictionState *c);
 /* Spin: Psi += psi, capped at K mu N / K_E with mu_s (stick) or mu_k (slip). Returns the torque on A
  * about n: -(K_psi Psi + D_psi dPsi / h), D_psi = spin_damping * 2 sqrt(I_ij K_psi) (eq. 3d); B

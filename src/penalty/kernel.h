@@ -75,10 +75,12 @@ static inline int penalty_block_eligible(const PenaltyContext *ctx, const Contac
          (A->wall ? A->shape == -1 : A->shape == SHAPE_SPHERE);
 }
 
-/* Whether the model's settings let the block kernel compute any contact (Hertz, tracking roll). */
+/* Whether the model's settings let the block kernel compute any contact (Hertz, tracking roll, the
+ * surfaces' spin curvature). */
 static inline int penalty_block_model(const PenaltyContext *ctx)
 {
-  return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING;
+  return ctx->set->normal == PENALTY_NORMAL_HERTZ && ctx->set->rolling == PENALTY_ROLLING_TRACKING &&
+         ctx->set->spinning == PENALTY_SPINNING_CURVATURE;
 }
 
 /* The loads, new histories and stiffnesses of a block of 4 eligible contacts (lanes may repeat a

@@ -5,6 +5,7 @@
 #include "penalty/kernel.h"
 #include "penalty/side.h"
 #include "penalty/tracking.h"
+#include "bodies/ellipsoid.h"
 #include "base/memory_policy.h"
 #include "base/vec3.h"
 #include <math.h>
@@ -63,16 +64,26 @@ PetscErrorCode PenaltyContextSetFromOptions(PenaltyContext *ctx, MPI_Comm comm)
 typedef struct PenaltySide Side;
 
 /* Curvature of side o's surface at a contact with `other` (sec. 3.2): a sphere 1/R (a clump: its
- * members' 1/R); a plane 0; a
+ * members' 1/R); an ellipsoid NaN here (ellipsoid_curvature gives it); a plane 0; a
  * box touches a sphere with a face (0) and a plane with a corner (*pointed: no curvature); a
  * cylinder wall 0 (its radius is taken as large against the spheres': the Hertz radius is the
  * sphere's). */
 static double curvature(const Side *o, const Side *other, int *pointed)
 {
   if (o->shape == SHAPE_SPHERE || o->shape == SHAPE_CLUMP) return o->kappa; /* a clump touches by a member sphere */
+  if (o->shape == SHAPE_ELLIPSOID) return NAN; /* depends on the point: ellipsoid_curvature */
   if ((o->shape == SHAPE_BOX || o->shape == -2) && other->shape != SHAPE_SPHERE && other->shape != SHAPE_CLUMP)
     *pointed = 1;
   return 0;
+}
+
+/* Ellipsoid body k's mean curvature (sec. 4.5, App. C: K = (k1 + k2) / 2) at its surface point with
+ * outward unit normal out (world), from its orientation now (bodies/ellipsoid.h). */
+static double ellipsoid_curvature(const BodyStore *bs, PetscInt k, const double out[3])
+{
+  double N[3];
+  quat_rotate_inv(N, bs->quat + 4 * k, out);
+  return ellipsoid_mean_curvature(bs->size + 3 * k, N);
 }
 
 static void velocity_at(const Side *o, const double point[3], double v[3])
@@ -103,10 +114,16 @@ static void contact_loads(const PenaltyContext *ctx, const Contact *c, const Pen
   st.pointed = 0;
   st.kappa_a = curvature(A, B, &st.pointed);
   st.kappa_b = curvature(B, A, &st.pointed);
-  st.R_eff   = 1.0 / (st.kappa_a + st.kappa_b); /* infinite for a corner: only Hooke reaches here then */
-  m_eff      = A->wall ? B->mass : A->mass * B->mass / (A->mass + B->mass);
-  st.m_ij    = A->wall ? B->mass : 0.5 * (A->mass + B->mass); /* eq. 1c: the average, or the body's on the ground */
-  st.I_ij    = A->wall ? B->inertia : 0.5 * (A->inertia + B->inertia);
+  if (A->shape == SHAPE_ELLIPSOID && !A->wall) st.kappa_a = ellipsoid_curvature(ctx->bodies, c->a, c->n);
+  if (B->shape == SHAPE_ELLIPSOID && !B->wall) {
+    double out[3];
+    v3_scale(out, -1.0, c->n); /* B's outward normal */
+    st.kappa_b = ellipsoid_curvature(ctx->bodies, c->b, out);
+  }
+  st.R_eff = 1.0 / (st.kappa_a + st.kappa_b); /* infinite for a corner: only Hooke reaches here then */
+  m_eff    = A->wall ? B->mass : A->mass * B->mass / (A->mass + B->mass);
+  st.m_ij  = A->wall ? B->mass : 0.5 * (A->mass + B->mass); /* eq. 1c: the average, or the body's on the ground */
+  st.I_ij  = A->wall ? B->inertia : 0.5 * (A->inertia + B->inertia);
   velocity_at(A, point, va);
   velocity_at(B, point, vb);
   v3_sub(dv, vb, va);

@@ -3,7 +3,7 @@
  * Defaults: contact.model ccp; contact.max_recovery_speed 0.5 m/s; contact.overlap_tolerance 0;
  *   contact.overlap_correction velocity;
  *   solver apgd, 500 iterations, tolerance 1e-6 m/s, warm_start_decay 0.99;
- *   contact.model penalty: normal hertz, rolling tracking, slide/roll/spin_damping 1 (critical, the
+ *   contact.model penalty: normal hertz, rolling tracking, spinning curvature, slide/roll/spin_damping 1 (critical, the
  *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
  *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin;
  *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0, yield_force none.
@@ -39,10 +39,11 @@ static int reject_model_keys(YamlReader *r, const yaml_node_t *m, const char *pa
 
 static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char *kp, PenaltySettings *p)
 {
-  static const char *const normals[]  = {"hertz", "hooke", NULL};
-  static const char *const rollings[] = {"tracking", "legacy", NULL};
+  static const char *const normals[]   = {"hertz", "hooke", NULL};
+  static const char *const rollings[]  = {"tracking", "legacy", NULL};
+  static const char *const spinnings[] = {"curvature", "hertz", NULL}; /* in PenaltySpinning's order */
   char                     np[KEY_PATH_MAX];
-  int                      normal = p->normal, rolling = p->rolling;
+  int                      normal = p->normal, rolling = p->rolling, spinning = p->spinning;
   TRY(reader_get_choice(r, m, kp, "normal", OPTIONAL, normals,
                         "choose the normal force law hertz (F = 4/3 E R^1/2 d^3/2) or hooke (F = k d)", &normal));
   p->normal = (PenaltyNormal)normal;
@@ -61,6 +62,11 @@ static int read_penalty_contact(YamlReader *r, const yaml_node_t *m, const char 
                         "or legacy (constant torque, paper App. A.2)",
                         &rolling));
   p->rolling = (PenaltyRolling)rolling;
+  TRY(reader_get_choice(r, m, kp, "spinning", OPTIONAL, spinnings,
+                        "choose the spin law's curvature: curvature (the surfaces', eq. 3c) or hertz (1 / the Hertz "
+                        "contact radius, App. C)",
+                        &spinning));
+  p->spinning = (PenaltySpinning)spinning;
   TRY(reader_get_number(r, m, kp, "slide_damping", OPTIONAL, NON_NEGATIVE,
                         "give the slide damping as a fraction of critical (1 = paper eq. 1c)", &p->slide_damping));
   TRY(reader_get_number(r, m, kp, "roll_damping", OPTIONAL, NON_NEGATIVE,
@@ -80,14 +86,15 @@ int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, 
                                              "normal",
                                              "normal_stiffness",
                                              "rolling",
+                                             "spinning",
                                              "slide_damping",
                                              "roll_damping",
                                              "spin_damping",
                                              NULL};
   static const char *const ccp_keys[]     = {"max_recovery_speed", "overlap_tolerance", "overlap_correction", NULL};
   static const char *const corrections[]  = {"velocity", "position", NULL};
-  static const char *const penalty_keys[] = {"normal",       "normal_stiffness", "rolling", "slide_damping",
-                                             "roll_damping", "spin_damping",     NULL};
+  static const char *const penalty_keys[] = {"normal",        "normal_stiffness", "rolling",      "spinning",
+                                             "slide_damping", "roll_damping",     "spin_damping", NULL};
   static const char *const models[]       = {"ccp", "penalty", NULL};
   char                     kp[KEY_PATH_MAX], ep[KEY_PATH_MAX];
   yaml_node_t             *m;

@@ -56,11 +56,19 @@ typedef enum {
   PENALTY_ROLLING_TRACKING = 0,
   PENALTY_ROLLING_LEGACY   = 1
 } PenaltyRolling;
+/* The spin law's curvature K in K_psi = eta_psi K_E / K^2 and its thresholds K mu N / K_E (eq. 3c):
+ * the surfaces' (kappa_a + kappa_b), or 1 / a with a = (3 N R_eff / (4 E_eff))^(1/3) the Hertz contact
+ * radius (App. C; eta_psi = 0.5 is then its K_psi = a^2 K_E / 2). */
+typedef enum {
+  PENALTY_SPINNING_CURVATURE = 0,
+  PENALTY_SPINNING_HERTZ     = 1
+} PenaltySpinning;
 typedef struct {
-  PenaltyNormal  normal;
-  double         normal_stiffness; /* Hooke spring constant (N/m) */
-  PenaltyRolling rolling;
-  double         slide_damping, roll_damping, spin_damping; /* fractions of critical (1 = paper) */
+  PenaltyNormal   normal;
+  double          normal_stiffness; /* Hooke spring constant (N/m) */
+  PenaltyRolling  rolling;
+  PenaltySpinning spinning;
+  double          slide_damping, roll_damping, spin_damping; /* fractions of critical (1 = paper) */
 } PenaltySettings;
 
 typedef enum {

@@ -38,6 +38,7 @@
 #include "collision/box_box.h"
 #include "collision/clump_contact.h"
 #include "collision/cylinder_contact.h"
+#include "collision/ellipsoid_contact.h"
 #include "collision/triangle_contact.h"
 #include "step/wall_meshes.h"
 #include "ccp/packed_inertia.h"
@@ -475,8 +476,11 @@ static void check_state(const Scenario *sc, const StateLimits *lim, const BodyRe
   const double    lo = 1 / SCENARIO_VALUE_MAX, g = v3_norm(sc->gravity), speed = v3_norm(v);
   const Material *mat      = &sc->materials[b->material[0]];
   const int       clump    = b->shape[0] == SHAPE_CLUMP;
-  const int       nsizes   = b->shape[0] == SHAPE_BOX ? 3 : 1;
-  const char     *dims     = clump ? "smallest member radius" : b->shape[0] == SHAPE_SPHERE ? "radius" : "half extent";
+  const int       nsizes   = b->shape[0] == SHAPE_BOX || b->shape[0] == SHAPE_ELLIPSOID ? 3 : 1;
+  const char     *dims     = clump                          ? "smallest member radius"
+                           : b->shape[0] == SHAPE_SPHERE    ? "radius"
+                           : b->shape[0] == SHAPE_ELLIPSOID ? "semi-axis"
+                                                            : "half extent";
   const double    sizes[3] = {clump ? sc->clumps[(int)b->size[0]].min_radius : b->size[0], b->size[1], b->size[2]};
   double          Iw[3], kinetic;
   char            source[160];
@@ -570,6 +574,9 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
         gap = PetscMin(gap, sphere_wall_gap(w, c, t->radius[m]));
       }
       r = t->min_radius;
+    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* plane walls only (scenario/body_sections.c) */
+      ContactPoint cp;
+      if (narrow_plane_ellipsoid(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, &cp)) gap = cp.phi;
     } else {
       ContactPoint  cp[NARROW_MAX_POINTS];
       int32_t       sub[NARROW_MAX_POINTS];
@@ -629,6 +636,11 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
     smaller = PetscMin(clump_smallest(o->sc, s, i), clump_smallest(o->sc, s, j));
   } else if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
     if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
+  } else if (s->shape[i] == SHAPE_ELLIPSOID || s->shape[j] == SHAPE_ELLIPSOID) { /* with a sphere */
+    const PetscInt e = s->shape[i] == SHAPE_ELLIPSOID ? i : j, p = e == i ? j : i;
+    if (narrow_ellipsoid_sphere(s->pos + 3 * e, s->quat + 4 * e, s->size + 3 * e, s->pos + 3 * p, s->radius[p], 0, &cp))
+      depth = -cp.phi;
+    smaller = PetscMin(s->radius[p], PetscMin(s->size[3 * e], PetscMin(s->size[3 * e + 1], s->size[3 * e + 2])));
   } else {
     const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;
     if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp))

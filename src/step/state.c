@@ -130,7 +130,7 @@ static const char *const body_faults[] = {
   NULL,
   "a body's id is negative or not below the checkpoint's next_id",
   "its material index is not one of its scenario's materials",
-  "its shape is neither a sphere nor a box, nor a clump of one of its scenario's clump templates",
+  "its shape is not a sphere, a box, an ellipsoid, nor a clump of one of its scenario's clump templates",
   "its mass is not a positive finite number",
   "its bounding radius is not a positive finite number",
   "a moment of inertia is not a positive finite number",
@@ -150,7 +150,7 @@ static int BodyFault(const BodyRecord *b, int n_materials, int n_clumps, int64_t
 
   if (b->id[0] < 0 || b->id[0] >= next_id) return 1;
   if (b->material[0] < 0 || b->material[0] >= n_materials) return 2;
-  if (b->shape[0] != SHAPE_SPHERE && b->shape[0] != SHAPE_BOX &&
+  if (b->shape[0] != SHAPE_SPHERE && b->shape[0] != SHAPE_BOX && b->shape[0] != SHAPE_ELLIPSOID &&
       !(b->shape[0] == SHAPE_CLUMP && b->size[0] >= 0 && b->size[0] < n_clumps && b->size[0] == floor(b->size[0])))
     return 3;
   if (!(b->mass[0] > 0 && isfinite(b->mass[0]))) return 4;

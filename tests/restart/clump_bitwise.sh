@@ -10,12 +10,7 @@
 . "$(dirname "$0")/restart_common.bash" "$@"
 SCEN=$HERE/clump_pour.yaml
 
-for np in 1 2; do
-  $MPI -n $np "$CCPDEM" run "$SCEN" -o "$W/run$np" -checkpoint_every_steps 100 -checkpoint_keep 5 > "$W/run$np.log" 2>&1 || fail "$np-rank run failed: $(tail -3 "$W/run$np.log")"
-  $MPI -n $np "$CCPDEM" restart "$W/run$np/checkpoints/ckpt-000100.h5" -o "$W/re$np" -checkpoint_every_steps 100 > "$W/re$np.log" 2>&1 || fail "$np-rank restart failed: $(tail -3 "$W/re$np.log")"
-  compare_snapshots_after "$W/run$np" "$W/re$np" 100 2
-  cmp -s "$W/run$np/checkpoints/ckpt-000200.h5" "$W/re$np/checkpoints/ckpt-000200.h5" || fail "$np ranks: the step-200 checkpoint differs after the restart"
-done
+for np in 1 2; do straight_and_restart "$SCEN" $np 000200 2; done
 $MPI -n 2 "$CCPDEM" restart "$W/run1/checkpoints/ckpt-000100.h5" -o "$W/re1on2" -checkpoint_every_steps 100 > "$W/re1on2.log" 2>&1 || fail "restart of the 1-rank checkpoint on 2 ranks failed: $(tail -3 "$W/re1on2.log")"
 # the members for ParaView: 40 clumps x 3 members in every snapshot, listed in the XDMF index
 rows=$(h5ls "$W/run1/snapshots/snap-000200.h5/clump_members/radius" 2>&1)

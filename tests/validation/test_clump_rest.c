@@ -29,29 +29,16 @@ static PetscErrorCode MakeClump(int penalty, Simulation *sim)
 {
   char         yaml[4096];
   const double s = D_CIRCUM * sqrt(3.0) / 2, drop = R_MEMBER + s * sin(TILT) + 0.006;
+  int          head;
 
   PetscFunctionBegin;
-  snprintf(yaml, sizeof(yaml),
-           "domain: {min: [-1, -1, -0.5], max: [1, 1, 1]}\n"
-           "gravity: [0, 0, -9.81]\n"
-           "time: {step: %g, end: 10}\n"
-           "%s"
-           "materials:\n"
-           "  - {name: m, density: 2500, friction: 0.5%s}\n"
-           "walls:\n"
-           "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}\n"
+  head = TestFloorScenario(yaml, sizeof(yaml), penalty, 0.005, ", tangential_stiffness: 1.0e5");
+  snprintf(yaml + head, sizeof(yaml) - (size_t)head,
            "clumps:\n"
            "  - {name: tri, members: [{offset: [%.17g, 0, 0], radius: %g}, {offset: [%.17g, %.17g, 0], radius: %g},\n"
            "                          {offset: [%.17g, %.17g, 0], radius: %g}]}\n"
            "bodies:\n"
            "  - {shape: clump, clump: tri, position: [0, 0, %.17g], orientation: [%.17g, %.17g, 0, 0], material: m}\n",
-           penalty ? 1e-4 : 1e-3,
-           penalty ? "contact: {model: penalty, envelope: 0.005}\n"
-                   : "contact: {model: ccp, envelope: 0.005}\nsolver: {type: apgd, max_iterations: 5000, tolerance: "
-                     "1.0e-8}\n",
-           penalty ? ", kinetic_friction: 0.4, young_modulus: 1.0e8, poisson_ratio: 0.3, restitution: 0.2, "
-                     "tangential_stiffness: 1.0e5"
-                   : "",
            D_CIRCUM, R_MEMBER, -0.5 * D_CIRCUM, s, R_MEMBER, -0.5 * D_CIRCUM, -s, R_MEMBER, drop, cos(0.5 * TILT),
            sin(0.5 * TILT));
   PetscCall(TestSimulationFromText(yaml, sim));

@@ -81,10 +81,10 @@ class Model:
 
 
 def per_body_cost(points):
-    """w(n): seconds per body-iteration on one rank holding n bodies, interpolated linearly in log n between
-    the 1-rank runs of the studies (the cost per body grows with n as the data leave the caches), held
+    """w(n): seconds per body-iteration on one rank holding n bodies ({n: [w, ...]}), interpolated linearly in
+    log n between the 1-rank runs of the studies (the cost per body grows with n as the data leave the caches), held
     constant beyond the smallest and largest n measured."""
-    points = sorted(points.items())
+    points = sorted((n, sum(ws) / len(ws)) for n, ws in points.items())  # studies of one size: their mean
 
     def w(n):
         if n <= points[0][0]:
@@ -113,8 +113,11 @@ def main(argv):
                              f"(has {sorted(rows)})")
         studies[rows[1]["study"]] = rows
     iters = float(next(iter(studies.values()))[1]["iterations_per_step"])
-    w = per_body_cost({float(r[1]["bodies"]): float(r[1]["seconds_per_step"]) / (iters * float(r[1]["bodies"]))
-                       for r in studies.values()})
+    costs = {}
+    for r in studies.values():
+        n1 = float(r[1]["bodies"])
+        costs.setdefault(n1, []).append(float(r[1]["seconds_per_step"]) / (iters * n1))
+    w = per_body_cost(costs)
     first = studies[next(iter(studies))]
     p_big = max(first)
     n_big = float(first[p_big]["bodies"])

@@ -14,7 +14,8 @@
 #     first step as the time series has it, the other imbalances >= 1 (the contacts' and the work's
 #     from the run's summary line), all 1 on one rank;
 #  4. model.py fits the study and prints its predictions, labelled as model output, for 16 to
-#     4096 ranks.
+#     4096 ranks; with both studies and a memory contention of 2 at 16 cores its 1-rank times lie between
+#     the measured ones and its 16-rank weak step grows more than 1.5x; --plot writes a PNG.
 . "$(dirname "$0")/../script_common.sh" "$@"
 columns="study,ranks,bodies,contacts,steps,seconds_per_step,wall_detect_per_step,wall_solve_per_step,wall_integrate_per_step,wall_io_per_step,wall_comm_per_step,iterations_per_step,bytes_per_step_per_rank,speedup,efficiency,imbalance_bodies_first,imbalance_bodies,imbalance_contacts,imbalance_work"
 
@@ -89,5 +90,25 @@ done
 grep -q "^MODEL OUTPUT" "$W/model.log" || fail "model.py output is not labelled as model output"
 [ "$(grep -cE '^ +(16|32|64|128|256|512|1024|2048|4096) ' "$W/model.log")" -eq 9 ] || fail "model.py does not predict 16 .. 4096 ranks: $(cat "$W/model.log")"
 echo "  model: $(grep -c '%' "$W/model.log") prediction rows"
+# Both studies at once, with a memory contention of 2 at 16 busy cores: the fit reproduces each study's 1-rank
+# time (w is taken from it), the 16-rank weak prediction's compute doubles, so its step time must grow by more
+# than 1.5x against the run without contention (compute is the largest part at these sizes), and --plot draws.
+/usr/bin/python3 "$REPO/jobs/scaling/model.py" "$W/strong" "$W/weak" --contention 16:2 --plot "$W/model.png" \
+  > "$W/model2.log" 2>&1 || fail "model.py with two studies failed: $(tail -3 "$W/model2.log")"
+/usr/bin/python3 "$REPO/jobs/scaling/model.py" "$W/strong" "$W/weak" > "$W/model1.log" 2>&1 || fail "model.py failed"
+# (both studies here have 2000 bodies on one rank: the model takes the mean of their costs per body, so each
+# study's modelled 1-rank time lies between the two measured ones; with different sizes it is each one's own)
+one_rank() {
+  grep "the fit against the $1 study" "$W/model2.log" | sed -E 's/.*P=1: ([0-9.e+-]+) : ([0-9.e+-]+);.*/\1 \2/'
+}
+read -r ms xs <<< "$(one_rank strong)"
+read -r mw xw <<< "$(one_rank weak)"
+awk -v a="$ms" -v b="$mw" -v x="$xs" -v y="$xw" 'BEGIN { lo = a < b ? a : b; hi = a < b ? b : a
+  exit !(x >= lo * 0.999 && x <= hi * 1.001 && y >= lo * 0.999 && y <= hi * 1.001) }' ||
+  fail "model.py's 1-rank times ($xs, $xw) are not between the measured ones ($ms, $mw)"
+w16() { awk '$1 == 16 { print $4 }' "$1"; }
+awk -v a="$(w16 "$W/model2.log")" -v b="$(w16 "$W/model1.log")" 'BEGIN { exit !(b > 0 && a / b > 1.5) }' ||
+  fail "memory contention 2 at 16 cores: 16-rank weak step $(w16 "$W/model1.log") -> $(w16 "$W/model2.log")"
+[ -s "$W/model.png" ] && [ "$(head -c 4 "$W/model.png" | tail -c 3)" = PNG ] || fail "model.py --plot wrote no PNG"
 
 finish "scaling tools"

@@ -43,7 +43,14 @@ def contention_table(argv):
     if "--contention" in argv:
         for item in argv[argv.index("--contention") + 1].split(","):
             c, _, m = item.partition(":")
-            table[int(c)] = float(m)
+            try:
+                cores, slowdown = int(c), float(m)
+            except ValueError:
+                cores = slowdown = 0
+            if cores < 1 or slowdown <= 0:
+                raise SystemExit(f"model.py: --contention takes cores:slowdown pairs such as 4:1.12,16:1.66, "
+                                 f"not '{item}'")
+            table[cores] = slowdown
     return sorted(table.items())
 
 

@@ -48,8 +48,9 @@ def contention_table(argv):
             except ValueError:
                 cores = slowdown = 0
             if cores < 1 or slowdown <= 0:
-                raise SystemExit(f"model.py: --contention takes cores:slowdown pairs such as 4:1.12,16:1.66, "
-                                 f"not '{item}'")
+                print(f"model.py: --contention takes cores:slowdown pairs such as 4:1.12,16:1.66, not '{item}'",
+                      file=sys.stderr)
+                sys.exit(2)
             table[cores] = slowdown
     return sorted(table.items())
 

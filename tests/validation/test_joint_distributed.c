@@ -1,4 +1,4 @@
-// ctest: labels=mpi timeout=900 ranks=4
+// ctest: labels=mpi timeout=1800 ranks=4
 /* Joints on several ranks (docs/design.md "Joints", src/joints/joints.h): a joint is computed by the owner of its
  * body B, which holds body A as a ghost however far it is; A's impulse reaches A's owner through
  * the ghost. Run on this run's ranks (process grid p x 1 x 1 along x, load balancing every 50
@@ -33,7 +33,8 @@
  * restart/joints_bitwise also runs joints on 2 ranks. Each step's solve to 1e-9 m/s takes about
  * 360 APGD iterations, each with an Allreduce that waits for the scheduler beside a CPU-bound
  * process: a second rank count would add minutes there (the 4-rank run took 153 s beside one `yes` on
- * 2 cores at load 17-19, 204 s in a `ctest -j2` beside one; 1 to 30 s idle): timeout 900 s. */
+ * 2 cores at load 17-19, 138-544 s in a `ctest -j2` beside one; 1 to 30 s idle): timeout 1800 s (over 3 times
+ * the longest). */
 #include "test_util.h"
 
 #define STEPS  300

@@ -35,7 +35,8 @@ warns "rolling_friction 0.1 (check, 2 ranks)" 1 "materials\[0\].rolling_friction
   $MPI -n 2 "$CCPDEM" check "$pile" -set "materials[0].rolling_friction=0.1"
 warns "time.step 5 ms (check)" 1 "time.step 0.005 s is longer than a tenth of the time the smallest body \(radius 0.01 m\) takes to fall through its radius \(0.045" \
   "$CCPDEM" check "$pile" -set time.step=0.005
-warns "clump emitter, time.step 5 ms (check)" 1 "time.step 0.005 s is longer than a tenth of the time the smallest body \(radius 0.01 m\)" \
+warns "clump emitter, time.step 5 ms (check)" 1 \
+  "time.step 0.005 s is longer than a tenth of the time the smallest body \(radius 0.01 m\)" \
   "$CCPDEM" check "$REPO/tests/restart/clump_emitter_pour.yaml" -set time.step=0.005
 warns "both (run, 2 ranks)" 2 "materials\[0\].spinning_friction|time.step" \
   $MPI -n 2 "$CCPDEM" run "$pile" -o "$W/both" -set time.end=0.05 -set time.step=0.005 -set "materials[0].spinning_friction=0.05"

@@ -19,25 +19,35 @@
 SCEN=$HERE/clump_emitter_pour.yaml
 
 for np in 1 2; do straight_and_restart "$SCEN" $np 000200 2; done
-$MPI -n 2 "$CCPDEM" restart "$W/run1/checkpoints/ckpt-000100.h5" -o "$W/re1on2" -checkpoint_every_steps 100 > "$W/re1on2.log" 2>&1 || fail "restart of the 1-rank checkpoint on 2 ranks failed: $(tail -3 "$W/re1on2.log")"
+$MPI -n 2 "$CCPDEM" restart "$W/run1/checkpoints/ckpt-000100.h5" -o "$W/re1on2" -checkpoint_every_steps 100 \
+  > "$W/re1on2.log" 2>&1 || fail "restart of the 1-rank checkpoint on 2 ranks failed: $(tail -3 "$W/re1on2.log")"
 # the checkpoint is in the middle of the emission: fewer than the 120 clumps at step 100
 info=$("$CCPDEM" info "$W/run1/checkpoints/ckpt-000100.h5" 2>&1)
 made=$(echo "$info" | sed -n 's/.*bodies \([0-9]*\) (.*/\1/p')
-{ [ -n "$made" ] && [ "$made" -gt 0 ] && [ "$made" -lt 120 ]; } || fail "the step-100 checkpoint is not in the middle of the emission: $info"
+{ [ -n "$made" ] && [ "$made" -gt 0 ] && [ "$made" -lt 120 ]; } ||
+  fail "the step-100 checkpoint is not in the middle of the emission: $info"
 # column DATASET WIDTH of snapshot FILE: one row per body, full precision, in the file's row order
-column() { h5dump -m '%.17g' -y -w 0 -d "/bodies/$2" "$1" 2> /dev/null | sed -n '/DATA {/,/}/p' | tr -d ' \n' | sed 's/DATA{//; s/}//' | tr ',' '\n' | paste -d' ' $(printf -- '- %.0s' $(seq "$3")); }
+column() {
+  h5dump -m '%.17g' -y -w 0 -d "/bodies/$2" "$1" 2> /dev/null | sed -n '/DATA {/,/}/p' | tr -d ' \n' |
+    sed 's/DATA{//; s/}//' | tr ',' '\n' | paste -d' ' $(printf -- '- %.0s' $(seq "$3"))
+}
 # poses FILE: id, position and quaternion of every body, sorted by id (snapshot rows are in any order)
 poses() { paste -d' ' <(column "$1" id 1) <(column "$1" position 3) <(column "$1" quaternion 4) | sort -n; }
 info=$("$CCPDEM" info "$W/re1on2/checkpoints/ckpt-000200.h5" 2>&1)
-echo "$info" | grep -q "bodies 120 (0 left" || fail "the 1-rank checkpoint restarted on 2 ranks does not end with 120 bodies: $info"
+echo "$info" | grep -q "bodies 120 (0 left" ||
+  fail "the 1-rank checkpoint restarted on 2 ranks does not end with 120 bodies: $info"
 worst=$(paste -d' ' <(poses "$W/run1/snapshots/snap-000200.h5") <(poses "$W/re1on2/snapshots/snap-000200.h5") | awk '
   NF != 16 || $1 != $9 { bad++ }
   { for (k = 2; k <= 4; k++) { d = $k - $(k + 8); d = d < 0 ? -d : d; if (d > p) p = d }
     for (k = 5; k <= 8; k++) { d = $k - $(k + 8); d = d < 0 ? -d : d; if (d > q) q = d } }
   END { printf "%d %d %.3g %.3g\n", NR, bad, p, q }')
 read -r rows bad dpos dquat <<< "$worst"
-echo "1-rank checkpoint restarted on 2 ranks, step 200: $rows bodies, largest differences $dpos m in position, $dquat in the quaternion"
-[ "$rows" -eq 120 ] && [ "$bad" -eq 0 ] || fail "the 1-rank checkpoint restarted on 2 ranks has other bodies at step 200 ($rows rows, $bad with another id)"
-awk -v p="$dpos" -v q="$dquat" 'BEGIN { exit !(p <= 1e-5 && q <= 1e-3) }' || fail "the 1-rank checkpoint restarted on 2 ranks ends $dpos m / $dquat away from the straight run (bounds 1e-5 m, 1e-3)"
-[ $fails -eq 0 ] && echo "clump emitter restart: all checks passed" || echo "clump emitter restart: $fails check(s) FAILED"
+echo "1-rank checkpoint restarted on 2 ranks, step 200: $rows bodies, largest differences $dpos m in position," \
+  "$dquat in the quaternion"
+[ "$rows" -eq 120 ] && [ "$bad" -eq 0 ] ||
+  fail "the 1-rank checkpoint restarted on 2 ranks has other bodies at step 200 ($rows rows, $bad with another id)"
+awk -v p="$dpos" -v q="$dquat" 'BEGIN { exit !(p <= 1e-5 && q <= 1e-3) }' ||
+  fail "the 1-rank checkpoint restarted on 2 ranks ends $dpos m / $dquat from the straight run (bounds 1e-5 m, 1e-3)"
+[ $fails -eq 0 ] && echo "clump emitter restart: all checks passed" ||
+  echo "clump emitter restart: $fails check(s) FAILED"
 [ $fails -eq 0 ]

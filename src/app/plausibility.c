@@ -2,8 +2,9 @@
 #include "app/commands.h"
 #include <math.h>
 
-/* The smallest body radius (a sphere's radius, a box's smallest half extent) of each material over the bodies,
- * fills and emitters of sc into r_min (INFINITY: no body of it), and the smallest over all in *r_all. */
+/* The smallest body radius (a sphere's radius, a box's smallest half extent, a clump's smallest member) of each
+ * material over the bodies, fills and emitters of sc into r_min (INFINITY: no body of it), and the smallest over
+ * all in *r_all. */
 static void SmallestRadii(const Scenario *sc, double *r_min, double *r_all)
 {
   *r_all = INFINITY;
@@ -24,7 +25,9 @@ static void SmallestRadii(const Scenario *sc, double *r_min, double *r_all)
                 sc->fills[f].clump ? sc->clumps[sc->fills[f].clump - 1].min_radius : sc->fills[f].radius);
   for (int e = 0; e < sc->n_emitters; e++) {
     const EmitterSpec *s = &sc->emitters[e];
-    CCPDEM_TAKE(s->material, s->size == SIZE_FIXED ? s->radius : s->radius_min);
+    CCPDEM_TAKE(s->material, s->clump                ? sc->clumps[s->clump - 1].min_radius /* radius: the bounding */
+                             : s->size == SIZE_FIXED ? s->radius
+                                                     : s->radius_min);
   }
 #undef CCPDEM_TAKE
 }

@@ -4,7 +4,9 @@
 #     h = 2 ms) print none; with rolling_friction 0.1 (a LIGGGHTS user's dimensionless coefficient, 10 times the
 #     radius) exactly one "ccpdem: warning:" line naming materials[0].rolling_friction, exit 0, on 1 and on 2
 #     ranks (printed once, by rank 0); with time.step 5 ms (more than a tenth of the 45 ms a sphere of 10 mm
-#     takes to fall through its radius) one line naming time.step; a run with both still runs to its end.
+#     takes to fall through its radius) one line naming time.step; a run with both still runs to its end; a clump
+#     emitter (tests/restart/clump_emitter_pour.yaml, members of r = 10 mm, bounding radius 18 mm) at 5 ms warns
+#     by its members' radius (a sphere of 18 mm falls through its radius in 61 ms, a tenth of which is above 5 ms).
 #  2. A runtime failure (-fclib_dir a path that cannot be a directory) prints exactly one line on stderr,
 #     "ccpdem: error: ...", exit 1, no PETSc trace; -debug_trace gives PETSc's trace instead.
 #  3. The progress line: on a batch log (no terminal) the last line reads "done in X s" (no "ETA 0 s s"); under
@@ -33,6 +35,9 @@ warns "rolling_friction 0.1 (check, 2 ranks)" 1 "materials\[0\].rolling_friction
   $MPI -n 2 "$CCPDEM" check "$pile" -set "materials[0].rolling_friction=0.1"
 warns "time.step 5 ms (check)" 1 "time.step 0.005 s is longer than a tenth of the time the smallest body \(radius 0.01 m\) takes to fall through its radius \(0.045" \
   "$CCPDEM" check "$pile" -set time.step=0.005
+warns "clump emitter, time.step 5 ms (check)" 1 \
+  "time.step 0.005 s is longer than a tenth of the time the smallest body \(radius 0.01 m\)" \
+  "$CCPDEM" check "$REPO/tests/restart/clump_emitter_pour.yaml" -set time.step=0.005
 warns "both (run, 2 ranks)" 2 "materials\[0\].spinning_friction|time.step" \
   $MPI -n 2 "$CCPDEM" run "$pile" -o "$W/both" -set time.end=0.05 -set time.step=0.005 -set "materials[0].spinning_friction=0.05"
 grep -q "finished 10 steps to t = 0.05 s" "$W/out" || fail "the run with warnings did not run to its end: $(tail -3 "$W/out")"

@@ -344,12 +344,11 @@ static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_nod
   return 0;
 }
 
-/* The partners an ellipsoid's contacts are built for: spheres, clumps and ellipsoids (bodies and
- * fills), not boxes or emitters. list: the bodies (at path kp), all read. */
-static int check_ellipsoid_partners(YamlReader *r, const yaml_node_t *root, const Scenario *sc, yaml_node_t *list,
-                                    const char *kp)
+/* The partners an ellipsoid's contacts are built for: spheres, clumps and ellipsoids (bodies, fills and
+ * emitters), not boxes. list: the bodies (at path kp), all read. */
+static int check_ellipsoid_partners(YamlReader *r, const Scenario *sc, yaml_node_t *list, const char *kp)
 {
-  char         ip[KEY_PATH_MAX], fp[KEY_PATH_MAX];
+  char         ip[KEY_PATH_MAX];
   yaml_node_t *m;
   int          e = -1;
   for (int i = 0; i < sc->n_bodies && e < 0; i++)
@@ -363,11 +362,6 @@ static int check_ellipsoid_partners(YamlReader *r, const yaml_node_t *root, cons
                          "ellipsoids only; make it one of those or remove the ellipsoid",
                          e, sc->bodies[e].line);
     }
-  if (reader_field(r, root, "", "emitters", fp))
-    return reader_fail(r, reader_field(r, root, "", "emitters", fp), fp,
-                       "an ellipsoid (bodies[%d], line %d) does not meet poured bodies yet; remove the emitters or "
-                       "the ellipsoid",
-                       e, sc->bodies[e].line);
   return 0;
 }
 
@@ -442,7 +436,7 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     b->line      = reader_line(m);
     sc->n_bodies = i + 1;
   }
-  return check_ellipsoid_partners(r, root, sc, list, kp);
+  return check_ellipsoid_partners(r, sc, list, kp);
 }
 
 /* The body a joint names under key (by its `id`); "ground" (or an absent optional key) is JOINT_GROUND. */

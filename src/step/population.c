@@ -200,6 +200,13 @@ void population_clump_pose(const Scenario *sc, int clump, const double c[3], uin
   v3_sub(b->position, c, com); /* the template's origin, so that its centre of mass is at c */
 }
 
+void population_ellipsoid_pose(const double semi[3], uint64_t *orient, BodySpec *b)
+{
+  b->shape = SHAPE_ELLIPSOID;
+  for (int k = 0; k < 3; k++) b->size[k] = semi[k];
+  random_orientation(orient, b->orientation);
+}
+
 /* The spec of one fill body at c: a sphere, or a clump (f->clump) with its centre of mass at c,
  * turned by the next orientation of the stream orient. */
 static void fill_sphere_spec(const Scenario *sc, const FillSpec *f, const double c[3], uint64_t *orient, BodySpec *b)

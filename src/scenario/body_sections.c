@@ -335,13 +335,7 @@ static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_nod
 {
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
                         "give the semi-axes [a, b, c] along the body axes in m, each > 0", b->size));
-  for (int k = 0; k < sc->n_walls; k++)
-    if (sc->walls[k].type != WALL_PLANE)
-      return reader_fail(r, m, ip,
-                         "an ellipsoid touches plane walls only, and walls[%d] (line %d) is not a plane; use plane "
-                         "walls with ellipsoids",
-                         k, sc->wall_lines[k]);
-  return 0;
+  return scenario_check_ellipsoid_walls(r, sc, m, ip, "an ellipsoid touches");
 }
 
 /* The partners an ellipsoid's contacts are built for: spheres, clumps and ellipsoids (bodies, fills and

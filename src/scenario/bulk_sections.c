@@ -201,12 +201,7 @@ static int read_ellipsoid_emitter(YamlReader *r, const yaml_node_t *m, const cha
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
                         "give the ellipsoids' semi-axes [a, b, c] along their body axes in m, each > 0", e->semi_axes));
   e->radius = fmax(e->semi_axes[0], fmax(e->semi_axes[1], e->semi_axes[2]));
-  for (int k = 0; k < sc->n_walls; k++)
-    if (sc->walls[k].type != WALL_PLANE)
-      return reader_fail(r, m, ip,
-                         "pours ellipsoids, which touch plane walls only, and walls[%d] (line %d) is not a plane; "
-                         "use plane walls with ellipsoids",
-                         k, sc->wall_lines[k]);
+  TRY(scenario_check_ellipsoid_walls(r, sc, m, ip, "pours ellipsoids, which touch"));
   for (int k = 0; k < sc->n_bodies; k++)
     if (sc->bodies[k].shape == SHAPE_BOX)
       return reader_fail(r, m, ip,

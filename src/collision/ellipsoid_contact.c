@@ -151,7 +151,8 @@ static double pair_maximise(const EllipsoidPair *P, double n[3], double scale)
   double man[3], mbn[3], ha, hb, g = pair_gap(P, n, man, mbn, &ha, &hb);
 
   for (int it = 0; it < ELLIPSOID_PAIR_MAX_ITERATIONS; it++) {
-    double t1[3], t2[3], grad[3], G[2], H[2][2], s[2], det, len, accepted = 0;
+    double t1[3], t2[3], grad[3], G[2], H[2][2], s[2], det, len;
+    int    accepted = 0;
     /* the tangent basis t1, t2 of n: t1 across the axis n is least aligned with */
     const int k    = fabs(n[0]) <= fabs(n[1]) && fabs(n[0]) <= fabs(n[2]) ? 0 : fabs(n[1]) <= fabs(n[2]) ? 1 : 2;
     double    e[3] = {0, 0, 0};

@@ -210,6 +210,37 @@ static inline int TestFloorScenario(char *buf, size_t n, int penalty, double env
                   penalty ? penalty_keys : "");
 }
 
+/* Checks of an emitter's bodies on several ranks (par) against one rank (ser), both sorted by id: want
+ * of them, bitwise equal (free flight: any difference is the emitter's); orientations random (the
+ * body x axes' mean components within 0.2 of 0: uniform directions have variance 1/3 per component,
+ * so 4 standard errors at n = 147 are 0.19) and no two alike. what names the bodies in messages. */
+static inline void TestCheckEmittedPoses(const TestBodyVel *par, PetscInt npar, const TestBodyVel *ser, PetscInt nser,
+                                         PetscInt want, int size, const char *what)
+{
+  int          bitwise = 1, same_q = 0;
+  double       mean_axis[3] = {0, 0, 0};
+  const double ex[3]        = {1, 0, 0};
+  TEST_CHECK(npar == nser && nser == want,
+             "%" PetscInt_FMT " %s on %d ranks, %" PetscInt_FMT " on one, expected %" PetscInt_FMT, npar, what, size,
+             nser, want);
+  for (PetscInt i = 0; i < PetscMin(npar, nser); i++)
+    bitwise = bitwise && !memcmp(&par[i], &ser[i], sizeof(TestBodyVel));
+  TEST_CHECK(bitwise, "the %s on %d ranks differ from those on one rank", what, size);
+  for (PetscInt i = 0; i < nser; i++) {
+    double axis[3];
+    quat_rotate(axis, ser[i].q, ex);
+    for (int a = 0; a < 3; a++) mean_axis[a] += axis[a] / nser;
+    for (PetscInt j = i + 1; j < nser; j++) same_q += !memcmp(ser[i].q, ser[j].q, sizeof(ser[i].q));
+  }
+  printf("%d ranks vs 1: %" PetscInt_FMT " %s, bitwise %s; mean body x axis (%.3f, %.3f, %.3f); %d pairs with one "
+         "orientation\n",
+         size, nser, what, bitwise ? "equal" : "DIFFERENT", mean_axis[0], mean_axis[1], mean_axis[2], same_q);
+  TEST_CHECK(same_q == 0, "%d pairs of %s share an orientation", same_q, what);
+  for (int a = 0; a < 3; a++)
+    TEST_CHECK(fabs(mean_axis[a]) < 0.2, "mean body x axis component %d is %.3f: orientations not uniform", a,
+               mean_axis[a]);
+}
+
 static inline int TestFinish(const char *name)
 {
   if (failures) printf("%s: %d check(s) FAILED\n", name, failures);

@@ -1,11 +1,15 @@
 /* See collision/clump_contact.h. */
 #include "collision/clump_contact.h"
 #include "collision/detect_impl.h"
+#include "collision/ellipsoid_contact.h"
 
 typedef struct {
   int    n;
   double c[CLUMP_MAX_MEMBERS][3], r[CLUMP_MAX_MEMBERS];
 } Members;
+
+/* A shape that is one member of its own, touching each member of the other body by its own kernel. */
+static int solid_shape(int shape) { return shape == SHAPE_BOX || shape == SHAPE_ELLIPSOID; }
 
 static int member_count(const Clump *clumps, const BodyStore *s, PetscInt i)
 {
@@ -48,21 +52,22 @@ void collision_clump_pair_points(const Clump *clumps, const BodyStore *s, PetscI
   Members      ma, mb;
   ContactPoint pt;
 
-  if (s->shape[A] == SHAPE_BOX || s->shape[B] == SHAPE_BOX) { /* the box against each member */
-    const PetscInt box = s->shape[A] == SHAPE_BOX ? A : B, other = box == A ? B : A;
+  if (solid_shape(s->shape[A]) || solid_shape(s->shape[B])) { /* the box or ellipsoid against each member */
+    const PetscInt solid = solid_shape(s->shape[A]) ? A : B, other = solid == A ? B : A;
+    const double *xs = s->pos + 3 * (size_t)solid, *qs = s->quat + 4 * (size_t)solid, *ss = s->size + 3 * (size_t)solid;
     members_of(clumps, s, other, &ma);
     for (int k = 0; k < ma.n; k++) {
-      if (!narrow_box_sphere(s->pos + 3 * (size_t)box, s->quat + 4 * (size_t)box, s->size + 3 * (size_t)box, ma.c[k],
-                             ma.r[k], envelope, &pt))
+      if (!(s->shape[solid] == SHAPE_BOX ? narrow_box_sphere(xs, qs, ss, ma.c[k], ma.r[k], envelope, &pt)
+                                         : narrow_ellipsoid_sphere(xs, qs, ss, ma.c[k], ma.r[k], envelope, &pt)))
         continue;
-      if (box == B) { /* the kernel runs from the box: turn its answer around */
+      if (solid == B) { /* the kernel runs from the box or ellipsoid: turn its answer around */
         double t[3];
         v3_scale(pt.n, -1.0, pt.n);
         v3_copy(t, pt.p1);
         v3_copy(pt.p1, pt.p2);
         v3_copy(pt.p2, t);
       }
-      emit(ctx, &pt, box == A ? clump_contact_sub(0, k, 0) : clump_contact_sub(k, 0, 0));
+      emit(ctx, &pt, solid == A ? clump_contact_sub(0, k, 0) : clump_contact_sub(k, 0, 0));
     }
     return;
   }

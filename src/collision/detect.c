@@ -20,8 +20,8 @@
  * bodies, or a box wall and a box body) touch by collision/box_box.h, whose points carry feature
  * numbers as their keys' sub, and so do a box body's points on a mesh wall (collision/triangle_contact.h);
  * pairs with a clump body touch by member spheres (collision/clump_contact.h), their subs numbering
- * the members; an ellipsoid touches plane walls and spheres only (collision/ellipsoid_contact.h: the
- * scenario reader refuses its other partners); every other kernel's points are numbered 0, 1, ....
+ * the members; an ellipsoid touches plane walls, spheres, clumps and ellipsoids (collision/ellipsoid_contact.h:
+ * the scenario reader refuses its other partners); every other kernel's points are numbered 0, 1, ....
  *
  * The staging buffers are slots of the broadphase's pool (base/scratch_pool.h): in a simulation, the
  * solver's vectors, which are dead during detection, so they are neither fresh pages every step
@@ -54,7 +54,9 @@ int collision_body_pair_points(const BodyStore *s, PetscInt A, PetscInt B, doubl
   if (shape_a == SHAPE_BOX && shape_b == SHAPE_SPHERE)
     return point_indices(narrow_box_sphere(xa, qa, sa, xb, sb[0], envelope, pts), sub);
   if (shape_a == SHAPE_BOX && shape_b == SHAPE_BOX) return narrow_box_box(xa, qa, sa, xb, qb, sb, envelope, pts, sub);
-  if (shape_a == SHAPE_ELLIPSOID) /* its one other partner is a sphere (scenario/body_sections.c) */
+  if (shape_a == SHAPE_ELLIPSOID && shape_b == SHAPE_ELLIPSOID)
+    return point_indices(narrow_ellipsoid_ellipsoid(xa, qa, sa, xb, qb, sb, envelope, pts), sub);
+  if (shape_a == SHAPE_ELLIPSOID) /* its other partner here is a sphere (scenario/body_sections.c) */
     return point_indices(narrow_ellipsoid_sphere(xa, qa, sa, xb, sb[0], envelope, pts), sub);
   /* sphere A, box or ellipsoid B: the kernel runs from B, so turn its answer around */
   np = shape_b == SHAPE_ELLIPSOID ? narrow_ellipsoid_sphere(xb, qb, sb, xa, sa[0], envelope, pts)

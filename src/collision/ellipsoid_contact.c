@@ -1,6 +1,7 @@
 /* See collision/ellipsoid_contact.h. */
 #include "collision/ellipsoid_contact.h"
 #include "bodies/ellipsoid.h"
+#include <float.h>
 
 int narrow_plane_ellipsoid(const double p[3], const double nrm[3], const double c[3], const double q[4],
                            const double semi[3], double envelope, ContactPoint *out)
@@ -112,5 +113,157 @@ int narrow_ellipsoid_sphere(const double c[3], const double q[4], const double s
   v3_copy(out->p2, cs);
   v3_axpy(out->p2, -r, out->n);
   out->phi = phi;
+  return 1;
+}
+
+/* The ellipsoid-ellipsoid support gap of one direction (see the header): M_A = R_A diag(a^2) R_A^T
+ * and M_B as symmetric 3x3 matrices in world coordinates. */
+typedef struct {
+  double MA[9], MB[9], d[3];
+} EllipsoidPair;
+
+/* g(n) for unit n; man <- M_A n, mbn <- M_B n, *ha <- h_A(n), *hb <- h_B(-n) = h_B(n). */
+static double pair_gap(const EllipsoidPair *P, const double n[3], double man[3], double mbn[3], double *ha, double *hb)
+{
+  mat_vec(man, P->MA, n);
+  mat_vec(mbn, P->MB, n);
+  *ha = sqrt(fmax(v3_dot(n, man), 0));
+  *hb = sqrt(fmax(v3_dot(n, mbn), 0));
+  return v3_dot(n, P->d) - *ha - *hb;
+}
+
+/* M <- R diag(semi^2) R^T of orientation q. */
+static void shape_matrix(const double q[4], const double semi[3], double M[9])
+{
+  double R[9];
+  quat_to_matrix(q, R);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      M[3 * i + j] = 0;
+      for (int k = 0; k < 3; k++) M[3 * i + j] += R[3 * i + k] * semi[k] * semi[k] * R[3 * j + k];
+    }
+}
+
+/* Maximises g over the unit sphere from n (unit, changed to the maximiser); returns g there. scale
+ * (m): the size of the problem, for the convergence test. */
+static double pair_maximise(const EllipsoidPair *P, double n[3], double scale)
+{
+  double man[3], mbn[3], ha, hb, g = pair_gap(P, n, man, mbn, &ha, &hb);
+
+  for (int it = 0; it < ELLIPSOID_PAIR_MAX_ITERATIONS; it++) {
+    double t1[3], t2[3], grad[3], G[2], H[2][2], s[2], det, len;
+    int    accepted = 0;
+    /* the tangent basis t1, t2 of n: t1 across the axis n is least aligned with */
+    const int k    = fabs(n[0]) <= fabs(n[1]) && fabs(n[0]) <= fabs(n[2]) ? 0 : fabs(n[1]) <= fabs(n[2]) ? 1 : 2;
+    double    e[3] = {0, 0, 0};
+    e[k]           = 1;
+    v3_cross(t1, n, e);
+    v3_scale(t1, 1 / v3_norm(t1), t1);
+    v3_cross(t2, n, t1);
+    /* the gradient d - M_A n / h_A - M_B n / h_B and its tangent part */
+    for (int c = 0; c < 3; c++) grad[c] = P->d[c] - man[c] / ha - mbn[c] / hb;
+    G[0] = v3_dot(t1, grad);
+    G[1] = v3_dot(t2, grad);
+    if (sqrt(G[0] * G[0] + G[1] * G[1]) <= ELLIPSOID_PAIR_TOLERANCE * scale) break;
+    /* the Hessian on the sphere: t_i^T (-(M_A/h_A - M_A n n^T M_A / h_A^3) - (same for B)) t_j - g delta_ij */
+    {
+      const double *ts[2] = {t1, t2};
+      double        at[2], bt[2], mt[3];
+      for (int i = 0; i < 2; i++) {
+        at[i] = v3_dot(ts[i], man);
+        bt[i] = v3_dot(ts[i], mbn);
+      }
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+          double qa, qb;
+          mat_vec(mt, P->MA, ts[j]);
+          qa = v3_dot(ts[i], mt);
+          mat_vec(mt, P->MB, ts[j]);
+          qb      = v3_dot(ts[i], mt);
+          H[i][j] = -(qa / ha - at[i] * at[j] / (ha * ha * ha)) - (qb / hb - bt[i] * bt[j] / (hb * hb * hb)) -
+                    (i == j ? g : 0);
+        }
+    }
+    /* Newton where the Hessian is negative definite, else steepest ascent (an angle of |G| / scale) */
+    det = H[0][0] * H[1][1] - H[0][1] * H[1][0];
+    if (det > 0 && H[0][0] + H[1][1] < 0) {
+      s[0] = -(H[1][1] * G[0] - H[0][1] * G[1]) / det;
+      s[1] = -(-H[1][0] * G[0] + H[0][0] * G[1]) / det;
+    } else {
+      s[0] = G[0] / scale;
+      s[1] = G[1] / scale;
+    }
+    len = sqrt(s[0] * s[0] + s[1] * s[1]);
+    if (len > ELLIPSOID_PAIR_MAX_TURN) {
+      s[0] *= ELLIPSOID_PAIR_MAX_TURN / len;
+      s[1] *= ELLIPSOID_PAIR_MAX_TURN / len;
+    }
+    /* the guard: halve the step until g does not decrease by more than its rounding (near the maximum g
+     * changes by G^2 / |H|, below the rounding, while the Newton step still halves the gradient); none
+     * such: g is maximal to rounding */
+    for (int half = 0; half < 40 && !accepted; half++) {
+      double m[3], mman[3], mmbn[3], mha, mhb, gm;
+      for (int c = 0; c < 3; c++) m[c] = n[c] + s[0] * t1[c] + s[1] * t2[c];
+      v3_scale(m, 1 / v3_norm(m), m);
+      gm = pair_gap(P, m, mman, mmbn, &mha, &mhb);
+      if (gm >= g - 4 * DBL_EPSILON * scale) {
+        v3_copy(n, m);
+        v3_copy(man, mman);
+        v3_copy(mbn, mmbn);
+        ha       = mha;
+        hb       = mhb;
+        g        = gm;
+        accepted = 1;
+      } else {
+        s[0] *= 0.5;
+        s[1] *= 0.5;
+      }
+    }
+    if (!accepted) break;
+  }
+  return g;
+}
+
+int narrow_ellipsoid_ellipsoid(const double ca[3], const double qa[4], const double sa[3], const double cb[3],
+                               const double qb[4], const double sb[3], double envelope, ContactPoint *out)
+{
+  EllipsoidPair P;
+  double        n[3], best[3], man[3], mbn[3], ha, hb, g, dist, scale;
+  const double  ra = fmax(sa[0], fmax(sa[1], sa[2])), rb = fmax(sb[0], fmax(sb[1], sb[2]));
+
+  v3_sub(P.d, cb, ca);
+  dist = v3_norm(P.d);
+  if (dist - ra - rb >= envelope) return 0; /* beyond the bounding spheres */
+  shape_matrix(qa, sa, P.MA);
+  shape_matrix(qb, sb, P.MB);
+  scale = dist + ra + rb;
+  if (dist > 0) v3_scale(n, 1 / dist, P.d);
+  else v3_set(n, 1, 0, 0);
+  g = pair_maximise(&P, n, scale);
+  v3_copy(best, n);
+  if (g < 0) { /* overlapping: the maximum need not be unique; try the body axes too, keep the largest */
+    double Ra[9], Rb[9];
+    quat_to_matrix(qa, Ra);
+    quat_to_matrix(qb, Rb);
+    for (int k = 0; k < 6; k++) {
+      const double *R = k < 3 ? Ra : Rb;
+      double        gk;
+      for (int c = 0; c < 3; c++) n[c] = R[3 * c + k % 3];
+      if (v3_dot(n, P.d) < 0) v3_scale(n, -1.0, n);
+      gk = pair_maximise(&P, n, scale);
+      if (gk > g) {
+        g = gk;
+        v3_copy(best, n);
+      }
+    }
+  }
+  if (!(g < envelope)) return 0;
+  g = pair_gap(&P, best, man, mbn, &ha, &hb);
+  v3_copy(out->n, best);
+  v3_copy(out->p1, ca);
+  v3_axpy(out->p1, 1 / ha, man); /* A's support point along n */
+  v3_copy(out->p2, cb);
+  v3_axpy(out->p2, -1 / hb, mbn); /* B's support point along -n */
+  out->phi = g;
   return 1;
 }

@@ -335,50 +335,27 @@ static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_nod
 {
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
                         "give the semi-axes [a, b, c] along the body axes in m, each > 0", b->size));
-  for (int k = 0; k < sc->n_walls; k++)
-    if (sc->walls[k].type != WALL_PLANE)
-      return reader_fail(r, m, ip,
-                         "an ellipsoid touches plane walls only, and walls[%d] (line %d) is not a plane; use plane "
-                         "walls with ellipsoids",
-                         k, sc->wall_lines[k]);
-  return 0;
+  return scenario_check_ellipsoid_walls(r, sc, m, ip, "an ellipsoid touches");
 }
 
-/* The partners an ellipsoid's contacts are built for: spheres (bodies and sphere fills), not boxes,
- * clumps, other ellipsoids, clump fills or emitters. list: the bodies (at path kp), all read. */
-static int check_ellipsoid_partners(YamlReader *r, const yaml_node_t *root, const Scenario *sc, yaml_node_t *list,
-                                    const char *kp)
+/* The partners an ellipsoid's contacts are built for: spheres, clumps and ellipsoids (bodies, fills and
+ * emitters), not boxes. list: the bodies (at path kp), all read. */
+static int check_ellipsoid_partners(YamlReader *r, const Scenario *sc, yaml_node_t *list, const char *kp)
 {
-  static const char *const names[] = {"a sphere", "a box", "a clump", "an ellipsoid"};
-  char                     ip[KEY_PATH_MAX], fp[KEY_PATH_MAX];
-  yaml_node_t             *m, *fills;
-  int                      e = -1;
+  char         ip[KEY_PATH_MAX];
+  yaml_node_t *m;
+  int          e = -1;
   for (int i = 0; i < sc->n_bodies && e < 0; i++)
     if (sc->bodies[i].shape == SHAPE_ELLIPSOID) e = i;
   if (e < 0) return 0;
   for (int j = 0; j < sc->n_bodies; j++)
-    if (j != e && sc->bodies[j].shape != SHAPE_SPHERE) {
+    if (sc->bodies[j].shape == SHAPE_BOX) {
       TRY(reader_get_entry(r, list, kp, j, "write {shape: ..., ...}", &m, ip));
       return reader_fail(r, m, ip,
-                         "is %s, and an ellipsoid (bodies[%d], line %d) touches plane walls and spheres only; make "
-                         "it a sphere or remove the ellipsoid",
-                         names[sc->bodies[j].shape], e, sc->bodies[e].line);
-    }
-  if (reader_field(r, root, "", "emitters", fp))
-    return reader_fail(r, reader_field(r, root, "", "emitters", fp), fp,
-                       "an ellipsoid (bodies[%d], line %d) does not meet poured bodies yet; remove the emitters or "
-                       "the ellipsoid",
-                       e, sc->bodies[e].line);
-  TRY(reader_get_list(r, root, "", "fills", OPTIONAL, "write fills: [{type: lattice, ...}]", &fills, fp));
-  for (int k = 0; fills && k < reader_count(fills); k++) {
-    char cp[KEY_PATH_MAX];
-    TRY(reader_get_entry(r, fills, fp, k, "write {type: lattice, ...}", &m, ip));
-    if (reader_field(r, m, ip, "clump", cp))
-      return reader_fail(r, m, ip,
-                         "places clumps, and an ellipsoid (bodies[%d], line %d) touches plane walls and spheres only; "
-                         "fill spheres or remove the ellipsoid",
+                         "is a box, and an ellipsoid (bodies[%d], line %d) touches plane walls, spheres, clumps and "
+                         "ellipsoids only; make it one of those or remove the ellipsoid",
                          e, sc->bodies[e].line);
-  }
+    }
   return 0;
 }
 
@@ -453,7 +430,7 @@ int scenario_read_bodies(YamlReader *r, const yaml_node_t *root, Scenario *sc)
     b->line      = reader_line(m);
     sc->n_bodies = i + 1;
   }
-  return check_ellipsoid_partners(r, root, sc, list, kp);
+  return check_ellipsoid_partners(r, sc, list, kp);
 }
 
 /* The body a joint names under key (by its `id`); "ground" (or an absent optional key) is JOINT_GROUND. */

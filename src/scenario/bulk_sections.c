@@ -4,7 +4,7 @@
  *     oriented at random from the seed);
  *   emitters: start 0, count 0 and end 0 (no limit of that kind; one of them is required),
  *     velocity and velocity_spread 0, seed 0; radius: a number is a fixed size; spheres (clump: NAME
- *     emits that template's clumps, oriented at random from the seed). */
+ *     emits that template's clumps, semi_axes: [a, b, c] ellipsoids, oriented at random from the seed). */
 #include "scenario/bulk_sections.h"
 #include "scenario/shared_values.h"
 #include <math.h>
@@ -187,10 +187,34 @@ static int check_emitter(YamlReader *r, const yaml_node_t *m, const char *ip, co
   return 0;
 }
 
+/* semi_axes (optional, in an emitter): it pours ellipsoids of these semi-axes (each > 0), whose fixed
+ * radius is the largest; not with clump or radius, nor beside walls other than planes or box bodies,
+ * which ellipsoids do not touch (collision/ellipsoid_contact.h). */
+static int read_ellipsoid_emitter(YamlReader *r, const yaml_node_t *m, const char *ip, const Scenario *sc,
+                                  EmitterSpec *e)
+{
+  char kp[KEY_PATH_MAX];
+  if (!reader_field(r, m, ip, "semi_axes", kp)) return 0;
+  if (e->clump || reader_field(r, m, ip, "radius", kp))
+    return reader_fail(r, m, ip, "gives semi_axes and %s; an emitter pours one kind of body, so remove one",
+                       e->clump ? "clump" : "radius");
+  TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
+                        "give the ellipsoids' semi-axes [a, b, c] along their body axes in m, each > 0", e->semi_axes));
+  e->radius = fmax(e->semi_axes[0], fmax(e->semi_axes[1], e->semi_axes[2]));
+  TRY(scenario_check_ellipsoid_walls(r, sc, m, ip, "pours ellipsoids, which touch"));
+  for (int k = 0; k < sc->n_bodies; k++)
+    if (sc->bodies[k].shape == SHAPE_BOX)
+      return reader_fail(r, m, ip,
+                         "pours ellipsoids, which do not touch boxes, and bodies[%d] (line %d) is a box; remove the "
+                         "box or pour spheres",
+                         k, sc->bodies[k].line);
+  return 0;
+}
+
 int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
-  static const char *const keys[]        = {"region",          "rate", "count",    "start", "end", "radius", "velocity",
-                                            "velocity_spread", "seed", "material", "clump", NULL};
+  static const char *const keys[] = {"region",          "rate", "count",    "start", "end",       "radius", "velocity",
+                                     "velocity_spread", "seed", "material", "clump", "semi_axes", NULL};
   static const char *const region_keys[] = {"min", "max", NULL};
   const char *hint = "write emitters: [{region: {min: [..], max: [..]}, rate: N, count: C, radius: R, material: NAME}]";
   char        kp[KEY_PATH_MAX], ip[KEY_PATH_MAX], rp[KEY_PATH_MAX], sp[KEY_PATH_MAX];
@@ -222,7 +246,8 @@ int scenario_read_emitters(YamlReader *r, const yaml_node_t *root, Scenario *sc)
                          e->start);
     e->count = (long)count;
     TRY(read_clump_name(r, sc, m, ip, "an emitter", &e->clump, &e->radius));
-    if (e->clump) e->radius_min = e->radius_max = e->radius; /* size SIZE_FIXED (zeroed) */
+    TRY(read_ellipsoid_emitter(r, m, ip, sc, e));
+    if (e->clump || e->semi_axes[0] > 0) e->radius_min = e->radius_max = e->radius; /* size SIZE_FIXED (zeroed) */
     else TRY(read_emitter_radius(r, m, ip, e));
     TRY(reader_get_vector(r, m, ip, "velocity", OPTIONAL, 3, ANY_NUMBER,
                           "give the mean velocity [x, y, z] of the new bodies in m/s", e->velocity));

@@ -115,7 +115,8 @@ typedef struct {
 /* A source of spheres or clumps (src/step/emitter.h): `rate` per second from `start` on, until `count`
  * were made or the time reaches `end` (0: no limit of that kind); each at a random place in the
  * region, with a radius from the distribution (a clump: its template's bounding radius, fixed) and
- * the velocity plus a uniform random part of +-spread; clumps turned at random. */
+ * the velocity plus a uniform random part of +-spread; clumps and ellipsoids (a fixed radius: the
+ * template's bounding one, the largest semi-axis) turned at random. */
 typedef struct {
   double           region_min[3], region_max[3];
   double           rate, start, end;
@@ -127,7 +128,8 @@ typedef struct {
   double           velocity[3], velocity_spread[3];
   unsigned long    seed;
   int              material;
-  int              clump; /* 0: spheres; k > 0: clumps of template k - 1 */
+  int              clump;        /* 0: spheres; k > 0: clumps of template k - 1 */
+  double           semi_axes[3]; /* ellipsoids of these semi-axes (m), turned at random; zeros: not ellipsoids */
   int              line;
 } EmitterSpec;
 

@@ -46,3 +46,15 @@ int scenario_get_material(YamlReader *r, const Scenario *sc, const yaml_node_t *
   return reader_fail(r, reader_field(r, m, path, "material", kpath), kpath,
                      "unknown material '%s'; the scenario defines: %s", name, names);
 }
+
+int scenario_check_ellipsoid_walls(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *path,
+                                   const char *subject)
+{
+  for (int k = 0; k < sc->n_walls; k++)
+    if (sc->walls[k].type != WALL_PLANE)
+      return reader_fail(r, m, path,
+                         "%s plane walls only, and walls[%d] (line %d) is not a plane; use plane walls with "
+                         "ellipsoids",
+                         subject, k, sc->wall_lines[k]);
+  return 0;
+}

@@ -65,9 +65,9 @@ static PetscErrorCode GatherNear(Simulation sim, const double lo[3], const doubl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Append new body `id` (a sphere, or for a clump emitter a clump turned by the next orientation of
- * *orient) if this rank owns its centre. Every rank calls it for every new body, so that *orient
- * advances alike on all. */
+/* Append new body `id` (a sphere, or for a clump or ellipsoid emitter a clump or ellipsoid turned by
+ * the next orientation of *orient) if this rank owns its centre. Every rank calls it for every new body, so that
+ * *orient advances alike on all. */
 static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t id, const EmitterSphere *c,
                                    const double v[3], uint64_t *orient)
 {
@@ -87,6 +87,7 @@ static PetscErrorCode AppendIfMine(Simulation sim, const EmitterSpec *e, int64_t
     spec.velocity[a] = v[a];
   }
   if (e->clump) population_clump_pose(&sim->sc, e->clump - 1, c->x, orient, &spec);
+  else if (e->semi_axes[0] > 0) population_ellipsoid_pose(e->semi_axes, orient, &spec);
   if (sim->place.domain && DomainOwnerOfPoint(sim->place.domain, c->x) != rank) PetscFunctionReturn(PETSC_SUCCESS);
   population_record_from_spec(&sim->sc, &spec, id, &rec);
   PetscCall(BodyStoreAppendOwned(&sim->bodies, &rec));

@@ -11,7 +11,8 @@
  * A clump emitter (`clump: NAME`) places its template's bounding spheres as above, with their centres
  * of mass at the centres drawn, and turns each by a uniformly random orientation from a second stream
  * of (seed, emitter index, step), so its centres are those a sphere emitter of the same seed and
- * bounding radius would draw.
+ * bounding radius would draw. An ellipsoid emitter (`semi_axes`) likewise, its bounding radius the
+ * largest semi-axis.
  * Determinism: the draws come from a splitmix64 stream seeded by (seed, emitter index, step), and
  * the bodies near the region are given in id order, so every rank computes the same spheres in
  * the same order, whatever the rank count; the time step numbers them with the next global ids and
@@ -33,8 +34,9 @@ long emitter_due(const EmitterSpec *e, double t);
  * (at most n) in out[] and vel[]. */
 int emitter_place(const EmitterSpec *e, int index, int64_t step, const EmitterSphere *near, long nnear,
                   const Wall *walls, int nwalls, int n, EmitterSphere *out, double (*vel)[3]);
-/* The stream of the orientations of the clumps emitter `index` places in step `step`, one
- * population_clump_pose per clump in the order emitter_place returned them. */
+/* The stream of the orientations of the clumps or ellipsoids emitter `index` places in step `step`:
+ * one population_clump_pose or population_ellipsoid_pose per body, in the order emitter_place returned
+ * them. */
 uint64_t emitter_orientation_stream(const EmitterSpec *e, int index, int64_t step);
 /* The largest radius any emitter of sc can make (0 if none). */
 double emitter_max_radius(const Scenario *sc);

@@ -200,6 +200,13 @@ void population_clump_pose(const Scenario *sc, int clump, const double c[3], uin
   v3_sub(b->position, c, com); /* the template's origin, so that its centre of mass is at c */
 }
 
+void population_ellipsoid_pose(const double semi[3], uint64_t *orient, BodySpec *b)
+{
+  b->shape = SHAPE_ELLIPSOID;
+  for (int k = 0; k < 3; k++) b->size[k] = semi[k];
+  random_orientation(orient, b->orientation);
+}
+
 /* The spec of one fill body at c: a sphere, or a clump (f->clump) with its centre of mass at c,
  * turned by the next orientation of the stream orient. */
 static void fill_sphere_spec(const Scenario *sc, const FillSpec *f, const double c[3], uint64_t *orient, BodySpec *b)
@@ -615,6 +622,12 @@ static double clump_smallest(const Scenario *sc, const BodyStore *s, PetscInt i)
   return s->shape[i] == SHAPE_CLUMP ? sc->clumps[(int)s->size[3 * i]].min_radius : s->radius[i];
 }
 
+/* Ellipsoid body i's shortest semi-axis. */
+static double ellipsoid_shortest(const BodyStore *s, PetscInt i)
+{
+  return PetscMin(s->size[3 * i], PetscMin(s->size[3 * i + 1], s->size[3 * i + 2]));
+}
+
 /* Overlap depth check of one candidate pair (i < j); reports on j, the later body. */
 static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscInt j, char *err, size_t errlen)
 {
@@ -636,11 +649,15 @@ static void check_pair(const Origins *o, const BodyStore *s, PetscInt i, PetscIn
     smaller = PetscMin(clump_smallest(o->sc, s, i), clump_smallest(o->sc, s, j));
   } else if (s->shape[i] == SHAPE_SPHERE && s->shape[j] == SHAPE_SPHERE) {
     if (narrow_sphere_sphere(xi, ri, xj, rj, 0, &cp)) depth = -cp.phi;
+  } else if (s->shape[i] == SHAPE_ELLIPSOID && s->shape[j] == SHAPE_ELLIPSOID) {
+    if (narrow_ellipsoid_ellipsoid(xi, s->quat + 4 * i, s->size + 3 * i, xj, s->quat + 4 * j, s->size + 3 * j, 0, &cp))
+      depth = -cp.phi;
+    smaller = PetscMin(ellipsoid_shortest(s, i), ellipsoid_shortest(s, j));
   } else if (s->shape[i] == SHAPE_ELLIPSOID || s->shape[j] == SHAPE_ELLIPSOID) { /* with a sphere */
     const PetscInt e = s->shape[i] == SHAPE_ELLIPSOID ? i : j, p = e == i ? j : i;
     if (narrow_ellipsoid_sphere(s->pos + 3 * e, s->quat + 4 * e, s->size + 3 * e, s->pos + 3 * p, s->radius[p], 0, &cp))
       depth = -cp.phi;
-    smaller = PetscMin(s->radius[p], PetscMin(s->size[3 * e], PetscMin(s->size[3 * e + 1], s->size[3 * e + 2])));
+    smaller = PetscMin(s->radius[p], ellipsoid_shortest(s, e));
   } else {
     const PetscInt b = s->shape[i] == SHAPE_BOX ? i : j, p = b == i ? j : i;
     if (narrow_box_sphere(s->pos + 3 * b, s->quat + 4 * b, s->size + 3 * b, s->pos + 3 * p, s->radius[p], 0, &cp))

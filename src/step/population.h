@@ -14,6 +14,10 @@ void population_record_from_spec(const Scenario *sc, const BodySpec *spec, int64
  * by the next uniformly random orientation of the stream *orient (three draws); b's other fields
  * (velocity, material, ...) are left as they are. */
 void population_clump_pose(const Scenario *sc, int clump, const double c[3], uint64_t *orient, BodySpec *b);
+/* Makes b an ellipsoid of semi-axes semi (its centre where b's position is), turned by the next
+ * uniformly random orientation of *orient (three draws, as population_clump_pose); b's other fields
+ * are left as they are. */
+void population_ellipsoid_pose(const double semi[3], uint64_t *orient, BodySpec *b);
 /* Append all initial bodies of sc to s (which must be empty) and check them (with the solver's
  * options: -ccp_packed). On bad input returns PETSC_SUCCESS with err set (err[0] != 0):
  * FILE:LINE: key '...': what is wrong; what to change. */

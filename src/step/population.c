@@ -39,6 +39,7 @@
 #include "collision/clump_contact.h"
 #include "collision/cylinder_contact.h"
 #include "collision/ellipsoid_contact.h"
+#include "collision/ellipsoid_walls.h"
 #include "collision/triangle_contact.h"
 #include "step/wall_meshes.h"
 #include "ccp/packed_inertia.h"
@@ -574,9 +575,9 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
         gap = PetscMin(gap, sphere_wall_gap(w, c, t->radius[m]));
       }
       r = t->min_radius;
-    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* plane walls only (scenario/body_sections.c) */
-      ContactPoint cp;
-      if (narrow_plane_ellipsoid(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, &cp)) gap = cp.phi;
+    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* plane and cylinder walls only (scenario/body_sections.c) */
+      ContactPoint cp[NARROW_MAX_POINTS];
+      if (narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp)) gap = cp[0].phi;
     } else {
       ContactPoint  cp[NARROW_MAX_POINTS];
       int32_t       sub[NARROW_MAX_POINTS];

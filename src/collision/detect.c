@@ -20,9 +20,9 @@
  * bodies, or a box wall and a box body) touch by collision/box_box.h, whose points carry feature
  * numbers as their keys' sub, and so do a box body's points on a mesh wall (collision/triangle_contact.h);
  * pairs with a clump body touch by member spheres (collision/clump_contact.h), their subs numbering
- * the members; an ellipsoid touches spheres (collision/ellipsoid_contact.h), plane and cylinder walls
- * (collision/ellipsoid_walls.h) only (the scenario reader refuses its other partners); every other
- * kernel's points are numbered 0, 1, ....
+ * the members; an ellipsoid touches spheres (collision/ellipsoid_contact.h), plane, cylinder and mesh
+ * walls (collision/ellipsoid_walls.h) only (the scenario reader refuses its other partners); every
+ * other kernel's points are numbered 0, 1, ....
  *
  * The staging buffers are slots of the broadphase's pool (base/scratch_pool.h): in a simulation, the
  * solver's vectors, which are dead during detection, so they are neither fresh pages every step

@@ -183,10 +183,177 @@ int narrow_cylinder_ellipsoid(const Wall *w, const double c[3], const double q[4
   return 1;
 }
 
+/* An ellipsoid in a mesh's frame (centre c, rotation R from its body frame, semi-axes semi), the
+ * query's envelope, the distance ell of the region tests' test points (its smallest semi-axis) and
+ * the contacts found so far (tricontact_keep's order). */
+typedef struct {
+  double            c[3], R[9];
+  const double     *semi;
+  double            envelope, ell;
+  int               n;
+  TriFeatureContact out[NARROW_VERTEX_POINTS];
+} MeshQuery;
+
+/* Signed distance from x (the mesh's frame) to the ellipsoid; its nearest point in p and the outward
+ * unit normal there in N (the mesh's frame). */
+static double mesh_point_distance(const MeshQuery *e, const double x[3], double p[3], double N[3])
+{
+  double d[3], xb[3], pb[3], nb[3], dist;
+  v3_sub(d, x, e->c);
+  mat_tvec(xb, e->R, d);
+  dist = ellipsoid_closest_point(e->semi, xb, pb);
+  for (int k = 0; k < 3; k++) nb[k] = pb[k] / (e->semi[k] * e->semi[k]);
+  mat_vec(N, e->R, nb);
+  v3_scale(N, 1 / v3_norm(N), N);
+  mat_vec(p, e->R, pb);
+  v3_add(p, p, e->c);
+  return dist;
+}
+
+/* Whether test point z lies strictly beyond vertex v along every edge at it (by TRICONTACT_EPS). */
+static int beyond_every_edge(const TriMesh *m, int32_t v, const double z[3])
+{
+  for (int32_t i = m->vert_edge_start[v]; i < m->vert_edge_start[v + 1]; i++) {
+    const int32_t e = m->vert_edge[i];
+    const double  s = tricontact_edge_parameter(m, e, z);
+    if (m->edge_v[2 * e] == v ? !(s < -TRICONTACT_EPS) : !(s > 1.0 + TRICONTACT_EPS)) return 0;
+  }
+  return 1;
+}
+
+/* The contact of mesh point x (an edge's or a vertex's, at signed distance dist, nearest point p,
+ * outward normal N there) if its test point x - ell N lies in the feature's region. */
+static void mesh_point_contact(const TriMesh *m, MeshQuery *e, TriFeatureKind kind, int32_t index, const double x[3],
+                               double dist, const double p[3], const double N[3])
+{
+  TriFeatureContact f;
+  double            z[3];
+  v3_copy(z, x);
+  v3_axpy(z, -e->ell, N);
+  if (!(kind == TRI_FEATURE_EDGE ? tricontact_across_edge(m, index, z, -TRICONTACT_EPS)
+                                 : beyond_every_edge(m, index, z)))
+    return;
+  f.kind  = kind;
+  f.index = index;
+  v3_scale(f.pt.n, -1.0, N);
+  v3_copy(f.pt.p1, x);
+  v3_copy(f.pt.p2, p);
+  f.pt.phi = dist;
+  tricontact_keep(m, &f, NARROW_VERTEX_POINTS, e->out, &e->n);
+}
+
+/* The parameter s in (0, 1) of edge a + s ab where the ellipsoid's signed distance is least, by
+ * bisection on the sign of its slope N . ab (the signed distance to a convex body is convex: one
+ * minimum) to 1e-15; -1 where the least lies at an end (a vertex's contact, not the edge's). */
+static double edge_nearest(const MeshQuery *e, const double a[3], const double ab[3])
+{
+  double lo = 0, hi = 1, q[3], p[3], N[3];
+  v3_copy(q, a);
+  mesh_point_distance(e, q, p, N);
+  if (v3_dot(N, ab) >= 0) return -1;
+  v3_add(q, a, ab);
+  mesh_point_distance(e, q, p, N);
+  if (v3_dot(N, ab) <= 0) return -1;
+  while (hi - lo > 1e-15) {
+    const double mid = 0.5 * (lo + hi);
+    v3_copy(q, a);
+    v3_axpy(q, mid, ab);
+    mesh_point_distance(e, q, p, N);
+    if (v3_dot(N, ab) < 0) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* Record r's face, owned edges and owned vertices against the ellipsoid (collision/ellipsoid_walls.h). */
+static void ellipsoid_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
+{
+  MeshQuery        *e    = (MeshQuery *)ctx;
+  const double      amax = fmax(e->semi[0], fmax(e->semi[1], e->semi[2]));
+  double            d[3], h, nf[3], nb[3], pb[3], p[3], N[3], b[3], phi, dist;
+  TriFeatureContact f;
+
+  v3_sub(d, e->c, r->v[0]);
+  h = v3_dot(d, r->n);
+  v3_scale(nf, h >= 0 ? 1.0 : -1.0, r->n); /* the face's side the centre is on */
+  mat_tvec(nb, e->R, nf);
+  v3_scale(nb, -1.0, nb);
+  phi = fabs(h) - ellipsoid_support_point(e->semi, nb, pb); /* the deepest point's height above the plane */
+  if (!(phi < e->envelope)) return; /* every point of the triangle's plane is at least phi from the ellipsoid */
+  mat_vec(p, e->R, pb);
+  v3_add(p, p, e->c);
+  tricontact_barycentric(m, r->t, p, b);
+  if (tricontact_in_share(r, b)) {
+    f.kind  = TRI_FEATURE_FACE;
+    f.index = r->t;
+    v3_copy(f.pt.n, nf);
+    v3_copy(f.pt.p2, p);
+    v3_copy(f.pt.p1, p);
+    v3_axpy(f.pt.p1, -phi, nf);
+    f.pt.phi = phi;
+    tricontact_keep(m, &f, NARROW_VERTEX_POINTS, e->out, &e->n);
+    return; /* in the face's share: no edge or vertex of the triangle is nearer */
+  }
+  for (int k = 0; k < 3; k++) {
+    const int32_t edge = m->tri_edge[3 * (size_t)r->t + k];
+    const double *a = m->v + 3 * (size_t)m->edge_v[2 * edge], *z = m->v + 3 * (size_t)m->edge_v[2 * edge + 1];
+    double        ab[3], q[3], t[3], s;
+    if (!(r->owns & (1u << k))) continue;
+    v3_sub(ab, z, a);
+    v3_sub(t, e->c, a); /* the centre's distance from the segment, less amax, bounds the edge's gap */
+    s = fmin(fmax(v3_dot(t, ab) / v3_dot(ab, ab), 0.0), 1.0);
+    v3_copy(q, a);
+    v3_axpy(q, s, ab);
+    v3_sub(t, e->c, q);
+    if (!(v3_norm(t) - amax < e->envelope)) continue;
+    s = edge_nearest(e, a, ab);
+    if (!(s > TRICONTACT_EPS && s < 1.0 - TRICONTACT_EPS)) continue;
+    v3_copy(q, a);
+    v3_axpy(q, s, ab);
+    dist = mesh_point_distance(e, q, p, N);
+    if (dist < e->envelope) mesh_point_contact(m, e, TRI_FEATURE_EDGE, edge, q, dist, p, N);
+  }
+  for (int k = 0; k < 3; k++) {
+    if (!(r->owns & (1u << (3 + k)))) continue;
+    v3_sub(d, r->v[k], e->c);
+    if (!(v3_norm(d) - amax < e->envelope)) continue;
+    dist = mesh_point_distance(e, r->v[k], p, N);
+    if (dist < e->envelope)
+      mesh_point_contact(m, e, TRI_FEATURE_VERTEX, m->tri[3 * (size_t)r->t + k], r->v[k], dist, p, N);
+  }
+}
+
+int narrow_mesh_ellipsoid(const TriMesh *m, const double x[3], const double q[4], const double c[3], const double qe[4],
+                          const double semi[3], double envelope, ContactPoint out[NARROW_VERTEX_POINTS])
+{
+  MeshQuery    e = {.semi = semi, .envelope = envelope, .n = 0};
+  double       Rm[9], d[3], qc[4] = {q[0], -q[1], -q[2], -q[3]}, qm[4];
+  const double amax = fmax(semi[0], fmax(semi[1], semi[2]));
+
+  quat_to_matrix(q, Rm);
+  v3_sub(d, c, x);
+  mat_tvec(e.c, Rm, d);
+  quat_mul(qm, qc, qe); /* the ellipsoid's body frame to the mesh's */
+  quat_to_matrix(qm, e.R);
+  e.ell = fmin(semi[0], fmin(semi[1], semi[2]));
+  tricontact_visit_near(m, e.c, amax + fmax(envelope, 0), ellipsoid_triangle, &e);
+  tricontact_feature_order(m, e.n, e.out);
+  for (int k = 0; k < e.n; k++) {
+    mat_vec(out[k].n, Rm, e.out[k].pt.n);
+    mat_vec(out[k].p1, Rm, e.out[k].pt.p1);
+    v3_add(out[k].p1, out[k].p1, x);
+    mat_vec(out[k].p2, Rm, e.out[k].pt.p2);
+    v3_add(out[k].p2, out[k].p2, x);
+    out[k].phi = e.out[k].pt.phi;
+  }
+  return e.n;
+}
+
 int narrow_wall_ellipsoid(const Wall *w, const double c[3], const double q[4], const double semi[3], double envelope,
                           ContactPoint out[NARROW_MAX_POINTS])
 {
   if (w->type == WALL_PLANE) return narrow_plane_ellipsoid(w->point, w->normal, c, q, semi, envelope, out);
   if (w->type == WALL_CYLINDER) return narrow_cylinder_ellipsoid(w, c, q, semi, envelope, out);
+  if (w->type == WALL_MESH) return narrow_mesh_ellipsoid(w->mesh, w->center, w->quat, c, q, semi, envelope, out);
   return 0;
 }

@@ -330,17 +330,17 @@ static int read_clump_body(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
   return 0;
 }
 
-/* bodies[i] of shape ellipsoid: its semi-axes, and plane and cylinder walls only (collision/ellipsoid_walls.h). */
+/* bodies[i] of shape ellipsoid: its semi-axes, and no box walls (collision/ellipsoid_walls.h). */
 static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, BodySpec *b)
 {
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
                         "give the semi-axes [a, b, c] along the body axes in m, each > 0", b->size));
   for (int k = 0; k < sc->n_walls; k++)
-    if (sc->walls[k].type != WALL_PLANE && sc->walls[k].type != WALL_CYLINDER)
+    if (sc->walls[k].type == WALL_BOX)
       return reader_fail(r, m, ip,
-                         "an ellipsoid touches plane and cylinder walls only, and walls[%d] (line %d) is a %s wall; "
-                         "use plane or cylinder walls with ellipsoids",
-                         k, sc->wall_lines[k], sc->walls[k].type == WALL_BOX ? "box" : "mesh");
+                         "an ellipsoid touches plane, cylinder and mesh walls only, and walls[%d] (line %d) is a box; "
+                         "make it a mesh (or planes) or remove the ellipsoid",
+                         k, sc->wall_lines[k]);
   return 0;
 }
 

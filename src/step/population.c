@@ -575,9 +575,10 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
         gap = PetscMin(gap, sphere_wall_gap(w, c, t->radius[m]));
       }
       r = t->min_radius;
-    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* plane and cylinder walls only (scenario/body_sections.c) */
+    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* no box walls (scenario/body_sections.c) */
       ContactPoint cp[NARROW_MAX_POINTS];
-      if (narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp)) gap = cp[0].phi;
+      const int    np = narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
+      for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
     } else {
       ContactPoint  cp[NARROW_MAX_POINTS];
       int32_t       sub[NARROW_MAX_POINTS];

@@ -577,7 +577,8 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
       r = t->min_radius;
     } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* no box walls (scenario/body_sections.c) */
       ContactPoint cp[NARROW_MAX_POINTS];
-      const int    np = narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, cp);
+      const double env = w->type == WALL_MESH ? 0 : HUGE_VAL; /* a mesh: the features within reach only (as a box's) */
+      const int    np  = narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, env, cp);
       for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
     } else {
       ContactPoint  cp[NARROW_MAX_POINTS];

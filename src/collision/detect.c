@@ -20,8 +20,9 @@
  * bodies, or a box wall and a box body) touch by collision/box_box.h, whose points carry feature
  * numbers as their keys' sub, and so do a box body's points on a mesh wall (collision/triangle_contact.h);
  * pairs with a clump body touch by member spheres (collision/clump_contact.h), their subs numbering
- * the members; an ellipsoid touches plane walls, spheres, clumps and ellipsoids (collision/ellipsoid_contact.h:
- * the scenario reader refuses its other partners); every other kernel's points are numbered 0, 1, ....
+ * the members; an ellipsoid touches spheres, clumps and ellipsoids (collision/ellipsoid_contact.h) and plane,
+ * cylinder and mesh walls (collision/ellipsoid_walls.h) only (the scenario reader refuses its other partners);
+ * every other kernel's points are numbered 0, 1, ....
  *
  * The staging buffers are slots of the broadphase's pool (base/scratch_pool.h): in a simulation, the
  * solver's vectors, which are dead during detection, so they are neither fresh pages every step
@@ -31,6 +32,7 @@
 #include "collision/triangle_contact.h"
 #include "collision/clump_contact.h"
 #include "collision/ellipsoid_contact.h"
+#include "collision/ellipsoid_walls.h"
 #include <string.h>
 
 /* sub[k] = k for the np points of a kernel whose points carry no feature number */
@@ -77,8 +79,7 @@ int collision_wall_body_points(const Wall *w, const BodyStore *s, PetscInt B, do
 {
   const double *xb = s->pos + 3 * (size_t)B, *qb = s->quat + 4 * (size_t)B, *sb = s->size + 3 * (size_t)B;
   if (s->shape[B] == SHAPE_SPHERE) return point_indices(collision_wall_sphere_points(w, xb, sb[0], envelope, pts), sub);
-  if (s->shape[B] == SHAPE_ELLIPSOID) /* plane walls only (the scenario reader refuses the others) */
-    return point_indices(narrow_plane_ellipsoid(w->point, w->normal, xb, qb, sb, envelope, pts), sub);
+  if (s->shape[B] == SHAPE_ELLIPSOID) return point_indices(narrow_wall_ellipsoid(w, xb, qb, sb, envelope, pts), sub);
   if (w->type == WALL_PLANE)
     return point_indices(narrow_plane_box(w->point, w->normal, xb, qb, sb, envelope, pts), sub);
   if (w->type == WALL_CYLINDER) return point_indices(narrow_cylinder_box(w, xb, qb, sb, envelope, pts), sub);

@@ -46,8 +46,7 @@ static inline double record_edge_parameter(const TriRecord *r, int k, const doub
 /* The vertex of triangle t across its edge k (which joins its vertices k and k + 1). */
 static inline int across(int k) { return (k + 2) % 3; }
 
-/* Whether p lies outside every triangle on edge e, across e (the edge's region, with the faces'). */
-static int outside_faces_of_edge(const TriMesh *m, PetscInt e, const double p[3])
+int tricontact_across_edge(const TriMesh *m, PetscInt e, const double p[3], double margin)
 {
   for (int32_t i = m->edge_tri_start[e]; i < m->edge_tri_start[e + 1]; i++) {
     const int32_t t = m->edge_tri[i];
@@ -55,9 +54,15 @@ static int outside_faces_of_edge(const TriMesh *m, PetscInt e, const double p[3]
     int           k = 0;
     while (m->tri_edge[3 * t + k] != e) k++;
     tricontact_barycentric(m, t, p, b);
-    if (b[across(k)] > TRICONTACT_EPS) return 0;
+    if (b[across(k)] > margin) return 0;
   }
   return 1;
+}
+
+/* Whether p lies outside every triangle on edge e, across e (the edge's region, with the faces'). */
+static int outside_faces_of_edge(const TriMesh *m, PetscInt e, const double p[3])
+{
+  return tricontact_across_edge(m, e, p, TRICONTACT_EPS);
 }
 
 /* outside_faces_of_edge of record r's edge k where p lies across it from r: the neighbour's term, the same bits. */
@@ -269,15 +274,8 @@ static void sphere_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
   triangle_features(m, r, q->c, q->r, q->envelope, q->max, q->out, &q->n);
 }
 
-int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+void tricontact_feature_order(const TriMesh *m, int n, TriFeatureContact *out)
 {
-  SphereQuery q = {c, r, envelope, max, 0, out};
-  int         n;
-
-  if (max <= 0) return 0;
-  triangles_near(m, c, r + PetscMax(envelope, 0), sphere_triangle, &q);
-  n = q.n;
-  /* feature order (the contacts' point indices follow it) */
   for (int i = 1; i < n; i++) {
     TriFeatureContact f = out[i];
     int               j = i;
@@ -287,7 +285,27 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
     }
     out[j] = f;
   }
-  return n;
+}
+
+int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+{
+  SphereQuery q = {c, r, envelope, max, 0, out};
+
+  if (max <= 0) return 0;
+  triangles_near(m, c, r + PetscMax(envelope, 0), sphere_triangle, &q);
+  tricontact_feature_order(m, q.n, out); /* the contacts' point indices follow it */
+  return q.n;
+}
+
+void tricontact_visit_near(const TriMesh *m, const double c[3], double reach,
+                           void (*visit)(const TriMesh *, const TriRecord *, void *), void *ctx)
+{
+  triangles_near(m, c, reach, visit, ctx);
+}
+
+void tricontact_keep(const TriMesh *m, const TriFeatureContact *f, int max, TriFeatureContact *out, int *n)
+{
+  keep(m, f, max, out, n);
 }
 
 int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], const double c[3], double r,
@@ -312,9 +330,7 @@ int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], c
   return n;
 }
 
-/* Whether a point whose projection has barycentric coordinates b in record r's triangle lies in its
- * share of a flat mesh: inside by TRICONTACT_EPS, or on an edge or at a vertex that it owns (trimesh.h). */
-static int in_share(const TriRecord *r, const double b[3])
+int tricontact_in_share(const TriRecord *r, const double b[3])
 {
   int low = 0, first = -1;
   for (int k = 0; k < 3; k++) {
@@ -391,7 +407,7 @@ static void box_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
     h = v3_dot(d, n);
     if (!(h < q->envelope)) continue;
     record_barycentric(r, q->vert[v], b);
-    if (!in_share(r, b)) continue;
+    if (!tricontact_in_share(r, b)) continue;
     v3_copy(pt.n, n);
     v3_copy(pt.p2, q->vert[v]);
     v3_copy(pt.p1, q->vert[v]);

@@ -46,6 +46,26 @@ double tricontact_edge_parameter(const TriMesh *m, PetscInt e, const double p[3]
  * by index). Returns how many. Not collective; reads m only. */
 int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out);
 
+/* The pieces of tricontact_sphere that other shapes' mesh contacts (collision/ellipsoid_walls.h) share,
+ * so their region tests give the same bits and their features the same order. Not collective; read m only.
+ *  - tricontact_visit_near: visit(m, r, ctx) once for each record r whose bounding box comes within
+ *    reach of c (the mesh's frame), in grid order; nothing for a NaN c;
+ *  - tricontact_across_edge: whether p lies across edge e from every triangle on it, each one's
+ *    barycentric coordinate of its vertex across e at most margin (TRICONTACT_EPS: the edge's
+ *    region of the sphere's rule; -TRICONTACT_EPS: strictly across);
+ *  - tricontact_in_share: whether a point whose projection has barycentric coordinates b in record
+ *    r's triangle lies in its share of a flat mesh: inside by TRICONTACT_EPS, or on an edge or at a
+ *    vertex that it owns (trimesh.h), so each point of a flat mesh is in one triangle's share;
+ *  - tricontact_keep: f into out[0 .. *n) if it is among the max deepest (ties: the lower feature),
+ *    out kept deepest first;
+ *  - tricontact_feature_order: out[0 .. n) into feature order (faces, edges, vertices, each by index). */
+void tricontact_visit_near(const TriMesh *m, const double c[3], double reach,
+                           void (*visit)(const TriMesh *, const TriRecord *, void *), void *ctx);
+int  tricontact_across_edge(const TriMesh *m, PetscInt e, const double p[3], double margin);
+int  tricontact_in_share(const TriRecord *r, const double b[3]);
+void tricontact_keep(const TriMesh *m, const TriFeatureContact *f, int max, TriFeatureContact *out, int *n);
+void tricontact_feature_order(const TriMesh *m, int n, TriFeatureContact *out);
+
 /* As tricontact_sphere, for mesh m placed at position x with orientation q (w, x, y, z; mesh frame
  * to world) and a sphere in world coordinates: world points and normals, at most
  * NARROW_VERTEX_POINTS, the deepest. Returns how many. */

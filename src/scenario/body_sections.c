@@ -330,7 +330,7 @@ static int read_clump_body(YamlReader *r, Scenario *sc, const yaml_node_t *m, co
   return 0;
 }
 
-/* bodies[i] of shape ellipsoid: its semi-axes, and plane walls only (collision/ellipsoid_contact.h). */
+/* bodies[i] of shape ellipsoid: its semi-axes, and no box walls (collision/ellipsoid_walls.h). */
 static int read_ellipsoid_body(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *ip, BodySpec *b)
 {
   TRY(reader_get_vector(r, m, ip, "semi_axes", REQUIRED, 3, POSITIVE,
@@ -352,8 +352,8 @@ static int check_ellipsoid_partners(YamlReader *r, const Scenario *sc, yaml_node
     if (sc->bodies[j].shape == SHAPE_BOX) {
       TRY(reader_get_entry(r, list, kp, j, "write {shape: ..., ...}", &m, ip));
       return reader_fail(r, m, ip,
-                         "is a box, and an ellipsoid (bodies[%d], line %d) touches plane walls, spheres, clumps and "
-                         "ellipsoids only; make it one of those or remove the ellipsoid",
+                         "is a box, and an ellipsoid (bodies[%d], line %d) does not touch boxes; make it a sphere, "
+                         "clump or ellipsoid, or remove the ellipsoid",
                          e, sc->bodies[e].line);
     }
   return 0;

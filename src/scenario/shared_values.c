@@ -51,10 +51,10 @@ int scenario_check_ellipsoid_walls(YamlReader *r, const Scenario *sc, const yaml
                                    const char *subject)
 {
   for (int k = 0; k < sc->n_walls; k++)
-    if (sc->walls[k].type != WALL_PLANE)
+    if (sc->walls[k].type == WALL_BOX)
       return reader_fail(r, m, path,
-                         "%s plane walls only, and walls[%d] (line %d) is not a plane; use plane walls with "
-                         "ellipsoids",
+                         "%s plane, cylinder and mesh walls only, and walls[%d] (line %d) is a box; make it a mesh "
+                         "(or planes)",
                          subject, k, sc->wall_lines[k]);
   return 0;
 }

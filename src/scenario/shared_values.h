@@ -14,8 +14,8 @@ int scenario_get_box(YamlReader *r, const yaml_node_t *m, const char *path, cons
 int scenario_get_quaternion(YamlReader *r, const yaml_node_t *m, const char *path, const char *key, double q[4]);
 /* Required key `material` of m: the name of one of sc's materials; *out = its index. */
 int scenario_get_material(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *path, int *out);
-/* Ellipsoids touch plane walls only (collision/ellipsoid_contact.h): fails at m (path) with
- * "<subject> plane walls only, and walls[k] ... is not a plane" if sc has another wall, else 0. */
+/* Ellipsoids touch plane, cylinder and mesh walls only (collision/ellipsoid_walls.h): fails at m (path) with
+ * "<subject> plane, cylinder and mesh walls only, and walls[k] ... is a box" if sc has a box wall, else 0. */
 int scenario_check_ellipsoid_walls(YamlReader *r, const Scenario *sc, const yaml_node_t *m, const char *path,
                                    const char *subject);
 #endif

@@ -39,6 +39,7 @@
 #include "collision/clump_contact.h"
 #include "collision/cylinder_contact.h"
 #include "collision/ellipsoid_contact.h"
+#include "collision/ellipsoid_walls.h"
 #include "collision/triangle_contact.h"
 #include "step/wall_meshes.h"
 #include "ccp/packed_inertia.h"
@@ -581,9 +582,11 @@ static void check_walls(const Origins *o, const BodyStore *s, PetscInt i, char *
         gap = PetscMin(gap, sphere_wall_gap(w, c, t->radius[m]));
       }
       r = t->min_radius;
-    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* plane walls only (scenario/body_sections.c) */
-      ContactPoint cp;
-      if (narrow_plane_ellipsoid(w->point, w->normal, x, s->quat + 4 * i, s->size + 3 * i, HUGE_VAL, &cp)) gap = cp.phi;
+    } else if (s->shape[i] == SHAPE_ELLIPSOID) { /* no box walls (scenario/body_sections.c) */
+      ContactPoint cp[NARROW_MAX_POINTS];
+      const double env = w->type == WALL_MESH ? 0 : HUGE_VAL; /* a mesh: the features within reach only (as a box's) */
+      const int    np  = narrow_wall_ellipsoid(w, x, s->quat + 4 * i, s->size + 3 * i, env, cp);
+      for (int p = 0; p < np; p++) gap = PetscMin(gap, cp[p].phi);
     } else {
       ContactPoint  cp[NARROW_MAX_POINTS];
       int32_t       sub[NARROW_MAX_POINTS];

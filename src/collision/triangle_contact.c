@@ -431,7 +431,7 @@ static void box_triangle(const TriMesh *m, const TriRecord *r, void *ctx)
     v3_copy(nf, pt.p1);         /* the box's point */
     v3_copy(pt.p1, p);
     v3_copy(pt.p2, nf);
-    box_keep(q, &pt, 8 * (int64_t)m->nt + v);
+    box_keep(q, &pt, 8 * (int64_t)m->nt + trimesh_vert_gid(m, v));
   }
 }
 

@@ -85,7 +85,7 @@ int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], c
  *    runs away: a vertex of a flat part does not) and lies in the region of one box face (not
  *    beyond an edge or corner, where the box's vertices take the contact), taken by the triangle
  *    that owns it: the box's closest point, as narrow_box_sphere; sub 8 NARROW_MAX_POINTS + its
- *    index.
+ *    index in the whole mesh (trimesh_vert_gid: a rank's subset keys a vertex as the whole mesh does).
  * A box edge across a mesh edge, neither's vertex touching, is not detected. Not collective. */
 int narrow_mesh_box(const TriMesh *m, const double x[3], const double q[4], const double bc[3], const double bq[4],
                     const double he[3], double envelope, ContactPoint out[NARROW_MAX_POINTS],

@@ -314,6 +314,45 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32_t *keep, TriMesh **sub)
+{
+  double  *xyz;
+  TriMesh *m = NULL;
+  PetscInt degenerate;
+
+  PetscFunctionBegin;
+  *sub = NULL;
+  PetscCheck(n > 0 && n <= whole->nt, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "TriMeshCreateSubset: %" PetscInt_FMT " triangles of %" PetscInt_FMT "; give 1 to all", n, whole->nt);
+  PetscCall(PetscMalloc1(9 * (size_t)n, &xyz));
+  for (PetscInt i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++)
+      v3_copy(xyz + 9 * (size_t)i + 3 * k, whole->v + 3 * (size_t)whole->tri[3 * (size_t)keep[i] + k]);
+  PetscCall(TriMeshCreate(n, xyz, &m, &degenerate));
+  PetscCall(PetscFree(xyz));
+  PetscCheck(m && degenerate < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "TriMeshCreateSubset: triangle %" PetscInt_FMT " of a whole mesh has zero area", degenerate);
+  PetscCall(PetscMalloc2((size_t)n, &m->tri_gid, (size_t)m->nv, &m->vert_gid));
+  for (PetscInt i = 0; i < n; i++) {
+    m->tri_gid[i] = keep[i];
+    for (int k = 0; k < 3; k++) m->vert_gid[m->tri[3 * (size_t)i + k]] = whole->tri[3 * (size_t)keep[i] + k];
+  }
+  m->bytes += ((size_t)n + (size_t)m->nv) * sizeof(int32_t);
+  *sub = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n)
+{
+  *n = 0;
+  for (PetscInt t = 0; t < m->nt; t++) {
+    const TriRecord *r    = &m->rec[m->tri_rec[t]];
+    int              meet = 1;
+    for (int k = 0; k < 3; k++) meet &= r->hi[k] >= lo[k] && r->lo[k] <= hi[k];
+    if (meet) keep[(*n)++] = (int32_t)t;
+  }
+}
+
 PetscErrorCode TriMeshDestroy(TriMesh **mesh)
 {
   TriMesh *m = *mesh;
@@ -328,6 +367,7 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscCall(PetscFree2(m->vert_edge, m->vert_owner));
   PetscCall(PetscFree(m->cell_start));
   PetscCall(PetscFree(m->cell_tri));
+  PetscCall(PetscFree2(m->tri_gid, m->vert_gid));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

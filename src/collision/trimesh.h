@@ -55,7 +55,9 @@ typedef struct TriMesh {
   int32_t   *cell_start; /* dims[0] dims[1] dims[2] + 1: cell c lists cell_tri[cell_start[c] ..] */
   uint32_t  *cell_tri;   /* per cell entry: a record (TRIMESH_ENTRY_TRI bits), ascending within a cell, and
                             TRIMESH_ENTRY_FIRST << k where the cell is the triangle's first along axis k */
-  size_t bytes;          /* memory the mesh holds */
+  int32_t *tri_gid;      /* a subset (TriMeshCreateSubset): per triangle, its number in the whole mesh; NULL: whole */
+  int32_t *vert_gid;     /* a subset: per vertex, its index in the whole mesh; NULL: whole */
+  size_t   bytes;        /* memory the mesh holds */
 } TriMesh;
 
 /* A grid entry's record and its first-cell flags (a query takes a triangle in the first of its
@@ -75,7 +77,22 @@ typedef struct TriMesh {
  * coincident or collinear corners, after welding) makes no mesh: *mesh NULL and *degenerate its
  * index; otherwise *degenerate = -1. Not collective. */
 PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate);
+/* The part of mesh whole made of its n triangles keep[] (ascending numbers in whole, 1 <= n <= whole->nt) in *sub
+ * (TriMeshDestroy frees it), with each triangle's and vertex's number in whole (tri_gid, vert_gid). The subset's
+ * triangles, vertices and edges keep whole's relative order (welding sorts vertices by coordinates, edges by their
+ * vertices), its corners and normals have whole's bits, and an edge's or vertex's owner is whole's where every
+ * triangle on it is kept: a query (collision/triangle_contact.h) whose reach only meets triangles in keep finds in
+ * *sub the contacts, order, subs and bits it finds in whole. Not collective. */
+PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32_t *keep, TriMesh **sub);
+/* Whether mesh m's triangle bounds reach the box [lo, hi] (each in m's frame); into keep[] (m->nt entries) the
+ * numbers of those that do, ascending, and their count into *n. For the triangles a query centred in the box with
+ * a reach up to the box's growth sees. Not collective. */
+void           TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n);
 PetscErrorCode TriMeshDestroy(TriMesh **mesh);
+/* The whole mesh's number of triangle t of m (a subset's or a whole mesh's). */
+static inline int32_t trimesh_tri_gid(const TriMesh *m, int32_t t) { return m->tri_gid ? m->tri_gid[t] : t; }
+/* The whole mesh's index of vertex v of m. */
+static inline int32_t trimesh_vert_gid(const TriMesh *m, int32_t v) { return m->vert_gid ? m->vert_gid[v] : v; }
 
 /* The grid cell index of coordinate x along axis k, clamped to the grid. */
 static inline PetscInt trimesh_cell_coord(const TriMesh *m, double x, int k)

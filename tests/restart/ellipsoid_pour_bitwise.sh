@@ -18,11 +18,11 @@
 #    within the tolerance differ by up to 20 times that (tests/validation/test_distributed_pour.c): 2e-5 m/s,
 #    within 1e-4 m/s (a hundred times the tolerance, that test's momentum bound). Over the 100 steps of 1 ms
 #    after the restart that is at most 2e-6 m, within 1e-5 m; the quaternion bound, 1e-3 (a turn of 2e-3 rad,
-#    1e-5 m over the 5 mm semi-axes), is that test's clump emitter bound. Measured: 5e-9 m, 3e-7, 6e-7 m/s. An
+#    1e-5 m over the 5 mm semi-axes), is clump_emitter_bitwise.sh's. Measured: 2e-9 m, 3e-7, 9e-7 m/s. An
 #    ellipsoid emitted after the restart elsewhere or turned otherwise (the emitters' state lost) is off by
 #    centimetres and by order 1, one with other semi-axes fails the exact check.
-#  - penalty: the same bits. Its loads are summed in contact-key order on any rank count (design.md, "The
-#    penalty model": determinism), so another rank count changes no sum; measured: identical.
+#  - penalty: the same bits. Its loads are summed in contact-key order on any rank count (design.md, "Penalty
+#    contact model": determinism), so another rank count changes no sum; measured: identical.
 . "$(dirname "$0")/restart_common.bash" "$@"
 top=$W
 

@@ -158,6 +158,55 @@ text: return ellipsoid_mean_curvature(bs->size + 3 * k, N);
 replacement: return N[0] * 0 + 1.0 / bs->size[3 * k + 2];
 tests: ^validation/test_ellipsoid_(fall|spin)$
 targets: test_ellipsoid_fall test_ellipsoid_spin
+
+bug: ellipsoid pair: the support-gap maximisation stops at its start (the centre line)
+file: src/collision/ellipsoid_contact.c
+text: for (int it = 0; it < ELLIPSOID_PAIR_MAX_ITERATIONS; it++) {
+replacement: for (int it = 0; it < 0; it++) {
+tests: ^unit/test_ellipsoid_pair$
+targets: test_ellipsoid_pair
+
+bug: ellipsoid pair: B's contact point its support point along +n, not -n
+file: src/collision/ellipsoid_contact.c
+text: v3_axpy(out->p2, -1 / hb, mbn);
+replacement: v3_axpy(out->p2, 1 / hb, mbn);
+tests: ^unit/test_ellipsoid_pair$
+targets: test_ellipsoid_pair
+
+bug: ellipsoid beyond a finite tube's end touches the face, not the rim circle
+file: src/collision/ellipsoid_walls.c
+text: if (fabs(sa) > w->half_length) return rim_contact(
+replacement: if (0 * fabs(sa) > w->half_length) return rim_contact(
+tests: ^unit/test_ellipsoid_walls$
+targets: test_ellipsoid_walls
+
+bug: ellipsoid on a mesh: edge and vertex contacts kept outside their feature's region
+file: src/collision/ellipsoid_walls.c
+text:   if (!(kind == TRI_FEATURE_EDGE ? tricontact_across_edge(m, index, z, -TRICONTACT_EPS)
+replacement:   if (0 && !(kind == TRI_FEATURE_EDGE ? tricontact_across_edge(m, index, z, -TRICONTACT_EPS)
+tests: ^(unit/test_ellipsoid_mesh|validation/test_ellipsoid_mesh_floor)$
+targets: test_ellipsoid_mesh test_ellipsoid_mesh_floor
+
+bug: a ghost ellipsoid's middle semi-axis lost (b = a) when its ghost is built
+file: decomp/ghosts.c
+text: ExchangeUnpackBody(s, s->n_owned + g, EXCHANGE_FIELDS_ALL, a->at);
+replacement: ExchangeUnpackBody(s, s->n_owned + g, EXCHANGE_FIELDS_ALL, a->at); s->size[3 * (s->n_owned + g) + 1] = s->size[3 * (s->n_owned + g)];
+tests: ^validation/test_ellipsoid_ranks_np[0-9]+$
+targets: test_ellipsoid_ranks
+
+bug: emitters' counts not restored from a checkpoint (ellipsoids emitted again)
+file: src/step/state.c
+text: sim->emitted[k] = st->emitted[k];
+replacement: sim->emitted[k] = 0;
+tests: ^restart/ellipsoid_pour_bitwise$
+targets: ccpdem
+
+bug: penalty friction history not read from a checkpoint
+file: io/checkpoint.c
+text: m->n = r->why[0] ? 0 : nl;
+replacement: m->n = r->why[0] || m->width != CCP_RECORD_WIDTH ? 0 : nl;
+tests: ^restart/(penalty_bitwise|ellipsoid_pour_bitwise)$
+targets: ccpdem
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -118,18 +118,46 @@ static inline int TestCompareBodyVel(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* Records of `size` bytes, n of them at mine on each rank of comm, gathered on rank 0 and sorted by cmp (NULL:
+ * in rank order): *out allocated there (PetscFree it), *nout their count there (0 on the other ranks).
+ * Collective. */
+static inline PetscErrorCode TestGatherRecords(MPI_Comm comm, const void *mine, PetscInt n, size_t size, void *out,
+                                               PetscInt *nout, int (*cmp)(const void *, const void *))
+{
+  PetscMPIInt rank, nranks, bytes = (PetscMPIInt)(n * (PetscInt)size);
+  int        *counts = NULL, *displs = NULL;
+  char      **all = (char **)out;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &nranks));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) PetscCall(PetscMalloc2(nranks, &counts, nranks, &displs));
+  PetscCallMPI(MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+  *nout = 0;
+  if (!rank) {
+    for (int r = 0; r < nranks; r++) {
+      displs[r] = (int)(*nout * (PetscInt)size);
+      *nout += counts[r] / (PetscInt)size;
+    }
+    PetscCall(PetscMalloc((size_t)(*nout + 1) * size, all));
+  }
+  PetscCallMPI(MPI_Gatherv(mine, bytes, MPI_BYTE, rank ? NULL : *all, counts, displs, MPI_BYTE, 0, comm));
+  if (!rank) {
+    if (cmp) qsort(*all, (size_t)*nout, size, cmp);
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The (id, position, velocity, radius, orientation) of every body of sim gathered on rank 0 of SimulationComm(sim),
  * sorted by id
  * (*out allocated there, PetscFree it; other ranks get *n = 0). Collective. */
 static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **out, PetscInt *n)
 {
-  PetscMPIInt  size, rank, nloc = (PetscMPIInt)SimulationBodies(sim)->n_owned;
-  int         *counts = NULL, *displs = NULL;
-  TestBodyVel *mine;
+  const PetscInt nloc = SimulationBodies(sim)->n_owned;
+  TestBodyVel   *mine;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(SimulationComm(sim), &size));
-  PetscCallMPI(MPI_Comm_rank(SimulationComm(sim), &rank));
   PetscCall(PetscMalloc1(nloc + 1, &mine));
   for (PetscInt i = 0; i < nloc; i++) {
     mine[i].id = SimulationBodies(sim)->id[i];
@@ -138,21 +166,8 @@ static inline PetscErrorCode TestGatherVelocities(Simulation sim, TestBodyVel **
     for (int k = 0; k < 6; k++) mine[i].v[k] = SimulationBodies(sim)->vel[6 * i + k];
     for (int k = 0; k < 4; k++) mine[i].q[k] = SimulationBodies(sim)->quat[4 * i + k];
   }
-  if (!rank) PetscCall(PetscMalloc2(size, &counts, size, &displs));
-  nloc *= (PetscMPIInt)sizeof(TestBodyVel);
-  PetscCallMPI(MPI_Gather(&nloc, 1, MPI_INT, counts, 1, MPI_INT, 0, SimulationComm(sim)));
-  *n = 0;
-  if (!rank) {
-    for (int r = 0; r < size; r++) {
-      displs[r] = (int)(*n * (PetscInt)sizeof(TestBodyVel));
-      *n += counts[r] / (PetscInt)sizeof(TestBodyVel);
-    }
-    PetscCall(PetscMalloc1(*n + 1, out));
-  }
-  PetscCallMPI(MPI_Gatherv(mine, nloc, MPI_BYTE, rank ? NULL : *out, counts, displs, MPI_BYTE, 0, SimulationComm(sim)));
-  if (!rank) qsort(*out, (size_t)*n, sizeof(TestBodyVel), TestCompareBodyVel);
+  PetscCall(TestGatherRecords(SimulationComm(sim), mine, nloc, sizeof(TestBodyVel), out, n, TestCompareBodyVel));
   PetscCall(PetscFree(mine));
-  if (!rank) PetscCall(PetscFree2(counts, displs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -25,13 +25,14 @@ compare_snapshots_after() {
   echo "$n snapshots after the restart at step $after byte-identical to the uninterrupted run's"
 }
 
-# straight_and_restart SCEN NP LAST MIN: SCEN run straight on NP ranks into $W/runNP with checkpoints every
-# 100 steps, then restarted from its step-100 checkpoint into $W/reNP on NP ranks; the restart's snapshots
-# after step 100 (at least MIN) and its step-LAST checkpoint must be byte-identical to the straight run's.
+# straight_and_restart SCEN NP LAST MIN [EVERY]: SCEN run straight on NP ranks into $W/runNP with checkpoints
+# every EVERY steps (default 100), then restarted from its step-EVERY checkpoint into $W/reNP on NP ranks; the
+# restart's snapshots after step EVERY (at least MIN) and its step-LAST checkpoint must be byte-identical to the
+# straight run's.
 straight_and_restart() {
-  local scen=$1 np=$2 last=$3 min=$4
-  $MPI -n "$np" "$CCPDEM" run "$scen" -o "$W/run$np" -checkpoint_every_steps 100 -checkpoint_keep 5 > "$W/run$np.log" 2>&1 || fail "$np-rank run failed: $(tail -3 "$W/run$np.log")"
-  $MPI -n "$np" "$CCPDEM" restart "$W/run$np/checkpoints/ckpt-000100.h5" -o "$W/re$np" -checkpoint_every_steps 100 > "$W/re$np.log" 2>&1 || fail "$np-rank restart failed: $(tail -3 "$W/re$np.log")"
-  compare_snapshots_after "$W/run$np" "$W/re$np" 100 "$min"
+  local scen=$1 np=$2 last=$3 min=$4 every=${5:-100}
+  $MPI -n "$np" "$CCPDEM" run "$scen" -o "$W/run$np" -checkpoint_every_steps "$every" -checkpoint_keep 5 > "$W/run$np.log" 2>&1 || fail "$np-rank run failed: $(tail -3 "$W/run$np.log")"
+  $MPI -n "$np" "$CCPDEM" restart "$W/run$np/checkpoints/ckpt-$(printf %06d "$every").h5" -o "$W/re$np" -checkpoint_every_steps "$every" > "$W/re$np.log" 2>&1 || fail "$np-rank restart failed: $(tail -3 "$W/re$np.log")"
+  compare_snapshots_after "$W/run$np" "$W/re$np" "$every" "$min"
   cmp -s "$W/run$np/checkpoints/ckpt-$last.h5" "$W/re$np/checkpoints/ckpt-$last.h5" || fail "$np ranks: the step-$((10#$last)) checkpoint differs after the restart"
 }

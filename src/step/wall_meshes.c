@@ -5,7 +5,6 @@
 #include "base/vec3.h"
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 /* err = "SCENARIO:LINE: key 'walls[k].KEY': " and the message. */
 static void bad(char *err, size_t errlen, const Scenario *sc, int k, const char *key, const char *fmt, ...)
@@ -136,23 +135,52 @@ PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The decomposition as WallMeshesFit compares it: the grid, every axis's cuts and the halo, into *fit (nfit values;
- * PetscFree it). The same on every rank. */
-static PetscErrorCode Decomposition(Domain d, double **fit, PetscInt *nfit)
+/* The decomposition as WallMeshesFit compares it: the grid, every axis's cuts and the halo, into fit (NULL: only
+ * counted), their count into *nfit. The same on every rank. */
+static PetscErrorCode Decomposition(Domain d, double *fit, PetscInt *nfit)
 {
   PetscInt dims[3], at = 0;
+  double   halo;
 
   PetscFunctionBegin;
   PetscCall(DomainGetGrid(d, dims));
-  *nfit = 3 + (dims[0] + 1) + (dims[1] + 1) + (dims[2] + 1) + 1;
-  PetscCall(PetscMalloc1(*nfit, fit));
-  for (int k = 0; k < 3; k++) (*fit)[at++] = (double)dims[k];
+  for (int k = 0; k < 3; k++) {
+    if (fit) fit[at] = (double)dims[k];
+    at++;
+  }
   for (int k = 0; k < 3; k++) {
     const double *cuts;
     PetscCall(DomainGetCuts(d, k, &cuts));
-    for (PetscInt i = 0; i <= dims[k]; i++) (*fit)[at++] = cuts[i];
+    for (PetscInt i = 0; i <= dims[k]; i++, at++)
+      if (fit) fit[at] = cuts[i];
   }
-  PetscCall(DomainGetHalo(d, &(*fit)[at]));
+  PetscCall(DomainGetHalo(d, &halo));
+  if (fit) fit[at] = halo;
+  *nfit = at + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the parts were cut for decomposition d as it is now (no allocation: asked every step). */
+static PetscErrorCode SameDecomposition(const WallMeshes *wm, Domain d, PetscBool *same)
+{
+  PetscInt dims[3], at = 0;
+  double   halo;
+
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  if (!wm->fit) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGrid(d, dims));
+  if (wm->nfit != 3 + dims[0] + dims[1] + dims[2] + 3 + 1) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = 0; k < 3; k++)
+    if (wm->fit[at++] != (double)dims[k]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = 0; k < 3; k++) {
+    const double *cuts;
+    PetscCall(DomainGetCuts(d, k, &cuts));
+    for (PetscInt i = 0; i <= dims[k]; i++)
+      if (wm->fit[at++] != cuts[i]) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DomainGetHalo(d, &halo));
+  *same = (PetscBool)(wm->fit[at] == halo);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -207,16 +235,17 @@ PetscErrorCode WallMeshesFit(WallMeshes *wm, Domain d, Wall *walls)
   double        *fit  = NULL, lo[3], hi[3], halo;
   TriMesh      **part;
   PetscErrorCode ierr;
+  PetscBool      same;
   int            failed, any_failed, fixed = 0;
 
   PetscFunctionBegin;
   for (int k = 0; k < wm->n; k++) fixed += wm->mesh[k] && !walls[k].motion.moving;
   if (!fixed) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(Decomposition(d, &fit, &nfit));
-  if (wm->fit && wm->nfit == nfit && !memcmp(wm->fit, fit, sizeof(double) * (size_t)nfit)) {
-    PetscCall(PetscFree(fit));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(SameDecomposition(wm, d, &same));
+  if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Decomposition(d, NULL, &nfit));
+  PetscCall(PetscMalloc1(nfit, &fit));
+  PetscCall(Decomposition(d, fit, &nfit));
   PetscCall(DomainGetComm(d, &comm));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(DomainSubdomainBox(d, rank, lo, hi));

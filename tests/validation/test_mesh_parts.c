@@ -237,7 +237,7 @@ static PetscErrorCode CheckSnapshots(const char *par, const char *ser)
 int main(int argc, char **argv)
 {
   static char  yaml[65536];
-  char         stl[64];
+  char         stl[PETSC_MAX_PATH_LEN + 16];
   PetscMPIInt  size, rank;
   Simulation   sim;
   TestBodyVel *par[STEPS] = {NULL}, *ser;
@@ -251,7 +251,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  snprintf(stl, sizeof stl, "test_mesh_parts_floor_np%d.stl", (int)size);
+  PetscCall(TestMakeTempDir(PETSC_COMM_WORLD, "mesh-parts", dir)); /* the floor's STL and the snapshots */
+  snprintf(stl, sizeof stl, "%s/floor.stl", dir);
   PetscCall(WriteFloor(stl));
   Scene(stl, yaml, sizeof yaml);
   if (size == 1) { /* one rank: the whole mesh */
@@ -261,6 +262,7 @@ int main(int argc, char **argv)
                  SimulationWalls(sim)[0].mesh->nt == 2 * NX * NX && SimulationWalls(sim)[0].mesh->rec,
                "on one rank detection should read the whole mesh");
     PetscCall(SimulationDestroy(&sim));
+    if (nftw(dir, TestRemoveEntry, 16, FTW_DEPTH | FTW_PHYS)) printf("could not remove %s\n", dir);
     PetscCall(PetscFinalize());
     return TestFinish("test_mesh_parts");
   }
@@ -268,7 +270,6 @@ int main(int argc, char **argv)
   PetscCall(TestSlabsAlongX("3"));
   PetscCall(TestSimulationOnComm(PETSC_COMM_WORLD, yaml, "mesh-parts", &sim));
   PetscCall(PetscMalloc1(2 * NX * NX, &keep));
-  PetscCall(TestMakeTempDir(PETSC_COMM_WORLD, "mesh-parts", dir));
   snprintf(dirs[0], sizeof dirs[0], "%s/ranks", dir);
   snprintf(dirs[1], sizeof dirs[1], "%s/one", dir);
   for (int s = 0; s < STEPS; s++) {
@@ -320,8 +321,9 @@ int main(int argc, char **argv)
     TEST_CHECK(worst <= 1e-4, "velocities differ from the 1-rank run's by %.3e m/s > 1e-4", worst);
     PetscCall(SimulationDestroy(&sim));
     PetscCall(CheckSnapshots(dirs[0], dirs[1]));
-    if (nftw(dir, TestRemoveEntry, 16, FTW_DEPTH | FTW_PHYS)) printf("could not remove %s\n", dir);
   }
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD)); /* every rank is done with the floor's file */
+  if (!rank && nftw(dir, TestRemoveEntry, 16, FTW_DEPTH | FTW_PHYS)) printf("could not remove %s\n", dir);
   PetscCallMPI(MPI_Bcast(&moved, 1, MPI_INT, 0, PETSC_COMM_WORLD));
   TEST_CHECK(moved > 0, "the cuts never moved after the first step: the test does not cut parts again");
   for (int s = 0; s < STEPS; s++) PetscCall(PetscFree(par[s]));

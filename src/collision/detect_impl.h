@@ -33,8 +33,9 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
     return v3_dot(d, w->normal) - r < envelope;
   }
   if (w->type == WALL_CYLINDER) return cylinder_may_touch(w, x, r, envelope);
-  if (w->type == WALL_MESH) { /* the mesh's bounding sphere, placed by the wall's pose */
+  if (w->type == WALL_MESH) { /* the mesh's bounding sphere, placed by the wall's pose; a rank's part may be empty */
     double c[3];
+    if (!w->mesh->nt) return 0;
     quat_rotate(c, w->quat, w->mesh->centre);
     v3_add(c, c, w->center);
     v3_sub(d, x, c);

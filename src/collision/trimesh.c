@@ -297,7 +297,8 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
              "TriMeshCreate: %" PetscInt_FMT " triangles; give 1 to 2^29 / 3", nt);
   PetscCall(PetscNew(&m));
   m->nt = nt;
-  PetscCall(PetscMalloc3(3 * (size_t)nt, &m->tri, 3 * (size_t)nt, &m->tri_edge, (size_t)nt, &m->tri_rec));
+  PetscCall(PetscMalloc1(3 * (size_t)nt, &m->tri)); /* on its own: TriMeshStrip keeps it */
+  PetscCall(PetscMalloc2(3 * (size_t)nt, &m->tri_edge, (size_t)nt, &m->tri_rec));
   PetscCall(PetscMalloc1((size_t)nt, &m->rec));
   PetscCall(PetscMalloc1((size_t)nt, &rec));
   PetscCall(weld(m, xyz));
@@ -314,6 +315,21 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A mesh of no triangles: a one-cell grid with an empty cell, which every query passes by. */
+static PetscErrorCode empty_mesh(TriMesh **mesh)
+{
+  TriMesh *m;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&m));
+  m->cell = 1;
+  for (int k = 0; k < 3; k++) m->dims[k] = 1;
+  PetscCall(PetscCalloc1(2, &m->cell_start));
+  m->bytes = sizeof(*m) + 2 * sizeof(int32_t);
+  *mesh    = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32_t *keep, TriMesh **sub)
 {
   double  *xyz;
@@ -322,8 +338,12 @@ PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32
 
   PetscFunctionBegin;
   *sub = NULL;
-  PetscCheck(n > 0 && n <= whole->nt, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "TriMeshCreateSubset: %" PetscInt_FMT " triangles of %" PetscInt_FMT "; give 1 to all", n, whole->nt);
+  PetscCheck(n >= 0 && n <= whole->nt, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "TriMeshCreateSubset: %" PetscInt_FMT " triangles of %" PetscInt_FMT "; give 0 to all", n, whole->nt);
+  if (!n) {
+    PetscCall(empty_mesh(sub));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscMalloc1(9 * (size_t)n, &xyz));
   for (PetscInt i = 0; i < n; i++)
     for (int k = 0; k < 3; k++)
@@ -346,11 +366,37 @@ void TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], 
 {
   *n = 0;
   for (PetscInt t = 0; t < m->nt; t++) {
-    const TriRecord *r    = &m->rec[m->tri_rec[t]];
-    int              meet = 1;
-    for (int k = 0; k < 3; k++) meet &= r->hi[k] >= lo[k] && r->lo[k] <= hi[k];
+    double tlo[3], thi[3];
+    int    meet = 1;
+    tri_box(m, t, tlo, thi); /* the bounds its record holds, from the vertices a stripped mesh keeps */
+    for (int k = 0; k < 3; k++) meet &= thi[k] >= lo[k] && tlo[k] <= hi[k];
     if (meet) keep[(*n)++] = (int32_t)t;
   }
+}
+
+/* Frees what queries read (records, edges, vertices' edges and owners, grid); the vertices and triangles stay. */
+static PetscErrorCode free_query_tables(TriMesh *m)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(m->tri_edge, m->tri_rec));
+  PetscCall(PetscFree(m->rec));
+  PetscCall(PetscFree3(m->edge_v, m->edge_tri_start, m->edge_tri));
+  PetscCall(PetscFree(m->vert_edge_start));
+  PetscCall(PetscFree2(m->vert_edge, m->vert_owner));
+  PetscCall(PetscFree(m->cell_start));
+  PetscCall(PetscFree(m->cell_tri));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TriMeshStrip(TriMesh *m)
+{
+  PetscFunctionBegin;
+  PetscCheck(!m->tri_gid, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TriMeshStrip: give a whole mesh, not a subset");
+  PetscCall(free_query_tables(m));
+  m->ne = 0;
+  for (int k = 0; k < 3; k++) m->dims[k] = 0;
+  m->bytes = sizeof(*m) + sizeof(double) * 3 * (size_t)m->nv + sizeof(int32_t) * 3 * (size_t)m->nt;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TriMeshDestroy(TriMesh **mesh)
@@ -360,13 +406,8 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(m->v));
-  PetscCall(PetscFree3(m->tri, m->tri_edge, m->tri_rec));
-  PetscCall(PetscFree(m->rec));
-  PetscCall(PetscFree3(m->edge_v, m->edge_tri_start, m->edge_tri));
-  PetscCall(PetscFree(m->vert_edge_start));
-  PetscCall(PetscFree2(m->vert_edge, m->vert_owner));
-  PetscCall(PetscFree(m->cell_start));
-  PetscCall(PetscFree(m->cell_tri));
+  PetscCall(PetscFree(m->tri));
+  PetscCall(free_query_tables(m));
   PetscCall(PetscFree2(m->tri_gid, m->vert_gid));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -77,8 +77,9 @@ typedef struct TriMesh {
  * coincident or collinear corners, after welding) makes no mesh: *mesh NULL and *degenerate its
  * index; otherwise *degenerate = -1. Not collective. */
 PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate);
-/* The part of mesh whole made of its n triangles keep[] (ascending numbers in whole, 1 <= n <= whole->nt) in *sub
- * (TriMeshDestroy frees it), with each triangle's and vertex's number in whole (tri_gid, vert_gid). The subset's
+/* The part of mesh whole made of its n triangles keep[] (ascending numbers in whole, 0 <= n <= whole->nt) in *sub
+ * (TriMeshDestroy frees it), with each triangle's and vertex's number in whole (tri_gid, vert_gid); whole may be
+ * stripped (TriMeshStrip); n = 0 gives a mesh of no triangles, which every query passes by. The subset's
  * triangles, vertices and edges keep whole's relative order (welding sorts vertices by coordinates, edges by their
  * vertices), its corners and normals have whole's bits, and an edge's or vertex's owner is whole's where every
  * triangle on it is kept: a query (collision/triangle_contact.h) whose reach only meets triangles in keep finds in
@@ -86,8 +87,13 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
 PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32_t *keep, TriMesh **sub);
 /* Whether mesh m's triangle bounds reach the box [lo, hi] (each in m's frame); into keep[] (m->nt entries) the
  * numbers of those that do, ascending, and their count into *n. For the triangles a query centred in the box with
- * a reach up to the box's growth sees. Not collective. */
-void           TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n);
+ * a reach up to the box's growth sees. m may be stripped. Not collective. */
+void TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n);
+/* Frees what queries read of whole mesh m (records, edges, grid), keeping its vertices and triangles (nv, nt, v, tri,
+ * lo, hi, centre, radius): enough to draw it (io/wall_output.h), select from it and cut subsets from it; 24 bytes a
+ * vertex and 12 a triangle, about 25 a triangle where vertices are half as many, against about 270 whole. No query
+ * may read it after (its rec is NULL). Not collective. */
+PetscErrorCode TriMeshStrip(TriMesh *m);
 PetscErrorCode TriMeshDestroy(TriMesh **mesh);
 /* The whole mesh's number of triangle t of m (a subset's or a whole mesh's). */
 static inline int32_t trimesh_tri_gid(const TriMesh *m, int32_t t) { return m->tri_gid ? m->tri_gid[t] : t; }

@@ -106,7 +106,12 @@ PetscErrorCode StepLoadsExtras(Simulation sim, SnapshotExtras *x)
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, L->wall + 9 * nw, (PetscMPIInt)(9 * nw), MPI_DOUBLE, MPI_SUM, sim->comm));
   for (PetscInt k = 0; k < nw; k++)
     for (int v = 6; v < 9; v++) L->wall[9 * nw + 9 * k + v] = L->wall[9 * k + v];
-  x->walls      = sim->walls;
+  if (!L->drawn) PetscCall(PetscMalloc1(nw + 1, &L->drawn));
+  for (PetscInt k = 0; k < nw; k++) { /* a mesh drawn whole, not as the part this rank's detection reads */
+    L->drawn[k] = sim->walls[k];
+    if (sim->walls[k].type == WALL_MESH) L->drawn[k].mesh = sim->sc.walls[k].mesh;
+  }
+  x->walls      = L->drawn;
   x->n_walls    = sim->sc.n_walls;
   x->wall_loads = L->wall + 9 * nw;
   for (int c = 0; c < 3; c++) {
@@ -123,6 +128,7 @@ PetscErrorCode StepLoadsFree(Simulation sim)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(sim->loads.wall));
+  PetscCall(PetscFree(sim->loads.drawn));
   PetscCall(PetscFree(sim->loads.contact));
   sim->loads.cap = sim->loads.n = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

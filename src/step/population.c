@@ -900,6 +900,12 @@ PetscErrorCode PopulationBuild(const Scenario *sc, BodyStore *s, char *err, size
 
   PetscFunctionBegin;
   PetscCheck(errlen > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PopulationBuild: give an error buffer");
+  for (int k = 0; k < sc->n_walls; k++) /* the placement checks query the whole mesh */
+    PetscCheck(sc->walls[k].type != WALL_MESH || !sc->walls[k].mesh || sc->walls[k].mesh->rec, PETSC_COMM_SELF,
+               PETSC_ERR_ARG_WRONGSTATE,
+               "PopulationBuild: wall %d's mesh was stripped to its triangles (step/wall_meshes.h: a distributed "
+               "simulation cut its parts); build the population before the first step",
+               k);
   for (int k = 0; k < sc->n_walls; k++)
     unloaded = (PetscBool)(unloaded || (sc->walls[k].type == WALL_MESH && !sc->walls[k].mesh));
   if (!unloaded) {

@@ -99,8 +99,10 @@ int64_t          SimulationNextId(Simulation sim);               /* the global i
 int64_t          SimulationEmitted(Simulation sim, int emitter); /* bodies emitter k has made */
 /* This rank's bodies: owned [0, n_owned), then the last step's ghosts. Between steps a caller may
  * change the owned bodies' state (velocities, positions: a test's set-up), not their number. */
-BodyStore           *SimulationBodies(Simulation sim);
-const Wall          *SimulationWalls(Simulation sim);    /* the scenario's walls as they have moved */
+BodyStore *SimulationBodies(Simulation sim);
+/* The scenario's walls as they have moved, as this rank's detection reads them: on several ranks a fixed mesh wall's
+ * mesh is this rank's part from the first step on (step/wall_meshes.h; SimulationScenario's walls keep the whole). */
+const Wall          *SimulationWalls(Simulation sim);
 const ContactSet    *SimulationContacts(Simulation sim); /* the last step's contacts of this rank, by key */
 const ImpulseMemory *SimulationMemory(Simulation sim);   /* what this rank remembers per contact key */
 const NeighbourList *SimulationNeighbourList(Simulation sim);

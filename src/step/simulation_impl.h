@@ -58,6 +58,8 @@ typedef struct {
   PetscInt64 step;          /* the step recorded last (-1: none) */
   double    *wall;          /* 9 per wall: this rank's force on it (N), torque (N m) about the point that
                                follows (io/wall_output.h), all at the step's start; then the global sums */
+  Wall *drawn;              /* the walls as written: sim->walls with each mesh wall's whole mesh (the detection's
+                               may be this rank's part) */
   SnapshotContact *contact; /* output.contacts: this rank's contacts, in key order */
   PetscInt         n, cap;  /* contacts recorded, room */
 } StepLoads;
@@ -118,7 +120,8 @@ PetscBool      SimulationEmissionDue(Simulation sim, PetscInt64 step);
 /* step/placement.c. Create: the decomposition on several ranks (nothing on one). SetUpHalo: the
  * ghost halo from the bodies' largest radius; a subdomain narrower than it is bad input (err set,
  * the same on every rank). Begin, before detection: bodies not yet placed to their owners, the
- * spatial order, this step's ghosts (w->removed: bodies that arrived outside the domain). End,
+ * spatial order, this step's ghosts (w->removed: bodies that arrived outside the domain), this rank's parts of the
+ * fixed mesh walls where the cuts or the halo moved (step/wall_meshes.h). End,
  * after the bodies moved: the removal of bodies that left the domain, balancing, migration (or
  * its decision, deferred to the statistics' reduction: Deferred, after it; it also decides whether
  * the work imbalance calls for a rebalance). ForOutput: every body on its owner, by id, before a

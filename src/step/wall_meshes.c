@@ -97,6 +97,7 @@ PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char 
   err[0] = 0;
   wm->n  = sc->n_walls;
   PetscCall(PetscCalloc1((size_t)wm->n + 1, &wm->mesh));
+  PetscCall(PetscCalloc1((size_t)wm->n + 1, &wm->part));
   for (int k = 0; k < sc->n_walls && !err[0]; k++) {
     Wall        *w = &sc->walls[k];
     StlTriangles t;
@@ -134,11 +135,177 @@ PetscErrorCode WallMeshesLoad(MPI_Comm comm, Scenario *sc, WallMeshes *wm, char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The decomposition as WallMeshesFit compares it: the grid, every axis's cuts and the halo, into fit (NULL: only
+ * counted), their count into *nfit. The same on every rank. */
+static PetscErrorCode Decomposition(Domain d, double *fit, PetscInt *nfit)
+{
+  PetscInt dims[3], at = 0;
+  double   halo;
+
+  PetscFunctionBegin;
+  PetscCall(DomainGetGrid(d, dims));
+  for (int k = 0; k < 3; k++) {
+    if (fit) fit[at] = (double)dims[k];
+    at++;
+  }
+  for (int k = 0; k < 3; k++) {
+    const double *cuts;
+    PetscCall(DomainGetCuts(d, k, &cuts));
+    for (PetscInt i = 0; i <= dims[k]; i++, at++)
+      if (fit) fit[at] = cuts[i];
+  }
+  PetscCall(DomainGetHalo(d, &halo));
+  if (fit) fit[at] = halo;
+  *nfit = at + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the parts were cut for decomposition d as it is now (no allocation: asked every step). */
+static PetscErrorCode SameDecomposition(const WallMeshes *wm, Domain d, PetscBool *same)
+{
+  PetscInt dims[3], at = 0;
+  double   halo;
+
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  if (!wm->fit) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DomainGetGrid(d, dims));
+  if (wm->nfit != 3 + dims[0] + dims[1] + dims[2] + 3 + 1) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = 0; k < 3; k++)
+    if (wm->fit[at++] != (double)dims[k]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = 0; k < 3; k++) {
+    const double *cuts;
+    PetscCall(DomainGetCuts(d, k, &cuts));
+    for (PetscInt i = 0; i <= dims[k]; i++)
+      if (wm->fit[at++] != cuts[i]) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DomainGetHalo(d, &halo));
+  *same = (PetscBool)(wm->fit[at] == halo);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The box [lo, hi] (world) as the smallest box in the frame of the mesh that wall w places: the bounds of its
+ * corners there, computed as the queries compute a body's centre there (collision/triangle_contact.c). */
+static void BoxInMeshFrame(const Wall *w, const double lo[3], const double hi[3], double mlo[3], double mhi[3])
+{
+  double R[9];
+
+  quat_to_matrix(w->quat, R);
+  for (int corner = 0; corner < 8; corner++) {
+    double x[3], d[3], m[3];
+    for (int k = 0; k < 3; k++) x[k] = (corner >> k) & 1 ? hi[k] : lo[k];
+    v3_sub(d, x, w->center);
+    mat_tvec(m, R, d);
+    for (int k = 0; k < 3; k++) {
+      mlo[k] = corner ? PetscMin(mlo[k], m[k]) : m[k];
+      mhi[k] = corner ? PetscMax(mhi[k], m[k]) : m[k];
+    }
+  }
+}
+
+/* This rank's parts of the fixed meshes for the box [lo, hi] (world) into part[] (wm->n entries, NULL where none).
+ * Not collective. */
+static PetscErrorCode CutParts(const WallMeshes *wm, const Wall *walls, const double lo[3], const double hi[3],
+                               TriMesh **part)
+{
+  int32_t *keep = NULL;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < wm->n; k++) {
+    const TriMesh *whole = wm->mesh[k];
+    double         mlo[3], mhi[3];
+    PetscInt       n;
+
+    if (!whole || walls[k].motion.moving) continue;
+    PetscCall(PetscFree(keep));
+    PetscCall(PetscMalloc1(whole->nt, &keep));
+    BoxInMeshFrame(&walls[k], lo, hi, mlo, mhi);
+    TriMeshSelectBox(whole, mlo, mhi, keep, &n);
+    PetscCall(TriMeshCreateSubset(whole, n, keep, &part[k]));
+  }
+  PetscCall(PetscFree(keep));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode WallMeshesFit(WallMeshes *wm, Domain d, Wall *walls)
+{
+  MPI_Comm       comm;
+  PetscMPIInt    rank;
+  PetscInt       nfit = 0;
+  double        *fit  = NULL, lo[3], hi[3], halo;
+  TriMesh      **part;
+  PetscErrorCode ierr;
+  PetscBool      same;
+  int            failed, any_failed, fixed = 0;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < wm->n; k++) fixed += wm->mesh[k] && !walls[k].motion.moving;
+  if (!fixed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SameDecomposition(wm, d, &same));
+  if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Decomposition(d, NULL, &nfit));
+  PetscCall(PetscMalloc1(nfit, &fit));
+  PetscCall(Decomposition(d, fit, &nfit));
+  PetscCall(DomainGetComm(d, &comm));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(DomainSubdomainBox(d, rank, lo, hi));
+  halo = fit[nfit - 1];
+  /* A body this rank owns at detection has its centre in the subdomain box, or within skin / 2 of it while the
+     ghosts are kept (owners lag: step/placement.c), and its contacts reach r + envelope <= r_max + envelope from
+     it (a box's and an ellipsoid's bounding radius; a clump's members lie within its). The halo is 2 r_max +
+     envelope (+ skin while ghosts are kept: ExchangeHaloWidth, PlacementSetUpHalo), so the box grown by it holds
+     every point within reach of an owned body with r_max + skin / 2 to spare (the frame change's rounding is
+     1e-16 of the coordinates); its bounds in the mesh's frame hold every query's cube there
+     (collision/triangle_contact.c visits records whose bounds meet it), so the part holds each triangle a query
+     of the whole visits and every triangle on an edge or vertex within reach: the same contacts, bit for bit
+     (TriMeshCreateSubset). */
+  for (int k = 0; k < 3; k++) {
+    lo[k] -= halo;
+    hi[k] += halo;
+  }
+  PetscCall(PetscCalloc1(wm->n + 1, &part));
+  ierr   = CutParts(wm, walls, lo, hi, part);
+  failed = ierr != PETSC_SUCCESS;
+  PetscCallMPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm));
+  if (failed || any_failed) {
+    for (int k = 0; k < wm->n; k++) PetscCall(TriMeshDestroy(&part[k]));
+    PetscCall(PetscFree(part));
+    PetscCall(PetscFree(fit));
+    PetscCall(ierr);
+    SETERRQ(comm, PETSC_ERR_MEM,
+            "mesh walls: another rank could not cut its part of the meshes (its message says why)");
+  }
+  wm->bytes = 0;
+  for (int k = 0; k < wm->n; k++) {
+    if (part[k]) {
+      PetscCall(TriMeshDestroy(&wm->part[k]));
+      wm->part[k] = part[k];
+      if (wm->mesh[k]->rec) PetscCall(TriMeshStrip(wm->mesh[k])); /* the population's checks are done */
+      walls[k].mesh = part[k];
+      PetscCall(PetscInfo(NULL,
+                          "mesh wall %d: rank %d keeps %" PetscInt_FMT " of %" PetscInt_FMT " triangles (%.3g MB), "
+                          "subdomain [%g, %g, %g] to [%g, %g, %g] grown by %g\n",
+                          k, rank, part[k]->nt, wm->mesh[k]->nt, (double)part[k]->bytes / 1e6, lo[0] + halo,
+                          lo[1] + halo, lo[2] + halo, hi[0] - halo, hi[1] - halo, hi[2] - halo, halo));
+    }
+    if (wm->mesh[k]) wm->bytes += wm->mesh[k]->bytes;
+    if (wm->part[k]) wm->bytes += wm->part[k]->bytes;
+  }
+  PetscCall(PetscFree(part));
+  PetscCall(PetscFree(wm->fit));
+  wm->fit  = fit;
+  wm->nfit = nfit;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode WallMeshesDestroy(WallMeshes *wm)
 {
   PetscFunctionBegin;
   for (int k = 0; k < wm->n; k++) PetscCall(TriMeshDestroy(&wm->mesh[k]));
+  for (int k = 0; k < wm->n && wm->part; k++) PetscCall(TriMeshDestroy(&wm->part[k]));
   PetscCall(PetscFree(wm->mesh));
+  PetscCall(PetscFree(wm->part));
+  PetscCall(PetscFree(wm->fit));
   PetscCall(PetscMemzero(wm, sizeof(*wm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,8 +8,12 @@
  * The cost of a query grows with the triangles within a sphere's reach (about 8 at the default
  * size), not with the mesh's size: -half 5 gives the same count of triangles ten times larger. Every body is tested
  * against the wall (the mesh's bounding sphere holds them all), so each costs a grid query. Prints the mesh's build
- * time and memory (replicated on every rank) and, for each wall, the median over -reps CollisionDetect calls
- * (broadphase, wall tests, narrowphase, contact records) per body, and their ratio (target: within 1.5). Usage:
+ * time and memory as loaded (the whole mesh, on every rank); on several ranks (mpiexec -n P, e.g. with -decomp_grid
+ * 2,2,1), after one step, each rank's part (step/wall_meshes.h) with the whole mesh's vertices and triangles that
+ * every rank keeps, the least and most over ranks, and the largest resident set (VmRSS) of a rank (one rank: the
+ * whole mesh and its VmRSS); and for each
+ * wall, the median over -reps CollisionDetect calls (broadphase, wall tests, narrowphase, contact records) per body
+ * of rank 0, and their ratio (target: within 1.5). Usage:
  * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include "../test_files.h"
@@ -65,6 +69,51 @@ static PetscErrorCode time_detect(Simulation sim, PetscInt reps, double *median,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* This process's resident set (VmRSS, bytes; 0 where /proc cannot tell). */
+static double resident_bytes(void)
+{
+  char   line[256];
+  double kb = 0;
+  FILE  *fp = fopen("/proc/self/status", "r");
+  if (!fp) return 0;
+  while (fgets(line, sizeof line, fp))
+    if (!strncmp(line, "VmRSS:", 6)) kb = strtod(line + 6, NULL);
+  fclose(fp);
+  return 1024 * kb;
+}
+
+/* After a step of sim (the parts are cut at a step's start): the mesh memory per rank, its least and most over
+ * ranks (collective). */
+static PetscErrorCode print_parts(Simulation sim)
+{
+  const TriMesh *part = SimulationWalls(sim)[0].mesh, *whole = SimulationScenario(sim)->walls[0].mesh;
+  double         mine[4], most[4], least[4];
+  PetscMPIInt    size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size == 1) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "1 rank: the whole mesh for detection (%.1f MB); VmRSS %.1f MB (both simulations)\n",
+                          (double)part->bytes / 1e6, resident_bytes() / 1e6));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  mine[0] = (double)part->nt;
+  mine[1] = (double)part->bytes;
+  mine[2] = (double)(part->bytes + (part == whole ? 0 : whole->bytes));
+  mine[3] = resident_bytes();
+  PetscCallMPI(MPI_Allreduce(mine, most, 4, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(mine, least, 4, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%d ranks: each keeps %.0f to %.0f of the %" PetscInt_FMT
+                        " triangles for detection (%.1f to %.1f MB) and the whole mesh's vertices and triangles "
+                        "(%.1f MB): %.1f to %.1f MB of mesh per rank; largest VmRSS of a rank %.1f MB (both "
+                        "simulations)\n",
+                        (int)size, least[0], most[0], whole->nt, least[1] / 1e6, most[1] / 1e6,
+                        (double)whole->bytes / 1e6, least[2] / 1e6, most[2] / 1e6, most[3] / 1e6));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt     n = 224, layers = 2, reps = 21, nt, contacts[2];
@@ -117,14 +166,17 @@ int main(int argc, char **argv)
   PetscCall(TestSimulationFromText(yaml[0], &sim[0]));
   {
     const TriMesh *m = SimulationWalls(sim[1])[0].mesh;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "mesh: %" PetscInt_FMT " triangles, %" PetscInt_FMT " vertices, %" PetscInt_FMT
-                          " edges; grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
-                          " cells of %.3g mm; %.1f MB on every rank (%.0f bytes per triangle); read and built in "
-                          "%.2f s (with the run's setup)\n",
-                          m->nt, m->nv, m->ne, m->dims[0], m->dims[1], m->dims[2], 1e3 * m->cell, m->bytes / 1e6,
-                          (double)m->bytes / (double)m->nt, t1 - t0));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD,
+                  "mesh: %" PetscInt_FMT " triangles, %" PetscInt_FMT " vertices, %" PetscInt_FMT
+                  " edges; grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+                  " cells of %.3g mm; %.1f MB as loaded on every rank (%.0f bytes per triangle); read and built in "
+                  "%.2f s (with the run's setup)\n",
+                  m->nt, m->nv, m->ne, m->dims[0], m->dims[1], m->dims[2], 1e3 * m->cell, m->bytes / 1e6,
+                  (double)m->bytes / (double)m->nt, t1 - t0));
   }
+  for (int w = 0; w < 2; w++) PetscCall(SimulationStep(sim[w])); /* the parts are cut at a step's start */
+  PetscCall(print_parts(sim[1]));
   for (int w = 0; w < 2; w++) PetscCall(time_detect(sim[w], reps, &sec[w], &contacts[w]));
   {
     const double nb = (double)SimulationBodies(sim[0])->n_owned;

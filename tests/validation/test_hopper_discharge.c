@@ -362,9 +362,9 @@ int main(int argc, char **argv)
   if (set) st.n_outlets = n_opt;
   PetscCheck(st.n_outlets >= 3 && st.window[0] < st.window[1] && st.window[1] < st.count, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE, "give at least 3 outlets and a window n_a < n_b < -hopper_count");
-  PetscCheck(st.window[0] >= 0 && st.start >= 0 && st.depth >= 0 && st.settle > 0, PETSC_COMM_WORLD,
+  PetscCheck(st.window[0] >= 0 && st.start >= 0 && st.depth >= 0 && st.series >= 0 && st.settle > 0, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE,
-             "-hopper_window, -hopper_start and -hopper_depth take no negative value, "
+             "-hopper_window, -hopper_start, -hopper_depth and -hopper_series take no negative value, "
              "-hopper_settle a positive one");
   st.width = width * DIAMETER;
   /* a fill region loose enough for the random fill (spheres 25% of its volume) */

@@ -356,17 +356,18 @@ void WallMeshSelect(const TriMesh *whole, const Wall *w, const double lo[3], con
 
 /* This rank's part of mesh wall k (walls[k] posed at t = step h) for the subdomain box [lo, hi] and the halo over
  * the steps step .. *until (WindowEnd, for the domain box [dlo, dhi] grown by the halo): into *part, or NULL where
- * it would hold the whole mesh and the whole mesh is not stripped (detection reads the whole, no copy). Not
- * collective. */
-static PetscErrorCode CutPart(const WallMeshes *wm, int k, const Wall *walls, PetscInt64 step, double h,
-                              const double lo[3], const double hi[3], double halo, const double dlo[3],
-                              const double dhi[3], TriMesh **part, PetscInt64 *until)
+ * it would hold the whole mesh and the whole mesh is not stripped (detection reads the whole, no copy). The whole
+ * mesh is stripped before a part is built (the population's placement checks are done), so the rank holds the
+ * whole mesh's queries or the part's, not both at once. Not collective. */
+static PetscErrorCode CutPart(WallMeshes *wm, int k, const Wall *walls, PetscInt64 step, double h, const double lo[3],
+                              const double hi[3], double halo, const double dlo[3], const double dhi[3], TriMesh **part,
+                              PetscInt64 *until)
 {
-  const TriMesh *whole = wm->mesh[k];
-  const double   t0    = (double)step * h;
-  int32_t       *keep;
-  double         glo[3], ghi[3], t1, T, chord;
-  PetscInt       n;
+  TriMesh     *whole = wm->mesh[k];
+  const double t0    = (double)step * h;
+  int32_t     *keep;
+  double       glo[3], ghi[3], t1, T, chord;
+  PetscInt     n;
 
   PetscFunctionBegin;
   *part  = NULL;
@@ -379,7 +380,10 @@ static PetscErrorCode CutPart(const WallMeshes *wm, int k, const Wall *walls, Pe
   Sweep(&walls[k], t0, t1, &T, &chord);
   PetscCall(PetscMalloc1(whole->nt, &keep));
   Select(whole, &walls[k], lo, hi, halo, Growth(&walls[k], t0, t1, glo, ghi), T, chord, keep, &n);
-  if (n < whole->nt || !whole->rec) PetscCall(TriMeshCreateSubset(whole, n, keep, part));
+  if (n < whole->nt || !whole->rec) {
+    if (whole->rec) PetscCall(TriMeshStrip(whole));
+    PetscCall(TriMeshCreateSubset(whole, n, keep, part));
+  }
   PetscCall(PetscFree(keep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -449,8 +453,7 @@ PetscErrorCode WallMeshesFit(WallMeshes *wm, Domain d, Wall *walls, PetscInt64 s
       wm->part[k]           = part[k];
       wm->window[2 * k]     = step;
       wm->window[2 * k + 1] = until[k];
-      if (part[k] && wm->mesh[k]->rec) PetscCall(TriMeshStrip(wm->mesh[k])); /* the population's checks are done */
-      walls[k].mesh = part[k] ? part[k] : wm->mesh[k];
+      walls[k].mesh         = part[k] ? part[k] : wm->mesh[k];
       PetscCall(PetscInfo(NULL,
                           "mesh wall %d: rank %d keeps %" PetscInt_FMT " of %" PetscInt_FMT " triangles (%.3g MB) "
                           "for steps %" PetscInt64_FMT " to %" PetscInt64_FMT ", subdomain [%g, %g, %g] to [%g, %g, "

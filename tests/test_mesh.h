@@ -77,14 +77,50 @@ static inline void TestTubeMesh(double R, double y0, double y1, int n, double *x
   }
 }
 
+/* A ring of 13 spheres (r = 0.01 m) lying on the bottom of a drum of radius 0.1 m about the y axis through
+ * [0, y, cz], neighbours 0.1 mm apart, appended to yaml (cap bytes, len written) as body lines; returns the new
+ * length. */
+static inline size_t TestDrumRing(char *yaml, size_t cap, size_t len, double y, double cz)
+{
+  const double R = 0.1, r = 0.01, dth = 2 * asin((r + 5e-5) / (R - r)); /* neighbours 0.1 mm apart */
+  for (int k = -6; k <= 6; k++)
+    len += (size_t)snprintf(yaml + len, cap - len,
+                            "  - {shape: sphere, radius: %g, position: [%.17g, %g, %.17g], material: m}\n", r,
+                            (R - r) * sin(k * dth), y, cz - (R - r) * cos(k * dth));
+  return len;
+}
+
+/* The bumpy floor of the mesh-part tests: nx x nx squares of side over [-nx side / 2, nx side / 2]^2, two triangles
+ * each, the vertices' heights 0 to bump (hashed from their indices), so bodies touch faces, edges and vertices;
+ * into xyz (18 nx^2 doubles). */
+static inline void TestBumpyFloor(int nx, double side, double bump, double *xyz)
+{
+  const int tri[2][3] = {{0, 1, 2}, {0, 2, 3}};
+  int       t         = 0;
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < nx; j++) {
+      const double x0 = -0.5 * nx * side + side * i, y0 = -0.5 * nx * side + side * j;
+      const int    at[4][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}};
+      double       c[4][3];
+      for (int q = 0; q < 4; q++) {
+        const unsigned h = (unsigned)(at[q][0] * 7919 + at[q][1] * 104729) * 2654435761u;
+        c[q][0]          = x0 + side * (at[q][0] - i);
+        c[q][1]          = y0 + side * (at[q][1] - j);
+        c[q][2]          = bump * (double)(h >> 8) / (double)(1u << 24);
+      }
+      for (int s = 0; s < 2; s++, t++)
+        for (int k = 0; k < 3; k++)
+          for (int d = 0; d < 3; d++) xyz[9 * t + 3 * k + d] = c[tri[s][k]][d];
+    }
+}
+
 /* The drum-ring scene of test_moving_walls.c and test_mesh_motion.c: three rings of 13 spheres
  * (r = 0.01 m) lying on the bottom of a drum of radius 0.1 m about the y axis, neighbours 0.1 mm
  * apart, CCP solved to 1e-9 m/s, steps of 2 ms; `walls` the scenario's walls: lines (the drum).
  * Into yaml (cap bytes). */
 static inline void TestDrumRings(const char *walls, char *yaml, size_t cap)
 {
-  const double R = 0.1, r = 0.01, dth = 2 * asin((r + 5e-5) / (R - r)); /* neighbours 0.1 mm apart */
-  size_t       len;
+  size_t len;
 
   len = (size_t)snprintf(yaml, cap,
                          "domain: {min: [-0.11, -0.04, -0.11], max: [0.11, 0.04, 0.11]}\n"
@@ -97,11 +133,7 @@ static inline void TestDrumRings(const char *walls, char *yaml, size_t cap)
                          "walls:\n%s"
                          "bodies:\n",
                          walls);
-  for (int j = -1; j <= 1; j++)
-    for (int k = -6; k <= 6; k++)
-      len += (size_t)snprintf(yaml + len, cap - len,
-                              "  - {shape: sphere, radius: %g, position: [%.17g, %g, %.17g], material: m}\n", r,
-                              (R - r) * sin(k * dth), (2 * r + 1e-4) * j, -(R - r) * cos(k * dth));
+  for (int j = -1; j <= 1; j++) len = TestDrumRing(yaml, cap, len, (2 * 0.01 + 1e-4) * j, 0);
 }
 
 /* Steps scenarios a and b side by side until time t_end; after every step the largest difference

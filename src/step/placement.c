@@ -225,7 +225,8 @@ PetscErrorCode PlacementBegin(Simulation sim, PetscBool emitted, StepWork *w)
   if (sim->place.domain) {
     PetscCall(DistributedBegin(sim, emitted, &w->bytes));
     w->comm += MPI_Wtime() - t0;
-    PetscCall(WallMeshesFit(&sim->meshes, sim->place.domain, sim->walls)); /* where the cuts or the halo moved */
+    /* the mesh parts, where the cuts or the halo moved or a moving mesh's window ended */
+    PetscCall(WallMeshesFit(&sim->meshes, sim->place.domain, sim->walls, sim->step, sim->sc.time_step));
   } else if (sim->sort_interval && sim->step % sim->sort_interval == 0) {
     PetscCall(BodyStoreSortSpatially(&sim->bodies, sim->sc.domain_min, sim->sc.domain_max));
     SimulationBodiesRearranged(sim);

@@ -239,6 +239,10 @@ void SimulationGhostCounts(Simulation sim, PetscInt64 *builds, PetscInt64 *updat
 
 void SimulationWallsAtTime(Simulation sim)
 {
-  for (int k = 0; k < sim->sc.n_walls; k++)
-    if (sim->sc.walls[k].motion.moving) wall_pose_at(&sim->sc.walls[k], sim->time, sim->sc.time_step, &sim->walls[k]);
+  for (int k = 0; k < sim->sc.n_walls; k++) {
+    const struct TriMesh *mesh = sim->walls[k].mesh; /* the whole mesh or this rank's part (step/wall_meshes.h) */
+    if (!sim->sc.walls[k].motion.moving) continue;
+    wall_pose_at(&sim->sc.walls[k], sim->time, sim->sc.time_step, &sim->walls[k]);
+    sim->walls[k].mesh = mesh;
+  }
 }

@@ -102,7 +102,8 @@ PetscErrorCode SimulationCreateEmpty(MPI_Comm comm, Scenario *sc, Simulation *si
 /* The owned bodies were added, removed or reordered: what was prepared by index is stale. */
 void SimulationBodiesRearranged(Simulation sim);
 /* The walls with a prescribed motion put at sim->time, with their velocities for the step that
- * starts there (bodies/wall_motion.h); the others are left as they are. Not collective. */
+ * starts there (bodies/wall_motion.h); the others are left as they are. A mesh wall keeps the mesh
+ * its detection reads (the whole, or this rank's part: step/wall_meshes.h). Not collective. */
 void SimulationWallsAtTime(Simulation sim);
 /* Whether a body at x lies in the domain (bodies that leave it are removed). */
 static inline PetscBool SimulationInDomain(Simulation sim, const double x[3])

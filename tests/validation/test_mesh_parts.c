@@ -34,32 +34,15 @@
 #define BUMP  0.003 /* the highest vertex (m) */
 #define STEPS 15
 
-static double height(int i, int j)
-{
-  unsigned h = (unsigned)(i * 7919 + j * 104729) * 2654435761u;
-  return BUMP * (double)(h >> 8) / (double)(1u << 24);
-}
-
 /* The floor's STL at path (rank 0 writes; collective). */
 static PetscErrorCode WriteFloor(const char *path)
 {
   double *xyz;
-  int     t = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(18 * NX * NX, &xyz));
-  for (int i = 0; i < NX; i++)
-    for (int j = 0; j < NX; j++) {
-      const double x0 = -0.2 + SIDE * i, y0 = -0.2 + SIDE * j;
-      const double c[4][3]   = {{x0, y0, height(i, j)},
-                                {x0 + SIDE, y0, height(i + 1, j)},
-                                {x0 + SIDE, y0 + SIDE, height(i + 1, j + 1)},
-                                {x0, y0 + SIDE, height(i, j + 1)}};
-      const int    tri[2][3] = {{0, 1, 2}, {0, 2, 3}};
-      for (int s = 0; s < 2; s++, t++)
-        for (int k = 0; k < 3; k++) v3_copy(xyz + 9 * t + 3 * k, c[tri[s][k]]);
-    }
-  PetscCall(TestWriteStl(path, t, xyz));
+  TestBumpyFloor(NX, SIDE, BUMP, xyz);
+  PetscCall(TestWriteStl(path, 2 * NX * NX, xyz));
   PetscCall(PetscFree(xyz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

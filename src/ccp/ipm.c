@@ -8,6 +8,7 @@
  * y = M^-1 D dg solves K y = D H'^-1 f, K = M + D H'^-1 D^T, and dg = H'^-1 (f - D^T y).
  * Then dz = W^-2 (rz + W q - G dg), ds = G dg - rz. */
 #include "ccp/ipm.h"
+#include "ccp/method.h"
 #include "ccp/kernels.h"
 #include <petscksp.h>
 #include <string.h>
@@ -498,22 +499,84 @@ static void profile_cholesky_solve(const double *L, PetscInt n, const PetscInt *
   }
 }
 
-/* *ksp <- a sequential KSP of options prefix `prefix` whose default is a direct solve: PREONLY + Cholesky (CHOLMOD
- * where PETSc has it), the options applied. The caller destroys it. */
-static PetscErrorCode IpmDirectKSPCreate(const char *prefix, KSP *ksp)
+/* The KSPs' defaults without options (settings' cluster_pc): CG to a relative tolerance of 1e-8 (the adaptive
+ * tolerance's floor) with at most 200 iterations per solve; the measured path needs at most 7
+ * (docs/history/ccp-solver-ipm.md). */
+#define IPM_KSP_RTOL   1e-8
+#define IPM_KSP_MAX_IT 200
+
+/* *ksp <- a sequential KSP of options prefix `prefix` (-ccp_ipm_ or the probe's -ccp_ipm_probe_), its options
+ * applied over a default: with `cluster`, CG whose preconditioner is a PCSHELL that IpmCreate makes the cluster block
+ * Jacobi; else, for the first KSP (!probe), a direct solve, PREONLY + Cholesky (CHOLMOD where PETSc has it), and for
+ * the probe CG + GAMG to 1e-6. Not collective; the caller destroys it. */
+static PetscErrorCode IpmKSPCreate(const char *prefix, PetscBool cluster, PetscBool probe, KSP *ksp)
 {
   PC pc;
 
   PetscFunctionBegin;
   PetscCall(KSPCreate(PETSC_COMM_SELF, ksp));
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
-  PetscCall(KSPSetType(*ksp, KSPPREONLY));
   PetscCall(KSPGetPC(*ksp, &pc));
-  PetscCall(PCSetType(pc, PCCHOLESKY));
+  if (cluster) {
+    PetscCall(KSPSetType(*ksp, KSPCG));
+    PetscCall(PCSetType(pc, PCSHELL));
+    PetscCall(KSPSetTolerances(*ksp, IPM_KSP_RTOL, PETSC_DEFAULT, PETSC_DEFAULT, IPM_KSP_MAX_IT));
+  } else if (probe) {
+    PetscCall(KSPSetType(*ksp, KSPCG));
+    PetscCall(PCSetType(pc, PCGAMG));
+    PetscCall(KSPSetTolerances(*ksp, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  } else {
+    PetscCall(KSPSetType(*ksp, KSPPREONLY));
+    PetscCall(PCSetType(pc, PCCHOLESKY));
 #if defined(PETSC_HAVE_SUITESPARSE)
-  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERCHOLMOD));
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERCHOLMOD));
 #endif
+  }
   PetscCall(KSPSetFromOptions(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether ksp's preconditioner is a PCSHELL: the cluster block Jacobi (IpmKSPCreate) */
+static PetscErrorCode IpmKSPIsCluster(KSP ksp, PetscBool *cluster)
+{
+  PC pc;
+
+  PetscFunctionBegin;
+  *cluster = PETSC_FALSE;
+  if (!ksp) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCSHELL, cluster));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The solve's KSPs as IpmCreate makes them (*probe NULL unless settings' probe), their options checked: the cluster
+ * block Jacobi on at most one of them, and a PREONLY KSP only with a factorization. The caller destroys both. */
+static PetscErrorCode IpmKSPsCreate(const CCPIpmSettings *set, KSP *ksp, KSP *probe)
+{
+  PetscBool   cm, cp, preonly;
+  const char *pct;
+  PC          pc;
+
+  PetscFunctionBegin;
+  *probe = NULL;
+  PetscCall(IpmKSPCreate("ccp_ipm_", (PetscBool)(set->cluster_pc && !set->probe), PETSC_FALSE, ksp));
+  if (set->probe) PetscCall(IpmKSPCreate("ccp_ipm_probe_", set->cluster_pc, PETSC_TRUE, probe));
+  PetscCall(IpmKSPIsCluster(*ksp, &cm));
+  PetscCall(IpmKSPIsCluster(*probe, &cp));
+  PetscCheck(!(cm && cp), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "-ccp_ipm_pc_type and -ccp_ipm_probe_pc_type are both shell (the cluster block Jacobi), which only one "
+             "KSP may use: give the probe another -ccp_ipm_probe_pc_type (gamg)");
+  PetscCall(PetscObjectTypeCompare((PetscObject)*ksp, KSPPREONLY, &preonly));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCGetType(pc, &pct));
+  PetscCheck(!preonly || cm == PETSC_FALSE, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "-ccp_ipm_ksp_type preonly applies the cluster block Jacobi once, not a solve: add -ccp_ipm_pc_type "
+             "cholesky (a direct solve) or drop -ccp_ipm_ksp_type");
+  PetscCheck(!preonly || (pct && (!strcmp(pct, PCCHOLESKY) || !strcmp(pct, PCLU))), PETSC_COMM_SELF,
+             PETSC_ERR_ARG_INCOMP,
+             "-ccp_ipm_ksp_type preonly with -ccp_ipm_pc_type %s is not a solve of the Newton system: give "
+             "-ccp_ipm_pc_type cholesky (or lu)",
+             pct ? pct : "none");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -637,7 +700,7 @@ static PetscErrorCode ClusterCoarseSetUp(const Ipm *ip, const PetscInt *first, c
   PetscCall(MatCreateVecs(cp->Ac, &cp->ec, &cp->xc));
   PetscCall(MatCreateVecs(ip->K, &cp->r, &cp->z));
   PetscCall(VecDuplicate(cp->r, &cp->t));
-  PetscCall(IpmDirectKSPCreate("ccp_ipm_coarse_", &cp->ksp_coarse));
+  PetscCall(IpmKSPCreate("ccp_ipm_coarse_", PETSC_FALSE, PETSC_FALSE, &cp->ksp_coarse));
   PetscCall(KSPSetErrorIfNotConverged(cp->ksp_coarse, PETSC_TRUE));
   PetscCall(KSPSetOperators(cp->ksp_coarse, cp->Ac, cp->Ac));
   PetscCall(KSPSetUp(cp->ksp_coarse));
@@ -904,22 +967,15 @@ static PetscErrorCode IpmCreate(CCPProblem *P, const CCPIpmSettings *set, CCPIpm
   ip->centre = set->centre;
   if (set->near_null && set->centre && ip->nmov > 1) PetscCall(IpmNearNullSpace(ip, set->centre));
 
-  PetscCall(IpmDirectKSPCreate("ccp_ipm_", &ip->ksp));
+  PetscCall(IpmKSPsCreate(set, &ip->ksp, &ip->probe));
   PetscCall(KSPGetTolerances(ip->ksp, &ip->rtol_min, NULL, NULL, NULL));
-  if (probe) {
+  if (probe) PetscCall(VecDuplicate(ip->y, &ip->yp));
+  PetscBool cm, cp;
+  PetscCall(IpmKSPIsCluster(ip->ksp, &cm));
+  PetscCall(IpmKSPIsCluster(ip->probe, &cp));
+  if (cm || cp) {
     PC pc;
-    PetscCall(VecDuplicate(ip->y, &ip->yp));
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &ip->probe));
-    PetscCall(KSPSetOptionsPrefix(ip->probe, "ccp_ipm_probe_"));
-    PetscCall(KSPSetType(ip->probe, KSPCG));
-    PetscCall(KSPGetPC(ip->probe, &pc));
-    PetscCall(PCSetType(pc, PCGAMG));
-    PetscCall(KSPSetTolerances(ip->probe, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-    PetscCall(KSPSetFromOptions(ip->probe));
-  }
-  if (set->cluster_pc) {
-    PC pc;
-    ip->cluster_ksp   = probe ? ip->probe : ip->ksp;
+    ip->cluster_ksp   = cm ? ip->ksp : ip->probe;
     ip->cluster_ratio = set->cluster_ratio > 0 ? set->cluster_ratio : IPM_STIFF;
     ip->cluster_max   = set->cluster_max > 0 ? set->cluster_max : IPM_CLUSTER_MAX;
     ip->cpc.coarse    = set->cluster_coarse;
@@ -927,7 +983,6 @@ static PetscErrorCode IpmCreate(CCPProblem *P, const CCPIpmSettings *set, CCPIpm
     ip->cpc.dense     = set->cluster_dense;
     ip->cpc.check     = set->cluster_check && set->monitor;
     PetscCall(KSPGetPC(ip->cluster_ksp, &pc));
-    PetscCall(PCSetType(pc, PCSHELL));
     PetscCall(PCShellSetContext(pc, &ip->cpc));
     PetscCall(PCShellSetApply(pc, ClusterPCApply));
     PetscCall(PCShellSetName(pc, "stuck-cluster block Jacobi"));
@@ -1151,8 +1206,9 @@ static PetscErrorCode IpmAssemble(Ipm *ip)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The Newton direction (dg, ds, dz) for the complementarity right-hand side ip->rc. */
-static PetscErrorCode IpmDirection(Ipm *ip)
+/* x <- (N + H) ^-1 rhs (CONTACT_DOF_MAX per contact, the used multipliers of each contact; the others 0) by
+ * Woodbury through K: K y = D H'^-1 rhs, x = H'^-1 (rhs - D^T y), one KSP solve (and the probe's). */
+static PetscErrorCode IpmWoodbury(Ipm *ip, const double *rhs, double *x)
 {
   CCPProblem        *P = ip->P;
   PetscScalar       *bv;
@@ -1164,25 +1220,11 @@ static PetscErrorCode IpmDirection(Ipm *ip)
   PetscCall(VecZeroEntries(ip->b));
   PetscCall(VecGetArray(ip->b, &bv));
   for (PetscInt i = 0; i < ip->nc; i++) {
-    const Contact *c   = &P->contact[i];
-    const int      dof = contact_dof(c);
-    const PetscInt r0 = ip->off[i], ru[2] = {ip->unknown[c->a], ip->unknown[c->b]};
-    ConeMap        m;
-    double         w[IPM_ROWS], *f = ccp_block(ip->f, i), h[6] = {0};
-    cone_map(c, &m);
-    PetscInt r = r0;
-    for (int k = 0; k < m.ncones; k++) { /* q = lambda \ rc */
-      jsolve(ip->lam + r, ip->rc + r, m.dim[k], ip->q + r);
-      r += m.dim[k];
-    }
-    W_rows(ip, &m, r0, ip->q, PETSC_FALSE, ip->t); /* t = rz + W q */
-    for (int k = 0; k < m.rows; k++) ip->t[r0 + k] += ip->rz[r0 + k];
-    W_rows(ip, &m, r0, ip->t, PETSC_TRUE, ip->dz); /* dz as scratch: W^-2 t */
-    W_rows(ip, &m, r0, ip->dz, PETSC_TRUE, ip->ds);
-    for (int k = 0; k < 6; k++) f[k] = -ccp_cblock(ip->rx, i)[k];
-    for (int k = 0; k < m.rows; k++) w[k] = ip->ds[r0 + k];
-    Gt_add(&m, w, f);
-    const double *H = ip->Hinv + 36 * i;
+    const Contact *c     = &P->contact[i];
+    const int      dof   = contact_dof(c);
+    const PetscInt ru[2] = {ip->unknown[c->a], ip->unknown[c->b]};
+    const double  *H = ip->Hinv + 36 * i, *f = ccp_cblock(rhs, i);
+    double         h[6] = {0};
     for (int a = 0; a < dof; a++)
       for (int l = 0; l < dof; l++) h[a] += H[6 * a + l] * f[l];
     for (int s = 0; s < 2; s++) {
@@ -1222,14 +1264,12 @@ static PetscErrorCode IpmDirection(Ipm *ip)
   }
   PetscCall(VecGetArrayRead(ip->y, &yv));
   for (PetscInt i = 0; i < ip->nc; i++) {
-    const Contact *c   = &P->contact[i];
-    const int      dof = contact_dof(c);
-    const PetscInt r0 = ip->off[i], ru[2] = {ip->unknown[c->a], ip->unknown[c->b]};
-    const double  *H = ip->Hinv + 36 * i, *f = ccp_cblock(ip->f, i);
-    double         e[6], *dg                 = ccp_block(ip->dg, i), x[IPM_ROWS];
-    ConeMap        m;
-    cone_map(c, &m);
-    for (int a = 0; a < dof; a++) e[a] = f[a]; /* f - D^T y */
+    const Contact *c     = &P->contact[i];
+    const int      dof   = contact_dof(c);
+    const PetscInt ru[2] = {ip->unknown[c->a], ip->unknown[c->b]};
+    const double  *H = ip->Hinv + 36 * i, *f = ccp_cblock(rhs, i);
+    double         e[6], *xi                 = ccp_block(x, i);
+    for (int a = 0; a < dof; a++) e[a] = f[a]; /* rhs - D^T y */
     for (int s = 0; s < 2; s++) {
       const double *Jx = ip->J + 72 * i + 36 * s;
       if (ru[s] < 0) continue;
@@ -1237,16 +1277,53 @@ static PetscErrorCode IpmDirection(Ipm *ip)
         for (int k = 0; k < 6; k++) e[a] -= Jx[6 * a + k] * yv[6 * ru[s] + k];
     }
     for (int a = 0; a < 6; a++) {
-      dg[a] = 0;
+      xi[a] = 0;
       if (a < dof)
-        for (int l = 0; l < dof; l++) dg[a] += H[6 * a + l] * e[l];
+        for (int l = 0; l < dof; l++) xi[a] += H[6 * a + l] * e[l];
     }
-    G_apply(&m, dg, x); /* ds = G dg - rz;  dz = W^-2 (t - G dg) */
+  }
+  PetscCall(VecRestoreArrayRead(ip->y, &yv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The Newton direction (dg, ds, dz) for the complementarity right-hand side ip->rc: dg by IpmWoodbury, then ds
+ * and dz. */
+static PetscErrorCode IpmDirection(Ipm *ip)
+{
+  CCPProblem *P = ip->P;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < ip->nc; i++) {
+    const Contact *c  = &P->contact[i];
+    const PetscInt r0 = ip->off[i];
+    ConeMap        m;
+    double         w[IPM_ROWS], *f = ccp_block(ip->f, i);
+    cone_map(c, &m);
+    PetscInt r = r0;
+    for (int k = 0; k < m.ncones; k++) { /* q = lambda \ rc */
+      jsolve(ip->lam + r, ip->rc + r, m.dim[k], ip->q + r);
+      r += m.dim[k];
+    }
+    W_rows(ip, &m, r0, ip->q, PETSC_FALSE, ip->t); /* t = rz + W q */
+    for (int k = 0; k < m.rows; k++) ip->t[r0 + k] += ip->rz[r0 + k];
+    W_rows(ip, &m, r0, ip->t, PETSC_TRUE, ip->dz); /* dz as scratch: W^-2 t */
+    W_rows(ip, &m, r0, ip->dz, PETSC_TRUE, ip->ds);
+    for (int k = 0; k < 6; k++) f[k] = -ccp_cblock(ip->rx, i)[k];
+    for (int k = 0; k < m.rows; k++) w[k] = ip->ds[r0 + k];
+    Gt_add(&m, w, f);
+  }
+  PetscCall(IpmWoodbury(ip, ip->f, ip->dg));
+  for (PetscInt i = 0; i < ip->nc; i++) {
+    const Contact *c  = &P->contact[i];
+    const PetscInt r0 = ip->off[i];
+    double         x[IPM_ROWS], wx[IPM_ROWS];
+    ConeMap        m;
+    cone_map(c, &m);
+    G_apply(&m, ccp_cblock(ip->dg, i), x); /* ds = G dg - rz;  dz = W^-2 (t - G dg) */
     for (int k = 0; k < m.rows; k++) {
       ip->ds[r0 + k] = x[k] - ip->rz[r0 + k];
       x[k]           = ip->t[r0 + k] - x[k];
     }
-    double   wx[IPM_ROWS];
     PetscInt r = 0;
     for (int k = 0; k < m.ncones; k++) {
       nt_apply(ip->beta[r0 + r], ip->wv + r0 + r, x + r, m.dim[k], PETSC_TRUE, wx + r);
@@ -1254,7 +1331,6 @@ static PetscErrorCode IpmDirection(Ipm *ip)
       r += m.dim[k];
     }
   }
-  PetscCall(VecRestoreArrayRead(ip->y, &yv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1288,7 +1364,9 @@ static void IpmStepFrom(Ipm *ip, double alpha)
 PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats *st)
 {
   Ipm          ip;
-  const double t0 = MPI_Wtime();
+  const double t0       = MPI_Wtime();
+  double      *gbest    = NULL; /* the best iterate so far (the lowest GUIDE residual), returned when not converged */
+  double       best_res = INFINITY;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(st, sizeof(*st)));
@@ -1299,6 +1377,7 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
   PetscCheck(!set->cluster_coarse || (set->cluster_pc && set->centre), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "CCPIpmSolve: cluster_coarse needs cluster_pc and the bodies' centres");
   PetscCall(IpmCreate(P, set, st, &ip));
+  PetscCall(PetscMalloc1((size_t)CONTACT_DOF_MAX * ip.nc, &gbest));
   IpmStart(&ip, set->start_shift > 0 ? set->start_shift : IPM_START_SHIFT);
   double   alpha = 0, sigma = 1, mu0 = 0; /* the last step's length and centering (for the monitor); the start's mu */
   PetscInt halvings = 0;                  /* back-offs of the last step */
@@ -1307,10 +1386,17 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
     ccp_velocity_from_impulses(P, P->gamma, ip.vel);
     ccp_residual(P, P->gamma, ip.vel, &st->res_max, &st->res_rms);
     PetscCheck(isfinite(st->res_max), PETSC_COMM_SELF, PETSC_ERR_FP,
-               "CCPIpmSolve: the residual of iterate %" PetscInt_FMT " is %g", it, st->res_max);
+               "The interior-point solve (-ccp_type ipm) reached a non-finite iterate (Newton iteration %" PetscInt_FMT
+               ", residual %g): use -ccp_type apgd for this scenario",
+               it, st->res_max);
     const double mu = IpmResiduals(&ip, &rx_max, &rz_max);
     st->iterations  = it;
     if (it == 0) mu0 = mu;
+    if (it == 0 && !halvings) st->res_start = st->res_max;
+    if (st->res_max < best_res) {
+      best_res = st->res_max;
+      PetscCall(PetscArraycpy(gbest, P->gamma, (size_t)CONTACT_DOF_MAX * ip.nc));
+    }
     if (set->monitor)
       PetscCall(PetscPrintf(PETSC_COMM_SELF,
                             "  ipm %3" PetscInt_FMT
@@ -1397,9 +1483,103 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
     IpmStepFrom(&ip, alpha);
     it++;
   }
+  if (!(st->res_max <= set->tol) && best_res < st->res_max) { /* not converged: the best iterate */
+    PetscCall(PetscArraycpy(P->gamma, gbest, (size_t)CONTACT_DOF_MAX * ip.nc));
+    ccp_velocity_from_impulses(P, P->gamma, ip.vel);
+    ccp_residual(P, P->gamma, ip.vel, &st->res_max, &st->res_rms);
+  }
+  PetscCall(PetscFree(gbest));
   PetscCall(PetscArraycpy(P->vel, ip.vel, 6 * (size_t)ip.nb));
   st->converged = (PetscBool)(st->res_max <= set->tol);
   PetscCall(IpmDestroy(&ip));
   st->seconds_total = MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPIpmCheckOptions(const CCPIpmSettings *set)
+{
+  KSP ksp, probe;
+
+  PetscFunctionBegin;
+  PetscCall(IpmKSPsCreate(set, &ksp, &probe));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(KSPDestroy(&probe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* centre <- 3 per solver body: the movable bodies' centres relative to one body of each connected set of contacts
+ * between movable bodies (contact c: centre_b - centre_a = ra - rb + phi n, the two contact points phi apart along
+ * n), found breadth first; a body with no such contact at 0. Only differences within a cluster are used (its order,
+ * its rigid-body vectors). */
+static PetscErrorCode IpmCentresFromContacts(const CCPProblem *P, double *centre)
+{
+  PetscInt *start, *adj, *queue, *fill;
+  char     *seen;
+
+  PetscFunctionBegin;
+  PetscCall(
+    PetscCalloc4(P->nbodies + 1, &start, 2 * (size_t)P->ncontacts, &adj, P->nbodies, &queue, P->nbodies, &fill));
+  PetscCall(PetscCalloc1(P->nbodies, &seen));
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact *c = &P->contact[i];
+    if (!(P->inv_mass[c->a] > 0 && P->inv_mass[c->b] > 0)) continue;
+    start[c->a + 1]++;
+    start[c->b + 1]++;
+  }
+  for (PetscInt j = 0; j < P->nbodies; j++) start[j + 1] += start[j];
+  for (PetscInt i = 0; i < P->ncontacts; i++) {
+    const Contact *c = &P->contact[i];
+    if (!(P->inv_mass[c->a] > 0 && P->inv_mass[c->b] > 0)) continue;
+    adj[start[c->a] + fill[c->a]++] = i;
+    adj[start[c->b] + fill[c->b]++] = i;
+  }
+  for (PetscInt j = 0; j < 3 * P->nbodies; j++) centre[j] = 0;
+  for (PetscInt root = 0; root < P->nbodies; root++) {
+    PetscInt head = 0, tail = 0;
+    if (seen[root]) continue;
+    seen[root]    = 1;
+    queue[tail++] = root;
+    while (head < tail) {
+      const PetscInt j = queue[head++];
+      for (PetscInt e = start[j]; e < start[j + 1]; e++) {
+        const Contact *c     = &P->contact[adj[e]];
+        const PetscInt other = c->a == j ? c->b : c->a;
+        const double   sign  = c->a == j ? 1 : -1; /* centre_other - centre_j */
+        if (seen[other]) continue;
+        seen[other]   = 1;
+        queue[tail++] = other;
+        for (int k = 0; k < 3; k++)
+          centre[3 * other + k] = centre[3 * j + k] + sign * (c->ra[k] - c->rb[k] + c->phi * c->n[k]);
+      }
+    }
+  }
+  PetscCall(PetscFree4(start, adj, queue, fill));
+  PetscCall(PetscFree(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CCPSolve_IPM(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats)
+{
+  CCPIpmSettings set = ctx->set->ipm;
+  CCPIpmStats    st;
+  double        *centre;
+
+  PetscFunctionBegin;
+  PetscCheck(!CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
+             "-ccp_type ipm solves on one rank only (the set-up refuses it on several)");
+  PetscCall(PetscMalloc1(3 * (size_t)P->nbodies, &centre));
+  PetscCall(IpmCentresFromContacts(P, centre));
+  set.centre = centre;
+  set.max_it = ctx->set->max_it;
+  set.tol    = ctx->set->tol;
+  PetscCall(CCPIpmSolve(P, &set, &st));
+  PetscCall(PetscFree(centre));
+  stats->iterations        = st.iterations;
+  stats->passes            = st.iterations;
+  stats->linear_iterations = st.linear_iterations;
+  stats->res_max           = st.res_max;
+  stats->res_rms           = st.res_rms;
+  stats->converged         = st.converged;
+  stats->improved          = (PetscBool)(st.res_max < st.res_start);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,5 +1,5 @@
-/* A primal-dual interior-point method for one step's relaxed CCP (issue 33's second candidate; a
- * measured prototype, not a -ccp_type: docs/history/ccp-solver-ipm.md has its figures and verdict).
+/* A primal-dual interior-point method for one step's relaxed CCP: `-ccp_type ipm` (CCPSolve_IPM of ccp/method.h,
+ * one rank), also driven directly by tests/bench/bench_ipm.c; docs/history/ccp-solver-ipm.md has its measurements.
  *
  * The CCP of ccp/problem.h as a second-order-cone QP: minimize 1/2 g^T N g + r^T g subject to
  * G_i g_i in K_i for every contact i, where G_i maps the contact's multipliers onto Lorentz cones:
@@ -10,16 +10,19 @@
  * quadratic cone program solvers"; for the CCP: Mangoni, Tasora, Garziera 2018). Each Newton system
  * (N + H) dg = f, H = G^T W^-2 G (+ the compliance) block diagonal per contact, is solved in velocity
  * space through K = M + D H^-1 D^T (movable bodies only, block size 6) with a PETSc KSP of prefix
- * -ccp_ipm_ (default: a direct Cholesky factorization, CHOLMOD where PETSc has it; -ccp_ipm_ksp_type cg
- * -ccp_ipm_pc_type gamg for the iterative variant, with -ccp_ipm_mg_levels_ksp_type richardson
- * -ccp_ipm_mg_levels_pc_type sor: GAMG's default Chebyshev smoother made CG fail on these systems).
- * One factorization (or KSP set-up) and two solves per iteration. The stopping test is the GUIDE residual of the
+ * -ccp_ipm_. Its default (settings' cluster_pc): CG preconditioned by block Jacobi over clusters of bodies joined by
+ * the contacts with a stiff cone direction, stiffest first, each block factored by profile Cholesky, with a relative
+ * tolerance that follows mu (adaptive_rtol): the configuration measured fastest and robust on the 6-dof beds. With
+ * cluster_pc false, or -ccp_ipm_ksp_type preonly -ccp_ipm_pc_type cholesky, a direct Cholesky factorization
+ * (CHOLMOD where PETSc has it); -ccp_ipm_pc_type gamg with -ccp_ipm_mg_levels_ksp_type richardson
+ * -ccp_ipm_mg_levels_pc_type sor for algebraic multigrid (GAMG's default Chebyshev smoother made CG fail on these
+ * systems). One KSP set-up and two solves per Newton iteration. The stopping test is the GUIDE residual of the
  * iterate (ccp_residual), the one every method reports.
  *
  * A block whose coefficient is 0 (a frictionless wall's tangential pair) is held at 0 instead of
  * forming a cone (its interior would be empty).
- * Scope of the prototype: one rank; rigid or compliant contacts (no cohesion, yield force or joint
- * blocks: refused with PETSC_ERR_SUP). */
+ * Scope: one rank; rigid or compliant contacts (no cohesion, yield force or joint blocks: CCPIpmSolve refuses them
+ * with PETSC_ERR_SUP; a run refuses them at set-up). */
 #ifndef CCPDEM_CCP_IPM_H
 #define CCPDEM_CCP_IPM_H
 #include "ccp/problem.h"
@@ -73,6 +76,7 @@ typedef struct {
   PetscInt  linear_max;        /* the most KSP iterations of one solve */
   PetscInt  linear_failures;   /* solves whose KSP did not converge (the direction is used anyway) */
   double    res_max, res_rms;  /* GUIDE residual (m/s) of the returned gamma */
+  double    res_start;         /* GUIDE residual max (m/s) of the starting point */
   PetscBool converged;         /* res_max <= tol */
   double    seconds_total, seconds_assemble, seconds_setup, seconds_solve; /* wall time: all, K's assembly, KSP
                                                                                set-up (factorization), KSP solves */
@@ -81,10 +85,16 @@ typedef struct {
                                                            |y_probe - y| / |y| against the first KSP's solution */
 } CCPIpmStats;
 
-/* Solve P in place: P->gamma in: the starting point (a warm start, or zeros), out: the last iterate;
- * P->vel out: v_free + M^-1 D gamma of it. P must carry its bodies as arrays (inv_mass, inv_inertia,
+/* Solve P in place: P->gamma in: the starting point (a warm start, or zeros), out: the last iterate when it meets
+ * set->tol, else the best (lowest GUIDE residual max) of the iterates; P->vel out: v_free + M^-1 D gamma of it.
+ * P must carry its bodies as arrays (inv_mass, inv_inertia,
  * vel_free; P->body NULL) and its terms as an array with eta set (ccp_contact_eta), as the reference
- * loops' problems do. Not collective (PETSC_COMM_SELF objects); errors: a problem outside the scope
- * above (PETSC_ERR_SUP), a non-finite iterate (PETSC_ERR_FP). */
+ * loops' problems do. Not collective (PETSC_COMM_SELF objects); reads the options of prefixes -ccp_ipm_ and
+ * -ccp_ipm_probe_ (IpmKSPCreate). Errors: a problem outside the scope above (PETSC_ERR_SUP), a non-finite iterate
+ * (PETSC_ERR_FP), bad KSP options (as CCPIpmCheckOptions). */
 PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats *stats);
+/* Create and destroy the KSPs a solve with settings set would use, reading their options: a bad KSP or PC type,
+ * the cluster block Jacobi on both KSPs, or a PREONLY KSP without a factorization is an error
+ * (PETSC_ERR_ARG_UNKNOWN_TYPE, PETSC_ERR_ARG_INCOMP) with one message naming the option. Not collective. */
+PetscErrorCode CCPIpmCheckOptions(const CCPIpmSettings *set);
 #endif

@@ -21,7 +21,9 @@
  *        [-ipm_near_null] [-ccp_ipm_ksp_type cg -ccp_ipm_pc_type gamg ... [-ipm_adaptive_rtol [-ipm_rtol_max 1e-2]]]
  * -ipm_near_null gives K the rigid-body near-null space of the bodies' centres (ccp/ipm.h, settings' centre);
  * -ipm_adaptive_rtol: the first KSP's tolerance follows mu (ccp/ipm.h); -ipm_cluster_pc [-ipm_cluster_ratio 1e3
- * -ipm_cluster_max 64]: the stuck-cluster block-Jacobi preconditioner (ccp/ipm.h) on the probe KSP (or the first);
+ * -ipm_cluster_max 64]: the stuck-cluster block-Jacobi preconditioner (ccp/ipm.h) on the probe KSP (or the first,
+ * then CG by default), the PCSHELL default of that KSP: a -ccp_ipm_pc_type (or -ccp_ipm_probe_pc_type) other than
+ * shell replaces it (the history's command lines with -ccp_ipm_pc_type none: drop that option);
  * -ipm_cluster_coarse multiplicative|additive adds its coarse correction on the clusters' rigid-body vectors;
  * -ipm_cluster_strongest joins the clusters by any stiff direction, the stiffest contacts first; -ipm_cluster_dense
  * factors the blocks densely in body order (default: profile Cholesky along each cluster's longest extent);

@@ -230,6 +230,7 @@ typedef struct {
   PetscInt  largest;      /* the largest block's bodies (the monitor's) */
   PetscInt  coarse;       /* settings' cluster_coarse: 0 none, 1 multiplicative, 2 additive */
   PetscBool strongest;    /* settings' cluster_strongest */
+  PetscBool failed;       /* the last set-up met a block that is not numerically positive definite (unusable) */
   PetscInt  ncoarse;      /* clusters with coarse columns (>= 2 bodies); 0: no coarse correction this iteration */
   Mat       K, P, KP, Ac; /* K borrowed from the solver; the others owned */
   KSP       ksp_coarse;
@@ -655,6 +656,7 @@ static PetscErrorCode ClusterPCFree(ClusterPC *cp)
   PetscCall(VecDestroy(&cp->z));
   PetscCall(VecDestroy(&cp->t));
   cp->nblk = cp->ncoarse = 0;
+  cp->failed             = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -835,14 +837,16 @@ static PetscErrorCode ClusterPCSetUp(const Ipm *ip, double ratio, PetscInt max_s
     PetscInt      *fst = cp->fst + cp->start[b];
     double        *A   = cp->fac + cp->foff[b];
     PetscCall(ClusterBlockFromRows(ip->K, m, r, loc, A));
-    if (cp->dense)
-      PetscCheck(dense_cholesky(A, m), PETSC_COMM_SELF, PETSC_ERR_FP,
-                 "CCPIpmSolve: a cluster block of K is not positive definite");
+    PetscBool spd;
+    if (cp->dense) spd = dense_cholesky(A, m);
     else {
       for (PetscInt i = 0; i < m; i++)
         for (fst[i] = 0; fst[i] < i && A[m * i + fst[i]] == 0; fst[i]++) continue;
-      PetscCheck(profile_cholesky(A, m, fst), PETSC_COMM_SELF, PETSC_ERR_FP,
-                 "CCPIpmSolve: a cluster block of K is not positive definite");
+      spd = profile_cholesky(A, m, fst);
+    }
+    if (!spd) { /* K lost its definiteness to rounding (late, mu ~ 1e-12): the caller stops the solve */
+      cp->failed = PETSC_TRUE;
+      break;
     }
     cp->start[b + 1] = n;
     cp->foff[b + 1]  = cp->foff[b] + (size_t)m * m;
@@ -855,7 +859,7 @@ static PetscErrorCode ClusterPCSetUp(const Ipm *ip, double ratio, PetscInt max_s
     b++;
   }
   cp->K = ip->K;
-  if (cp->coarse) PetscCall(ClusterCoarseSetUp(ip, first, next, size, cp));
+  if (cp->coarse && !cp->failed) PetscCall(ClusterCoarseSetUp(ip, first, next, size, cp));
   PetscCall(PetscFree3(orig, Acheck, ycheck));
   PetscCall(PetscFree(loc));
   PetscCall(PetscFree6(parent, size, first, next, body, key));
@@ -1191,14 +1195,20 @@ static PetscErrorCode IpmAssemble(Ipm *ip)
   PetscCall(MatAssemblyBegin(ip->K, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(ip->K, MAT_FINAL_ASSEMBLY));
   const double t1 = MPI_Wtime();
-  if (ip->cluster_ksp == ip->ksp) PetscCall(ClusterPCSetUp(ip, ip->cluster_ratio, ip->cluster_max, &ip->cpc));
+  if (ip->cluster_ksp == ip->ksp) {
+    PetscCall(ClusterPCSetUp(ip, ip->cluster_ratio, ip->cluster_max, &ip->cpc));
+    if (ip->cpc.failed) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(KSPSetOperators(ip->ksp, ip->K, ip->K));
   PetscCall(KSPSetUp(ip->ksp));
   ip->st->seconds_assemble += t1 - t0;
   ip->st->seconds_setup += MPI_Wtime() - t1;
   if (ip->probe) {
     const double t2 = MPI_Wtime();
-    if (ip->cluster_ksp == ip->probe) PetscCall(ClusterPCSetUp(ip, ip->cluster_ratio, ip->cluster_max, &ip->cpc));
+    if (ip->cluster_ksp == ip->probe) {
+      PetscCall(ClusterPCSetUp(ip, ip->cluster_ratio, ip->cluster_max, &ip->cpc));
+      if (ip->cpc.failed) PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(KSPSetOperators(ip->probe, ip->K, ip->K));
     PetscCall(KSPSetUp(ip->probe));
     ip->st->probe_seconds += MPI_Wtime() - t2;
@@ -1439,6 +1449,12 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
                                  PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
     }
     PetscCall(IpmAssemble(&ip));
+    if (ip.cluster_ksp && ip.cpc.failed) { /* no usable preconditioner at this iterate: stop on the best one */
+      if (set->monitor)
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "      a cluster block of K is not numerically positive definite: "
+                                               "stopping\n"));
+      break;
+    }
     if (set->monitor && ip.cluster_ksp)
       PetscCall(PetscPrintf(PETSC_COMM_SELF,
                             "      cluster blocks %" PetscInt_FMT " (largest %" PetscInt_FMT

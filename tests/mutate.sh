@@ -207,6 +207,13 @@ text: m->n = r->why[0] ? 0 : nl;
 replacement: m->n = r->why[0] || m->width != CCP_RECORD_WIDTH ? 0 : nl;
 tests: ^restart/(penalty_bitwise|ellipsoid_pour_bitwise)$
 targets: ccpdem
+
+bug: the interior-point corrector's second-order term with the wrong sign
+file: src/ccp/ipm.c
+text: for (int l = 0; l < m.dim[k]; l++) ip.rc[r + l] -= p[l];
+replacement: for (int l = 0; l < m.dim[k]; l++) ip.rc[r + l] += p[l];
+tests: ^(ccp/test_ipm_run|fclib/test_fclib_ipm)$
+targets: ccpdem
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -11,11 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
-/* PETSc's own families, some read only at PetscFinalize (-options_left, -malloc_dump, -log_*): let
- * through whole rather than named one by one. */
-static const char *const petsc_prefixes[] = {"options_", "malloc",  "log_",    "memory_", "objects_",          "info",
-                                             "on_error", "fp_trap", "viewer_", "mpidump", "no_signal_handler", "help",
-                                             "version"};
+/* PETSc's own families, some read only at PetscFinalize (-options_left, -malloc_dump, -log_*), and the multigrid
+ * levels' options of the IPM's KSPs (read when a solve sets GAMG up): let through whole rather than named one by
+ * one. */
+static const char *const petsc_prefixes[] = {"options_",
+                                             "malloc",
+                                             "log_",
+                                             "memory_",
+                                             "objects_",
+                                             "info",
+                                             "on_error",
+                                             "fp_trap",
+                                             "viewer_",
+                                             "mpidump",
+                                             "no_signal_handler",
+                                             "help",
+                                             "version",
+                                             "ccp_ipm_mg_levels_",
+                                             "ccp_ipm_probe_mg_levels_"};
 #define N_PREFIXES (sizeof(petsc_prefixes) / sizeof(petsc_prefixes[0]))
 
 /* Edit distance of a and b (both shorter than 64 characters; longer ones compare as far apart). */

@@ -15,6 +15,7 @@ typedef struct {
   int        drawn;                            /* characters of the line drawn last (tty) */
   double     wall_detect, wall_solve, wall_integrate, wall_io;
   PetscInt64 unconverged, iterations;
+  PetscInt64 linear_iterations; /* the solves' linear-solver iterations (-ccp_type ipm's KSP), summed */
   double     max_speed;
   PetscInt64 first_step; /* step the run (or restart) began at */
 } Progress;
@@ -253,6 +254,9 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
                         pr->iterations, pr->unconverged, pr->max_speed,
                         pr->first_step > 0 ? " (iterations, steps and speed: this segment's)" : ""));
+  if (pr->linear_iterations) /* a method with a linear solver (ipm): its iterations, beside the method's own */
+    PetscCall(PetscPrintf(comm, "  linear iterations %" PetscInt64_FMT " in all (the Newton systems' KSP)%s\n",
+                          pr->linear_iterations, pr->first_step > 0 ? " (this segment's)" : ""));
   if (SimulationInfeasibleSteps(sim))
     PetscCall(PetscPrintf(comm,
                           "  %" PetscInt64_FMT " of them found unsolvable (a jam of overlapping contacts; the first "
@@ -401,6 +405,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
     pr.wall_solve += last->wall_solve;
     pr.wall_integrate += last->wall_integrate;
     pr.iterations += last->iterations;
+    pr.linear_iterations += last->linear_iterations;
     pr.unconverged += !last->converged;
     pr.max_speed   = PetscMax(pr.max_speed, last->max_speed);
     io0            = MPI_Wtime();

@@ -1,5 +1,5 @@
 /* Private: what the solver object (ccp/solver.c) hands its methods, one file each (ccp/jacobi.c,
- * ccp/gauss_seidel.c, ccp/apgd.c), and the bookkeeping they share: when an iterate is the best so
+ * ccp/gauss_seidel.c, ccp/apgd.c, ccp/ipm.c), and the bookkeeping they share: when an iterate is the best so
  * far or diverging, the exact residual checks of the sweeps, the end of a solve. A method sees the
  * options, the coupling and the workspace through a CCPSolveContext, never the solver object. */
 #ifndef CCPDEM_CCP_METHOD_H
@@ -8,6 +8,7 @@
 #include "ccp/workspace.h"
 #include "ccp/coupling.h"
 #include "ccp/solve_stats.h"
+#include "ccp/ipm.h"
 #include "base/simd4_isa.h"
 
 /* APGD's per-contact steps B_i (ccp/apgd.c, "Per-contact scaling"): the sweeps' metric (trace) or the
@@ -35,6 +36,8 @@ typedef struct {
   Simd4Isa    simd;                /* packed kernels: the best instantiation the CPU runs up to this one */
   PetscBool   release_layout;      /* free the packed layout and workspace after each solve (lower peak memory,
                                       fresh pages per solve) */
+  CCPIpmSettings ipm;              /* -ccp_type ipm: the -ccp_ipm_ options (its max_it, tol and centre unused: the
+                                      solve takes max_it and tol above, the centres from the contacts) */
 } CCPSettings;
 
 /* What a method solves with. It changes the workspace only. */
@@ -54,6 +57,10 @@ PetscErrorCode CCPSolve_Jacobi(const CCPSolveContext *ctx, CCPProblem *P, CCPSol
 PetscErrorCode CCPCheckReferenceLocal(const CCPSolveContext *ctx, const char *method);
 PetscErrorCode CCPSolve_GaussSeidel(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolve_APGD(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
+/* The interior-point method (ccp/ipm.h) on the reference loops' arrays, whatever -ccp_packed says; one rank only (an
+ * error with a coupling). Newton iterations are its iterations and passes, the KSP's its linear iterations; never
+ * infeasible. */
+PetscErrorCode CCPSolve_IPM(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 
 /* ---- The best iterate and divergence (all methods) ---- */
 

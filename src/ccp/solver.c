@@ -1,11 +1,12 @@
 /* The CCP solver object (ccp/solver.h): lifecycle, options, argument checks, workspace and the
- * dispatch to one file per method (ccp/jacobi.c, ccp/gauss_seidel.c, ccp/apgd.c). */
+ * dispatch to one file per method (ccp/jacobi.c, ccp/gauss_seidel.c, ccp/apgd.c, ccp/ipm.c). */
 #include "ccp/solver_impl.h"
 #include "base/log_events.h"
 
 #define CCP_PACKED_DEFAULT PETSC_TRUE /* -ccp_packed */
 
-static const char *const CCPSolverTypes[]   = {"jacobi", "gauss-seidel", "apgd", "SolverType", "SOLVER_", NULL};
+static const char *const CCPSolverTypes[]   = {"jacobi", "gauss-seidel", "apgd", "ipm", "SolverType", "SOLVER_", NULL};
+static const char *const IpmCoarseNames[]   = {"none", "multiplicative", "additive", "IpmCoarse", "IPM_COARSE_", NULL};
 static const char *const ApgdScalingNames[] = {"trace", "diagonal", "ApgdScaling", "APGD_SCALING_", NULL};
 
 PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
@@ -41,15 +42,25 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
   n->set.apgd_L_decay = 0.9;
   n->set.apgd_L_keep  = PETSC_FALSE;
   n->set.apgd_scaling = APGD_SCALING_TRACE;
-  *s                  = n;
+  /* -ccp_type ipm: CG with the stiffest-first cluster blocks (ratio 1, profile factors, no coarse space) and the
+   * tolerance following mu took 0.6-0.9x APGD's time on the 32-layer 6-dof bed and converged there cold and warm
+   * (docs/history/ccp-solver-ipm.md, the last section). */
+  n->set.ipm = (CCPIpmSettings){.start_shift       = 10,
+                                .adaptive_rtol     = PETSC_TRUE,
+                                .rtol_max          = 1e-2,
+                                .cluster_pc        = PETSC_TRUE,
+                                .cluster_ratio     = 1,
+                                .cluster_max       = 64,
+                                .cluster_strongest = PETSC_TRUE};
+  *s         = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CCPSolverSetFromScenario(CCPSolver s, SolverType type, PetscInt max_it, double tol)
 {
   PetscFunctionBegin;
-  PetscCheck(type >= SOLVER_JACOBI && type <= SOLVER_APGD, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "Unknown CCP solver type %d: use jacobi, gauss-seidel or apgd", (int)type);
+  PetscCheck(type >= SOLVER_JACOBI && type <= SOLVER_IPM, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Unknown CCP solver type %d: use jacobi, gauss-seidel, apgd or ipm", (int)type);
   PetscCheck(max_it >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "CCP solver max_iterations %" PetscInt_FMT " is negative: give a count >= 0", max_it);
   PetscCheck(tol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -68,6 +79,81 @@ PetscErrorCode CCPSolverPackedOption(PetscBool *packed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The -ccp_ipm_ options into *ipm (inside the caller's PetscOptionsBegin/End). */
+static PetscErrorCode IpmOptions(PetscOptionItems *PetscOptionsObject, const char *here, CCPIpmSettings *ipm)
+{
+  PetscBool monitor = (PetscBool)(ipm->monitor != 0);
+  PetscEnum coarse  = (PetscEnum)ipm->cluster_coarse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsBool("-ccp_ipm_monitor", "IPM: one line per Newton iteration (residual, mu, step, CG its)",
+                             here, monitor, &monitor, NULL));
+  ipm->monitor = monitor;
+  PetscCall(
+    PetscOptionsReal("-ccp_ipm_start_shift",
+                     "IPM: the start's distance from the cones' boundaries, in typical impulses and speeds (> 0)", here,
+                     ipm->start_shift, &ipm->start_shift, NULL));
+  PetscCall(PetscOptionsBool("-ccp_ipm_adaptive_rtol",
+                             "IPM: the KSP's relative tolerance min(-ccp_ipm_rtol_max, mu / mu0) per Newton iteration, "
+                             "at least -ccp_ipm_ksp_rtol (inexact Newton)",
+                             here, ipm->adaptive_rtol, &ipm->adaptive_rtol, NULL));
+  PetscCall(PetscOptionsReal("-ccp_ipm_rtol_max", "IPM: the loosest adaptive relative tolerance, in (0, 1)", here,
+                             ipm->rtol_max, &ipm->rtol_max, NULL));
+  PetscCall(PetscOptionsBool("-ccp_ipm_cluster_pc",
+                             "IPM: the default KSP is CG with the cluster block Jacobi (false: a direct Cholesky "
+                             "factorization; with -ccp_ipm_probe: the probe's preconditioner)",
+                             here, ipm->cluster_pc, &ipm->cluster_pc, NULL));
+  PetscCall(
+    PetscOptionsReal("-ccp_ipm_cluster_ratio",
+                     "IPM: a cone direction joins a cluster when its stiffness exceeds this times the contact's "
+                     "effective mass (> 0)",
+                     here, ipm->cluster_ratio, &ipm->cluster_ratio, NULL));
+  PetscCall(PetscOptionsInt("-ccp_ipm_cluster_max", "IPM: bodies per cluster block at most (>= 1)", here,
+                            ipm->cluster_max, &ipm->cluster_max, NULL));
+  PetscCall(PetscOptionsBool("-ccp_ipm_cluster_strongest",
+                             "IPM: clusters joined by every contact with a stiff direction, stiffest first (false: "
+                             "only by contacts stiff in all directions)",
+                             here, ipm->cluster_strongest, &ipm->cluster_strongest, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_ipm_cluster_coarse",
+                             "IPM: a coarse correction on the clusters' rigid-body vectors (none, multiplicative, "
+                             "additive)",
+                             here, IpmCoarseNames, coarse, &coarse, NULL));
+  ipm->cluster_coarse = (PetscInt)coarse;
+  PetscCall(PetscOptionsBool("-ccp_ipm_cluster_dense",
+                             "IPM: dense cluster factors in body order instead of profile factors", here,
+                             ipm->cluster_dense, &ipm->cluster_dense, NULL));
+  PetscCall(PetscOptionsBool("-ccp_ipm_cluster_check",
+                             "IPM, with -ccp_ipm_monitor: each cluster factor's solve against a dense factor's", here,
+                             ipm->cluster_check, &ipm->cluster_check, NULL));
+  PetscCall(
+    PetscOptionsBool("-ccp_ipm_probe",
+                     "IPM: also solve every Newton system with a second KSP (prefix -ccp_ipm_probe_, default CG "
+                     "+ GAMG) whose solution is not used: its iteration counts along the path",
+                     here, ipm->probe, &ipm->probe, NULL));
+  PetscCall(PetscOptionsBool("-ccp_ipm_near_null", "IPM: give K the bodies' rigid-body near-null space (for GAMG)",
+                             here, ipm->near_null, &ipm->near_null, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The -ccp_ipm_ values in range, and, for -ccp_type ipm, the KSPs' options (CCPIpmCheckOptions). */
+static PetscErrorCode IpmCheck(MPI_Comm comm, SolverType type, const CCPIpmSettings *ipm)
+{
+  PetscFunctionBegin;
+  PetscCheck(ipm->start_shift > 0 && isfinite(ipm->start_shift), comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_ipm_start_shift %g must be a positive number (typical 10)", ipm->start_shift);
+  PetscCheck(ipm->rtol_max > 0 && ipm->rtol_max < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_ipm_rtol_max %g must be in (0, 1) (typical 1e-2)", ipm->rtol_max);
+  PetscCheck(ipm->cluster_ratio > 0 && isfinite(ipm->cluster_ratio), comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_ipm_cluster_ratio %g must be a positive number (typical 1)", ipm->cluster_ratio);
+  PetscCheck(ipm->cluster_max >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_ipm_cluster_max %" PetscInt_FMT " must be >= 1 (typical 64)", ipm->cluster_max);
+  PetscCheck(!ipm->cluster_coarse || ipm->cluster_pc, comm, PETSC_ERR_ARG_INCOMP,
+             "-ccp_ipm_cluster_coarse %s needs the cluster preconditioner: drop -ccp_ipm_cluster_pc false",
+             IpmCoarseNames[ipm->cluster_coarse]);
+  if (type == SOLVER_IPM) PetscCall(CCPIpmCheckOptions(ipm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 {
   CCPSettings       opt               = s->set; /* s keeps its options unless all new ones pass the checks */
@@ -77,8 +163,8 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
-  PetscCall(
-    PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel or apgd", here, CCPSolverTypes, type, &type, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel, apgd or ipm", here, CCPSolverTypes, type,
+                             &type, NULL));
   PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", here, opt.max_it, &opt.max_it, NULL));
   PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", here, opt.tol, &opt.tol, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_omega",
@@ -134,7 +220,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
                              "Delassus diagonal; the reference loops only: -ccp_packed false)",
                              here, ApgdScalingNames, (PetscEnum)opt.apgd_scaling, (PetscEnum *)&opt.apgd_scaling,
                              NULL));
+  PetscCall(IpmOptions(PetscOptionsObject, here, &opt.ipm));
   PetscOptionsEnd();
+  PetscCall(IpmCheck(s->comm, (SolverType)type, &opt.ipm));
   PetscCheck(opt.apgd_scaling == APGD_SCALING_TRACE || !opt.packed, s->comm, PETSC_ERR_ARG_INCOMP,
              "-ccp_apgd_scaling diagonal runs on the reference loops only: add -ccp_packed false, or drop it");
   PetscCheck(opt.apgd_check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -203,8 +291,9 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   const CCPSolveContext ctx   = {s->comm, &s->set, &s->coupling, &s->work};
   const PetscBool       alone = (PetscBool)(P->ncontacts == 0 && !CCPCoupled(&s->coupling));
   /* no packed layout below (else CCPFinishPacked gives P->vel its buffer) */
-  if (!s->set.packed || alone) PetscCall(CCPWorkspaceOutputVelocity(&s->work, s->set.release_layout, P));
-  if (!s->set.packed) { /* outputs (gamma, vel) still land in P's arrays */
+  const PetscBool reference = (PetscBool)(!s->set.packed || s->type == SOLVER_IPM); /* the IPM reads arrays */
+  if (reference || alone) PetscCall(CCPWorkspaceOutputVelocity(&s->work, s->set.release_layout, P));
+  if (reference) { /* outputs (gamma, vel) still land in P's arrays */
     PetscCall(CCPWorkspaceReferenceProblem(&s->work, P, &ref));
     P = &ref;
   }
@@ -225,6 +314,9 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
     case SOLVER_APGD:
       PetscCall(CCPSolve_APGD(&ctx, P, stats));
       break;
+    case SOLVER_IPM:
+      PetscCall(CCPSolve_IPM(&ctx, P, stats));
+      break;
     }
   }
   /* Kept between solves, the layout sits beside the next step's detection and warm-start memory,
@@ -234,6 +326,11 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
   else PetscCall(CCPPackedReleaseBodies(&s->work.pk));
   PetscCall(PetscLogEventEnd(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *CCPSolverTypeName(SolverType type)
+{
+  return type >= SOLVER_JACOBI && type <= SOLVER_IPM ? CCPSolverTypes[type] : "unknown";
 }
 
 PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type)
@@ -247,7 +344,11 @@ PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len)
 {
   PetscFunctionBegin;
   msg[0] = 0;
-  if (s->type == SOLVER_GAUSS_SEIDEL)
+  if (s->type == SOLVER_IPM)
+    PetscCall(PetscSNPrintf(msg, len,
+                            "solver type ipm (the interior-point method) runs on 1 rank only; run it on 1 rank or use "
+                            "solver type apgd on several ranks"));
+  else if (s->type == SOLVER_GAUSS_SEIDEL)
     PetscCall(PetscSNPrintf(msg, len,
                             "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only; use "
                             "solver type apgd (or jacobi) on several ranks"));

@@ -1,11 +1,12 @@
-/* CCP solvers (projected Jacobi, projected Gauss-Seidel, APGD) behind one object.
+/* CCP solvers (projected Jacobi, projected Gauss-Seidel, APGD, the interior-point method) behind one object.
  * Lifecycle: Create -> SetFromOptions -> Solve (many times) -> Destroy.
- * Options (prefix -ccp_): -ccp_type jacobi|gauss-seidel|apgd, -ccp_max_it, -ccp_tol (m/s),
+ * Options (prefix -ccp_): -ccp_type jacobi|gauss-seidel|apgd|ipm, -ccp_max_it, -ccp_tol (m/s),
  * -ccp_jacobi_omega, -ccp_jacobi_lambda, -ccp_gs_omega, -ccp_check_interval (Jacobi and
  * Gauss-Seidel sweeps between exact residual checks), -ccp_apgd_check_interval,
  * -ccp_apgd_lipschitz_initial|grow|decay|keep, -ccp_apgd_scaling,
  * -ccp_packed (false: the reference per-contact loops instead of the packed, vectorized layout),
- * -ccp_simd generic|avx2|avx512vl (the highest instantiation of the packed kernels allowed: base/simd4_isa.h). */
+ * -ccp_simd generic|avx2|avx512vl (the highest instantiation of the packed kernels allowed: base/simd4_isa.h),
+ * -ccp_ipm_* (the interior-point method's, ccp/ipm.h; its KSP's PETSc options with prefix -ccp_ipm_). */
 #ifndef CCPDEM_CCP_SOLVER_H
 #define CCPDEM_CCP_SOLVER_H
 #include "ccp/problem.h"
@@ -27,6 +28,8 @@ PetscErrorCode CCPSolverPackedOption(PetscBool *packed);
  * and vel = v_free + M^-1 D gamma for it. Local, unless a coupling is set (then collective). */
 PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolverGetType(CCPSolver s, SolverType *type);
+/* The -ccp_type (solver.type) name of type: "jacobi", "gauss-seidel", "apgd" or "ipm" (static storage). */
+const char    *CCPSolverTypeName(SolverType type);
 PetscErrorCode CCPSolverGetTolerance(CCPSolver s, double *tol);
 
 /* Couple the solves over ranks (ccp/coupling.h); NULL (the default) makes them local. */

@@ -129,7 +129,7 @@ int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, 
 int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc)
 {
   static const char *const keys[]  = {"type", "max_iterations", "tolerance", "warm_start_decay", NULL};
-  static const char *const types[] = {"jacobi", "gauss-seidel", "apgd", NULL};
+  static const char *const types[] = {"jacobi", "gauss-seidel", "apgd", "ipm", NULL};
   char                     kp[KEY_PATH_MAX], ip[KEY_PATH_MAX];
   yaml_node_t             *m;
   int                      type = sc->solver_type;

@@ -74,7 +74,8 @@ typedef struct {
 typedef enum {
   SOLVER_JACOBI       = 0,
   SOLVER_GAUSS_SEIDEL = 1,
-  SOLVER_APGD         = 2
+  SOLVER_APGD         = 2,
+  SOLVER_IPM          = 3 /* the interior-point method (ccp/ipm.h), one rank */
 } SolverType;
 typedef enum {
   FILL_LATTICE = 0,

@@ -35,6 +35,32 @@ typedef struct {
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
 
+/* -ccp_type ipm (solver.type ipm) solves cones that start at gn = 0 and are unbounded, without joint blocks: a
+ * scenario with joints, or a material pair with cohesion or a yield force, is bad input (one message, at set-up). */
+static PetscErrorCode CheckIpmScope(Simulation sim, const CCPModel *m)
+{
+  SolverType type;
+  const int  n = sim->sc.n_materials;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSolverGetType(m->solver, &type));
+  if (type != SOLVER_IPM) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(sim->sc.n_joints == 0, sim->comm, PETSC_ERR_ARG_INCOMP,
+             "solver type ipm (the interior-point method) has no joint rows, and the scenario has %d joints: use "
+             "solver type apgd",
+             sim->sc.n_joints);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      const PairParams *pp = &m->pairs[a * n + b];
+      PetscCheck(pp->cohesion == 0 && pp->yield_force == 0, sim->comm, PETSC_ERR_ARG_INCOMP,
+                 "solver type ipm (the interior-point method) has no cohesion or yield force, and the pair of "
+                 "materials '%s' and '%s' has %s: use solver type apgd, or set their %s to 0",
+                 sim->sc.materials[a].name, sim->sc.materials[b].name,
+                 pp->cohesion != 0 ? "a cohesion" : "a yield force", pp->cohesion != 0 ? "cohesion" : "yield_force");
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Create(Simulation sim)
 {
   CCPModel *m = State(sim);
@@ -62,6 +88,7 @@ static PetscErrorCode Create(Simulation sim)
   PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
+  PetscCall(CheckIpmScope(sim, m));
   PetscCall(FclibDumpCreate(sim, m->pairs, &m->fclib));
   if (sim->sc.overlap_correction == OVERLAP_CORRECTION_POSITION)
     PetscCall(

@@ -11,11 +11,11 @@
  *   (LimitSpeeds); cached in -cache DIR as bed-N<n>-L<layers>-<dof>dof-S<steps>-C<cap>.h5: delete a
  *   file (or DIR) to settle again;
  *   -pile FILE: any ccpdem checkpoint (jobs/bench_solver.sh: the paper pile at 15 s).
- * For every solver of -solvers (default jacobi,gauss-seidel,apgd,admm; the names this build's
+ * For every solver of -solvers (default jacobi,gauss-seidel,apgd,admm,ipm; the names this build's
  * -ccp_type does not take are left out of the default list) and every problem, a simulation
  * created from the checkpoint for each mode:
- *   warm:    one step to -tol (1e-4 m/s) within the solver's cap (-cap C for all, default 20000;
- *            -caps SOLVER=C or SOLVER:PROBLEM=C, ParseCaps), warm started
+ *   warm:    one step to -tol (1e-4 m/s) within the solver's cap (-cap C for all, default 20000, ipm's at
+ *            most 100 Newton iterations; -caps SOLVER=C or SOLVER:PROBLEM=C, ParseCaps), warm started
  *            with the checkpoint's impulses;
  *   cold:    the same with -ccp_warm_start_scale 0;
  *   default: -steps steps (3) at the scenario's solver settings (the beds': ccpdem's defaults, the
@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #define MAX_SOLVERS    8
+#define IPM_NEWTON_CAP 100 /* ipm's default cap (docs/history/ccp-solver-ipm.md: 8-22 Newton iterations) */
 #define MAX_PROBLEMS   16
 #define NAME_LEN       48
 #define WHY_LEN        256
@@ -154,7 +155,8 @@ static PetscErrorCode ParseCaps(Bench *b, PetscInt cap, char *msg, size_t len)
 
   PetscFunctionBegin;
   for (int k = 0; k < b->n_problems; k++)
-    for (int s = 0; s < b->n_solvers; s++) b->problem[k].cap[s] = cap;
+    for (int s = 0; s < b->n_solvers; s++)
+      b->problem[k].cap[s] = strcmp(b->solver[s], "ipm") ? cap : PetscMin(cap, IPM_NEWTON_CAP);
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-caps", list, &n, &set));
   if (!set) n = 0;
   for (PetscInt e = 0; e < n; e++) {
@@ -184,7 +186,7 @@ static PetscErrorCode ParseCaps(Bench *b, PetscInt cap, char *msg, size_t len)
 /* The options into b; bad input: msg set (one line naming the option and what to change). */
 static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
 {
-  static const char *const default_solvers[] = {"jacobi", "gauss-seidel", "apgd", "admm"};
+  static const char *const default_solvers[] = {"jacobi", "gauss-seidel", "apgd", "admm", "ipm"};
   char                    *list[2 * MAX_PROBLEMS + 1];
   PetscInt                 n, cap = 20000, dofs[4] = {3, 6}, n_dofs = 2;
   PetscBool                set;

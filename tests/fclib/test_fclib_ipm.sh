@@ -1,0 +1,36 @@
+#!/bin/bash
+# `ccpdem fclib solve -ccp_type ipm` against the independent exact solve (label fclib). Usage: test_fclib_ipm.sh
+# CCPDEM REPO WORKDIR
+# The six problems of test_fclib_cvxopt.sh (steps 1, 10, 20, 30, 40 and 60 of tests/fclib/drop.yaml, dumped by a
+# run) are solved by the interior-point method to 1e-9 m/s with at most 100 Newton iterations, with its default
+# Newton solve (CG and the cluster block Jacobi) and with the direct one (-ccp_ipm_ksp_type preonly
+# -ccp_ipm_pc_type cholesky), and compared with tests/fclib/cone_qp.py (cvxopt, no ccpdem code): u within 1e-6 m/s,
+# the issue's bound and test_fclib_cvxopt.sh's. Measured (2026-11-28): largest difference 5.7e-7 m/s (default) and
+# 1.9e-7 m/s (direct), on step 60, whose problem cvxopt itself ends with status "unknown"; 1.1e-10 to 5.4e-8
+# elsewhere. The IPM does not reach 1e-9 on every problem: near mu ~ 1e-12 rounding stops it on its best iterate
+# (docs/history/ccp-solver-ipm.md), measured on steps 30 (4e-9, 3e-9 m/s) and 60 (5e-7 m/s); so each configuration
+# must reach 1e-9 on at least 4 of the 6 and end below 1e-6 m/s on all of them.
+. "$(dirname "$0")/../script_common.sh" "$@"
+"$CCPDEM" run "$REPO/tests/fclib/drop.yaml" -o "$W/run" -fclib_dump 1,10,20,30,40,60 -fclib_dir "$W/fclib" > "$W/run.log" 2>&1 ||
+  fail "the dumping run failed: $(tail -3 "$W/run.log")"
+for config in default direct; do
+  opts=()
+  [ $config = direct ] && opts=(-ccp_ipm_ksp_type preonly -ccp_ipm_pc_type cholesky)
+  n=0 reached=0
+  for p in "$W"/fclib/fclib-*.hdf5; do
+    [ -f "$p" ] || continue
+    s="$W/sol-$(basename "$p" .hdf5)-$config.hdf5"
+    out=$("$CCPDEM" fclib solve "$p" -ccp_type ipm -ccp_tol 1e-9 -ccp_max_it 100 "${opts[@]}" -o "$s" 2>&1) ||
+      { fail "fclib solve $p ($config) failed: $out"; continue; }
+    echo "$out" | grep -q "solve (ipm): .* linear iterations" || fail "$p ($config): not an IPM solve: $out"
+    echo "$out" | grep -q "reached the tolerance" && reached=$((reached + 1))
+    res=$(echo "$out" | sed -n 's/.*residual.*: max \([^ ]*\) m\/s.*/\1/p')
+    awk -v r="$res" 'BEGIN { exit !(r != "" && r + 0 < 1e-6) }' || fail "$p ($config): residual $res m/s, not below 1e-6"
+    /usr/bin/python3 "$REPO/tests/fclib/cone_qp.py" "$p" "$s" 1e-6 || fail "$p ($config): u differs from the exact solve's"
+    n=$((n + 1))
+  done
+  [ $n -ge 5 ] || fail "$config: only $n problems compared (at least 5 needed)"
+  [ $reached -ge 4 ] || fail "$config: $reached of $n solves reached 1e-9 m/s (at least 4 needed)"
+  echo "  $config: $n problems compared with the exact solve; $reached reached 1e-9 m/s"
+done
+finish test_fclib_ipm

@@ -267,3 +267,27 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
   }
   return 0;
 }
+
+int scenario_check_solver_scope(YamlReader *r, const yaml_node_t *root, const Scenario *sc)
+{
+  char         sp[KEY_PATH_MAX], tp[KEY_PATH_MAX];
+  yaml_node_t *solver, *type;
+  if (sc->solver_type != SOLVER_IPM) return 0;
+  solver = reader_field(r, root, "", "solver", sp);
+  type   = solver ? reader_field(r, solver, sp, "type", tp) : NULL;
+  if (sc->n_joints > 0)
+    return reader_fail(r, type, type ? tp : NULL,
+                       "ipm (the interior-point method) has no joint rows, and the scenario has %d joints; choose "
+                       "apgd",
+                       sc->n_joints);
+  for (int i = 0; i < sc->n_materials; i++) {
+    const Material *mat = &sc->materials[i];
+    if (mat->cohesion == 0 && mat->yield_force == 0) continue;
+    return reader_fail(r, type, type ? tp : NULL,
+                       "ipm (the interior-point method) has no cohesion or yield force, and materials[%d] ('%s') "
+                       "has %s; choose apgd, or remove materials[%d].%s",
+                       i, mat->name, mat->cohesion != 0 ? "a cohesion" : "a yield force", i,
+                       mat->cohesion != 0 ? "cohesion" : "yield_force");
+  }
+  return 0;
+}

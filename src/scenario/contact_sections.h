@@ -16,4 +16,8 @@ int scenario_read_contact(YamlReader *r, const yaml_node_t *root, Scenario *sc, 
 int scenario_read_solver(YamlReader *r, const yaml_node_t *root, Scenario *sc);
 /* materials (required, at least one, names unique). */
 int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc);
+/* After the whole scenario is read: solver.type ipm with what the interior-point method has no rows for (joints,
+ * a material's cohesion or yield force: every such material is refused, even one whose pairs would all have none)
+ * fails at solver.type. The same limits for -ccp_type ipm are checked where the model is created (step/model_ccp.c). */
+int scenario_check_solver_scope(YamlReader *r, const yaml_node_t *root, const Scenario *sc);
 #endif

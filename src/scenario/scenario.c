@@ -188,6 +188,7 @@ static int read_scenario(YamlReader *r, const yaml_node_t *root, Scenario *sc)
   TRY(scenario_read_emitters(r, root, sc));
   TRY(read_analysis(r, root, sc));
   TRY(read_output(r, root, sc));
+  TRY(scenario_check_solver_scope(r, root, sc));
   if (!envelope_given) sc->envelope = default_envelope(sc);
   return 0;
 }

@@ -35,8 +35,10 @@ typedef struct {
 
 static CCPModel *State(Simulation sim) { return (CCPModel *)sim->model_state; }
 
-/* -ccp_type ipm (solver.type ipm) solves cones that start at gn = 0 and are unbounded, without joint blocks: a
- * scenario with joints, or a material pair with cohesion or a yield force, is bad input (one message, at set-up). */
+/* -ccp_type ipm solves cones that start at gn = 0 and are unbounded, without joint blocks: a
+ * scenario with joints, or a material pair with cohesion or a yield force, is bad input (one message, at set-up).
+ * solver.type ipm in the file is refused earlier, at its key (scenario_check_solver_scope): here the type can only
+ * come from the command line. */
 static PetscErrorCode CheckIpmScope(Simulation sim, const CCPModel *m)
 {
   SolverType type;
@@ -46,15 +48,15 @@ static PetscErrorCode CheckIpmScope(Simulation sim, const CCPModel *m)
   PetscCall(CCPSolverGetType(m->solver, &type));
   if (type != SOLVER_IPM) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(sim->sc.n_joints == 0, sim->comm, PETSC_ERR_ARG_INCOMP,
-             "solver type ipm (the interior-point method) has no joint rows, and the scenario has %d joints: use "
-             "solver type apgd",
+             "-ccp_type ipm (the interior-point method) has no joint rows, and the scenario has %d joints: use "
+             "-ccp_type apgd",
              sim->sc.n_joints);
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) {
       const PairParams *pp = &m->pairs[a * n + b];
       PetscCheck(pp->cohesion == 0 && pp->yield_force == 0, sim->comm, PETSC_ERR_ARG_INCOMP,
-                 "solver type ipm (the interior-point method) has no cohesion or yield force, and the pair of "
-                 "materials '%s' and '%s' has %s: use solver type apgd, or set their %s to 0",
+                 "-ccp_type ipm (the interior-point method) has no cohesion or yield force, and the pair of "
+                 "materials '%s' and '%s' has %s: use -ccp_type apgd, or set their %s to 0",
                  sim->sc.materials[a].name, sim->sc.materials[b].name,
                  pp->cohesion != 0 ? "a cohesion" : "a yield force", pp->cohesion != 0 ? "cohesion" : "yield_force");
     }

@@ -2,7 +2,8 @@
 # What -ccp_type ipm refuses at set-up (label ccp). Usage: test_ipm_refusals.sh CCPDEM REPO WORKDIR
 # Each with exactly one error line naming what to change, exit 2 and no output directory written:
 #  1. more than one rank (the method solves on one rank): 2 ranks, -ccp_type ipm and solver.type ipm;
-#  2. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have);
+#  2. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have), from
+#     -ccp_type ipm, -set solver.type=ipm and solver.type ipm in a file (refused at that key, with file and line);
 #  3. -ccp_ipm_* values out of range, and KSP options that are not a solve of the Newton systems.
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
@@ -31,6 +32,11 @@ refused 1 "has no joint rows, and the scenario has [0-9]+ joints" "$REPO/tests/f
 refused 1 "has no cohesion or yield force.*'glass' and 'glass' has a cohesion" "$bed" -ccp_type ipm \
   -set "materials[0].cohesion=1"
 refused 1 "has no cohesion or yield force.*has a yield force" "$bed" -set solver.type=ipm -set "materials[0].yield_force=5"
+# solver.type ipm written in the file: refused at that key, with the file's name and line.
+sed -e 's/type: apgd/type: ipm/' -e 's/spinning_friction: 0.002}/spinning_friction: 0.002, cohesion: 0.5}/' "$bed" \
+  > "$W/ipm_cohesion.yaml"
+refused 1 "ipm_cohesion.yaml:9: key 'solver.type': ipm .*materials\[0\] \('glass'\) has a cohesion" \
+  "$W/ipm_cohesion.yaml"
 refused 1 "-ccp_ipm_cluster_ratio .*must be a positive number" "$bed" -ccp_type ipm -ccp_ipm_cluster_ratio 0
 refused 1 "-ccp_ipm_cluster_max .*must be >= 1" "$bed" -ccp_type ipm -ccp_ipm_cluster_max 0
 refused 1 "-ccp_ipm_rtol_max .*must be in \(0, 1\)" "$bed" -ccp_type ipm -ccp_ipm_rtol_max 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The unit and validation tests under AddressSanitizer and UndefinedBehaviorSanitizer: configures
 # and builds ccpdem with -DCCPDEM_SANITIZE=ON (RelWithDebInfo) in its own build directory and runs
-# ctest there (labels unit and validation, the longest validation runs left out: see LONG below).
+# ctest there (labels unit, validation and ccp, the longest validation runs left out: see LONG below).
 # Any memory error or undefined behaviour ends its test with the report, and the test fails.
 # Needs what jobs/build.sh installs (run it, or tests/run.sh, once first).
 #
@@ -28,4 +28,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$build"
 if [ $# -eq 0 ]; then set -- -j 2; fi
-exec ctest --output-on-failure -L 'unit|validation' -E "$LONG" "$@"
+exec ctest --output-on-failure -L 'unit|validation|ccp' -E "$LONG" "$@"

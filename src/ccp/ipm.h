@@ -74,8 +74,8 @@ typedef struct {
   PetscBool handover;          /* stop early, on the best iterate, for a polish (CCPSolve_IPM sets it with polish_it):
                                   when the iterate is within IPM_HANDOVER_NEAR of tol and its residual falls more
                                   slowly than mu^IPM_HANDOVER_RATE over two Newton iterations, or when the best
-                                  residual, below the start's, has not improved for IPM_STALL iterations (ipm.c says
-                                  why); the stats' stop says which */
+                                  residual, below the start's, has not improved for IPM_STALL iterations once mu is
+                                  below IPM_STALL_MU times the start's (ipm.c says why); the stats' stop says which */
   PetscInt polish_it;          /* -ccp_type ipm only (CCPSolve_IPM): when the IPM ends above the tolerance, at most
                                   this many APGD iterations (ccp/apgd.c, reference loops) from its returned iterate on
                                   the same problem; 0: no polish; < 0: the solve's iteration cap (-ccp_max_it) */

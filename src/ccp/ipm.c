@@ -29,10 +29,11 @@
  * measured fastest on the 32-layer bed at 1e-4 m/s (IPM to 1e-3, then APGD). */
 #define IPM_HANDOVER_NEAR 10   /* the slow rule applies at a residual of at most this times the tolerance */
 #define IPM_HANDOVER_RATE 0.75 /* slow: res_prev / res < (mu_prev / mu)^this, mu falling, two iterations running */
-#define IPM_STALL         5    /* Newton iterations without a new best residual (below the start's), late: */
-/* The stall rule waits for mu <= IPM_STALL_MU mu0: along the first iterations from a far start the residual may rise
- * for several iterations while mu falls (measured: 7 on the 32-layer bed, 3 on a pouring step of the main job,
- * whose iterate was then handed over at 12 m/s), and the best residual of that phase is no place to hand over. */
+#define IPM_STALL         5    /* Newton iterations without a new best residual (below the start's) ... */
+/* ... once mu <= IPM_STALL_MU mu0: along the first iterations from a far start the residual may rise for several
+ * iterations while mu falls (measured: 7 on the 32-layer bed; 3 on a pouring step of the main job, from 12 to
+ * 64 m/s), and the best residual of that phase is no place to hand over (APGD's 300 from that step's 12 m/s ended at
+ * 1.2e-3 m/s). */
 #define IPM_STALL_MU 1e-6
 /* The start's shift (ccp/ipm.h start_shift): on a settled 2048-sphere 3-dof bed, cold and warm, 0.1, 1, 10
  * and 100 took 31, 20 / 14, 15 and 18 iterations to 1e-4 m/s (docs/history/ccp-solver-ipm.md). */

@@ -436,18 +436,23 @@ static PetscErrorCode Solve(const char *path, int *exit_code)
              path, why);
   if (err[0]) ReportBadInput(err);
   else {
-    const PetscInt nc         = gp.H.n / 3;
-    char           linear[64] = ""; /* a method with a linear solver (ipm): its iterations */
-    if (fig.stats.linear_iterations)
+    const PetscInt nc          = gp.H.n / 3;
+    char           linear[128] = ""; /* the IPM: its linear (CG) iterations and its polish's APGD iterations */
+    if (type == SOLVER_IPM)
+      PetscCall(PetscSNPrintf(linear, sizeof(linear),
+                              ", %" PetscInt_FMT " linear iterations, %" PetscInt_FMT " polish (APGD) iterations",
+                              fig.stats.linear_iterations, fig.stats.polish_iterations));
+    else if (fig.stats.linear_iterations)
       PetscCall(
         PetscSNPrintf(linear, sizeof(linear), ", %" PetscInt_FMT " linear iterations", fig.stats.linear_iterations));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ccpdem: %s: %s%s%d bodies, %" PetscInt_FMT " contacts, started from %s\n",
                           path, gp.title, gp.title[0] ? ", " : "", gp.M.m / 6, nc,
                           found ? "the file's first guess" : "zero impulses"));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "  solve (%s): %" PetscInt_FMT " iterations (%" PetscInt_FMT " passes%s), %.3g s, %s "
+                          "  solve (%s): %" PetscInt_FMT " %siterations (%" PetscInt_FMT " passes%s), %.3g s, %s "
                           "tolerance %g m/s\n",
-                          CCPSolverTypeName(type), fig.stats.iterations, fig.stats.passes, linear, fig.seconds,
+                          CCPSolverTypeName(type), fig.stats.iterations, type == SOLVER_IPM ? "Newton " : "",
+                          fig.stats.passes, linear, fig.seconds,
                           fig.stats.converged ? "reached the" : "did NOT reach the", tol));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  residual (README \"Physics in brief\"): max %.6g m/s, rms %.6g m/s\n",
                           fig.stats.res_max, fig.stats.res_rms));

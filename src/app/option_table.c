@@ -62,6 +62,7 @@ const CcpdemOption ccpdem_option_table[] = {
   {T_CCP, "-ccp_ipm_monitor", "B", "false", "IPM: one line per Newton iteration", OPT_ALL},
   {T_CCP, "-ccp_ipm_probe", "B", "false", "IPM: a second KSP (-ccp_ipm_probe_*) counts CG its along the path", OPT_ALL},
   {T_CCP, "-ccp_ipm_near_null", "B", "false", "IPM: K's rigid-body near-null space (for GAMG)", OPT_ALL},
+  {T_CCP, "-ccp_ipm_polish", "N", "-ccp_max_it", "IPM: APGD iterations at most from its iterate (0: none)", OPT_ALL},
   {T_CCP, "-ccp_warm_start_scale", "S", "1", "factor on the last step's impulses as the first guess (0: cold)",
    OPT_RUNS},
   {T_CCP, "-ccp_warm_start_decay", "D", "solver.warm_start_decay", "extra factor after an unconverged step", OPT_RUNS},

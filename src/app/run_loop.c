@@ -16,6 +16,7 @@ typedef struct {
   double     wall_detect, wall_solve, wall_integrate, wall_io;
   PetscInt64 unconverged, iterations;
   PetscInt64 linear_iterations; /* the solves' linear-solver iterations (-ccp_type ipm's KSP), summed */
+  PetscInt64 polish_iterations; /* -ccp_type ipm: its polish's APGD iterations, summed (passes - Newton iterations) */
   double     max_speed;
   PetscInt64 first_step; /* step the run (or restart) began at */
 } Progress;
@@ -254,9 +255,12 @@ static PetscErrorCode PrintSummary(MPI_Comm comm, Simulation sim, const Progress
                         SimulationLastStep(sim)->bodies, SimulationRemoved(sim), SimulationLastStep(sim)->contacts,
                         pr->iterations, pr->unconverged, pr->max_speed,
                         pr->first_step > 0 ? " (iterations, steps and speed: this segment's)" : ""));
-  if (pr->linear_iterations) /* a method with a linear solver (ipm): its iterations, beside the method's own */
-    PetscCall(PetscPrintf(comm, "  linear iterations %" PetscInt64_FMT " in all (the Newton systems' KSP)%s\n",
-                          pr->linear_iterations, pr->first_step > 0 ? " (this segment's)" : ""));
+  if (pr->linear_iterations || pr->polish_iterations) /* the IPM: its CG and polish iterations beside its Newton */
+    PetscCall(PetscPrintf(comm,
+                          "  linear iterations %" PetscInt64_FMT " in all (the Newton systems' KSP; the solver "
+                          "iterations above are Newton iterations), polish iterations %" PetscInt64_FMT
+                          " (APGD from the interior point's iterate)%s\n",
+                          pr->linear_iterations, pr->polish_iterations, pr->first_step > 0 ? " (this segment's)" : ""));
   if (SimulationInfeasibleSteps(sim))
     PetscCall(PetscPrintf(comm,
                           "  %" PetscInt64_FMT " of them found unsolvable (a jam of overlapping contacts; the first "
@@ -366,6 +370,8 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   Timeseries       ts;
   Progress         pr      = {0};
   double           io_prev = 0;
+  SolverType       type    = SOLVER_APGD;
+  PetscBool        ipm;
   CheckpointPlan   cp;
   PetscBool        checkpointing, requeue = PETSC_FALSE;
   struct sigaction old_handlers[N_STOP_SIGNALS];
@@ -374,6 +380,8 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
   PetscMPIInt      rank;
 
   PetscFunctionBegin;
+  if (SimulationSolver(sim)) PetscCall(CCPSolverGetType(SimulationSolver(sim), &type)); /* NULL: the penalty model */
+  ipm = (PetscBool)(type == SOLVER_IPM);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   *end = RUN_DONE;
   if (from) PetscCall(PetscStrncpy(ckpt_path, from, sizeof(ckpt_path)));
@@ -406,6 +414,7 @@ PetscErrorCode RunLoop(Simulation sim, const char *outdir, const char *from, Run
     pr.wall_integrate += last->wall_integrate;
     pr.iterations += last->iterations;
     pr.linear_iterations += last->linear_iterations;
+    if (ipm) pr.polish_iterations += last->passes - last->iterations; /* the IPM's passes (ccp/solve_stats.h) */
     pr.unconverged += !last->converged;
     pr.max_speed   = PetscMax(pr.max_speed, last->max_speed);
     io0            = MPI_Wtime();

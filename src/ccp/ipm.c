@@ -18,6 +18,23 @@
 #define IPM_SIGMA_EXP 3    /* Mehrotra's centering sigma = (1 - affine step)^3 */
 #define IPM_BACKOFF   30 /* halvings of a step whose iterate cannot be scaled before the solve stops on the last one */
 #define IPM_SCALE_MIN 1e-12
+/* The handover of settings' handover (docs/history/ccp-solver-ipm.md, "The polish in -ccp_type ipm"). Measured on
+ * the main job's first impact (step 49), the dumped drop problems and the 32-layer 6-dof bed: along most of the path
+ * the GUIDE residual falls like mu^0.3-0.7 (sqrt(mu): no strict complementarity, first impacts and jammed beds
+ * alike), and only a strictly complementary end reaches mu^1 (then one or two more Newton iterations finish); near
+ * mu ~ 1e-12 rounding stops the iterations or makes them wander for tens of iterations without a new best, where a
+ * few APGD iterations from the best iterate finish (3 on step 49). The rate alone cannot choose the moment (it is
+ * below 0.75 from the second iteration on, when APGD from the iterate would cost as much as APGD alone on a deep
+ * bed), so the slow rule also needs the iterate near the tolerance: IPM_HANDOVER_NEAR times it, the hand-over point
+ * measured fastest on the 32-layer bed at 1e-4 m/s (IPM to 1e-3, then APGD). */
+#define IPM_HANDOVER_NEAR 10   /* the slow rule applies at a residual of at most this times the tolerance */
+#define IPM_HANDOVER_RATE 0.75 /* slow: res_prev / res < (mu_prev / mu)^this, mu falling, two iterations running */
+#define IPM_STALL         5    /* Newton iterations without a new best residual (below the start's) ... */
+/* ... once mu <= IPM_STALL_MU mu0: along the first iterations from a far start the residual may rise for several
+ * iterations while mu falls (measured: 7 on the 32-layer bed; 3 on a pouring step of the main job, from 12 to
+ * 64 m/s), and the best residual of that phase is no place to hand over (APGD's 300 from that step's 12 m/s ended at
+ * 1.2e-3 m/s). */
+#define IPM_STALL_MU 1e-6
 /* The start's shift (ccp/ipm.h start_shift): on a settled 2048-sphere 3-dof bed, cold and warm, 0.1, 1, 10
  * and 100 took 31, 20 / 14, 15 and 18 iterations to 1e-4 m/s (docs/history/ccp-solver-ipm.md). */
 #define IPM_START_SHIFT 10.0
@@ -1391,6 +1408,9 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
   IpmStart(&ip, set->start_shift > 0 ? set->start_shift : IPM_START_SHIFT);
   double   alpha = 0, sigma = 1, mu0 = 0; /* the last step's length and centering (for the monitor); the start's mu */
   PetscInt halvings = 0;                  /* back-offs of the last step */
+  double   res_prev = 0, mu_prev = 0;     /* the handover's: the previous Newton iteration's first iterate */
+  PetscInt it_prev = -1, slow = 0, best_it = 0; /* its iteration; slow iterations running; the best's iteration */
+  st->stop = IPM_STOP_CAP;
   for (PetscInt it = 0;;) {
     double rx_max, rz_max;
     ccp_velocity_from_impulses(P, P->gamma, ip.vel);
@@ -1405,6 +1425,7 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
     if (it == 0 && !halvings) st->res_start = st->res_max;
     if (st->res_max < best_res) {
       best_res = st->res_max;
+      best_it  = it;
       PetscCall(PetscArraycpy(gbest, P->gamma, (size_t)CONTACT_DOF_MAX * ip.nc));
     }
     if (set->monitor)
@@ -1415,7 +1436,28 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
                             it, st->res_max, st->res_rms, mu, rx_max, rz_max, alpha, sigma, st->linear_iterations,
                             ip.probe_its, MPI_Wtime() - t0));
     ip.probe_its = 0;
-    if (st->res_max <= set->tol || it == set->max_it) break;
+    if (st->res_max <= set->tol) {
+      st->stop = IPM_STOP_CONVERGED;
+      break;
+    }
+    if (it == set->max_it) break;
+    if (set->handover && it > it_prev) { /* once per Newton iteration, on its first (unhalved) iterate */
+      if (it_prev >= 0)
+        slow = (mu < mu_prev && res_prev < st->res_max * PetscPowReal(mu_prev / mu, IPM_HANDOVER_RATE)) ? slow + 1 : 0;
+      it_prev  = it;
+      res_prev = st->res_max;
+      mu_prev  = mu;
+      if (slow >= 2 && st->res_max <= IPM_HANDOVER_NEAR * set->tol) st->stop = IPM_STOP_SLOW;
+      else if (best_res < st->res_start && it - best_it >= IPM_STALL && mu <= IPM_STALL_MU * mu0)
+        st->stop = IPM_STOP_STALL;
+      if (st->stop != IPM_STOP_CAP) {
+        if (set->monitor)
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "      handing over: %s\n",
+                                st->stop == IPM_STOP_SLOW ? "near the tolerance, falling like sqrt(mu) or slower"
+                                                          : "no new best residual"));
+        break;
+      }
+    }
     PetscInt    bad;
     const char *why = NULL;
     PetscCall(IpmScaling(&ip, &bad, &why));
@@ -1437,6 +1479,7 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
         ccp_velocity_from_impulses(P, P->gamma, ip.vel);
         ccp_residual(P, P->gamma, ip.vel, &st->res_max, &st->res_rms);
         st->iterations = it - 1;
+        st->stop       = IPM_STOP_ROUNDING;
         break;
       }
       continue;
@@ -1453,6 +1496,7 @@ PetscErrorCode CCPIpmSolve(CCPProblem *P, const CCPIpmSettings *set, CCPIpmStats
       if (set->monitor)
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "      a cluster block of K is not numerically positive definite: "
                                                "stopping\n"));
+      st->stop = IPM_STOP_ROUNDING;
       break;
     }
     if (set->monitor && ip.cluster_ksp)
@@ -1585,17 +1629,44 @@ PetscErrorCode CCPSolve_IPM(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveS
              "-ccp_type ipm solves on one rank only (the set-up refuses it on several)");
   PetscCall(PetscMalloc1(3 * (size_t)P->nbodies, &centre));
   PetscCall(IpmCentresFromContacts(P, centre));
-  set.centre = centre;
-  set.max_it = ctx->set->max_it;
-  set.tol    = ctx->set->tol;
+  set.centre   = centre;
+  set.max_it   = ctx->set->max_it;
+  set.tol      = ctx->set->tol;
+  set.handover = (PetscBool)(set.polish_it != 0);
   PetscCall(CCPIpmSolve(P, &set, &st));
   PetscCall(PetscFree(centre));
   stats->iterations        = st.iterations;
   stats->passes            = st.iterations;
   stats->linear_iterations = st.linear_iterations;
+  stats->polish_iterations = 0;
   stats->res_max           = st.res_max;
   stats->res_rms           = st.res_rms;
   stats->converged         = st.converged;
   stats->improved          = (PetscBool)(st.res_max < st.res_start);
+  if (set.polish_it != 0 && !st.converged) {
+    /* The polish: APGD (its own loop, ccp/apgd.c) on the reference loops, P carrying their arrays, warm started from
+       the IPM's returned iterate P->gamma, on ctx's communicator and coupling (none: the IPM refuses one). APGD returns
+       its best iterate, the warm start included, so the result is never worse than the IPM's. */
+    CCPSettings     aset = *ctx->set;
+    CCPSolveContext actx = *ctx;
+    CCPSolveStats   ast;
+    PetscCall(PetscMemzero(&ast, sizeof(ast)));
+    aset.packed = PETSC_FALSE;
+    aset.max_it = set.polish_it > 0 ? set.polish_it : ctx->set->max_it;
+    actx.set    = &aset;
+    PetscCall(CCPSolve_APGD(&actx, P, &ast));
+    stats->polish_iterations  = ast.iterations;
+    stats->passes             = st.iterations + ast.iterations;
+    stats->res_max            = ast.res_max;
+    stats->res_rms            = ast.res_rms;
+    stats->converged          = ast.converged;
+    stats->improved           = (PetscBool)(ast.res_max < st.res_start);
+    stats->infeasible         = ast.infeasible;
+    stats->infeasible_contact = ast.infeasible_contact;
+    stats->infeasible_share   = ast.infeasible_share;
+    if (set.monitor)
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "IPM polish: %" PetscInt_FMT " APGD its, residual %g -> %g m/s\n",
+                            ast.iterations, st.res_max, ast.res_max));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

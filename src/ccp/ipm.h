@@ -21,6 +21,9 @@
  *
  * A block whose coefficient is 0 (a frictionless wall's tangential pair) is held at 0 instead of
  * forming a cone (its interior would be empty).
+ * In a run (`-ccp_type ipm`, CCPSolve_IPM) the IPM hands its best iterate to APGD, the polish, when it stops above
+ * the tolerance (settings' handover and polish_it): degenerate steps (no strict complementarity, e.g. first impacts)
+ * leave its residual falling only like sqrt(mu) until rounding stops it, and a few APGD iterations finish.
  * Scope: one rank; rigid or compliant contacts (no cohesion, yield force or joint blocks: CCPIpmSolve refuses them
  * with PETSC_ERR_SUP; a run refuses them at set-up). */
 #ifndef CCPDEM_CCP_IPM_H
@@ -68,18 +71,35 @@ typedef struct {
   PetscBool cluster_check;     /* with monitor: compare each block's solve of a test vector with a dense factor's in
                                   body order, the largest relative difference printed per iteration (costs a dense
                                   factor per block) */
+  PetscBool handover;          /* stop early, on the best iterate, for a polish (CCPSolve_IPM sets it with polish_it):
+                                  when the iterate is within IPM_HANDOVER_NEAR of tol and its residual falls more
+                                  slowly than mu^IPM_HANDOVER_RATE over two Newton iterations, or when the best
+                                  residual, below the start's, has not improved for IPM_STALL iterations once mu is
+                                  below IPM_STALL_MU times the start's (ipm.c says why); the stats' stop says which */
+  PetscInt polish_it;          /* -ccp_type ipm only (CCPSolve_IPM): when the IPM ends above the tolerance, at most
+                                  this many APGD iterations (ccp/apgd.c, reference loops) from its returned iterate on
+                                  the same problem; 0: no polish; < 0: the solve's iteration cap (-ccp_max_it) */
 } CCPIpmSettings;
 
+typedef enum {
+  IPM_STOP_CONVERGED, /* the residual met tol */
+  IPM_STOP_CAP,       /* max_it Newton iterations */
+  IPM_STOP_ROUNDING,  /* a scaled block stayed indefinite after the back-off, or a cluster block of K did */
+  IPM_STOP_SLOW,      /* handover: near tol and falling like sqrt(mu) or slower */
+  IPM_STOP_STALL      /* handover: no new best residual */
+} CCPIpmStop;
+
 typedef struct {
-  PetscInt  iterations;        /* Newton iterations taken */
-  PetscInt  linear_iterations; /* KSP iterations over all solves (a direct solve counts 1 per solve) */
-  PetscInt  linear_max;        /* the most KSP iterations of one solve */
-  PetscInt  linear_failures;   /* solves whose KSP did not converge (the direction is used anyway) */
-  double    res_max, res_rms;  /* GUIDE residual (m/s) of the returned gamma */
-  double    res_start;         /* GUIDE residual max (m/s) of the starting point */
-  PetscBool converged;         /* res_max <= tol */
-  double    seconds_total, seconds_assemble, seconds_setup, seconds_solve; /* wall time: all, K's assembly, KSP
-                                                                               set-up (factorization), KSP solves */
+  PetscInt   iterations;        /* Newton iterations taken */
+  PetscInt   linear_iterations; /* KSP iterations over all solves (a direct solve counts 1 per solve) */
+  PetscInt   linear_max;        /* the most KSP iterations of one solve */
+  PetscInt   linear_failures;   /* solves whose KSP did not converge (the direction is used anyway) */
+  double     res_max, res_rms;  /* GUIDE residual (m/s) of the returned gamma */
+  double     res_start;         /* GUIDE residual max (m/s) of the starting point */
+  PetscBool  converged;         /* res_max <= tol */
+  CCPIpmStop stop;              /* why the Newton iterations ended */
+  double     seconds_total, seconds_assemble, seconds_setup, seconds_solve; /* wall time: all, K's assembly, KSP
+                                                                                set-up (factorization), KSP solves */
   PetscInt probe_iterations, probe_max, probe_failures; /* the probe KSP's (settings' probe), as the first's */
   double   probe_seconds, probe_error;                  /* its set-ups and solves; its largest relative error
                                                            |y_probe - y| / |y| against the first KSP's solution */

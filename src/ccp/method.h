@@ -58,8 +58,9 @@ PetscErrorCode CCPCheckReferenceLocal(const CCPSolveContext *ctx, const char *me
 PetscErrorCode CCPSolve_GaussSeidel(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 PetscErrorCode CCPSolve_APGD(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 /* The interior-point method (ccp/ipm.h) on the reference loops' arrays, whatever -ccp_packed says; one rank only (an
- * error with a coupling). Newton iterations are its iterations and passes, the KSP's its linear iterations; never
- * infeasible. */
+ * error with a coupling). When it hands over above the tolerance, the polish: at most settings' ipm.polish_it APGD
+ * iterations (CCPSolve_APGD, reference loops) from its best iterate. Newton iterations are its iterations, Newton +
+ * polish iterations its passes, the KSP's its linear iterations; infeasible only as the polish's APGD finds it. */
 PetscErrorCode CCPSolve_IPM(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveStats *stats);
 
 /* ---- The best iterate and divergence (all methods) ---- */

@@ -4,12 +4,15 @@
 #include <petscsys.h>
 
 typedef struct {
-  PetscInt iterations;
+  PetscInt iterations;        /* -ccp_type ipm: its Newton iterations (the polish's APGD iterations not included) */
   PetscInt passes;            /* passes over the contacts that made a step: APGD's accepted and rejected steps; the
-                                 sweeps' iterations */
+                                 sweeps' iterations; -ccp_type ipm: Newton iterations + polish_iterations, so that
+                                 passes - iterations are the polish's where only these two are carried */
   PetscInt linear_iterations; /* iterations of a linear solver inside the method (KSP), summed over the solve; 0 for
                                  the methods without one: Jacobi, Gauss-Seidel and APGD do not write it, so a caller
                                  starts from a zeroed struct (SimulationStep's StepWork is) */
+  PetscInt polish_iterations; /* -ccp_type ipm: APGD iterations of the polish from the IPM's iterate (ccp/ipm.h); 0 for
+                                 the other methods (CCPSolverSolve clears it) */
   double    res_max, res_rms; /* GUIDE residual (m/s) at the returned gamma */
   PetscBool converged;        /* res_max <= tolerance */
   PetscBool improved;         /* an iterate's residual was below the warm start's: the returned gamma is not the warm

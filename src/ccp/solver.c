@@ -51,7 +51,8 @@ PetscErrorCode CCPSolverCreate(MPI_Comm comm, CCPSolver *s)
                                 .cluster_pc        = PETSC_TRUE,
                                 .cluster_ratio     = 1,
                                 .cluster_max       = 64,
-                                .cluster_strongest = PETSC_TRUE};
+                                .cluster_strongest = PETSC_TRUE,
+                                .polish_it         = -1};
   *s         = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -80,7 +81,8 @@ PetscErrorCode CCPSolverPackedOption(PetscBool *packed)
 }
 
 /* The -ccp_ipm_ options into *ipm (inside the caller's PetscOptionsBegin/End). */
-static PetscErrorCode IpmOptions(PetscOptionItems *PetscOptionsObject, const char *here, CCPIpmSettings *ipm)
+static PetscErrorCode IpmOptions(PetscOptionItems *PetscOptionsObject, const char *here, CCPIpmSettings *ipm,
+                                 PetscBool *polish_set)
 {
   PetscBool monitor = (PetscBool)(ipm->monitor != 0);
   PetscEnum coarse  = (PetscEnum)ipm->cluster_coarse;
@@ -132,13 +134,22 @@ static PetscErrorCode IpmOptions(PetscOptionItems *PetscOptionsObject, const cha
                      here, ipm->probe, &ipm->probe, NULL));
   PetscCall(PetscOptionsBool("-ccp_ipm_near_null", "IPM: give K the bodies' rigid-body near-null space (for GAMG)",
                              here, ipm->near_null, &ipm->near_null, NULL));
+  PetscCall(PetscOptionsInt("-ccp_ipm_polish",
+                            "IPM: at most this many APGD iterations from the IPM's best iterate when it hands over "
+                            "above the tolerance (0: no polish, and the IPM runs to the tolerance, its cap or its "
+                            "rounding; default: -ccp_max_it)",
+                            here, ipm->polish_it, &ipm->polish_it, polish_set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The -ccp_ipm_ values in range, and, for -ccp_type ipm, the KSPs' options (CCPIpmCheckOptions). */
-static PetscErrorCode IpmCheck(MPI_Comm comm, SolverType type, const CCPIpmSettings *ipm)
+/* The -ccp_ipm_ values in range (polish_set: -ccp_ipm_polish was given; its default, < 0, is the iteration cap), and,
+ * for -ccp_type ipm, the KSPs' options (CCPIpmCheckOptions). */
+static PetscErrorCode IpmCheck(MPI_Comm comm, SolverType type, const CCPIpmSettings *ipm, PetscBool polish_set)
 {
   PetscFunctionBegin;
+  PetscCheck(!polish_set || ipm->polish_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-ccp_ipm_polish %" PetscInt_FMT " is negative: give a count of APGD iterations >= 0 (0: no polish)",
+             ipm->polish_it);
   PetscCheck(ipm->start_shift > 0 && isfinite(ipm->start_shift), comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-ccp_ipm_start_shift %g must be a positive number (typical 10)", ipm->start_shift);
   PetscCheck(ipm->rtol_max > 0 && ipm->rtol_max < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -160,6 +171,7 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
   PetscEnum         type              = (PetscEnum)s->type;
   const char *const simd4_isa_names[] = SIMD4_ISA_NAMES;
   const char *const here              = "CCPSolverSetFromOptions";
+  PetscBool         polish_set        = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
@@ -220,9 +232,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
                              "Delassus diagonal; the reference loops only: -ccp_packed false)",
                              here, ApgdScalingNames, (PetscEnum)opt.apgd_scaling, (PetscEnum *)&opt.apgd_scaling,
                              NULL));
-  PetscCall(IpmOptions(PetscOptionsObject, here, &opt.ipm));
+  PetscCall(IpmOptions(PetscOptionsObject, here, &opt.ipm, &polish_set));
   PetscOptionsEnd();
-  PetscCall(IpmCheck(s->comm, (SolverType)type, &opt.ipm));
+  PetscCall(IpmCheck(s->comm, (SolverType)type, &opt.ipm, polish_set));
   PetscCheck(opt.apgd_scaling == APGD_SCALING_TRACE || !opt.packed, s->comm, PETSC_ERR_ARG_INCOMP,
              "-ccp_apgd_scaling diagonal runs on the reference loops only: add -ccp_packed false, or drop it");
   PetscCheck(opt.apgd_check_interval >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -285,7 +297,8 @@ PetscErrorCode CCPSolverSolve(CCPSolver s, CCPProblem *P, CCPSolveStats *stats)
              "CCPSolverSolve needs a solver, a problem and a stats struct (got a NULL)");
   PetscCall(CCPProblemCheck(s, P));
   PetscCall(PetscLogEventBegin(CCPDEM_EVENT_CCP_SOLVE, 0, 0, 0, 0));
-  stats->infeasible           = PETSC_FALSE; /* only APGD tests for it */
+  stats->polish_iterations    = 0;           /* only the IPM polishes */
+  stats->infeasible           = PETSC_FALSE; /* only APGD tests for it (and the IPM's polish, which is APGD) */
   stats->infeasible_contact   = -1;
   stats->infeasible_share     = 0;
   const CCPSolveContext ctx   = {s->comm, &s->set, &s->coupling, &s->work};

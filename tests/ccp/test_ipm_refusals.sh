@@ -4,7 +4,8 @@
 #  1. more than one rank (the method solves on one rank): 2 ranks, -ccp_type ipm and solver.type ipm;
 #  2. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have), from
 #     -ccp_type ipm, -set solver.type=ipm and solver.type ipm in a file (refused at that key, with file and line);
-#  3. -ccp_ipm_* values out of range, and KSP options that are not a solve of the Newton systems.
+#  3. -ccp_ipm_* values out of range (a negative -ccp_ipm_polish among them), and KSP options that are not a solve
+#     of the Newton systems.
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 bed=$REPO/tests/ccp/bed.yaml
@@ -41,6 +42,8 @@ refused 1 "-ccp_ipm_cluster_ratio .*must be a positive number" "$bed" -ccp_type 
 refused 1 "-ccp_ipm_cluster_max .*must be >= 1" "$bed" -ccp_type ipm -ccp_ipm_cluster_max 0
 refused 1 "-ccp_ipm_rtol_max .*must be in \(0, 1\)" "$bed" -ccp_type ipm -ccp_ipm_rtol_max 1
 refused 1 "-ccp_ipm_start_shift .*must be a positive number" "$bed" -ccp_type ipm -ccp_ipm_start_shift -1
+refused 1 "-ccp_ipm_polish -1 is negative: give a count of APGD iterations >= 0" "$bed" -ccp_type ipm \
+  -ccp_ipm_polish -1
 refused 1 "Unknown option bogus for -ccp_ipm_cluster_coarse" "$bed" -ccp_type ipm -ccp_ipm_cluster_coarse bogus
 refused 1 "-ccp_ipm_cluster_coarse additive needs the cluster preconditioner" "$bed" -ccp_type ipm \
   -ccp_ipm_cluster_pc false -ccp_ipm_cluster_coarse additive

@@ -18,7 +18,8 @@
 #define IPM_SIGMA_EXP 3    /* Mehrotra's centering sigma = (1 - affine step)^3 */
 #define IPM_BACKOFF   30 /* halvings of a step whose iterate cannot be scaled before the solve stops on the last one */
 #define IPM_SCALE_MIN 1e-12
-/* The handover of settings' handover (docs/history/ccp-solver-ipm.md, "The polish in -ccp_type ipm"). Measured on
+/* When the Newton iterations hand their best iterate to the polish (settings' handover; docs/history/ccp-solver-ipm.md,
+ * "The polish in `-ccp_type ipm`, on by default, its own hand-over rule"). Measured on
  * the main job's first impact (step 49), the dumped drop problems and the 32-layer 6-dof bed: along most of the path
  * the GUIDE residual falls like mu^0.3-0.7 (sqrt(mu): no strict complementarity, first impacts and jammed beds
  * alike), and only a strictly complementary end reaches mu^1 (then one or two more Newton iterations finish); near

@@ -163,8 +163,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
-  PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel, apgd or ipm", here, CCPSolverTypes, type,
-                             &type, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_type",
+                             "CCP solver: jacobi, gauss-seidel, apgd or ipm (ipm: the whole CCP solved on rank 0)",
+                             here, CCPSolverTypes, type, &type, NULL));
   PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", here, opt.max_it, &opt.max_it, NULL));
   PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", here, opt.tol, &opt.tol, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_omega",

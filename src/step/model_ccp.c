@@ -125,7 +125,8 @@ static PetscErrorCode Create(Simulation sim)
 }
 
 /* Several ranks: one solve over all ranks' contacts, coupled through the ghosts (err: a method or
- * option that cannot be coupled). */
+ * option that cannot be coupled); -ccp_type ipm is gathered onto rank 0 instead (SolveGathered), without the
+ * position pass of the overlap correction, which would solve with the IPM coupled. */
 static PetscErrorCode Distribute(Simulation sim, char *err, size_t errlen)
 {
   CCPModel   *m = State(sim);
@@ -133,10 +134,14 @@ static PetscErrorCode Distribute(Simulation sim, char *err, size_t errlen)
 
   PetscFunctionBegin;
   if (!m->gathered) PetscCall(CCPSolverCheckCoupling(m->solver, err, errlen)); /* gathered: solved on rank 0 */
-  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (m->gathered && m->correct) /* the position pass solves with the same -ccp_type, coupled over the ranks */
+    PetscCall(PetscSNPrintf(err, errlen,
+                            "solver type ipm with contact.overlap_correction position runs on 1 rank only (the "
+                            "position pass is not gathered): run it on 1 rank, or use overlap_correction velocity"));
+  if (err[0] || m->gathered) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VelocityCouplingCreate(sim->comm, &m->coupling));
   PetscCall(VelocityCouplingGetHooks(m->coupling, &hooks));
-  if (!m->gathered) PetscCall(CCPSolverSetCoupling(m->solver, &hooks));
+  PetscCall(CCPSolverSetCoupling(m->solver, &hooks));
   if (m->correct) PetscCall(OverlapCorrectionSetCoupling(m->correct, &hooks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

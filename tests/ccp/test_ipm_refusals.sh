@@ -4,7 +4,8 @@
 # are not refused: tests/ccp/test_ipm_ranks.sh):
 #  1. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have), from
 #     -ccp_type ipm, -set solver.type=ipm and solver.type ipm in a file (refused at that key, with file and line);
-#  2. -ccp_ipm_* values out of range, and KSP options that are not a solve of the Newton systems.
+#  2. -ccp_ipm_* values out of range, and KSP options that are not a solve of the Newton systems;
+#  3. on several ranks, contact.overlap_correction position (its position pass would solve with the IPM coupled).
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 bed=$REPO/tests/ccp/bed.yaml
@@ -47,4 +48,6 @@ refused 1 "-ccp_ipm_ksp_type preonly with -ccp_ipm_pc_type jacobi is not a solve
   -ccp_ipm_ksp_type preonly -ccp_ipm_pc_type jacobi
 refused 1 "Unable to find requested KSP type nosuch" "$bed" -ccp_type ipm -ccp_ipm_ksp_type nosuch
 refused 1 "both shell" "$bed" -ccp_type ipm -ccp_ipm_probe -ccp_ipm_pc_type shell
+refused 2 "solver type ipm with contact.overlap_correction position runs on 1 rank only" "$bed" -ccp_type ipm \
+  -set contact.overlap_correction=position
 finish test_ipm_refusals

@@ -1627,7 +1627,7 @@ PetscErrorCode CCPSolve_IPM(const CCPSolveContext *ctx, CCPProblem *P, CCPSolveS
 
   PetscFunctionBegin;
   PetscCheck(!CCPCoupled(ctx->coupling), ctx->comm, PETSC_ERR_SUP,
-             "-ccp_type ipm solves on one rank only (the set-up refuses it on several)");
+             "-ccp_type ipm is not coupled over ranks: on several ranks the time step gathers its CCP onto rank 0");
   PetscCall(PetscMalloc1(3 * (size_t)P->nbodies, &centre));
   PetscCall(IpmCentresFromContacts(P, centre));
   set.centre   = centre;

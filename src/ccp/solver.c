@@ -175,8 +175,9 @@ PetscErrorCode CCPSolverSetFromOptions(CCPSolver s)
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "CCP solver options", "CCPSolver");
-  PetscCall(PetscOptionsEnum("-ccp_type", "CCP solver: jacobi, gauss-seidel, apgd or ipm", here, CCPSolverTypes, type,
-                             &type, NULL));
+  PetscCall(PetscOptionsEnum("-ccp_type",
+                             "CCP solver: jacobi, gauss-seidel, apgd or ipm (ipm: the whole CCP solved on rank 0)",
+                             here, CCPSolverTypes, type, &type, NULL));
   PetscCall(PetscOptionsInt("-ccp_max_it", "Iteration cap per CCP solve", here, opt.max_it, &opt.max_it, NULL));
   PetscCall(PetscOptionsReal("-ccp_tol", "Tolerance on the max GUIDE residual (m/s)", here, opt.tol, &opt.tol, NULL));
   PetscCall(PetscOptionsReal("-ccp_jacobi_omega",
@@ -357,10 +358,10 @@ PetscErrorCode CCPSolverCheckCoupling(CCPSolver s, char *msg, size_t len)
 {
   PetscFunctionBegin;
   msg[0] = 0;
-  if (s->type == SOLVER_IPM)
+  if (s->type == SOLVER_IPM) /* on several ranks the time step gathers the CCP onto rank 0 (step/model_ccp.c) */
     PetscCall(PetscSNPrintf(msg, len,
-                            "solver type ipm (the interior-point method) runs on 1 rank only; run it on 1 rank or use "
-                            "solver type apgd on several ranks"));
+                            "solver type ipm (the interior-point method) is not coupled over ranks: solve its CCP on "
+                            "one rank (the time step gathers it there) or use solver type apgd"));
   else if (s->type == SOLVER_GAUSS_SEIDEL)
     PetscCall(PetscSNPrintf(msg, len,
                             "solver type gauss-seidel is sequential over all contacts and runs on 1 rank only; use "

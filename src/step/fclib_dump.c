@@ -4,6 +4,7 @@
 #include "step/simulation_impl.h"
 #include "io/fclib.h"
 #include "io/h5.h"
+#include "decomp/ccp_gather.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +18,6 @@ struct _p_FclibDump {
   PetscBool due;                     /* this step is written (FclibDumpBeforeSolve) */
   double   *warm;                    /* its warm start, 3 per contact */
 };
-
-/* A body of the problem: what the gather carries per owned body. */
-typedef struct {
-  int64_t id;
-  double  mass, J[6];  /* the world inertia R J R^T (xx, yy, zz, xy, xz, yz) */
-  double  im, Iinv[6]; /* and their inverses as the solve has them (ccp/problem.h) */
-  double  vf[6], v[6];
-} DumpBody;
-
-/* A contact: its key (A's id is negative for a wall, which has no rows), frame normal and offsets,
- * friction, w, the solve's impulse and the warm start. */
-typedef struct {
-  ContactKey key;
-  double     n[3], ra[3], rb[3], mu, w[3], r[3], guess[3];
-} DumpContact;
 
 /* Why the scenario's contacts cannot be an FCLIB global problem ("" if they can): the first pair of
  * materials with a term FCLIB has no place for, or joints. */
@@ -127,120 +113,49 @@ PetscErrorCode FclibDumpBeforeSolve(FclibDump d, Simulation sim, const CCPProble
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* This rank's owned bodies and contacts as gather records (arrays of nb_owned and P's contacts). */
-static PetscErrorCode LocalRecords(FclibDump d, Simulation sim, const CCPProblem *P, DumpBody *bodies,
-                                   DumpContact *contacts)
+/* This rank's owned bodies and contacts as gather records (arrays of nb_owned and P's contacts), with what
+ * FCLIB adds: each body's mass and world inertia, each contact's warm start (aux[0..3)) and w (aux[3..6)). */
+static PetscErrorCode LocalRecords(FclibDump d, Simulation sim, const CCPProblem *P, CCPGatherBody *bodies,
+                                   CCPGatherContact *contacts)
 {
   const BodyStore *s  = &sim->bodies;
   const PetscInt   nb = s->n_owned + s->n_ghost; /* solver bodies from nb on are walls */
 
   PetscFunctionBegin;
+  PetscCall(CCPGatherLocal(P, s->n_owned, nb, s->id, sim->contacts.key, bodies, contacts));
   for (PetscInt i = 0; i < s->n_owned; i++) {
-    DumpBody *r = &bodies[i];
-    double    R[9];
-    r->id   = s->id[i];
+    CCPGatherBody *r = &bodies[i];
+    double         R[9];
     r->mass = s->mass[i];
     quat_to_matrix(s->quat + 4 * i, R);
     sym_rotate_diag(r->J, R, s->inertia + 3 * i);
-    ccp_problem_body(P, i, &r->im, r->Iinv, r->vf);
-    PetscCall(PetscArraycpy(r->v, P->vel + 6 * (size_t)i, 6));
   }
   for (PetscInt i = 0; i < P->ncontacts; i++) {
-    const Contact  *c = &P->contact[i];
-    DumpContact    *r = &contacts[i];
-    CCPContactTerms t;
-    double          e[3][3], vA[6] = {0}, pA[3], dA[3];
+    const Contact         *c = &P->contact[i];
+    CCPGatherContact      *r = &contacts[i];
+    const CCPContactTerms *t = &r->t;
+    double                 e[3][3], vA[6] = {0}, pA[3], dA[3];
 
-    ccp_problem_terms(P, i, &t);
-    PetscCheck(!c->box && contact_dof(c) == 3 && t.c_lin == 0 && t.cohesion_impulse == 0 && t.yield_impulse == 0 &&
+    PetscCheck(!c->box && contact_dof(c) == 3 && t->c_lin == 0 && t->cohesion_impulse == 0 && t->yield_impulse == 0 &&
                  c->plastic == 0,
                PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "-fclib_dump: contact %" PetscInt_FMT " has terms FCLIB cannot hold, which FclibDumpCreate refuses", i);
-    PetscCheck(c->b < nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fclib_dump: contact %" PetscInt_FMT "'s B is no body", i);
-    r->key = sim->contacts.key[i];
-    v3_copy(r->n, c->n);
-    v3_copy(r->ra, c->ra);
-    v3_copy(r->rb, c->rb);
-    r->mu = c->mu;
     v3_copy(e[0], c->n);
     contact_frame(c, e[1], e[2]);
-    if (c->a >= nb) { /* a wall: its prescribed velocity enters u = D^T v + b as a constant */
-      ccp_problem_body(P, c->a, NULL, NULL, vA);
-      PetscCheck(r->key.ida < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fclib_dump: a wall with id %lld",
-                 (long long)r->key.ida);
-    }
+    if (r->wall >= 0) ccp_problem_body(P, c->a, NULL, NULL, vA); /* its prescribed velocity enters u = D^T v + b */
     v3_cross(pA, vA + 3, c->ra);
     v3_add(dA, vA, pA);
     for (int k = 0; k < 3; k++) {
-      r->w[k]     = -v3_dot(e[k], dA) + (k == 0 ? t.bn : 0);
-      r->r[k]     = P->gamma[(size_t)CONTACT_DOF_MAX * i + k];
-      r->guess[k] = d->warm[3 * i + k];
+      r->aux[k]     = d->warm[3 * i + k];
+      r->aux[3 + k] = -v3_dot(e[k], dA) + (k == 0 ? t->bn : 0);
     }
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Rank 0: all ranks' n records of size bytes (counts[r] from rank r) gathered into *all (freed by
- * the caller); other ranks: *all NULL. */
-static PetscErrorCode Gather(MPI_Comm comm, const void *mine, PetscInt n, size_t size, void **all, PetscInt *total)
-{
-  PetscMPIInt  rank, nranks, count;
-  PetscMPIInt *counts = NULL, *displs = NULL;
-  int64_t      sum = 0;
-
-  PetscFunctionBegin;
-  *all = NULL;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &nranks));
-  PetscCheck((int64_t)n * (int64_t)size < INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "-fclib_dump: %" PetscInt_FMT " records of %zu bytes exceed one MPI message", n, size);
-  count = (PetscMPIInt)(n * size);
-  if (!rank) PetscCall(PetscMalloc2(nranks, &counts, nranks, &displs));
-  PetscCallMPI(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-  if (!rank) {
-    for (PetscMPIInt r = 0; r < nranks; r++) {
-      displs[r] = (PetscMPIInt)sum;
-      sum += counts[r];
-    }
-  }
-  PetscCallMPI(MPI_Bcast(&sum, 1, MPI_INT64_T, 0, comm));
-  PetscCheck(sum < INT_MAX, comm, PETSC_ERR_SUP,
-             "-fclib_dump: the step's problem (%lld bytes) exceeds one MPI message: dump a smaller run",
-             (long long)sum);
-  if (!rank) PetscCall(PetscMalloc((size_t)sum + 1, all));
-  PetscCallMPI(MPI_Gatherv(mine, count, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, comm));
-  *total = (PetscInt)(sum / (int64_t)size);
-  if (!rank) PetscCall(PetscFree2(counts, displs));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int CompareBodies(const void *a, const void *b)
-{
-  const int64_t x = ((const DumpBody *)a)->id, y = ((const DumpBody *)b)->id;
-  return (x > y) - (x < y);
-}
-
-static int CompareContacts(const void *a, const void *b)
-{
-  return contact_key_compare(&((const DumpContact *)a)->key, &((const DumpContact *)b)->key);
-}
-
-/* The problem's index of the body with this id among the nb sorted ones. */
-static PetscErrorCode BodyIndex(const DumpBody *b, PetscInt nb, int64_t id, PetscInt *j)
-{
-  const DumpBody  key = {.id = id};
-  const DumpBody *hit = bsearch(&key, b, (size_t)nb, sizeof(DumpBody), CompareBodies);
-
-  PetscFunctionBegin;
-  PetscCheck(hit, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-fclib_dump: a contact's body %lld is owned by no rank",
-             (long long)id);
-  *j = hit - b;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* v = v_free + M^-1 H r and u = H^T v + w for impulses r (sol's r set): the velocities an impulse
  * gives. Hr: work, 6 per body. */
-static void Velocities(const FclibGlobal *gp, const DumpBody *b, PetscInt nb, double *Hr, FclibSolution *sol)
+static void Velocities(const FclibGlobal *gp, const CCPGatherBody *b, PetscInt nb, double *Hr, FclibSolution *sol)
 {
   for (PetscInt k = 0; k < 6 * nb; k++) Hr[k] = 0;
   FclibMatMult(&gp->H, sol->r, Hr);
@@ -256,17 +171,15 @@ static void Velocities(const FclibGlobal *gp, const DumpBody *b, PetscInt nb, do
   FclibMatMultTranspose(&gp->H, sol->v, sol->u);
 }
 
-/* Rank 0: the problem, solution and guess of the gathered records (bodies and contacts sorted here). */
-static PetscErrorCode Assemble(DumpBody *b, PetscInt nb, DumpContact *c, PetscInt nc, FclibGlobal *gp,
-                               FclibSolution *sol, FclibSolution *guess)
+/* Rank 0: the problem, solution and guess of the gathered records (decomp/ccp_gather.h: in id and key order). */
+static PetscErrorCode Assemble(const CCPGatherBody *b, PetscInt nb, const CCPGatherContact *c, PetscInt nc,
+                               FclibGlobal *gp, FclibSolution *sol, FclibSolution *guess)
 {
   const int n = (int)(6 * nb), m = (int)(3 * nc);
   double   *Hr;
   int       e = 0;
 
   PetscFunctionBegin;
-  qsort(b, (size_t)nb, sizeof(DumpBody), CompareBodies);
-  qsort(c, (size_t)nc, sizeof(DumpContact), CompareContacts);
   PetscCall(FclibMatrixCreate(n, n, 12 * (int)nb, &gp->M)); /* per body: m on 3 columns, J's 3 full columns */
   for (PetscInt j = 0; j < nb; j++) {
     const double *J    = b[j].J;
@@ -301,20 +214,18 @@ static PetscErrorCode Assemble(DumpBody *b, PetscInt nb, DumpContact *c, PetscIn
   PetscCall(FclibSolutionCreate(n, m, 0, guess));
   e = 0;
   for (PetscInt i = 0; i < nc; i++) {
-    const DumpContact *ci = &c[i];
-    PetscInt           ja = -1, jb = -1;
-    double             fr[3][3];
-    v3_copy(fr[0], ci->n);
-    v3_tangents(ci->n, fr[1], fr[2]); /* contact_frame of a contact (not a joint block) */
-    if (ci->key.ida >= 0) PetscCall(BodyIndex(b, nb, ci->key.ida, &ja));
-    PetscCall(BodyIndex(b, nb, ci->key.idb, &jb));
+    const CCPGatherContact *ci = &c[i];
+    const PetscInt          ja = ci->wall >= 0 ? -1 : ci->c.a, jb = ci->c.b; /* a wall has no rows */
+    double                  fr[3][3];
+    v3_copy(fr[0], ci->c.n);
+    v3_tangents(ci->c.n, fr[1], fr[2]); /* contact_frame of a contact (not a joint block) */
     for (int k = 0; k < 3; k++) {
       /* rows of the two bodies in ascending order: A has the smaller id, so the smaller index */
       const PetscInt side[2]  = {ja, jb};
       gp->H.colptr[3 * i + k] = e;
       for (int s = 0; s < 2; s++) {
         const double  sign = s ? 1 : -1;
-        const double *off  = s ? ci->rb : ci->ra;
+        const double *off  = s ? ci->c.rb : ci->c.ra;
         double        arm[3];
         if (side[s] < 0) continue;
         v3_cross(arm, off, fr[k]);
@@ -323,11 +234,11 @@ static PetscErrorCode Assemble(DumpBody *b, PetscInt nb, DumpContact *c, PetscIn
           gp->H.x[e++] = sign * (l < 3 ? fr[k][l] : arm[l - 3]);
         }
       }
-      gp->w[3 * i + k]    = ci->w[k];
-      sol->r[3 * i + k]   = ci->r[k];
-      guess->r[3 * i + k] = ci->guess[k];
+      gp->w[3 * i + k]    = ci->aux[3 + k];
+      sol->r[3 * i + k]   = ci->gamma[k];
+      guess->r[3 * i + k] = ci->aux[k];
     }
-    gp->mu[i] = ci->mu;
+    gp->mu[i] = ci->c.mu;
   }
   gp->H.colptr[m] = e;
   gp->H.nnz       = e;
@@ -342,14 +253,14 @@ static PetscErrorCode Assemble(DumpBody *b, PetscInt nb, DumpContact *c, PetscIn
 
 PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem *P, const CCPSolveStats *stats)
 {
-  DumpBody      *mine_b = NULL, *all_b = NULL;
-  DumpContact   *mine_c = NULL, *all_c = NULL;
-  PetscInt       nb = 0, nc = 0;
-  FclibGlobal    gp  = {0};
-  FclibSolution  sol = {0}, guess = {0};
-  const PetscInt step = sim->step + 1;
-  char           path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "";
-  PetscMPIInt    rank;
+  CCPGatherBody    *mine_b = NULL;
+  CCPGatherContact *mine_c = NULL;
+  CCPGathered       all;
+  FclibGlobal       gp  = {0};
+  FclibSolution     sol = {0}, guess = {0};
+  const PetscInt    step = sim->step + 1;
+  char              path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "";
+  PetscMPIInt       rank;
 
   PetscFunctionBegin;
   if (!d || !d->due) PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,15 +268,14 @@ PetscErrorCode FclibDumpAfterSolve(FclibDump d, Simulation sim, const CCPProblem
   PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
   PetscCall(PetscMalloc2(sim->bodies.n_owned + 1, &mine_b, P->ncontacts + 1, &mine_c));
   PetscCall(LocalRecords(d, sim, P, mine_b, mine_c));
-  PetscCall(Gather(sim->comm, mine_b, sim->bodies.n_owned, sizeof(DumpBody), (void **)&all_b, &nb));
-  PetscCall(Gather(sim->comm, mine_c, P->ncontacts, sizeof(DumpContact), (void **)&all_c, &nc));
+  PetscCall(CCPGatherToRoot(sim->comm, mine_b, sim->bodies.n_owned, NULL, 0, mine_c, P->ncontacts, &all));
   PetscCall(PetscFree2(mine_b, mine_c));
+  const PetscInt nb = all.nb, nc = all.nc;
   PetscCheck(6 * (int64_t)nb < INT_MAX / 2 && 36 * (int64_t)nc < INT_MAX / 2, sim->comm, PETSC_ERR_SUP,
              "-fclib_dump: %" PetscInt_FMT " bodies and %" PetscInt_FMT " contacts exceed FCLIB's 32-bit indices", nb,
              nc);
-  if (!rank) PetscCall(Assemble(all_b, nb, all_c, nc, &gp, &sol, &guess));
-  PetscCall(PetscFree(all_b));
-  PetscCall(PetscFree(all_c));
+  if (!rank) PetscCall(Assemble(all.body, nb, all.contact, nc, &gp, &sol, &guess));
+  PetscCall(CCPGatheredDestroy(&all));
   PetscCall(PetscSNPrintf(gp.title, sizeof(gp.title), "ccpdem step %" PetscInt_FMT, step));
   PetscCall(PetscSNPrintf(gp.description, sizeof(gp.description),
                           "ccpdem: the CCP of step %" PetscInt_FMT " (t = %.17g s to %.17g s) of %s, %" PetscInt_FMT

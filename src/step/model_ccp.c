@@ -10,6 +10,7 @@
 #include "ccp/overlap_correction.h"
 #include "ccp/kernels.h"
 #include "decomp/velocity_coupling.h"
+#include "decomp/ccp_gather.h"
 #include "step/fclib_dump.h"
 #include <string.h>
 
@@ -26,6 +27,12 @@ typedef struct {
   PetscInt64       coupled_epoch; /* the ghost build the coupling was set up on */
   FclibDump        fclib;         /* -fclib_dump: steps written as FCLIB problems (NULL: none) */
   PetscInt64       infeasible;    /* steps of this run whose solve found them unsolvable (the first is reported) */
+  /* -ccp_type ipm, on any rank count: each step's CCP gathered onto rank 0 (decomp/ccp_gather.h) and solved there
+     by root, so the iterates do not depend on the decomposition */
+  PetscBool gathered;
+  CCPSolver root;       /* rank 0's solver of the gathered CCP, on PETSC_COMM_SELF (NULL on the other ranks) */
+  double   *root_vel;   /* the velocities scattered back, 6 per solver body (the step's P.vel) */
+  PetscInt  root_vel_n; /* its capacity in solver bodies */
 
   OverlapCorrection correct;            /* contact.overlap_correction position: the position pass (NULL: velocity) */
   const double     *pseudo;             /* the pass's pseudo-velocities, 6 per solver body, from the solve to advance
@@ -63,6 +70,24 @@ static PetscErrorCode CheckIpmScope(Simulation sim, const CCPModel *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -ccp_type ipm: m->gathered, and on rank 0 the solver of the gathered CCP with the run's settings (the
+ * scenario's, then the options). Collective. */
+static PetscErrorCode CreateRoot(Simulation sim, CCPModel *m)
+{
+  SolverType  type;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(CCPSolverGetType(m->solver, &type));
+  m->gathered = (PetscBool)(type == SOLVER_IPM);
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  if (!m->gathered || rank) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CCPSolverCreate(PETSC_COMM_SELF, &m->root));
+  PetscCall(CCPSolverSetFromScenario(m->root, sim->sc.solver_type, sim->sc.max_iterations, sim->sc.tolerance));
+  PetscCall(CCPSolverSetFromOptions(m->root));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Create(Simulation sim)
 {
   CCPModel *m = State(sim);
@@ -91,6 +116,7 @@ static PetscErrorCode Create(Simulation sim)
              "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
   PetscCall(CheckIpmScope(sim, m));
+  PetscCall(CreateRoot(sim, m));
   PetscCall(FclibDumpCreate(sim, m->pairs, &m->fclib));
   if (sim->sc.overlap_correction == OVERLAP_CORRECTION_POSITION)
     PetscCall(
@@ -99,15 +125,20 @@ static PetscErrorCode Create(Simulation sim)
 }
 
 /* Several ranks: one solve over all ranks' contacts, coupled through the ghosts (err: a method or
- * option that cannot be coupled). */
+ * option that cannot be coupled); -ccp_type ipm is gathered onto rank 0 instead (SolveGathered), without the
+ * position pass of the overlap correction, which would solve with the IPM coupled. */
 static PetscErrorCode Distribute(Simulation sim, char *err, size_t errlen)
 {
   CCPModel   *m = State(sim);
   CCPCoupling hooks;
 
   PetscFunctionBegin;
-  PetscCall(CCPSolverCheckCoupling(m->solver, err, errlen));
-  if (err[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!m->gathered) PetscCall(CCPSolverCheckCoupling(m->solver, err, errlen)); /* gathered: solved on rank 0 */
+  if (m->gathered && m->correct) /* the position pass solves with the same -ccp_type, coupled over the ranks */
+    PetscCall(PetscSNPrintf(err, errlen,
+                            "solver type ipm with contact.overlap_correction position runs on 1 rank only (the "
+                            "position pass is not gathered): run it on 1 rank, or use overlap_correction velocity"));
+  if (err[0] || m->gathered) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VelocityCouplingCreate(sim->comm, &m->coupling));
   PetscCall(VelocityCouplingGetHooks(m->coupling, &hooks));
   PetscCall(CCPSolverSetCoupling(m->solver, &hooks));
@@ -121,6 +152,8 @@ static PetscErrorCode Destroy(Simulation sim)
 
   PetscFunctionBegin;
   PetscCall(CCPSolverDestroy(&m->solver));
+  PetscCall(CCPSolverDestroy(&m->root));
+  PetscCall(PetscFree(m->root_vel));
   if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
   PetscCall(PetscFree(m->pairs));
   PetscCall(FclibDumpDestroy(&m->fclib));
@@ -240,6 +273,105 @@ static PetscErrorCode ReportInfeasible(Simulation sim, const StepWork *w, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Rank 0: the gathered CCP g (walls: this rank's, the same on every rank) solved by m->root into vel (6 per
+ * gathered body, then the walls) and gamma (CONTACT_DOF_MAX per gathered contact, in: the warm start); *ierr
+ * the solve's error code (its message is the run's first error, reported by rank 0), not raised here so that
+ * every rank can stop together. Not collective. */
+static PetscErrorCode SolveOnRoot(Simulation sim, const CCPProblem *P, const CCPGathered *g, double *vel, double *gamma,
+                                  CCPSolveStats *stats, PetscErrorCode *ierr)
+{
+  CCPModel        *m  = State(sim);
+  const PetscInt   nw = sim->sc.n_walls, n = g->nb + nw;
+  const PetscInt   nlocal = P->nbodies - nw; /* this rank's walls follow its bodies and ghosts */
+  double          *im, *Iinv, *vf;
+  Contact         *c;
+  CCPContactTerms *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3((size_t)n + 1, &im, 6 * (size_t)n + 1, &Iinv, 6 * (size_t)n + 1, &vf));
+  PetscCall(PetscMalloc2((size_t)g->nc + 1, &c, (size_t)g->nc + 1, &t));
+  for (PetscInt k = 0; k < g->nb; k++) {
+    im[k] = g->body[k].im;
+    PetscCall(PetscArraycpy(Iinv + 6 * k, g->body[k].Iinv, 6));
+    PetscCall(PetscArraycpy(vf + 6 * k, g->body[k].vf, 6));
+  }
+  for (PetscInt k = g->nb; k < n; k++) ccp_problem_body(P, nlocal + k - g->nb, im + k, Iinv + 6 * k, vf + 6 * k);
+  for (PetscInt k = 0; k < g->nc; k++) {
+    c[k] = g->contact[k].c;
+    t[k] = g->contact[k].t;
+    PetscCall(PetscArraycpy(gamma + CONTACT_DOF_MAX * k, g->contact[k].gamma, CONTACT_DOF_MAX));
+  }
+  CCPProblem Q = {.nbodies     = n,
+                  .inv_mass    = im,
+                  .inv_inertia = Iinv,
+                  .vel_free    = vf,
+                  .vel         = vel,
+                  .ncontacts   = g->nc,
+                  .contact     = c,
+                  .gamma       = gamma,
+                  .terms       = t};
+  *ierr        = CCPSolverSolve(m->root, &Q, stats);
+  PetscCall(PetscFree3(im, Iinv, vf));
+  PetscCall(PetscFree2(c, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -ccp_type ipm: P's CCP (this rank's owned bodies and contacts) gathered onto rank 0 in id and key order,
+ * solved there (SolveOnRoot), and its answer scattered back: P's gamma, P->vel (m->root_vel: owned bodies,
+ * ghosts, and the walls at their prescribed velocities) and w->solve the same on every rank. A failed solve
+ * on rank 0 stops every rank (one line: rank 0's message). w->comm gets the gather's and scatter's time.
+ * Collective; communication: one gather and one scatter of O(bodies + contacts), none during the solve. */
+static PetscErrorCode SolveGathered(Simulation sim, CCPProblem *P, StepWork *w)
+{
+  CCPModel         *m      = State(sim);
+  const BodyStore  *s      = &sim->bodies;
+  const PetscInt    nlocal = s->n_owned + s->n_ghost;
+  CCPGatherBody    *bodies;
+  CCPGatherContact *contacts;
+  CCPGathered       g;
+  PetscMPIInt       rank;
+  double           *vel = NULL, *gamma = NULL, t0, t1, t2;
+  struct {
+    CCPSolveStats  stats;
+    PetscErrorCode ierr;
+  } answer = {{0}, PETSC_SUCCESS};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(sim->comm, &rank));
+  t0 = MPI_Wtime();
+  PetscCall(PetscMalloc2((size_t)s->n_owned + 1, &bodies, (size_t)P->ncontacts + 1, &contacts));
+  PetscCall(CCPGatherLocal(P, s->n_owned, nlocal, s->id, sim->contacts.key, bodies, contacts));
+  PetscCall(CCPGatherToRoot(sim->comm, bodies, s->n_owned, s->id + s->n_owned, s->n_ghost, contacts, P->ncontacts, &g));
+  PetscCall(PetscFree2(bodies, contacts));
+  t1 = MPI_Wtime();
+  if (!rank) {
+    PetscCall(PetscMalloc2(6 * ((size_t)g.nb + sim->sc.n_walls) + 1, &vel, CONTACT_DOF_MAX * (size_t)g.nc + 1, &gamma));
+    answer.stats = w->solve; /* the fields a method leaves alone keep the step's (zeroed) values */
+    PetscCall(SolveOnRoot(sim, P, &g, vel, gamma, &answer.stats, &answer.ierr));
+  }
+  t2 = MPI_Wtime();
+  PetscCallMPI(MPI_Bcast(&answer, (PetscMPIInt)sizeof(answer), MPI_BYTE, 0, sim->comm));
+  if (answer.ierr) {
+    PetscCall(PetscFree2(vel, gamma));
+    PetscCall(CCPGatheredDestroy(&g));
+    SETERRQ(sim->comm, answer.ierr, "-ccp_type ipm: the solve of step %" PetscInt64_FMT "'s CCP on rank 0 failed",
+            sim->step + 1);
+  }
+  if (m->root_vel_n < P->nbodies) {
+    PetscCall(PetscFree(m->root_vel));
+    PetscCall(PetscMalloc1(6 * (size_t)P->nbodies, &m->root_vel));
+    m->root_vel_n = P->nbodies;
+  }
+  PetscCall(CCPGatherScatter(sim->comm, &g, vel, gamma, m->root_vel, P->gamma));
+  for (PetscInt i = nlocal; i < P->nbodies; i++) ccp_problem_body(P, i, NULL, NULL, m->root_vel + 6 * i);
+  P->vel   = m->root_vel;
+  w->solve = answer.stats;
+  PetscCall(PetscFree2(vel, gamma));
+  PetscCall(CCPGatheredDestroy(&g));
+  w->comm += (t1 - t0) + (MPI_Wtime() - t2);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The position pass (ccp/overlap_correction.h) after the velocity solve P: m->pseudo <- its
  * pseudo-velocities, or NULL when no contact on any rank has an overlap to push apart (the pass is
  * then skipped by all: one Allreduce when coupled). Collective when coupled. */
@@ -297,7 +429,8 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
     PetscCall(VelocityCouplingResetStats(m->coupling));
   }
   PetscCall(FclibDumpBeforeSolve(m->fclib, sim, &P));
-  PetscCall(CCPSolverSolve(m->solver, &P, &w->solve));
+  if (m->gathered) PetscCall(SolveGathered(sim, &P, w));
+  else PetscCall(CCPSolverSolve(m->solver, &P, &w->solve));
   if (w->solve.infeasible) PetscCall(ReportInfeasible(sim, w, &P));
   PetscCall(FclibDumpAfterSolve(m->fclib, sim, &P, &w->solve));
   m->vel = P.vel; /* the solver's, until its pool's next user: after advance */

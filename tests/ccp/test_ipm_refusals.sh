@@ -1,11 +1,12 @@
 #!/bin/bash
 # What -ccp_type ipm refuses at set-up (label ccp). Usage: test_ipm_refusals.sh CCPDEM REPO WORKDIR
-# Each with exactly one error line naming what to change, exit 2 and no output directory written:
-#  1. more than one rank (the method solves on one rank): 2 ranks, -ccp_type ipm and solver.type ipm;
-#  2. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have), from
+# Each with exactly one error line naming what to change, exit 2 and no output directory written (several ranks
+# are not refused: tests/ccp/test_ipm_ranks.sh):
+#  1. a scenario with joints, a material with cohesion, one with a yield force (cones the method does not have), from
 #     -ccp_type ipm, -set solver.type=ipm and solver.type ipm in a file (refused at that key, with file and line);
-#  3. -ccp_ipm_* values out of range (a negative -ccp_ipm_polish among them), and KSP options that are not a solve
-#     of the Newton systems.
+#  2. -ccp_ipm_* values out of range (a negative -ccp_ipm_polish among them), and KSP options that are not a solve
+#     of the Newton systems;
+#  3. on several ranks, contact.overlap_correction position (its position pass would solve with the IPM coupled).
 . "$(dirname "$0")/../script_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 bed=$REPO/tests/ccp/bed.yaml
@@ -27,9 +28,7 @@ refused() {
   [ -e "$W/out$k" ] && fail "$*: the refused run wrote $W/out$k"
   echo "  refused: $(echo "$out" | grep '^ccpdem: error:' | cut -c1-150)"
 }
-refused 2 "solver type ipm .*runs on 1 rank only" "$bed" -ccp_type ipm
-refused 2 "solver type ipm .*runs on 1 rank only" "$bed" -set solver.type=ipm
-refused 1 "has no joint rows, and the scenario has [0-9]+ joints" "$REPO/tests/fuzz/base_joints.yaml" -ccp_type ipm
+refused 2 "has no joint rows, and the scenario has [0-9]+ joints" "$REPO/tests/fuzz/base_joints.yaml" -ccp_type ipm
 refused 1 "has no cohesion or yield force.*'glass' and 'glass' has a cohesion" "$bed" -ccp_type ipm \
   -set "materials[0].cohesion=1"
 refused 1 "has no cohesion or yield force.*has a yield force" "$bed" -set solver.type=ipm -set "materials[0].yield_force=5"
@@ -52,4 +51,6 @@ refused 1 "-ccp_ipm_ksp_type preonly with -ccp_ipm_pc_type jacobi is not a solve
   -ccp_ipm_ksp_type preonly -ccp_ipm_pc_type jacobi
 refused 1 "Unable to find requested KSP type nosuch" "$bed" -ccp_type ipm -ccp_ipm_ksp_type nosuch
 refused 1 "both shell" "$bed" -ccp_type ipm -ccp_ipm_probe -ccp_ipm_pc_type shell
+refused 2 "solver type ipm with contact.overlap_correction position runs on 1 rank only" "$bed" -ccp_type ipm \
+  -set contact.overlap_correction=position
 finish test_ipm_refusals

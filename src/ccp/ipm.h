@@ -1,5 +1,6 @@
 /* A primal-dual interior-point method for one step's relaxed CCP: `-ccp_type ipm` (CCPSolve_IPM of ccp/method.h,
- * one rank), also driven directly by tests/bench/bench_ipm.c; docs/history/ccp-solver-ipm.md has its measurements.
+ * on one process: on several ranks step/model_ccp.c gathers the step's CCP onto rank 0, decomp/ccp_gather.h), also
+ * driven directly by tests/bench/bench_ipm.c; docs/history/ccp-solver-ipm.md has its measurements.
  *
  * The CCP of ccp/problem.h as a second-order-cone QP: minimize 1/2 g^T N g + r^T g subject to
  * G_i g_i in K_i for every contact i, where G_i maps the contact's multipliers onto Lorentz cones:
@@ -24,8 +25,8 @@
  * In a run (`-ccp_type ipm`, CCPSolve_IPM) the IPM hands its best iterate to APGD, the polish, when it stops above
  * the tolerance (settings' handover and polish_it): degenerate steps (no strict complementarity, e.g. first impacts)
  * leave its residual falling only like sqrt(mu) until rounding stops it, and a few APGD iterations finish.
- * Scope: one rank; rigid or compliant contacts (no cohesion, yield force or joint blocks: CCPIpmSolve refuses them
- * with PETSC_ERR_SUP; a run refuses them at set-up). */
+ * Scope: one process (a solver on PETSC_COMM_SELF, or a communicator of one rank); rigid or compliant contacts (no
+ * cohesion, yield force or joint blocks: CCPIpmSolve refuses them with PETSC_ERR_SUP; a run refuses them at set-up). */
 #ifndef CCPDEM_CCP_IPM_H
 #define CCPDEM_CCP_IPM_H
 #include "ccp/problem.h"

@@ -75,7 +75,7 @@ typedef enum {
   SOLVER_JACOBI       = 0,
   SOLVER_GAUSS_SEIDEL = 1,
   SOLVER_APGD         = 2,
-  SOLVER_IPM          = 3 /* the interior-point method (ccp/ipm.h), one rank */
+  SOLVER_IPM          = 3 /* the interior-point method (ccp/ipm.h), solved on rank 0 */
 } SolverType;
 typedef enum {
   FILL_LATTICE = 0,

@@ -214,6 +214,27 @@ text: for (int l = 0; l < m.dim[k]; l++) ip.rc[r + l] -= p[l];
 replacement: for (int l = 0; l < m.dim[k]; l++) ip.rc[r + l] += p[l];
 tests: ^(ccp/test_ipm_run|fclib/test_fclib_ipm)$
 targets: ccpdem
+
+bug: the interior-point method never hands over on a stall
+file: src/ccp/ipm.c
+text: else if (best_res < st->res_start && it - best_it >= IPM_STALL
+replacement: else if (0 && best_res < st->res_start && it - best_it >= IPM_STALL
+tests: ^fclib/test_fclib_ipm$
+targets: ccpdem
+
+bug: the interior-point method never hands over when slow near the tolerance
+file: src/ccp/ipm.c
+text: if (slow >= 2 && st->res_max <= IPM_HANDOVER_NEAR * set->tol)
+replacement: if (0 && slow >= 2 && st->res_max <= IPM_HANDOVER_NEAR * set->tol)
+tests: ^fclib/test_fclib_ipm$
+targets: ccpdem
+
+bug: the IPM's gathered contacts left in rank order (iterates depend on the decomposition)
+file: decomp/ccp_gather.c
+text: qsort(g->contact, (size_t)g->nc, sizeof(CCPGatherContact), CompareContacts);
+replacement: (void)CompareContacts;
+tests: ^ccp/test_ipm_ranks$
+targets: ccpdem
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -35,4 +35,23 @@ for config in default direct; do
   [ $reached -ge 4 ] || fail "$config: $reached of $n solves reached 1e-9 m/s (at least 4 needed)"
   echo "  $config: $n problems compared with the exact solve; $reached reached 1e-9 m/s"
 done
+# The hand-over rule (src/ccp/ipm.c, IPM_HANDOVER_* and IPM_STALL*), default Newton solve, -ccp_ipm_monitor:
+# - step 10: the Newton iterations reach their best near iteration 15 and then wander at mu ~ 1e-16 without a new
+#   best; the stall rule hands over (measured 2026-11-28: 20 Newton + 4 APGD iterations to 1e-9 m/s; without a
+#   hand-over, -ccp_ipm_polish 0, 46 Newton iterations), so it must say "no new best residual" within 30;
+# - step 20: the residual comes within 10x the tolerance falling like sqrt(mu): the slow rule hands over (measured:
+#   23 Newton + 1 APGD), so it must say "near the tolerance" and reach 1e-9 m/s.
+check_handover() { # STEP WHY MAX_NEWTON
+  local out newton
+  out=$("$CCPDEM" fclib solve "$W/fclib/fclib-0000$1.hdf5" -ccp_type ipm -ccp_tol 1e-9 -ccp_max_it 100 \
+    -ccp_ipm_monitor 2>&1) || { fail "step $1: the monitored solve failed: $(echo "$out" | tail -3)"; return; }
+  echo "$out" | grep -q "handing over: $2" ||
+    fail "step $1: no hand-over '$2': $(echo "$out" | grep -E "handing|solve \(ipm\)")"
+  echo "$out" | grep -q "reached the tolerance" || fail "step $1: the hand-over did not reach 1e-9 m/s"
+  newton=$(echo "$out" | sed -n 's/.*solve (ipm): \([0-9]*\) Newton iterations.*/\1/p')
+  [ -n "$newton" ] && [ "$newton" -le "$3" ] || fail "step $1: $newton Newton iterations, at most $3 expected"
+  echo "  step $1: $newton Newton iterations, then the polish"
+}
+check_handover 10 "no new best residual" 30
+check_handover 20 "near the tolerance" 30
 finish test_fclib_ipm

@@ -25,9 +25,10 @@ PetscErrorCode CCPGatherLocal(const CCPProblem *P, PetscInt n_owned, PetscInt n_
     ccp_problem_terms(P, i, &r->t);
     PetscCall(PetscArraycpy(r->gamma, P->gamma + (size_t)CONTACT_DOF_MAX * i, CONTACT_DOF_MAX));
     r->wall = c->a >= n_local ? c->a - n_local : -1;
-    PetscCheck(c->b < n_local && (r->wall < 0 || r->key.ida == wall_global_id((int)r->wall)), PETSC_COMM_SELF,
-               PETSC_ERR_SUP,
-               "CCPGatherLocal: contact %" PetscInt_FMT " joins no body and wall (a joint's ground?): not gathered", i);
+    /* Marked, not refused here: the error must be agreed in the gather (CCPGatherToRoot), or the other ranks
+     * would wait in it. */
+    if (!(c->b < n_local && (r->wall < 0 || r->key.ida == wall_global_id((int)r->wall))))
+      r->wall = CCP_GATHER_UNSUPPORTED;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,7 +97,7 @@ PetscErrorCode CCPGatherToRoot(MPI_Comm comm, const CCPGatherBody *bodies, Petsc
 {
   PetscMPIInt rank;
   int64_t    *ghosts = NULL, missing = -1; /* the id of a body no rank owns */
-  PetscInt    ng = 0, dofs = 0;
+  PetscInt    ng = 0, dofs = 0, unsupported = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(g, sizeof(*g)));
@@ -118,8 +119,12 @@ PetscErrorCode CCPGatherToRoot(MPI_Comm comm, const CCPGatherBody *bodies, Petsc
     qsort(g->contact, (size_t)g->nc, sizeof(CCPGatherContact), CompareContacts);
     for (PetscInt k = 0; k < g->nc && missing < 0; k++) {
       CCPGatherContact *r = &g->contact[k];
-      const PetscInt    a = r->wall >= 0 ? g->nb + r->wall : BodyIndex(g->body, g->nb, r->key.ida);
-      const PetscInt    b = BodyIndex(g->body, g->nb, r->key.idb);
+      if (r->wall == CCP_GATHER_UNSUPPORTED) {
+        unsupported++;
+        continue;
+      }
+      const PetscInt a = r->wall >= 0 ? g->nb + r->wall : BodyIndex(g->body, g->nb, r->key.ida);
+      const PetscInt b = BodyIndex(g->body, g->nb, r->key.idb);
       if (a < 0 || b < 0) missing = a < 0 ? r->key.ida : r->key.idb;
       r->c.a = (int32_t)a;
       r->c.b = (int32_t)b;
@@ -135,6 +140,10 @@ PetscErrorCode CCPGatherToRoot(MPI_Comm comm, const CCPGatherBody *bodies, Petsc
   PetscCall(PetscFree(ghosts));
   PetscCallMPI(MPI_Bcast(&missing, 1, MPI_INT64_T, 0, comm));
   PetscCallMPI(MPI_Bcast(&dofs, 1, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(&unsupported, 1, MPIU_INT, 0, comm));
+  PetscCheck(!unsupported, comm, PETSC_ERR_SUP,
+             "CCPGatherToRoot: %" PetscInt_FMT " contacts join no body and wall (a joint's ground?): not gathered",
+             unsupported);
   PetscCheck(missing < 0, comm, PETSC_ERR_PLIB, "CCPGatherToRoot: body %lld of a contact or ghost is owned by no rank",
              (long long)missing);
   PetscCheck(dofs == 0, comm, PETSC_ERR_SUP,

@@ -30,7 +30,7 @@ typedef struct {
   CCPContactTerms t;
   double          gamma[CONTACT_DOF_MAX]; /* P's gamma at the gather */
   double          aux[6];                 /* the caller's (FCLIB: the warm start and w) */
-  PetscInt        wall;                   /* A's wall index, or -1 when A is a body */
+  PetscInt        wall;                   /* A's wall index, -1 when A is a body, CCP_GATHER_UNSUPPORTED (below) */
   PetscInt        slot;                   /* rank 0: as CCPGatherBody's */
 } CCPGatherContact;
 
@@ -47,9 +47,12 @@ typedef struct {
   PetscInt          mine[3];    /* this rank's owned bodies, ghosts and contacts */
 } CCPGathered;
 
+/* A contact record whose A is neither a body nor a wall (a joint's ground): CCPGatherToRoot refuses the gather. */
+#define CCP_GATHER_UNSUPPORTED (-2)
 /* Not collective. This rank's records of P: bodies[0 .. n_owned) (ids id[i]; mass and J left 0) and
- * contacts[0 .. P->ncontacts) (keys key[i]); P's solver bodies from n_local on are walls (none is a joint's
- * ground: an error of class PETSC_ERR_SUP). aux left 0. */
+ * contacts[0 .. P->ncontacts) (keys key[i]); P's solver bodies from n_local on are walls (a contact joining
+ * anything else, a joint's ground, is marked CCP_GATHER_UNSUPPORTED, and the gather then fails on every rank with
+ * PETSC_ERR_SUP). aux left 0. */
 PetscErrorCode CCPGatherLocal(const CCPProblem *P, PetscInt n_owned, PetscInt n_local, const int64_t *id,
                               const ContactKey *key, CCPGatherBody *bodies, CCPGatherContact *contacts);
 /* Collective over comm. Gathers every rank's n_owned bodies, n_ghost ghost ids (NULL with 0: no scatter back

@@ -45,12 +45,8 @@ static PetscErrorCode OverwriteOption(PetscBool *overwrite)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The simulation of scenario sc (from checkpoint file `from` when sc is NULL) and the run loop's
- * options, every option value checked (--overwrite's too, into *overwrite): a bad one is bad input
- * in err (one message, no trace, and *sim NULL or still to be destroyed), as a bad scenario or
- * checkpoint is. */
-static PetscErrorCode CreateChecked(const char *from, Scenario *sc, Simulation *sim, PetscBool *overwrite, char *err,
-                                    size_t errlen)
+PetscErrorCode CommandCreateSimulation(const char *from, Scenario *sc, Simulation *sim, PetscBool *overwrite, char *err,
+                                       size_t errlen)
 {
   OptionErrors   oe;
   PetscErrorCode ierr;
@@ -227,7 +223,7 @@ PetscErrorCode CommandRun(const char *path, const char *overrides, int *exit_cod
   }
   PetscCall(PetscStrncpy(outdir, sc.output_dir, sizeof(outdir)));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &has_o));
-  PetscCall(CreateChecked(path, &sc, &sim, &overwrite, err, sizeof(err)));
+  PetscCall(CommandCreateSimulation(path, &sc, &sim, &overwrite, err, sizeof(err)));
   if (err[0]) {
     ReportBadInput(err);
     if (sim) PetscCall(SimulationDestroy(&sim));
@@ -339,7 +335,7 @@ PetscErrorCode CommandRestart(int argc, char **argv, const char *overrides, int 
     ReportBadInput(err);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(CreateChecked(ckpt, NULL, &sim, &overwrite, err, sizeof(err)));
+  PetscCall(CommandCreateSimulation(ckpt, NULL, &sim, &overwrite, err, sizeof(err)));
   if (!err[0] && overwrite)
     PetscCall(PetscSNPrintf(err, sizeof(err),
                             "--overwrite is an option of run: restart continues only its own run's directory, or a new "

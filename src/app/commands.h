@@ -6,6 +6,7 @@
 #ifndef CCPDEM_APP_COMMANDS_H
 #define CCPDEM_APP_COMMANDS_H
 #include "scenario/scenario.h"
+#include "step/simulation.h"
 #include <petscsys.h>
 
 /* ccpdem's exit codes (README "Command line"); 0 is success. */
@@ -31,6 +32,12 @@ PetscErrorCode CommandRun(const char *path, const char *overrides, int *exit_cod
 /* ccpdem restart CHECKPOINT.h5 [-o OUT] [--until T]: the run's recorded -set overrides apply; overrides (the
  * command line's, or NULL) must be absent or the same. */
 PetscErrorCode CommandRestart(int argc, char **argv, const char *overrides, int *exit_code);
+/* The simulation of scenario sc (from checkpoint file `from` when sc is NULL) and the run loop's options, every
+ * option value checked (--overwrite's too, into *overwrite) as run and restart check them: a bad one is bad input in
+ * err (one message, no trace, and *sim NULL or still to be destroyed), as a bad scenario or checkpoint is. Writes
+ * nothing. app/cmd_run.c; check uses it too, so that it refuses what a run would refuse before its first step. */
+PetscErrorCode CommandCreateSimulation(const char *from, Scenario *sc, Simulation *sim, PetscBool *overwrite, char *err,
+                                       size_t errlen);
 /* ccpdem check SCENARIO.yaml [-set KEY=VALUE ...] */
 PetscErrorCode CommandCheck(const char *path, const char *overrides, int *exit_code);
 /* ccpdem info FILE.h5 */

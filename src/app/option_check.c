@@ -154,13 +154,17 @@ static PetscBool is_option_error(PetscErrorCode n)
                      n == PETSC_ERR_ARG_UNKNOWN_TYPE || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_USER);
 }
 
+/* What an option error's message starts with. */
+#define OPTION_ERROR_PREFIX "command line: "
+
 static PetscErrorCode option_error_handler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
                                            PetscErrorType p, const char *mess, void *ctx)
 {
   OptionErrors *oe = (OptionErrors *)ctx;
   if (!is_option_error(n)) return RuntimeErrorHandler(comm, line, fun, file, n, p, mess, NULL);
   if (p == PETSC_ERROR_INITIAL && !oe->msg[0])
-    snprintf(oe->msg, sizeof(oe->msg), "command line: %s", mess && mess[0] ? mess : "a bad option value (see -help)");
+    snprintf(oe->msg, sizeof(oe->msg), "%s%s", OPTION_ERROR_PREFIX,
+             mess && mess[0] ? mess : "a bad option value (see -help)");
   return n; /* unwinds the callers quietly: the message is reported once, as bad input */
 }
 
@@ -172,12 +176,49 @@ PetscErrorCode OptionErrorsCatch(OptionErrors *oe)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc's parsers name the value but not the option ("Input string abc has no numeric value", "Unknown logical
+ * value: abc"): the name of the first option given that value, into name (NULL when none is, or the message is
+ * another's). */
+static PetscErrorCode option_of_bad_value(const char *mess, char *name, size_t len, PetscBool *found)
+{
+  static const char *const prefixes[] = {"Input string ", "Unknown logical value: "};
+  char                     value[256] = "", *all, *save = NULL;
+  const char              *prev = NULL;
+
+  PetscFunctionBegin;
+  *found = PETSC_FALSE;
+  for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]) && !value[0]; k++)
+    if (!strncmp(mess, prefixes[k], strlen(prefixes[k]))) sscanf(mess + strlen(prefixes[k]), "%255s", value);
+  if (!value[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (char *tok = strtok_r(all, " ", &save); tok && !*found; tok = strtok_r(NULL, " ", &save)) {
+    if (prev && !strcmp(tok, value)) {
+      PetscCall(PetscStrncpy(name, prev, len));
+      *found = PETSC_TRUE;
+    }
+    prev = tok[0] == '-' ? tok : NULL;
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode OptionErrorsRelease(OptionErrors *oe, PetscErrorCode ierr, char *err, size_t errlen)
 {
+  char      name[256];
+  PetscBool found;
+
   PetscFunctionBegin;
   PetscCall(PetscPopErrorHandler());
   if (ierr && is_option_error(ierr) && oe->msg[0]) {
-    PetscCall(PetscStrncpy(err, oe->msg, errlen));
+    const char *mess = oe->msg + strlen(OPTION_ERROR_PREFIX); /* PETSc's message */
+    PetscCall(option_of_bad_value(mess, name, sizeof(name), &found));
+    if (found) {
+      const char *hint = strstr(mess, "integer") ? "a whole number"
+                       : strstr(mess, "logical") ? "true or false"
+                                                 : "a number";
+      PetscCall(PetscSNPrintf(err, errlen, "%s%s: %s; give %s (-help lists the options)", OPTION_ERROR_PREFIX, name,
+                              mess, hint));
+    } else PetscCall(PetscStrncpy(err, oe->msg, errlen));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscFunctionReturn(ierr);

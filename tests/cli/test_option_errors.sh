@@ -8,8 +8,10 @@
 #  3. Bad option values (out of range, not a number, not one of the choices) of the stepper, the
 #     solver, the run loop and the checkpoints are bad input too: exit 2 and one "ccpdem: error:
 #     command line: ..." line (also on 2 ranks), before the output directory is created; among
-#     them -checkpoint_keep, which was read only at the first checkpoint, and -ccp_packed, which
-#     check reads too.
+#     them -checkpoint_keep, which was read only at the first checkpoint; a value PETSc cannot parse
+#     names its option ("-ccp_tol: Input string abc ..."). check refuses what a run refuses before its
+#     first step: -ccp_packed, -ccp_type, the solver's ranges and -ccp_type ipm's scope (a scenario with
+#     joints).
 #  4. Every option the sources read (PetscOptions* calls in src, decomp, io) is in src/app/option_table.c,
 #     so that none is refused as unknown in a run that does not read it.
 . "$(dirname "$0")/../script_common.sh" "$@"
@@ -27,7 +29,7 @@ refused run "unknown option -ccp_tolerance .*did you mean -ccp_tol?" "$pile" -cc
 [ -e "$W/new" ] && fail "a refused run created its output directory"
 refused run "unknown option -xyzzy .*remove it" "$pile" -xyzzy -o "$W/new"
 refused run "-neighbour_skin must be >= 0" "$pile" -neighbour_skin -1 -o "$W/new"
-refused run "Input string abc has no numeric value" "$pile" -ccp_tol abc -o "$W/new"
+refused run "command line: -ccp_tol: Input string abc has no numeric value; give a number" "$pile" -ccp_tol abc -o "$W/new"
 refused run "Unknown option foo for -ccp_type" "$pile" -ccp_type foo -o "$W/new"
 refused run "-checkpoint_keep must be >= 1" "$pile" -checkpoint_every_steps 100 -checkpoint_keep 0 -o "$W/new"
 refused run "-progress_interval must be >= 0" "$pile" -progress_interval -2 -o "$W/new"
@@ -37,7 +39,13 @@ out=$(mpiexec --oversubscribe --allow-run-as-root -n 2 "$CCPDEM" run "$pile" -cc
 echo "$out" | grep -q "PETSC ERROR" && fail "2 ranks: a PETSc trace for a bad option value: $out"
 [ -e "$W/new2" ] && fail "a refused 2-rank run created its output directory"
 refused check "unknown option -ccp_warmstart_decay .*did you mean -ccp_warm_start_decay?" "$pile" -ccp_warmstart_decay 0.5
-refused check "Unknown logical value: abc" "$pile" -ccp_packed abc # read by check's inertia bound (src/step/population.c)
+refused check "-ccp_packed: Unknown logical value: abc; give true or false" "$pile" -ccp_packed abc
+# check sets the simulation up as a run does: the solver's options and its scope are refused there too
+refused check "-ccp_max_it: Input string 1.5 has no integer value.*; give a whole number" "$pile" -ccp_max_it 1.5
+refused check "Unknown option foo for -ccp_type" "$pile" -ccp_type foo
+refused check "-ccp_ipm_polish -1 is negative" "$pile" -ccp_ipm_polish -1
+refused check "-ccp_type ipm (the interior-point method) has no joint rows" "$REPO/tests/restart/joints.yaml" -ccp_type ipm
+refused check "-ccp_warm_start_decay must be in \\[0, 1\\]" "$pile" -ccp_warm_start_decay 2
 
 # a finished short run: a refused rerun or restart into it changes none of its files
 "$CCPDEM" run "$pile" -o "$W/done" -checkpoint_every_steps 100 > "$W/done.log" 2>&1 || fail "the reference run failed: $(tail -3 "$W/done.log")"

@@ -16,13 +16,8 @@ PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *s
                                    int n_materials)
 {
   PetscFunctionBegin;
-  ctx->set            = set;
-  ctx->materials      = materials;
-  ctx->n_materials    = n_materials;
-  ctx->per_contact    = PETSC_FALSE;
-  ctx->check_sides    = PETSC_FALSE;
-  ctx->simd           = SIMD4_AVX512;
-  ctx->block_contacts = 0;
+  /* every field: the sides' array, its capacity and side_ahead start empty (a context on the stack holds garbage) */
+  *ctx = (PenaltyContext){.set = set, .materials = materials, .n_materials = n_materials, .simd = SIMD4_AVX512};
   PetscCall(PetscMalloc1((size_t)n_materials * n_materials, &ctx->pairs));
   for (int a = 0; a < n_materials; a++)
     for (int b = 0; b < n_materials; b++) penalty_pair(&materials[a], &materials[b], &ctx->pairs[a * n_materials + b]);

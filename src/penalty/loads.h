@@ -56,7 +56,8 @@ typedef struct {
   PetscInt64 block_contacts; /* contacts the block kernel computed so far (statistics) */
 } PenaltyContext;
 
-/* ctx->pairs from the materials (PenaltyContextDestroy frees them, and ctx->side). */
+/* *ctx set up from scratch (every field; no sides yet) with its pairs from the materials (PenaltyContextDestroy frees
+ * them, and ctx->side). */
 PetscErrorCode PenaltyContextSetUp(PenaltyContext *ctx, const PenaltySettings *set, const Material *materials,
                                    int n_materials);
 PetscErrorCode PenaltyContextDestroy(PenaltyContext *ctx);

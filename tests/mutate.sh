@@ -235,6 +235,20 @@ text: qsort(g->contact, (size_t)g->nc, sizeof(CCPGatherContact), CompareContacts
 replacement: (void)CompareContacts;
 tests: ^ccp/test_ipm_ranks$
 targets: ccpdem
+
+bug: the flat-face shortcut of a sphere's mesh query ignores the face's boundary
+file: src/collision/triangle_contact.c
+text: if (!(v3_dot(u, foot) - u[3] >= reach)) return -1;
+replacement: if (!(v3_dot(u, foot) - u[3] >= -1e300)) return -1;
+tests: ^unit/test_mesh_faces$
+targets: test_mesh_faces
+
+bug: the flat-face shortcut ignores other triangles within reach (its cell's clean rings)
+file: src/collision/triangle_contact.c
+text: if (fc.face < 0 || !((double)fc.rings * m->cell >= reach)) return -1;
+replacement: if (fc.face < 0) return -1;
+tests: ^unit/test_mesh_faces$
+targets: test_mesh_faces
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

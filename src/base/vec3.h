@@ -93,6 +93,9 @@ static inline void quat_normalize(double q[4])
   q[3] *= s;
 }
 /* Rotation matrix (row-major) of unit quaternion q: world = R body. */
+/* Whether q is exactly the identity (1, 0, 0, 0): a rotation by it may be skipped (for finite vectors R a = a
+ * exactly, up to the sign of a zero). */
+static inline int quat_is_identity(const double q[4]) { return q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0; }
 static inline void quat_to_matrix(const double q[4], double R[9])
 {
   const double w = q[0], x = q[1], y = q[2], z = q[3];

@@ -36,8 +36,11 @@ static inline int collision_wall_may_touch(const Wall *w, const double x[3], dou
   if (w->type == WALL_MESH) { /* the mesh's bounding sphere, placed by the wall's pose; a rank's part may be empty */
     double c[3];
     if (!w->mesh->nt) return 0;
-    quat_rotate(c, w->quat, w->mesh->centre);
-    v3_add(c, c, w->center);
+    if (quat_is_identity(w->quat)) v3_add(c, w->mesh->centre, w->center);
+    else {
+      quat_rotate(c, w->quat, w->mesh->centre);
+      v3_add(c, c, w->center);
+    }
     v3_sub(d, x, c);
     return v3_norm(d) - r - w->mesh->radius < envelope;
   }

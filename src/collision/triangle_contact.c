@@ -287,7 +287,39 @@ void tricontact_feature_order(const TriMesh *m, int n, TriFeatureContact *out)
   }
 }
 
-int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+int tricontact_flat_face(const TriMesh *m, const double c[3], double r, double envelope, TriFeatureContact *out)
+{
+  const double reach = r + PetscMax(envelope, 0);
+  TriFlatCell  fc;
+  double       d[3], foot[3], h;
+
+  if (!m->cell_flat) return -1;
+  fc = m->cell_flat[trimesh_cell_coord(m, c[0], 0) +
+                    m->dims[0] * (trimesh_cell_coord(m, c[1], 1) + m->dims[1] * trimesh_cell_coord(m, c[2], 2))];
+  if (fc.face < 0 || !((double)fc.rings * m->cell >= reach)) return -1; /* another triangle may lie within reach */
+  const TriFace *f = &m->face[fc.face];
+  v3_sub(d, c, f->p);
+  h = v3_dot(d, f->n);
+  if (!(fabs(h) - r < envelope)) return 0; /* every point of the face's plane is at least |h| from c (NaN: none) */
+  v3_copy(foot, c);
+  v3_axpy(foot, -h, f->n);
+  for (int32_t l = f->line0; l < f->line0 + f->nline; l++) {
+    const double *u = m->face_line + 4 * (size_t)l;
+    if (!(v3_dot(u, foot) - u[3] >= reach)) return -1; /* the face's boundary may lie within reach */
+  }
+  out->kind  = TRI_FEATURE_FACE;
+  out->index = f->t;
+  if (h >= 0) v3_copy(out->pt.n, f->n);
+  else v3_scale(out->pt.n, -1.0, f->n);
+  v3_copy(out->pt.p1, foot);
+  v3_copy(out->pt.p2, c);
+  v3_axpy(out->pt.p2, -r, out->pt.n);
+  out->pt.phi = fabs(h) - r;
+  return 1;
+}
+
+int tricontact_sphere_triangles(const TriMesh *m, const double c[3], double r, double envelope, int max,
+                                TriFeatureContact *out)
 {
   SphereQuery q = {c, r, envelope, max, 0, out};
 
@@ -295,6 +327,15 @@ int tricontact_sphere(const TriMesh *m, const double c[3], double r, double enve
   triangles_near(m, c, r + PetscMax(envelope, 0), sphere_triangle, &q);
   tricontact_feature_order(m, q.n, out); /* the contacts' point indices follow it */
   return q.n;
+}
+
+int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out)
+{
+  int n;
+
+  if (max <= 0) return 0;
+  if ((n = tricontact_flat_face(m, c, r, envelope, out)) >= 0) return n;
+  return tricontact_sphere_triangles(m, c, r, envelope, max, out);
 }
 
 void tricontact_visit_near(const TriMesh *m, const double c[3], double reach,
@@ -315,8 +356,19 @@ int narrow_mesh_sphere(const TriMesh *m, const double x[3], const double q[4], c
   double            R[9], d[3], local[3];
   int               n;
 
-  quat_to_matrix(q, R);
   v3_sub(d, c, x);
+  if (quat_is_identity(q)) { /* a mesh placed without a turn (most fixed ones): its frame is the world's axes */
+    n = tricontact_sphere(m, d, r, envelope, NARROW_VERTEX_POINTS, f);
+    for (int k = 0; k < n; k++) {
+      v3_copy(out[k].n, f[k].pt.n);
+      v3_add(out[k].p1, f[k].pt.p1, x);
+      v3_copy(out[k].p2, c);
+      v3_axpy(out[k].p2, -r, out[k].n);
+      out[k].phi = f[k].pt.phi;
+    }
+    return n;
+  }
+  quat_to_matrix(q, R);
   mat_tvec(local, R, d);
   n = tricontact_sphere(m, local, r, envelope, NARROW_VERTEX_POINTS, f);
   for (int k = 0; k < n; k++) {

@@ -45,6 +45,15 @@ double tricontact_edge_parameter(const TriMesh *m, PetscInt e, const double p[3]
  * there are more (ties: the lower feature), then ordered by feature (faces, edges, vertices, each
  * by index). Returns how many. Not collective; reads m only. */
 int tricontact_sphere(const TriMesh *m, const double c[3], double r, double envelope, int max, TriFeatureContact *out);
+/* The two ways tricontact_sphere answers (it takes the first that decides):
+ *  - tricontact_flat_face: where the sphere's reach meets only one flat face's interior (collision/mesh_faces.h), its
+ *    one contact into out[0] (1), or none when it is out of reach (0); -1 where it cannot decide (another triangle
+ *    or the face's boundary may lie within reach, or the mesh has no faces). Reads no triangle;
+ *  - tricontact_sphere_triangles: the closest-feature rule over the triangles within reach (the reference the
+ *    shortcut agrees with: tests/unit/test_mesh_faces.c). */
+int tricontact_flat_face(const TriMesh *m, const double c[3], double r, double envelope, TriFeatureContact *out);
+int tricontact_sphere_triangles(const TriMesh *m, const double c[3], double r, double envelope, int max,
+                                TriFeatureContact *out);
 
 /* The pieces of tricontact_sphere that other shapes' mesh contacts (collision/ellipsoid_walls.h) share,
  * so their region tests give the same bits and their features the same order. Not collective; read m only.

@@ -1,5 +1,6 @@
 /* Triangle meshes for collision detection (contracts in collision/trimesh.h). */
 #include "collision/trimesh.h"
+#include "collision/mesh_faces.h"
 #include "base/vec3.h"
 #include <math.h>
 #include <stdlib.h>
@@ -286,7 +287,8 @@ static PetscErrorCode grid(TriMesh *m, TriRecord *rec)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate)
+/* TriMeshCreate; faces: its flat faces built from its own triangles (a subset takes the whole's instead). */
+static PetscErrorCode create(PetscInt nt, const double *xyz, PetscBool faces, TriMesh **mesh, PetscInt *degenerate)
 {
   TriMesh   *m;
   TriRecord *rec; /* the records in the file's order, until the grid sorts them into m->rec */
@@ -311,7 +313,18 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
   PetscCall(adjacency(m, rec));
   PetscCall(grid(m, rec));
   PetscCall(PetscFree(rec));
+  if (faces) {
+    PetscCall(TriMeshFacesBuild(m));
+    m->bytes += TriMeshFacesBytes(m);
+  }
   *mesh = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate)
+{
+  PetscFunctionBegin;
+  PetscCall(create(nt, xyz, PETSC_TRUE, mesh, degenerate));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -348,7 +361,7 @@ PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32
   for (PetscInt i = 0; i < n; i++)
     for (int k = 0; k < 3; k++)
       v3_copy(xyz + 9 * (size_t)i + 3 * k, whole->v + 3 * (size_t)whole->tri[3 * (size_t)keep[i] + k]);
-  PetscCall(TriMeshCreate(n, xyz, &m, &degenerate));
+  PetscCall(create(n, xyz, PETSC_FALSE, &m, &degenerate));
   PetscCall(PetscFree(xyz));
   PetscCheck(m && degenerate < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "TriMeshCreateSubset: triangle %" PetscInt_FMT " of a whole mesh has zero area", degenerate);
@@ -357,7 +370,8 @@ PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32
     m->tri_gid[i] = keep[i];
     for (int k = 0; k < 3; k++) m->vert_gid[m->tri[3 * (size_t)i + k]] = whole->tri[3 * (size_t)keep[i] + k];
   }
-  m->bytes += ((size_t)n + (size_t)m->nv) * sizeof(int32_t);
+  PetscCall(TriMeshFacesInherit(m, whole));
+  m->bytes += ((size_t)n + (size_t)m->nv) * sizeof(int32_t) + TriMeshFacesBytes(m);
   *sub = m;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -393,9 +407,11 @@ PetscErrorCode TriMeshStrip(TriMesh *m)
   PetscFunctionBegin;
   PetscCheck(!m->tri_gid, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TriMeshStrip: give a whole mesh, not a subset");
   PetscCall(free_query_tables(m));
+  PetscCall(TriMeshFacesFree(m, PETSC_FALSE)); /* the cells; the faces stay for the subsets */
   m->ne = 0;
   for (int k = 0; k < 3; k++) m->dims[k] = 0;
-  m->bytes = sizeof(*m) + sizeof(double) * 3 * (size_t)m->nv + sizeof(int32_t) * 3 * (size_t)m->nt;
+  m->bytes = sizeof(*m) + sizeof(double) * 3 * (size_t)m->nv + sizeof(int32_t) * 3 * (size_t)m->nt +
+             TriMeshFacesBytes(m);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,6 +424,7 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscCall(PetscFree(m->v));
   PetscCall(PetscFree(m->tri));
   PetscCall(free_query_tables(m));
+  PetscCall(TriMeshFacesFree(m, PETSC_TRUE));
   PetscCall(PetscFree2(m->tri_gid, m->vert_gid));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);

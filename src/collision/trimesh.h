@@ -34,6 +34,22 @@ typedef struct TriRecord {
                   on two of them), so crossing edges from it around the vertex meets every edge there */
 } TriRecord;
 
+/* A flat face of a mesh (collision/mesh_faces.h): edge-connected triangles in one plane whose union is convex,
+ * given by its plane and the lines of its boundary. */
+typedef struct {
+  double  n[3], p[3]; /* the plane: its lowest triangle's normal and first corner (that triangle's bits) */
+  int32_t line0;      /* its boundary lines are TriMesh.face_line[4 line0 .. 4 (line0 + nline)) */
+  int32_t nline;
+  int32_t t; /* its lowest triangle (this mesh's number) */
+} TriFace;
+
+/* A grid cell's flat-face shortcut: within `rings` cells of it (Chebyshev distance, the cell itself ring 0) every
+ * triangle listed belongs to face `face` (-1: none such), so no other triangle lies within rings x cell of a point in
+ * it (collision/mesh_faces.h). */
+typedef struct {
+  int32_t face, rings;
+} TriFlatCell;
+
 typedef struct TriMesh {
   PetscInt   nv, nt, ne;      /* vertices, triangles, edges */
   double    *v;               /* 3 per vertex (m, the mesh's frame) */
@@ -55,9 +71,15 @@ typedef struct TriMesh {
   int32_t   *cell_start; /* dims[0] dims[1] dims[2] + 1: cell c lists cell_tri[cell_start[c] ..] */
   uint32_t  *cell_tri;   /* per cell entry: a record (TRIMESH_ENTRY_TRI bits), ascending within a cell, and
                             TRIMESH_ENTRY_FIRST << k where the cell is the triangle's first along axis k */
-  int32_t *tri_gid;      /* a subset (TriMeshCreateSubset): per triangle, its number in the whole mesh; NULL: whole */
-  int32_t *vert_gid;     /* a subset: per vertex, its index in the whole mesh; NULL: whole */
-  size_t   bytes;        /* memory the mesh holds */
+  PetscInt nf;           /* flat faces (collision/mesh_faces.h); a stripped mesh keeps them, for its subsets */
+  TriFace *face;
+  double  *face_line;     /* 4 per boundary line: the in-plane unit normal u pointing into the face, offset o
+                             (u . x >= o inside) */
+  int32_t     *tri_face;  /* per triangle: its face, or -1 */
+  TriFlatCell *cell_flat; /* per grid cell (NULL: no faces) */
+  int32_t     *tri_gid;   /* a subset (TriMeshCreateSubset): per triangle, its number in the whole mesh; NULL: whole */
+  int32_t     *vert_gid;  /* a subset: per vertex, its index in the whole mesh; NULL: whole */
+  size_t       bytes;     /* memory the mesh holds */
 } TriMesh;
 
 /* A grid entry's record and its first-cell flags (a query takes a triangle in the first of its
@@ -75,7 +97,7 @@ typedef struct TriMesh {
 /* The mesh of nt triangles given by their corners xyz (9 per triangle, the mesh's frame) in *mesh
  * (TriMeshDestroy frees it). A triangle of zero area (below 1e-14 of its longest edge squared:
  * coincident or collinear corners, after welding) makes no mesh: *mesh NULL and *degenerate its
- * index; otherwise *degenerate = -1. Not collective. */
+ * index; otherwise *degenerate = -1. Its flat faces (collision/mesh_faces.h) are found too. Not collective. */
 PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, PetscInt *degenerate);
 /* The part of mesh whole made of its n triangles keep[] (ascending numbers in whole, 0 <= n <= whole->nt) in *sub
  * (TriMeshDestroy frees it), with each triangle's and vertex's number in whole (tri_gid, vert_gid); whole may be
@@ -83,15 +105,17 @@ PetscErrorCode TriMeshCreate(PetscInt nt, const double *xyz, TriMesh **mesh, Pet
  * triangles, vertices and edges keep whole's relative order (welding sorts vertices by coordinates, edges by their
  * vertices), its corners and normals have whole's bits, and an edge's or vertex's owner is whole's where every
  * triangle on it is kept: a query (collision/triangle_contact.h) whose reach only meets triangles in keep finds in
- * *sub the contacts, order, subs and bits it finds in whole. Not collective. */
+ * *sub the contacts, order, subs and bits it finds in whole (its flat faces are whole's, TriMeshFacesInherit). Not
+ * collective. */
 PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32_t *keep, TriMesh **sub);
 /* Whether mesh m's triangle bounds reach the box [lo, hi] (each in m's frame); into keep[] (m->nt entries) the
  * numbers of those that do, ascending, and their count into *n. For the triangles a query centred in the box with
  * a reach up to the box's growth sees. m may be stripped. Not collective. */
 void TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n);
-/* Frees what queries read of whole mesh m (records, edges, grid), keeping its vertices and triangles (nv, nt, v, tri,
- * lo, hi, centre, radius): enough to draw it (io/wall_output.h), select from it and cut subsets from it; 24 bytes a
- * vertex and 12 a triangle, about 25 a triangle where vertices are half as many, against about 270 whole. No query
+/* Frees what queries read of whole mesh m (records, edges, grid, the faces' cells), keeping its vertices, triangles and
+ * faces (nv, nt, v, tri, lo, hi, centre, radius, face, tri_face): enough to draw it (io/wall_output.h), select from
+ * it and cut subsets from it; 24 bytes a vertex and 16 a triangle, about 29 a triangle where vertices are half as many
+ * (and the faces' few), against about 280 whole. No query
  * may read it after (its rec is NULL). Not collective. */
 PetscErrorCode TriMeshStrip(TriMesh *m);
 PetscErrorCode TriMeshDestroy(TriMesh **mesh);

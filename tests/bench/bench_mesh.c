@@ -7,14 +7,19 @@
  * spheres (r = 5 mm, spacing 10.5 mm), the lowest layer resting on the floor, -layers deep (default 2).
  * The cost of a query grows with the triangles within a sphere's reach (about 8 at the default
  * size), not with the mesh's size: -half 5 gives the same count of triangles ten times larger. Every body is tested
- * against the wall (the mesh's bounding sphere holds them all), so each costs a grid query. Prints the mesh's build
+ * against the wall (the mesh's bounding sphere holds them all), so each costs a query: on the flat floor most are
+ * answered by the floor's one face (collision/mesh_faces.h), near its rim by the triangles. Prints the mesh's build
  * time and memory as loaded (the whole mesh, on every rank); on several ranks (mpiexec -n P, e.g. with -decomp_grid
  * 2,2,1), after one step, each rank's part (step/wall_meshes.h) with the whole mesh's vertices and triangles that
  * every rank keeps, the least and most over ranks, and the largest resident set (VmRSS) of a rank (one rank: the
  * whole mesh and its VmRSS); and for each
  * wall, the median over -reps CollisionDetect calls (broadphase, wall tests, narrowphase, contact records) per body
- * of rank 0, and their ratio (target: within 1.5). Usage:
- * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] */
+ * of rank 0, and their ratio (target: within 1.5).
+ * -bumpy H lowers each inner corner of the floor by a random depth below H (m), so no two triangles are coplanar: the
+ * mesh has no flat face (collision/mesh_faces.h) and every query takes the triangles one by one, as on a curved mesh;
+ * -turn DEG stores the floor's corners turned by -DEG about z and places the mesh with the orientation turning them
+ * back: the same floor, through the rotation a turned or turning mesh pays. Usage:
+ * bench_mesh [-n SQUARES_PER_SIDE] [-half L] [-layers K] [-reps R] [-bumpy H] [-turn DEG] */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include "../test_files.h"
 #include "../test_mesh.h"
@@ -22,6 +27,20 @@
 #include "collision/trimesh.h"
 #include <petsctime.h>
 #include <time.h>
+
+/* A depth in [0, 1) for the floor's corner at (x, y): a nonlinear hash of its coordinates' bits, the same for every
+ * triangle at the corner (an affine one would leave many corner quadruples in one plane). */
+static double corner_depth(double x, double y)
+{
+  uint64_t bx, by, h;
+  memcpy(&bx, &x, sizeof bx);
+  memcpy(&by, &y, sizeof by);
+  h = bx * 0x9e3779b97f4a7c15ull ^ (by + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  return (double)(h >> 11) / 9007199254740992.0;
+}
 
 /* This process's CPU seconds: on a shared machine the wall clock counts other processes' turns. */
 static double cpu_seconds(void)
@@ -117,13 +136,14 @@ static PetscErrorCode print_parts(Simulation sim)
 int main(int argc, char **argv)
 {
   PetscInt     n = 224, layers = 2, reps = 21, nt, contacts[2];
-  double       L = 0.5;
+  double       L = 0.5, bump = 0, turn = 0;
+  char         pose[128];
   const double r = 0.005;
   double      *xyz, sec[2];
-  static char  yaml[2][4 * PETSC_MAX_PATH_LEN], wall[2][PETSC_MAX_PATH_LEN + 128], dir[PETSC_MAX_PATH_LEN],
+  static char  yaml[2][4 * PETSC_MAX_PATH_LEN], wall[2][PETSC_MAX_PATH_LEN + 256], dir[PETSC_MAX_PATH_LEN],
     stl[PETSC_MAX_PATH_LEN + 32];
   const char    *walls[2] = {"{type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: m}",
-                             "{type: mesh, file: %s, material: m}"};
+                             "{type: mesh, file: %s, material: m%s}"};
   Simulation     sim[2];
   PetscLogDouble t0, t1;
   PetscMPIInt    rank;
@@ -134,18 +154,29 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-layers", &layers, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-half", &L, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bumpy", &bump, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-turn", &turn, NULL));
   nt = 2 * n * n;
   PetscCall(PetscMalloc1(9 * (size_t)nt, &xyz));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt j = 0; j < n; j++)
       TestRectangle(-L + 2 * L * i / n, -L + 2 * L * j / n, -L + 2 * L * (i + 1) / n, -L + 2 * L * (j + 1) / n,
                     xyz + 18 * (n * i + j));
+  for (PetscInt k = 0; k < 3 * nt; k++) { /* the bumps, then the file's corners turned back by -turn about z */
+    double      *p = xyz + 3 * k;
+    const double c = cos(-turn * PETSC_PI / 180), s = sin(-turn * PETSC_PI / 180), x = p[0], y = p[1];
+    if (fabs(x) < L && fabs(y) < L) p[2] = -bump * corner_depth(x, y); /* the rim stays at 0: it bounds the domain */
+    p[0] = c * x - s * y;
+    p[1] = s * x + c * y;
+  }
   /* the floor's STL in a directory of its own, removed at the end (the benchmark may run from the source tree) */
   PetscCall(TestMakeTempDir(PETSC_COMM_WORLD, "bench-mesh", dir));
   snprintf(stl, sizeof stl, "%s/floor.stl", dir);
   PetscCall(TestWriteStl(stl, (int)nt, xyz));
   snprintf(wall[0], sizeof wall[0], "%s", walls[0]);
-  snprintf(wall[1], sizeof wall[1], walls[1], stl);
+  snprintf(pose, sizeof pose, turn != 0 ? ", orientation: [%.17g, 0, 0, %.17g]" : "", cos(turn * PETSC_PI / 360),
+           sin(turn * PETSC_PI / 360));
+  snprintf(wall[1], sizeof wall[1], walls[1], stl, pose);
   PetscCall(PetscFree(xyz));
   for (int w = 0; w < 2; w++)
     snprintf(yaml[w], sizeof yaml[w],

@@ -1,5 +1,7 @@
-/* Unit test of the sphere - triangle-mesh contacts (src/collision/triangle_contact.c) and the
- * mesh's tables (src/collision/trimesh.c), against geometry worked out by hand:
+/* Unit test of the sphere - triangle-mesh contacts by the closest-feature rule over the triangles
+ * (tricontact_sphere_triangles in src/collision/triangle_contact.c; the flat-face shortcut that tricontact_sphere
+ * tries first has its own test, test_mesh_faces.c) and the mesh's tables (src/collision/trimesh.c), against geometry
+ * worked out by hand:
  *   - welding and adjacency of a unit square of two triangles (4 vertices, 5 edges, the diagonal
  *     on both triangles, owners the lower triangle); barycentric coordinates and edge parameters;
  *   - the square: a sphere over a face gets one face contact; on the shared diagonal, exactly on
@@ -47,7 +49,7 @@ static TriMesh *mesh_of(PetscInt nt, const double *xyz)
 static int contacts(const TriMesh *m, double x, double y, double z, double r, double env, TriFeatureContact *f)
 {
   const double c[3] = {x, y, z};
-  return tricontact_sphere(m, c, r, env, 16, f);
+  return tricontact_sphere_triangles(m, c, r, env, 16, f);
 }
 
 static int near3(const double a[3], double x, double y, double z)
@@ -293,7 +295,7 @@ static void compare_with_lists(const char *what, const TriMesh *m, const double 
     double            gap[64], c[3], r = rmax * (0.2 + 0.8 * rand() / (double)RAND_MAX), env = 0.3 * r;
     int               n, nb, same;
     for (int k = 0; k < 3; k++) c[k] = lo[k] + (hi[k] - lo[k]) * rand() / (double)RAND_MAX;
-    n    = tricontact_sphere(m, c, r, env, 64, f);
+    n    = tricontact_sphere_triangles(m, c, r, env, 64, f);
     nb   = brute_force(m, c, r, env, key, gap);
     same = n == nb; /* both ascending: faces, edges, vertices, each by index */
     for (int k = 0; same && k < n; k++) {

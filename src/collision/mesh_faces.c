@@ -85,35 +85,53 @@ static PetscErrorCode region_face(const TriMesh *m, const PetscInt *root, const 
   double          *edge_line, *corner;
   PetscInt         ne = 0, nl = 0;
 
+  double nrm[3] = {0, 0, 0}, len;
+
   PetscFunctionBegin;
   *made = PETSC_FALSE;
-  for (PetscInt i = 0; i < n; i++) /* flat: every corner near the lowest triangle's plane */
+  /* the plane's normal: the triangles' area vectors summed (each turned to the lowest triangle's side: a region's
+     winding may flip), which a small lowest triangle alone would tilt by its corners' rounding over the region */
+  for (PetscInt i = 0; i < n; i++) {
+    const TriRecord *r = &m->rec[m->tri_rec[tris[i]]];
+    double           ab[3], ac[3], x[3];
+    v3_sub(ab, r->v[1], r->v[0]);
+    v3_sub(ac, r->v[2], r->v[0]);
+    v3_cross(x, ab, ac);
+    v3_axpy(nrm, v3_dot(x, r0->n) < 0 ? -1.0 : 1.0, x);
+  }
+  len = v3_norm(nrm);
+  if (!(len > 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  v3_scale(nrm, 1.0 / len, nrm);
+  for (PetscInt i = 0; i < n; i++) /* flat: every corner near that plane through the lowest triangle's first corner */
     for (int k = 0; k < 3; k++) {
       double d[3];
       v3_sub(d, m->v + 3 * (size_t)m->tri[3 * tris[i] + k], r0->v[0]);
-      if (!(fabs(v3_dot(d, r0->n)) <= tol)) PetscFunctionReturn(PETSC_SUCCESS);
+      if (!(fabs(v3_dot(d, nrm)) <= tol)) PetscFunctionReturn(PETSC_SUCCESS);
     }
   for (PetscInt i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) ne += on_boundary(m, root, tris[i], k);
   if (ne > FACE_MAX_EDGES) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(4 * (size_t)ne, &edge_line, 3 * (size_t)ne, &corner));
+  PetscCall(PetscMalloc2(4 * (size_t)ne, &edge_line, 6 * (size_t)ne, &corner)); /* per edge: its line, its ends */
   ne = 0;
   for (PetscInt i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) {
       if (!on_boundary(m, root, tris[i], k)) continue;
-      boundary_line(m, tris[i], k, r0->n, edge_line + 4 * ne);
-      v3_copy(corner + 3 * ne, m->v + 3 * (size_t)m->tri[3 * tris[i] + k]);
+      boundary_line(m, tris[i], k, nrm, edge_line + 4 * ne);
+      v3_copy(corner + 6 * ne, m->v + 3 * (size_t)m->tri[3 * tris[i] + k]);
+      v3_copy(corner + 6 * ne + 3, m->v + 3 * (size_t)m->tri[3 * tris[i] + (k + 1) % 3]);
       ne++;
     }
-  /* convex: every boundary corner on the inner side of every boundary edge's line (a hole's edges fail it too) */
+  /* convex: every boundary corner (each the first end of a boundary edge) on the inner side of every boundary edge's
+     line (a hole's edges fail it too) */
   for (PetscInt e = 0; e < ne; e++)
     for (PetscInt c = 0; c < ne; c++)
-      if (!(v3_dot(edge_line + 4 * e, corner + 3 * c) - edge_line[4 * e + 3] >= -tol)) {
+      if (!(v3_dot(edge_line + 4 * e, corner + 6 * c) - edge_line[4 * e + 3] >= -tol)) {
         PetscCall(PetscFree2(edge_line, corner));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
-  /* collinear edges are one line: the same inner normal (the face is convex, so no two of its lines are parallel
-     and apart); kept at the innermost offset, so the inside test stays on the safe side */
+  /* collinear edges are one line: an edge joins a line whose direction it shares and whose offset its two ends meet
+     within tol; the line's offset is then its edges' innermost end, so every edge of the line lies on or outside it
+     and a point at least a reach inside the line is at least a reach from each of its edges */
   if (*nlines + ne > *cap) {
     double *grown;
     *cap = PetscMax(2 * *cap, *nlines + ne);
@@ -123,13 +141,13 @@ static PetscErrorCode region_face(const TriMesh *m, const PetscInt *root, const 
     *lines = grown;
   }
   for (PetscInt e = 0; e < ne && nl <= TRIMESH_FACE_MAX_LINES; e++) {
-    const double *u = edge_line + 4 * e;
+    const double *u = edge_line + 4 * e, *a = corner + 6 * e, *b = a + 3;
     PetscInt      l = 0;
     for (; l < nl; l++) {
-      double *w = *lines + 4 * (*nlines + l);
-      if (fabs(w[0] - u[0]) <= 1e-9 && fabs(w[1] - u[1]) <= 1e-9 && fabs(w[2] - u[2]) <= 1e-9 &&
-          fabs(w[3] - u[3]) <= tol) {
-        w[3] = PetscMax(w[3], u[3]);
+      double      *w  = *lines + 4 * (*nlines + l);
+      const double sa = v3_dot(w, a), sb = v3_dot(w, b);
+      if (v3_dot(w, u) > 0.5 && fabs(sa - w[3]) <= tol && fabs(sb - w[3]) <= tol) {
+        w[3] = PetscMax(w[3], PetscMax(sa, sb));
         break;
       }
     }
@@ -137,7 +155,7 @@ static PetscErrorCode region_face(const TriMesh *m, const PetscInt *root, const 
   }
   PetscCall(PetscFree2(edge_line, corner));
   if (nl > TRIMESH_FACE_MAX_LINES) PetscFunctionReturn(PETSC_SUCCESS);
-  v3_copy(f->n, r0->n);
+  v3_copy(f->n, nrm);
   v3_copy(f->p, r0->v[0]);
   f->line0 = (int32_t)*nlines;
   f->nline = (int32_t)nl;
@@ -195,7 +213,9 @@ static PetscErrorCode build_cells(TriMesh *m)
 
 PetscErrorCode TriMeshFacesBuild(TriMesh *m)
 {
-  const double tol = TRIMESH_FACE_FLAT * 2 * m->radius;
+  double scale = 2 * m->radius;
+  for (int k = 0; k < 3; k++) scale = PetscMax(scale, PetscMax(fabs(m->lo[k]), fabs(m->hi[k])));
+  const double tol = TRIMESH_FACE_FLAT * scale;
   PetscInt    *root, *start, *member, cap = 64, nlines = 0, nroot = 0;
 
   PetscFunctionBegin;

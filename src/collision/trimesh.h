@@ -37,7 +37,7 @@ typedef struct TriRecord {
 /* A flat face of a mesh (collision/mesh_faces.h): edge-connected triangles in one plane whose union is convex,
  * given by its plane and the lines of its boundary. */
 typedef struct {
-  double  n[3], p[3]; /* the plane: its lowest triangle's normal and first corner (that triangle's bits) */
+  double  n[3], p[3]; /* the plane: its triangles' mean normal, its lowest triangle's first corner */
   int32_t line0;      /* its boundary lines are TriMesh.face_line[4 line0 .. 4 (line0 + nline)) */
   int32_t nline;
   int32_t t; /* its lowest triangle (this mesh's number) */

@@ -208,6 +208,12 @@ static PetscErrorCode build_cells(TriMesh *m)
         m->cell_flat[c] = (TriFlatCell){face >= 0 && status[c] != CELL_MIXED ? face : -1, rings};
       }
   PetscCall(PetscFree(status));
+  for (int k = 0; k < 3; k++) {
+    m->flat_lo[k]   = m->lo[k];
+    m->flat_dims[k] = m->flat_n[k] = m->dims[k];
+    m->flat_at[k]                  = 0;
+  }
+  m->flat_cell = m->cell;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -293,23 +299,51 @@ PetscErrorCode TriMeshFacesInherit(TriMesh *sub, const TriMesh *whole)
     PetscCall(PetscArraycpy(sub->face_line + 4 * nlines, whole->face_line + 4 * (size_t)whole->face[f].line0,
                             4 * (size_t)g->nline));
     nlines += g->nline;
-    map[f] = -1; /* copied */
+    map[f] = -2 - map[f]; /* copied: -2 - its number in sub */
+  }
+  /* the whole's cells over sub's box grown by the rings the whole looked at, faces renumbered (-1 where sub lacks
+     the face: no query the part serves lies there) */
+  if (whole->cell_flat) {
+    PetscInt n = 1;
+    for (int k = 0; k < 3; k++) {
+      const double a    = (sub->lo[k] - whole->flat_lo[k]) / whole->flat_cell,
+                   b    = (sub->hi[k] - whole->flat_lo[k]) / whole->flat_cell;
+      const PetscInt ia = !(a > 0)                         ? 0
+                        : a >= (double)whole->flat_dims[k] ? whole->flat_dims[k] - 1
+                                                           : (PetscInt)a,
+                     ib = !(b > 0)                         ? 0
+                        : b >= (double)whole->flat_dims[k] ? whole->flat_dims[k] - 1
+                                                           : (PetscInt)b;
+      sub->flat_lo[k]   = whole->flat_lo[k];
+      sub->flat_dims[k] = whole->flat_dims[k];
+      sub->flat_at[k]   = PetscMax(whole->flat_at[k], ia - TRIMESH_FACE_RINGS - 1);
+      sub->flat_n[k]    = PetscMin(whole->flat_at[k] + whole->flat_n[k], ib + TRIMESH_FACE_RINGS + 2) - sub->flat_at[k];
+      n *= PetscMax(sub->flat_n[k], 0);
+    }
+    sub->flat_cell = whole->flat_cell;
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &sub->cell_flat));
+    for (PetscInt z = 0; z < sub->flat_n[2]; z++)
+      for (PetscInt y = 0; y < sub->flat_n[1]; y++)
+        for (PetscInt x = 0; x < sub->flat_n[0]; x++) {
+          const PetscInt wx = x + sub->flat_at[0] - whole->flat_at[0], wy = y + sub->flat_at[1] - whole->flat_at[1],
+                         wz = z + sub->flat_at[2] - whole->flat_at[2];
+          TriFlatCell c     = whole->cell_flat[wx + whole->flat_n[0] * (wy + whole->flat_n[1] * wz)];
+          c.face            = c.face >= 0 && map[c.face] <= -2 ? -2 - map[c.face] : -1;
+          sub->cell_flat[x + sub->flat_n[0] * (y + sub->flat_n[1] * z)] = c;
+        }
   }
   PetscCall(PetscFree(map));
-  PetscCall(build_cells(sub));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TriMeshFacesFree(TriMesh *m, PetscBool all)
+PetscErrorCode TriMeshFacesFree(TriMesh *m)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(m->cell_flat));
-  if (all) {
-    PetscCall(PetscFree(m->face));
-    PetscCall(PetscFree(m->face_line));
-    PetscCall(PetscFree(m->tri_face));
-    m->nf = 0;
-  }
+  PetscCall(PetscFree(m->face));
+  PetscCall(PetscFree(m->face_line));
+  PetscCall(PetscFree(m->tri_face));
+  m->nf = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -319,5 +353,5 @@ size_t TriMeshFacesBytes(const TriMesh *m)
   if (!m->tri_face) return 0;
   for (PetscInt f = 0; f < m->nf; f++) lines += (size_t)m->face[f].nline;
   return sizeof(TriFace) * (size_t)m->nf + 4 * sizeof(double) * lines + sizeof(int32_t) * (size_t)m->nt +
-         (m->cell_flat ? sizeof(TriFlatCell) * (size_t)(m->dims[0] * m->dims[1] * m->dims[2]) : 0);
+         (m->cell_flat ? sizeof(TriFlatCell) * (size_t)(m->flat_n[0] * m->flat_n[1] * m->flat_n[2]) : 0);
 }

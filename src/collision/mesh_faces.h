@@ -18,8 +18,9 @@
  * plane, another corner of it as the reference point), and within about TRIMESH_FACE_FLAT of the mesh's scale where
  * its corners stray from the plane by up to that (tests/unit/test_mesh_faces.c bounds both).
  *
- * A subset (a rank's part, TriMeshCreateSubset) takes its faces from the whole mesh (the same planes and lines, so a
- * query within the part gives the whole's bits) and builds its own cells. */
+ * A subset (a rank's part, TriMeshCreateSubset) takes its faces and cells from the whole mesh (the same planes, lines
+ * and decisions, so a query within the part gives the whole's bits: a run's contacts do not depend on the rank
+ * count through the shortcut). */
 #ifndef CCPDEM_COLLISION_MESH_FACES_H
 #define CCPDEM_COLLISION_MESH_FACES_H
 #include "collision/trimesh.h"
@@ -39,10 +40,11 @@
  * built up to its grid (records in cell order). Not collective. */
 PetscErrorCode TriMeshFacesBuild(TriMesh *m);
 /* sub's faces: those of whole (which may be stripped) that sub's triangles belong to (sub->tri_gid), the same
- * planes and lines; then sub's cells. Not collective. */
+ * planes and lines, and whole's cells over sub's box (so a query the part serves is decided as whole decides it, on
+ * any rank count). Not collective. */
 PetscErrorCode TriMeshFacesInherit(TriMesh *sub, const TriMesh *whole);
-/* Frees m's faces (all = PETSC_TRUE) or only its cells (a stripped mesh keeps its faces for its subsets). */
-PetscErrorCode TriMeshFacesFree(TriMesh *m, PetscBool all);
+/* Frees m's faces and cells. */
+PetscErrorCode TriMeshFacesFree(TriMesh *m);
 /* Bytes m's faces and cells hold. */
 size_t TriMeshFacesBytes(const TriMesh *m);
 #endif

@@ -293,9 +293,16 @@ int tricontact_flat_face(const TriMesh *m, const double c[3], double r, double e
   TriFlatCell  fc;
   double       d[3], foot[3], h;
 
+  PetscInt at[3];
+
   if (!m->cell_flat) return -1;
-  fc = m->cell_flat[trimesh_cell_coord(m, c[0], 0) +
-                    m->dims[0] * (trimesh_cell_coord(m, c[1], 1) + m->dims[1] * trimesh_cell_coord(m, c[2], 2))];
+  for (int k = 0; k < 3; k++) { /* the whole's cell of c (as trimesh_cell_coord on the whole's grid), in the box kept */
+    const double   x = (c[k] - m->flat_lo[k]) / m->flat_cell;
+    const PetscInt i = !(x > 0) ? 0 : x >= (double)m->flat_dims[k] ? m->flat_dims[k] - 1 : (PetscInt)x;
+    at[k]            = i - m->flat_at[k];
+    if (at[k] < 0 || at[k] >= m->flat_n[k]) return -1; /* beyond a part's box: not a query the part serves */
+  }
+  fc = m->cell_flat[at[0] + m->flat_n[0] * (at[1] + m->flat_n[1] * at[2])];
   if (fc.face < 0 || !((double)fc.rings * m->cell >= reach)) return -1; /* another triangle may lie within reach */
   const TriFace *f = &m->face[fc.face];
   v3_sub(d, c, f->p);

@@ -407,11 +407,10 @@ PetscErrorCode TriMeshStrip(TriMesh *m)
   PetscFunctionBegin;
   PetscCheck(!m->tri_gid, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TriMeshStrip: give a whole mesh, not a subset");
   PetscCall(free_query_tables(m));
-  PetscCall(TriMeshFacesFree(m, PETSC_FALSE)); /* the cells; the faces stay for the subsets */
   m->ne = 0;
   for (int k = 0; k < 3; k++) m->dims[k] = 0;
   m->bytes = sizeof(*m) + sizeof(double) * 3 * (size_t)m->nv + sizeof(int32_t) * 3 * (size_t)m->nt +
-             TriMeshFacesBytes(m);
+             TriMeshFacesBytes(m); /* the faces and their cells stay: subsets take them */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -424,7 +423,7 @@ PetscErrorCode TriMeshDestroy(TriMesh **mesh)
   PetscCall(PetscFree(m->v));
   PetscCall(PetscFree(m->tri));
   PetscCall(free_query_tables(m));
-  PetscCall(TriMeshFacesFree(m, PETSC_TRUE));
+  PetscCall(TriMeshFacesFree(m));
   PetscCall(PetscFree2(m->tri_gid, m->vert_gid));
   PetscCall(PetscFree(*mesh));
   PetscFunctionReturn(PETSC_SUCCESS);

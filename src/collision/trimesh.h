@@ -76,10 +76,14 @@ typedef struct TriMesh {
   double  *face_line;     /* 4 per boundary line: the in-plane unit normal u pointing into the face, offset o
                              (u . x >= o inside) */
   int32_t     *tri_face;  /* per triangle: its face, or -1 */
-  TriFlatCell *cell_flat; /* per grid cell (NULL: no faces) */
-  int32_t     *tri_gid;   /* a subset (TriMeshCreateSubset): per triangle, its number in the whole mesh; NULL: whole */
-  int32_t     *vert_gid;  /* a subset: per vertex, its index in the whole mesh; NULL: whole */
-  size_t       bytes;     /* memory the mesh holds */
+  TriFlatCell *cell_flat; /* the whole mesh's cells (NULL: no faces), those of the box flat_at .. + flat_n (cell
+                             indices in the whole's grid: lo flat_lo, edge flat_cell, flat_dims cells per axis); a
+                             subset keeps the whole's cells over its own box, so it decides as the whole does */
+  double   flat_lo[3], flat_cell;
+  PetscInt flat_dims[3], flat_at[3], flat_n[3];
+  int32_t *tri_gid;  /* a subset (TriMeshCreateSubset): per triangle, its number in the whole mesh; NULL: whole */
+  int32_t *vert_gid; /* a subset: per vertex, its index in the whole mesh; NULL: whole */
+  size_t   bytes;    /* memory the mesh holds */
 } TriMesh;
 
 /* A grid entry's record and its first-cell flags (a query takes a triangle in the first of its
@@ -112,11 +116,11 @@ PetscErrorCode TriMeshCreateSubset(const TriMesh *whole, PetscInt n, const int32
  * numbers of those that do, ascending, and their count into *n. For the triangles a query centred in the box with
  * a reach up to the box's growth sees. m may be stripped. Not collective. */
 void TriMeshSelectBox(const TriMesh *m, const double lo[3], const double hi[3], int32_t *keep, PetscInt *n);
-/* Frees what queries read of whole mesh m (records, edges, grid, the faces' cells), keeping its vertices, triangles and
- * faces (nv, nt, v, tri, lo, hi, centre, radius, face, tri_face): enough to draw it (io/wall_output.h), select from
- * it and cut subsets from it; 24 bytes a vertex and 16 a triangle, about 29 a triangle where vertices are half as many
- * (and the faces' few), against about 280 whole. No query
- * may read it after (its rec is NULL). Not collective. */
+/* Frees what queries read of whole mesh m (records, edges, grid), keeping its vertices, triangles, faces and their
+ * cells (nv, nt, v, tri, lo, hi, centre, radius, face, tri_face, cell_flat): enough to draw it (io/wall_output.h),
+ * select from it and cut subsets from it; 24 bytes a vertex, 16 a triangle and 8 a grid cell, about 40 a triangle
+ * where vertices are half as many, against about 280 whole. No query may read it after (its rec is NULL). Not
+ * collective. */
 PetscErrorCode TriMeshStrip(TriMesh *m);
 PetscErrorCode TriMeshDestroy(TriMesh **mesh);
 /* The whole mesh's number of triangle t of m (a subset's or a whole mesh's). */

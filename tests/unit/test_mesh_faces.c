@@ -10,8 +10,11 @@
  *     reference gives: no contact, or one face contact with the same normal, points and gap within 1e-12 of the mesh's
  *     size (both compute the same plane's height, from two corners of it: a few roundings of the coordinates). It
  *     must decide at least 2000 of each scene's queries and find a contact in some (else it would be dead code).
- *  3. A subset (a rank's part, TriMeshCreateSubset) of the flat grid, cut from the whole and from the whole stripped,
- *     inherits its face: for 4000 spheres within the part the query gives the whole's contacts bit for bit.
+ *  3. A subset (a rank's part, TriMeshCreateSubset) of the turned grid over its rim, cut from the whole and from the
+ *     whole stripped, inherits its face and cells: for 4000 spheres within the part the query gives the whole's
+ *     contacts bit for bit, the shortcut deciding exactly where it decides in the whole. (A part that built its own
+ *     cells on its own grid decides the same here; on restart/ellipsoid_pour_bitwise's mesh floor it did not, and a
+ *     2-rank restart differed from the 1-rank run by 1e-18 m: that test guards it.)
  * Mutations caught (by hand; the first two are in tests/mutate.sh): the shortcut's boundary-line test dropped
  * (spheres beyond the grid's rim get a face contact), its rings check dropped (spheres near the box's edges lose the
  * adjacent side's contact), the convexity test dropped (the L becomes a face), the fold test dropped (the twin
@@ -209,7 +212,7 @@ int main(int argc, char **argv)
   /* 3. a part inherits its faces: the whole's bits (the turned grid: its triangles' normals differ in their last
      bits, so a part that made its own face from another lowest triangle would differ) */
   for (int stripped = 0; stripped < 2; stripped++) {
-    const double lo0[3] = {5, 6, -1}, hi0[3] = {15, 14, 1}, reach = 1.2 + 0.1;
+    const double lo0[3] = {22, 6, -1}, hi0[3] = {31, 14, 1}, reach = 1.2 + 0.1; /* over the grid's rim at x = 30 */
     double       glo[3], ghi[3];
     TriMesh     *whole, *sub, *query;
     int32_t     *keep;
@@ -245,6 +248,8 @@ int main(int argc, char **argv)
       nb = tricontact_sphere(sub, c, r, 0.1, NARROW_VERTEX_POINTS, b);
       touched += na > 0;
       differ += na != nb || (na > 0 && memcmp(&a[0].pt, &b[0].pt, sizeof(a[0].pt)));
+      /* and the same way: the shortcut decides in the part where it decides in the whole (the whole's cells) */
+      differ += tricontact_flat_face(query, c, r, 0.1, a) != tricontact_flat_face(sub, c, r, 0.1, b);
     }
     CHECK(differ == 0 && touched > 0,
           "a part cut from the %s whole: %d of 4000 queries differ from the whole's (%d "

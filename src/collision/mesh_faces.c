@@ -306,14 +306,8 @@ PetscErrorCode TriMeshFacesInherit(TriMesh *sub, const TriMesh *whole)
   if (whole->cell_flat) {
     PetscInt n = 1;
     for (int k = 0; k < 3; k++) {
-      const double a    = (sub->lo[k] - whole->flat_lo[k]) / whole->flat_cell,
-                   b    = (sub->hi[k] - whole->flat_lo[k]) / whole->flat_cell;
-      const PetscInt ia = !(a > 0)                         ? 0
-                        : a >= (double)whole->flat_dims[k] ? whole->flat_dims[k] - 1
-                                                           : (PetscInt)a,
-                     ib = !(b > 0)                         ? 0
-                        : b >= (double)whole->flat_dims[k] ? whole->flat_dims[k] - 1
-                                                           : (PetscInt)b;
+      const PetscInt ia = trimesh_grid_coord(whole->flat_lo[k], whole->flat_cell, whole->flat_dims[k], sub->lo[k]),
+                     ib = trimesh_grid_coord(whole->flat_lo[k], whole->flat_cell, whole->flat_dims[k], sub->hi[k]);
       sub->flat_lo[k]   = whole->flat_lo[k];
       sub->flat_dims[k] = whole->flat_dims[k];
       sub->flat_at[k]   = PetscMax(whole->flat_at[k], ia - TRIMESH_FACE_RINGS - 1);

@@ -296,10 +296,8 @@ int tricontact_flat_face(const TriMesh *m, const double c[3], double r, double e
   PetscInt at[3];
 
   if (!m->cell_flat) return -1;
-  for (int k = 0; k < 3; k++) { /* the whole's cell of c (as trimesh_cell_coord on the whole's grid), in the box kept */
-    const double   x = (c[k] - m->flat_lo[k]) / m->flat_cell;
-    const PetscInt i = !(x > 0) ? 0 : x >= (double)m->flat_dims[k] ? m->flat_dims[k] - 1 : (PetscInt)x;
-    at[k]            = i - m->flat_at[k];
+  for (int k = 0; k < 3; k++) { /* the whole's cell of c, in the box kept */
+    at[k] = trimesh_grid_coord(m->flat_lo[k], m->flat_cell, m->flat_dims[k], c[k]) - m->flat_at[k];
     if (at[k] < 0 || at[k] >= m->flat_n[k]) return -1; /* beyond a part's box: not a query the part serves */
   }
   fc = m->cell_flat[at[0] + m->flat_n[0] * (at[1] + m->flat_n[1] * at[2])];

@@ -128,12 +128,20 @@ static inline int32_t trimesh_tri_gid(const TriMesh *m, int32_t t) { return m->t
 /* The whole mesh's index of vertex v of m. */
 static inline int32_t trimesh_vert_gid(const TriMesh *m, int32_t v) { return m->vert_gid ? m->vert_gid[v] : v; }
 
-/* The grid cell index of coordinate x along axis k, clamped to the grid. */
+/* The cell index of coordinate x on one axis of a grid (its low end lo, cells of edge `cell`, dims of them), clamped
+ * to the grid; NaN gives 0. Every query of a mesh's grids (its own, and a part's view of the whole's flat-face cells)
+ * goes through it, so a part and the whole pick the same cell for the same point. */
+static inline PetscInt trimesh_grid_coord(double lo, double cell, PetscInt dims, double x)
+{
+  const double   f = (x - lo) / cell;
+  const PetscInt c = !(f > 0) ? 0 : f >= (double)dims ? dims - 1 : (PetscInt)f; /* NaN: 0 */
+  return c < dims ? c : dims - 1;
+}
+
+/* The cell index of coordinate x along axis k of m's own grid, clamped to the grid. */
 static inline PetscInt trimesh_cell_coord(const TriMesh *m, double x, int k)
 {
-  const double   f = (x - m->lo[k]) / m->cell;
-  const PetscInt c = !(f > 0) ? 0 : f >= (double)m->dims[k] ? m->dims[k] - 1 : (PetscInt)f; /* NaN: 0 */
-  return c < m->dims[k] ? c : m->dims[k] - 1;
+  return trimesh_grid_coord(m->lo[k], m->cell, m->dims[k], x);
 }
 
 /* The corner of record r at the vertex of coordinates x (welded: equal coordinates are one vertex), or -1. */

@@ -133,9 +133,8 @@ static inline int32_t trimesh_vert_gid(const TriMesh *m, int32_t v) { return m->
  * goes through it, so a part and the whole pick the same cell for the same point. */
 static inline PetscInt trimesh_grid_coord(double lo, double cell, PetscInt dims, double x)
 {
-  const double   f = (x - lo) / cell;
-  const PetscInt c = !(f > 0) ? 0 : f >= (double)dims ? dims - 1 : (PetscInt)f; /* NaN: 0 */
-  return c < dims ? c : dims - 1;
+  const double f = (x - lo) / cell;
+  return !(f > 0) ? 0 : f >= (double)dims ? dims - 1 : (PetscInt)f; /* NaN: 0; 0 < f < dims truncates below dims */
 }
 
 /* The cell index of coordinate x along axis k of m's own grid, clamped to the grid. */

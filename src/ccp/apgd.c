@@ -179,13 +179,15 @@ static PetscErrorCode apgd_reduce(const CCPCoupling *coupling, const CCPApgdSums
  * linearly in |g| while a stays bounded, so Q grows quadratically with the drift.
  * The test, at an iterate g_k of APGD's residual checks: stop as unsolvable when
  *     Q > APGD_UNSOLVABLE_FACTOR 2 E0,   E0 = E_free + 1/2 M v_push^2,
- * E_free = 1/2 v_free^T M v_free, M the movable bodies' mass, v_push the step's largest push-apart
+ * E_free = 1/2 v_free^T M v_free plus the energy the rolling springs hold (spring_energy: their
+ * b_rot^T g may be negative on any cone), M the movable bodies' mass, v_push the step's largest push-apart
  * speed -b_n (or |b| of a joint row). A step so stopped has no solution, or one whose velocity change
  * carries more than APGD_UNSOLVABLE_FACTOR times the kinetic energy of the free motion plus every
  * movable body at the largest push-apart speed (speeds 30 times those): an explosion no solver
  * should follow (the GUIDE's exact solutions of 100 m/s). That holds whatever the iterates (no
  * false positive beyond that bound). A step without push-apart contacts (v_push = 0) is never
- * stopped: then b^T g >= 0 on the cones, f(g) >= -E_free for all g, and Q <= -2 f* <= 2 E0.
+ * stopped: then b_n^T g_n >= 0 on the cones, the springs' terms are bounded by their energy, f(g) >= -E0
+ * for all g, and Q <= -2 f* <= 2 E0.
  *
  * Cost: the check's pass sums gdot = g_k^T grad f(g_k) = a + c and g_k^T C g_k (a few
  * multiply-adds per contact and two more entries of the check's reduction, so every rank takes
@@ -258,6 +260,14 @@ static inline void push_speed(double *vmax, double bn, const double *jb, size_t 
     for (int k = 1; k < 6; k++) ccp_keep_max(vmax, PetscAbsReal(jb[k * stride]));
 }
 
+/* The bound on what a contact's rolling springs can lower f by: over its torque rows g_t, 1/2 c_rot |g_t|^2 +
+ * b_rot^T g_t >= -|b_rot|^2 / (2 c_rot), the energy the springs hold (0 without b_rot). */
+static inline double spring_energy(double c_rot, double b0, double b1, double b2)
+{
+  const double b2sum = b0 * b0 + b1 * b1 + b2 * b2;
+  return b2sum > 0 ? b2sum / (2 * c_rot) : 0;
+}
+
 /* The velocity slot of an APGD record that is neither a nor b (CCP_SLOT_V and the two past the
  * accumulator rotate; ccp/pack.h). */
 static int unused_slot(int a, int b)
@@ -312,8 +322,9 @@ typedef struct {
   PetscErrorCode (*residual)(void *ctx, const CCPApgdStep *p, double *res);
   /* a multiplier buffer for the step: none of p->xk, p->xkm1, *best (which may move out: NULL) */
   PetscErrorCode (*buffer)(void *ctx, const CCPApgdStep *p, double **best, double **x);
-  /* this rank's largest push-apart speed (push_speed over its contacts), >= 0 */
-  double (*vpush)(void *ctx);
+  /* this rank's largest push-apart speed (push_speed over its contacts), >= 0, and its springs' energy bound
+     (spring_energy) summed */
+  double (*vpush)(void *ctx, double *springs);
   /* this rank's contact (problem index) with the largest -b_n gamma_n > 0 at the multipliers x, and that
      value; -1 and 0 when none */
   void (*jam)(void *ctx, const double *x, PetscInt *contact, double *share);
@@ -333,8 +344,9 @@ static PetscErrorCode apgd_unsolvable_test(const ApgdOps *ops, const CCPApgdStep
   PetscFunctionBegin;
   if (!(r->gdot < 0)) PetscFunctionReturn(PETSC_SUCCESS);
   if (!u->e0_known) {
-    const double v    = ops->vpush(ops->ctx);
-    double       x[3] = {0, 0, v * v}; /* E_free, M summed; v_push^2 the max */
+    double       springs = 0;
+    const double v       = ops->vpush(ops->ctx, &springs);
+    double       x[3]    = {springs, 0, v * v}; /* E_free and the springs', M summed; v_push^2 the max */
     apgd_body_energy(ops->P, nowned, NULL, NULL, 0, x);
     PetscCall(CCPCouplingReduce(ops->coupling, x, 3));
     u->e0       = x[0] + 0.5 * x[1] * x[2];
@@ -443,15 +455,18 @@ static PetscErrorCode packed_buffer(void *ctx, const CCPApgdStep *p, double **be
   return apgd_free_buffer(pk, a->P, pk->g, APGD_VECTORS, p->xk, p->xkm1, NULL, best, x);
 }
 
-static double packed_vpush(void *ctx)
+static double packed_vpush(void *ctx, double *springs)
 {
   const CCPPacked *pk = &((ApgdPacked *)ctx)->ctx->work->pk;
   double           v  = 0;
   for (PetscInt q = 0; q < pk->nblk; q++) {
     const CCPBlock    *K = ccp_block_at(pk, q);
     const CCPRowBlock *R = q >= pk->row0 ? &pk->rows[q - pk->row0] : NULL;
-    for (int l = 0; l < CCP_LANES; l++)
-      if (pk->perm[q * CCP_LANES + l] >= 0) push_speed(&v, K->bn[l], R ? &R->b[0][l] : NULL, CCP_LANES);
+    for (int l = 0; l < CCP_LANES; l++) {
+      if (pk->perm[q * CCP_LANES + l] < 0) continue;
+      push_speed(&v, K->bn[l], R ? &R->b[0][l] : NULL, CCP_LANES);
+      if (pk->springs) *springs += spring_energy(K->crot[l], K->brot[0][l], K->brot[1][l], K->brot[2][l]);
+    }
   }
   return v;
 }
@@ -526,7 +541,7 @@ static void apgd_metric(ApgdScaling scaling, const Contact *c, const CCPContactT
   M->a    = 1;
   ccp_kernel_metric(c, t, ima, Ia, imb, Ib, &M->m);
   if (scaling != APGD_SCALING_DIAGONAL || c->box) return;
-  ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
+  ccp_kernel_traces(c, t, ima, Ia, imb, Ib, &tf, &tt);
   v3_cross(an, c->ra, c->n);
   v3_cross(bn, c->rb, c->n);
   sym_vec(Ian, Ia, an);
@@ -674,13 +689,16 @@ static PetscErrorCode reference_buffer(void *ctx, const CCPApgdStep *p, double *
   return PETSC_SUCCESS;
 }
 
-static double reference_vpush(void *ctx)
+static double reference_vpush(void *ctx, double *springs)
 {
   const CCPProblem *P = ((const ApgdReference *)ctx)->P;
   double            v = 0;
   for (PetscInt i = 0; i < P->ncontacts; i++) {
-    const RowBox *box = P->contact[i].box;
-    push_speed(&v, P->terms[i].bn, box ? box->b : NULL, 1);
+    const Contact         *c = &P->contact[i];
+    const CCPContactTerms *t = &P->terms[i];
+    push_speed(&v, t->bn, c->box ? c->box->b : NULL, 1);
+    if (!c->box && contact_dof(c) == 6)
+      *springs += spring_energy(ccp_terms_c_rot(c, t), t->b_rot[0], t->b_rot[1], t->b_rot[2]);
   }
   return v;
 }

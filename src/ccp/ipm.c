@@ -339,7 +339,7 @@ static void contact_stiffness(const Ipm *ip, PetscInt i, double ratio, PetscInt 
   *ns = *nd = 0;
   if (kmax) *kmax = 0;
   cone_map(c, &m);
-  ccp_kernel_traces(c, P->terms[i].c_lin, P->inv_mass[c->a], P->inv_inertia + 6 * c->a, P->inv_mass[c->b],
+  ccp_kernel_traces(c, &P->terms[i], P->inv_mass[c->a], P->inv_inertia + 6 * c->a, P->inv_mass[c->b],
                     P->inv_inertia + 6 * c->b, &tf, &tt);
   for (int k = 0; k < m.ncones; k++) {
     const int     n = m.dim[k];
@@ -1154,7 +1154,7 @@ static PetscErrorCode IpmScaling(Ipm *ip, PetscInt *bad, const char **why)
     for (int a = 0; a < 36; a++) H[a] = 0;
     for (int k = 0; k < m.rows; k++)
       for (int l = 0; l < m.rows; l++) H[6 * m.col[k] + m.col[l]] += m.coef[k] * m.coef[l] * Wi2[k][l];
-    const double cl = P->terms[i].c_lin, cr = dof == 6 ? contact_c_rot(c, cl) : 0;
+    const double cl = P->terms[i].c_lin, cr = dof == 6 ? ccp_terms_c_rot(c, &P->terms[i]) : 0;
     for (int a = 0; a < 3; a++) H[7 * a] += cl;
     for (int a = 3; a < dof; a++) H[7 * a] += cr;
     if (!spd_invert_used(H, m.used)) {

@@ -55,10 +55,10 @@ static inline void ccp_kernel_gradient(const Contact *restrict c, const CCPConta
   g[1] += t->c_lin * gamma[1];
   g[2] += t->c_lin * gamma[2];
   if (contact_dof(c) == 6) {
-    const double c_rot = contact_c_rot(c, t->c_lin);
-    g[3] += c_rot * gamma[3];
-    g[4] += c_rot * gamma[4];
-    g[5] += c_rot * gamma[5];
+    const double c_rot = ccp_terms_c_rot(c, t);
+    g[3] += c_rot * gamma[3] + t->b_rot[0];
+    g[4] += c_rot * gamma[4] + t->b_rot[1];
+    g[5] += c_rot * gamma[5] + t->b_rot[2];
   }
   if (c->box)
     for (int k = 1; k < 6; k++) g[k] += c->box->b[k];
@@ -127,7 +127,7 @@ static inline void ccp_kernel_impulse(const Contact *restrict c, const double *r
 static inline double ccp_kernel_compliance_dot(const Contact *c, const CCPContactTerms *t, const double d[6])
 {
   const double f = t->c_lin * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  return contact_dof(c) == 6 ? f + contact_c_rot(c, t->c_lin) * (d[3] * d[3] + d[4] * d[4] + d[5] * d[5]) : f;
+  return contact_dof(c) == 6 ? f + ccp_terms_c_rot(c, t) * (d[3] * d[3] + d[4] * d[4] + d[5] * d[5]) : f;
 }
 
 /* Whether g (cohesion already shifted out) lies in the cone with these coefficients. A copy of
@@ -169,12 +169,13 @@ static inline double ccp_kernel_arm_trace(const double Iinv[6], const double r[3
   return (Iinv[0] + Iinv[1] + Iinv[2]) * v3_dot(r, r) - v3_dot(r, Ir);
 }
 
-/* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i (C from c_lin). */
-static inline void ccp_kernel_traces(const Contact *restrict c, double c_lin, double ima, const double *restrict Ia,
-                                     double imb, const double *restrict Ib, double *restrict tf, double *restrict tt)
+/* Traces of the force rows (tf) and torque rows (tt) of N_ii = D_i^T M^-1 D_i + C_i (C from terms t). */
+static inline void ccp_kernel_traces(const Contact *restrict c, const CCPContactTerms *restrict t, double ima,
+                                     const double *restrict Ia, double imb, const double *restrict Ib,
+                                     double *restrict tf, double *restrict tt)
 {
-  *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * c_lin;
-  *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * contact_c_rot(c, c_lin) : 0;
+  *tf = 3 * (ima + imb) + ccp_kernel_arm_trace(Ia, c->ra) + ccp_kernel_arm_trace(Ib, c->rb) + 3 * t->c_lin;
+  *tt = contact_dof(c) == 6 ? Ia[0] + Ia[1] + Ia[2] + Ib[0] + Ib[1] + Ib[2] + 3 * ccp_terms_c_rot(c, t) : 0;
 }
 
 /* The sweeps' per-contact step B_i = diag(f I3, t I3) and the matching projection.
@@ -250,7 +251,7 @@ static inline void ccp_kernel_metric(const Contact *restrict c, const CCPContact
                                      CCPMetric *restrict m)
 {
   double tf = 0, tt = 0;
-  if (contact_dof(c) == 6) ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
+  if (contact_dof(c) == 6) ccp_kernel_traces(c, t, ima, Ia, imb, Ib, &tf, &tt);
   ccp_kernel_metric_of(contact_dof(c), t->eta, tf, tt, m);
 }
 

@@ -27,7 +27,14 @@
  * (the walls' velocities)^T D d = sum b_n d_n >= 0 (b_n >= 0, d_n >= 0 in the cones; walls at rest or not
  * closing in), so no impulse loop lowers the objective without end (compliant rows: C > 0 bounds them).
  * Compliant with a gap (phi >= 0): phi / h and C / h^2 (no dashpot before touching: phi / (h + alpha)
- * would push bodies apart before they meet). */
+ * would push bodies apart before they meet).
+ * Rolling springs (the pair's rolling_compliance C_r, rad/(N m); 6-dof contacts): an elastic-perfectly-
+ * plastic torsion spring on the torque rows, elastic angle theta = C_r T, so that its state is the last
+ * step's torque impulse gamma_prev. With theta_new = theta + h w_new and theta = C_r gamma_prev / h the
+ * torque rows read  w_new + c_roll gamma + b_rot  (complementary to the rolling cone), c_roll = C_r / h^2,
+ * b_rot = -c_roll gamma_prev: a stuck row turns by -C_r (T - T_prev), at rest not at all (a Tikhonov term
+ * alone, b_rot = 0, would creep at C_r T / h); at the cone's edge the row slides (plastic). contact_law_terms
+ * gives c_roll; b_rot comes from the problem's torque_prev (ccp_problem_terms). */
 #ifndef CCPDEM_CCP_LAW_H
 #define CCPDEM_CCP_LAW_H
 #include "ccp/problem.h"
@@ -68,5 +75,7 @@ static inline void contact_law_terms(const Contact *c, const PairParams *pp, dou
   contact_law_normal(c, pp, h, v_recover, overlap_tolerance, split, &t->bn, &t->c_lin);
   t->cohesion_impulse = pp->cohesion * h;
   t->yield_impulse    = pp->yield_force * h;
+  t->c_roll           = pp->rolling_compliance / (h * h);
+  t->b_rot[0] = t->b_rot[1] = t->b_rot[2] = 0; /* the last step's torques: ccp_problem_terms */
 }
 #endif

@@ -279,15 +279,21 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
   pk->sorted_cap = pk->count_cap = 0;
   const PetscInt nblk            = pk->nblk;
   pk->all3 = pk->all6 = PETSC_TRUE; /* before the vectors: all3 sets their rows per contact */
+  pk->springs         = (PetscBool)(P->terms_fn && P->torque_prev); /* some b_rot may be nonzero (ccp_problem_terms) */
   for (PetscInt i = 0; i < nc; i++) {
     if (contact_dof(&P->contact[i]) == 6) pk->all3 = PETSC_FALSE;
     else pk->all6 = PETSC_FALSE;
+    if (!P->terms_fn && P->terms) {
+      const double *b = P->terms[i].b_rot;
+      if (b[0] != 0 || b[1] != 0 || b[2] != 0) pk->springs = PETSC_TRUE;
+    }
   }
+  if (pk->all3) pk->springs = PETSC_FALSE;
   if (nblk > pk->row0) {
     PetscCall(grow((void **)&pk->rows, &pk->rows_cap, (size_t)(nblk - pk->row0), sizeof(CCPRowBlock)));
     for (PetscInt q = pk->row0; q < nblk; q++) PackRows(pk, P, q);
   }
-  pk->blk_bytes = pk->all3 ? CCP_BLOCK3_BYTES : sizeof(CCPBlock);
+  pk->blk_bytes = pk->all3 ? CCP_BLOCK3_BYTES : pk->springs ? sizeof(CCPBlock) : CCP_BLOCK6_BYTES;
   PetscCall(ScratchPoolGet(&pk->vectors, SCRATCH_PACKED_BLOCKS, (size_t)nblk * pk->blk_bytes, 0, (void **)&pk->blk));
   pk->prefetch_blocks = (PetscBool)((size_t)nblk * pk->blk_bytes > CCP_PREFETCH_BLOCKS_ABOVE);
   PetscCall(CCPPackedVectors(pk, nvec));
@@ -318,7 +324,7 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       ccp_problem_terms(P, i, &t);
       const double Ia[6] = {A->I[0], A->I[1], A->I[2], A->I[3], A->I[4], A->I[5]},
                    Ib[6] = {B->I[0], B->I[1], B->I[2], B->I[3], B->I[4], B->I[5]};
-      ccp_kernel_traces(c, t.c_lin, A->im, Ia, B->im, Ib, &tf,
+      ccp_kernel_traces(c, &t, A->im, Ia, B->im, Ib, &tf,
                         &tt); /* once for eta and the metric, from the rounded masses the sweeps use */
       t.eta = ccp_kernel_eta(dof, tf, tt);
       PetscCall(CCPCheckEta(i, t.eta));
@@ -345,7 +351,9 @@ PetscErrorCode CCPPackedBuild(CCPPacked *pk, const CCPProblem *P, int nvec, Pets
       K->mu[l]    = (float)c->mu;
       K->eta[l]   = t.eta;
       if (pk->all3) continue; /* the block ends here (CCP_BLOCK3_BYTES); f = eta */
-      K->crot[l]  = six ? contact_c_rot(c, t.c_lin) : 0;
+      K->crot[l] = six ? ccp_terms_c_rot(c, &t) : 0;
+      if (pk->springs)
+        for (int k = 0; k < 3; k++) K->brot[k][l] = t.b_rot[k];
       K->rho[l]   = six ? (float)c->rho : 0;
       K->sigma[l] = six ? (float)c->sigma : 0;
       ccp_kernel_metric_seed(tf, tt, &K->f[l],

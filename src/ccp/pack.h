@@ -68,11 +68,15 @@ typedef struct {
   float f[CCP_LANES], ell[CCP_LANES]; /* the seed of the sweeps' metric (ccp_kernel_metric_seed): the force rows' step
                                          and the torque rows' scale */
   double crot[CCP_LANES];             /* the torque rows' compliance */
-  double pad6[CCP_LANES];             /* unused: the block ends on a line */
+  /* Layouts with rolling springs (springs) only: the torque rows' stabilization b_rot of CCPContactTerms.
+   * Without springs the block ends within brot[0] (CCP_BLOCK6_BYTES, on a line), which nothing reads. */
+  double brot[3][CCP_LANES];
 } CCPBlock;
 #define CCP_BLOCK3_BYTES offsetof(CCPBlock, rho)
-_Static_assert(CCP_BLOCK3_BYTES == 384 && sizeof(CCPBlock) == 512,
-               "blocks of either size start on cache lines, their double fields aligned");
+#define CCP_BLOCK6_BYTES ((size_t)512)
+_Static_assert(CCP_BLOCK3_BYTES == 384 && offsetof(CCPBlock, brot) + sizeof(double[CCP_LANES]) == CCP_BLOCK6_BYTES &&
+                 sizeof(CCPBlock) == 576,
+               "blocks of each size start on cache lines, their double fields aligned");
 
 /* The rows of a block of joint blocks (RowBox of contact/contact_set.h), lane-wise: blocks row0.. of a
  * packing hold only joint blocks, so the contact blocks carry none of this. b[0] is in bn; the
@@ -126,10 +130,11 @@ typedef struct {
   PetscInt  nc, nblk, nbodies; /* problem contacts, blocks, problem bodies (the dummy is extra) */
   PetscBool all3;              /* every contact 3-dof: the kernels skip the torque rows */
   PetscBool all6;              /* every contact 6-dof: every rot is 1, the sweeps skip its multiply */
+  PetscBool springs;           /* some contact has rolling springs (c_roll > 0): blocks carry brot */
   Simd4Isa  simd;              /* the highest instantiation of the kernels allowed (base/simd4_isa.h) */
   PetscBool prefetch_blocks;   /* blocks beyond CCP_PREFETCH_BLOCKS_ABOVE bytes: the sweeps prefetch them too */
   CCPBlock *blk; /* slot SCRATCH_PACKED_BLOCKS of `vectors`, set by each build: block q at blk_bytes q (ccp_block_at) */
-  size_t    blk_bytes; /* sizeof(CCPBlock), or CCP_BLOCK3_BYTES when all3 */
+  size_t    blk_bytes; /* CCP_BLOCK6_BYTES; CCP_BLOCK3_BYTES when all3, sizeof(CCPBlock) with springs */
   PetscInt  row0;      /* blocks [row0, nblk) are joint blocks (rows[q - row0]); row0 = nblk: none */
   CCPRowBlock *rows;
   size_t       rows_cap;
@@ -160,7 +165,7 @@ static inline CCPBodyMass *ccp_body_mass(const CCPPacked *pk, PetscInt i)
   return (CCPBodyMass *)(ccp_body_record(pk, i) + ccp_body_mass_at(pk));
 }
 
-/* Block q of the layout (its 6-dof fields exist only when !all3). */
+/* Block q of the layout (its 6-dof fields exist only when !all3, brot only with springs). */
 static inline CCPBlock *ccp_block_at(const CCPPacked *pk, PetscInt q)
 {
   return (CCPBlock *)((char *)pk->blk + (size_t)q * pk->blk_bytes);

@@ -15,6 +15,7 @@ void ccp_contact_velocity(const CCPProblem *P, PetscInt i, const double *v, doub
   ccp_problem_terms(P, i, &t);
   ccp_contact_relative_velocity(P, i, v, u);
   u[0] += t.bn;
+  for (int k = 0; k < 3; k++) u[3 + k] += t.b_rot[k];
 }
 
 void ccp_apply_impulse(const CCPProblem *P, PetscInt i, const double dg[6], double *v)
@@ -40,8 +41,11 @@ void ccp_problem_terms(const CCPProblem *P, PetscInt i, CCPContactTerms *t)
 {
   const Contact *c = &P->contact[i];
   if (c->box) *t = (CCPContactTerms){.bn = c->box->b[0]};
-  else if (P->terms_fn) P->terms_fn(P->terms_ctx, c, t);
-  else if (P->terms) *t = P->terms[i];
+  else if (P->terms_fn) {
+    P->terms_fn(P->terms_ctx, c, t);
+    if (P->torque_prev && t->c_roll > 0 && contact_dof(c) == 6)
+      for (int k = 0; k < 3; k++) t->b_rot[k] = -t->c_roll * P->torque_prev[3 * (size_t)i + k];
+  } else if (P->terms) *t = P->terms[i];
   else *t = (CCPContactTerms){0};
 }
 
@@ -52,8 +56,7 @@ double ccp_contact_trace(const CCPProblem *P, PetscInt i)
   CCPContactTerms t;
   double          tf, tt;
   ccp_problem_terms(P, i, &t);
-  ccp_kernel_traces(c, t.c_lin, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf,
-                    &tt);
+  ccp_kernel_traces(c, &t, P->inv_mass[a], P->inv_inertia + 6 * a, P->inv_mass[b], P->inv_inertia + 6 * b, &tf, &tt);
   return tf + tt;
 }
 
@@ -61,7 +64,7 @@ double ccp_contact_eta(const Contact *c, const CCPContactTerms *t, double ima, c
                        const double Ib[6])
 {
   double tf, tt;
-  ccp_kernel_traces(c, t->c_lin, ima, Ia, imb, Ib, &tf, &tt);
+  ccp_kernel_traces(c, t, ima, Ia, imb, Ib, &tf, &tt);
   return ccp_kernel_eta(contact_dof(c), tf, tt);
 }
 

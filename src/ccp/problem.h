@@ -25,12 +25,26 @@ typedef void (*CCPBodyFn)(void *ctx, PetscInt i, double *inv_mass, double inv_in
  * solve's: ignored on input, set in the terms the reference loops work on. */
 typedef struct {
   double bn;               /* normal stabilization (m/s) */
-  double c_lin;            /* Tikhonov diagonal added to N on force rows; torque rows: contact_c_rot */
+  double c_lin;            /* Tikhonov diagonal added to N on force rows; torque rows: ccp_terms_c_rot */
   double cohesion_impulse; /* gn may go down to -cohesion_impulse */
   double yield_impulse;    /* gn may go up to it (0: no yield force, no cap) */
   double eta;              /* the solve's (above) */
+  /* The rolling and spinning springs (ccp/law.h; a 6-dof contact's torque rows only): their
+   * diagonal c_roll, and their stabilization b_rot = -c_roll gamma_prev, so that the torque rows read
+   * g_t = D_t^T v + ccp_terms_c_rot gamma_t + b_rot. The CCPTermsFn gives c_roll; b_rot comes from
+   * the problem's torque_prev (ccp_problem_terms). */
+  double c_roll;
+  double b_rot[3];
 } CCPContactTerms;
 typedef void (*CCPTermsFn)(void *ctx, const Contact *c, CCPContactTerms *t);
+
+/* The Tikhonov diagonal on contact c's torque rows: the force rows' c_lin over the squared lever arm
+ * of B (always a body), plus the rolling springs' c_roll. */
+static inline double ccp_terms_c_rot(const Contact *c, const CCPContactTerms *t)
+{
+  const double lever = PetscMax(v3_norm(c->rb), 1e-12);
+  return t->c_lin / (lever * lever) + t->c_roll;
+}
 
 typedef struct {
   PetscInt      nbodies;     /* solver bodies: bodies then walls */
@@ -55,6 +69,10 @@ typedef struct {
   const CCPContactTerms *terms;
   CCPTermsFn             terms_fn;
   void                  *terms_ctx;
+  /* With terms_fn: the torque impulses of contact i's last step, 3 per contact (spin, roll u, roll w
+   * in its frame), which set its springs' b_rot; NULL: none (b_rot 0). With terms: unused (each
+   * term carries its b_rot). */
+  const double *torque_prev;
 } CCPProblem;
 
 /* Solver body i of P, from whichever source P has (any output may be NULL). */

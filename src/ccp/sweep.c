@@ -27,13 +27,15 @@
 #define PREFETCH_AHEAD 8
 _Static_assert(CCP_LANES == SIMD4_LANES, "a block's lanes are the vector's");
 
-/* The kernels' constant argument `six`: which contacts the layout holds. DOF_MIXED and DOF6 both
- * have the torque rows; with DOF6 every rot is 1 and its multiply is skipped (padding lanes have
- * rot 0, but both their ends are the dummy body, at rest: their rotation difference is 0 anyway). */
+/* The kernels' constant argument `six`: which contacts the layout holds. DOF_MIXED, DOF6 and
+ * DOF_SPRINGS have the torque rows; with DOF6 every rot is 1 and its multiply is skipped (padding
+ * lanes have rot 0, but both their ends are the dummy body, at rest: their rotation difference is 0
+ * anyway); DOF_SPRINGS is DOF_MIXED whose blocks carry the springs' brot (ccp/pack.h). */
 enum {
-  DOF3      = 0,
-  DOF_MIXED = 1,
-  DOF6      = 2
+  DOF3        = 0,
+  DOF_MIXED   = 1,
+  DOF6        = 2,
+  DOF_SPRINGS = 3
 };
 
 /* block q's multipliers: entry k of lane l at x[CCP_LANES (rows q + k) + l], rows = ROWS(six) (ccp_packed_rows) */
@@ -311,7 +313,7 @@ ALWAYS_INLINE BlockMetric block_metric(const CCPBlock *restrict K, const CCPRowB
   m.inv_f = p * ell;
   m.il    = p * f;
   m.inv_t = m.inv_f * m.il * m.il;
-  if (six == DOF_MIXED && !R) {
+  if ((six == DOF_MIXED || six == DOF_SPRINGS) && !R) {
     const v4l three = block_rot(K) == zero;
     m.f             = sel(three, eta, m.f);
     m.inv_f         = sel(three, 1 / eta, m.inv_f);
@@ -345,6 +347,8 @@ ALWAYS_INLINE void block_gradient_at(const CCPBlock *restrict K, const CCPRowBlo
     g[3] = n0 * e0 + n1 * e1 + n2 * e2 + crot * xr[3];
     g[4] = u0 * e0 + u1 * e1 + u2 * e2 + crot * xr[4];
     g[5] = w0 * e0 + w1 * e1 + w2 * e2 + crot * xr[5];
+    if (six == DOF_SPRINGS)
+      for (int k = 0; k < 3; k++) g[3 + k] += ld(K->brot[k]);
   } else g[3] = g[4] = g[5] = splat(0);
   if (R)
     for (int k = 1; k < 6; k++) g[k] += ld(R->b[k]);
@@ -800,13 +804,17 @@ ALWAYS_INLINE void velocity_impl(const CCPPacked *pk_in, const double *x, const 
 ALWAYS_INLINE double sweep_dof(CCPPacked *pk, double *gamma, double omega, double lambda, const int gs)
 {
   if (pk->all3) return sweep_impl(pk, gamma, omega, lambda, DOF3, gs);
+  if (pk->springs) return sweep_impl(pk, gamma, omega, lambda, DOF_SPRINGS, gs);
   return pk->all6 ? sweep_impl(pk, gamma, omega, lambda, DOF6, gs)
                   : sweep_impl(pk, gamma, omega, lambda, DOF_MIXED, gs);
 }
 
-/* kernel(args..., six) with `six` as the layout says: each instantiated for the three kinds */
+/* kernel(args..., six) with `six` as the layout says: each instantiated for the four kinds */
 #define BY_DOF(pk, kernel, ...) \
-  ((pk)->all3 ? kernel(__VA_ARGS__, DOF3) : (pk)->all6 ? kernel(__VA_ARGS__, DOF6) : kernel(__VA_ARGS__, DOF_MIXED))
+  ((pk)->all3      ? kernel(__VA_ARGS__, DOF3) \
+   : (pk)->springs ? kernel(__VA_ARGS__, DOF_SPRINGS) \
+   : (pk)->all6    ? kernel(__VA_ARGS__, DOF6) \
+                   : kernel(__VA_ARGS__, DOF_MIXED))
 
 #define INSTANTIATE(suffix, attr) \
   attr static double jacobi_##suffix(CCPPacked *pk, double *gamma, double omega, double lambda) \

@@ -254,6 +254,13 @@ PetscErrorCode ImpulseMemoryStore(ImpulseMemory *m, const ContactSet *cs)
     if (i + STORE_PLASTIC_AHEAD < cs->n) __builtin_prefetch(&cs->c[i + STORE_PLASTIC_AHEAD].plastic, 0);
     PetscCall(PetscArraycpy(rec, contact_gamma(cs, i), CONTACT_DOF_MAX));
     rec[CCP_RECORD_PLASTIC] = cs->c[i].plastic;
+    if (contact_set_torque_state(cs, &cs->c[i])) { /* the springs' state as a world vector (ContactSet) */
+      const Contact *c = &cs->c[i];
+      const double  *g = contact_gamma(cs, i);
+      double         u[3], w[3];
+      contact_frame(c, u, w);
+      for (int k = 0; k < 3; k++) rec[3 + k] = g[3] * c->n[k] + g[4] * u[k] + g[5] * w[k];
+    }
   }
   m->n = cs->n;
   PetscFunctionReturn(PETSC_SUCCESS);

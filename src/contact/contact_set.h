@@ -68,14 +68,6 @@ static inline void contact_frame(const Contact *c, double u[3], double w[3])
   } else v3_tangents(c->n, u, w);
 }
 
-/* The Tikhonov diagonal added to N on torque rows, given the force rows' c_lin: c_lin over the
- * squared lever arm of B (always a body). */
-static inline double contact_c_rot(const Contact *c, double c_lin)
-{
-  const double lever = PetscMax(v3_norm(c->rb), 1e-12);
-  return c_lin / (lever * lever);
-}
-
 /* A warm start taken while detection appends the contacts in key order (ContactSetWarmBegin,
  * contact_set_warm_last, ContactSetWarmEnd), instead of ContactSetWarmStart's pass after it: the
  * record just written is in cache, and the merge needs no pass of its own over the keys. */
@@ -99,6 +91,11 @@ typedef struct {
                            its contacts hold only n, phi, rb, a, b, the first cache line
                            (CollisionDetectListedGeometry): the rest is unwritten, sub is the key's */
   ContactWarmCursor warm; /* a warm start under way during the appends (ContactSetWarmBegin) */
+  /* The torque impulses are state, the rolling springs' (ccp/law.h): the warm start takes a 6-dof contact's
+   * unscaled (the time step keeps them, then scales its guess), and the memory keeps them as a world vector,
+   * turned into the contact's frame by the warm start, so that they follow the contact when its frame
+   * (v3_tangents of n) turns or jumps. */
+  PetscBool torque_springs;
 } ContactSet;
 
 static inline double *contact_gamma(const ContactSet *cs, PetscInt i)
@@ -143,14 +140,29 @@ static inline Contact *contact_set_append_keyed(ContactSet *cs)
   }
   return &cs->c[cs->n++];
 }
+/* Whether contact c's torque impulses are the rolling springs' state in cs (torque_springs). */
+static inline PetscBool contact_set_torque_state(const ContactSet *cs, const Contact *c)
+{
+  return (PetscBool)(cs->torque_springs && !c->box && contact_dof(c) == 6);
+}
+
 /* Contact i's warm start: its impulses from record gp (width CCP_RECORD_WIDTH) times scale, the
- * torque entries of a 3-dof contact 0, and its plastic displacement (unscaled: it is state). */
+ * torque entries of a 3-dof contact 0, and its plastic displacement (unscaled: it is state); with
+ * rolling springs its torque impulses, also state, unscaled, from the record's world vector. */
 static inline void contact_set_warm_copy(ContactSet *cs, PetscInt i, const double *gp, double scale)
 {
-  double   *g   = contact_gamma(cs, i);
-  const int dof = contact_dof(&cs->c[i]);
+  double        *g   = contact_gamma(cs, i);
+  const Contact *c   = &cs->c[i];
+  const int      dof = contact_dof(c);
   for (int d = 0; d < CONTACT_DOF_MAX; d++) g[d] = d < dof ? scale * gp[d] : 0.0;
   cs->c[i].plastic = gp[CCP_RECORD_PLASTIC];
+  if (contact_set_torque_state(cs, c)) {
+    double u[3], w[3];
+    contact_frame(c, u, w);
+    g[3] = v3_dot(c->n, gp + 3);
+    g[4] = v3_dot(u, gp + 3);
+    g[5] = v3_dot(w, gp + 3);
+  }
 }
 
 /* The last appended contact, now complete (its dof known), takes its warm start from the one under

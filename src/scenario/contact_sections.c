@@ -6,9 +6,11 @@
  *   contact.model penalty: normal hertz, rolling tracking, spinning curvature, slide/roll/spin_damping 1 (critical, the
  *     paper's heuristics); materials: kinetic_friction = friction, rolling_resistance and
  *     spinning_resistance 0, tangential_stiffness from Hertz-Mindlin;
- *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping 0, yield_force none.
+ *   materials: rolling_friction, spinning_friction, compliance, cohesion, damping, rolling_compliance 0, yield_force
+ *   none.
  * Keys of the other model are errors (ccp: max_recovery_speed, overlap_tolerance, overlap_correction, solver,
- * rolling_friction, spinning_friction, compliance, cohesion; penalty: the rest). */
+ * rolling_friction, spinning_friction, compliance, cohesion, damping, yield_force, rolling_compliance; penalty: the
+ * rest). */
 #include "scenario/contact_sections.h"
 #include <limits.h>
 #include <string.h>
@@ -206,6 +208,7 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
                                              "cohesion",
                                              "damping",
                                              "yield_force",
+                                             "rolling_compliance",
                                              "young_modulus",
                                              "poisson_ratio",
                                              "restitution",
@@ -214,8 +217,8 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
                                              "spinning_resistance",
                                              "tangential_stiffness",
                                              NULL};
-  static const char *const ccp_keys[]     = {"rolling_friction", "spinning_friction", "compliance", "cohesion",
-                                             "damping",          "yield_force",       NULL};
+  static const char *const ccp_keys[]     = {"rolling_friction", "spinning_friction", "compliance",         "cohesion",
+                                             "damping",          "yield_force",       "rolling_compliance", NULL};
   static const char *const penalty_keys[] = {"young_modulus",        "poisson_ratio",
                                              "restitution",          "kinetic_friction",
                                              "rolling_resistance",   "spinning_resistance",
@@ -263,6 +266,14 @@ int scenario_read_materials(YamlReader *r, const yaml_node_t *root, Scenario *sc
     TRY(reader_get_number(r, m, ip, "yield_force", OPTIONAL, POSITIVE,
                           "give the yield force F_y in N of an elasto-plastic contact (leave it out for none)",
                           &mat->yield_force));
+    TRY(reader_get_number(r, m, ip, "rolling_compliance", OPTIONAL, NON_NEGATIVE,
+                          "give the compliance C_r in rad/(N m) of the rolling and spinning springs (0 = rigid)",
+                          &mat->rolling_compliance));
+    if (mat->rolling_compliance > 0 && mat->rolling_friction == 0 && mat->spinning_friction == 0)
+      return reader_fail(r, reader_field(r, m, ip, "rolling_compliance", np), np,
+                         "is a spring on the rolling and spinning torques, and materials[%d] ('%s') has neither; add "
+                         "rolling_friction or spinning_friction (m), or remove rolling_compliance",
+                         i, mat->name);
     sc->n_materials = i + 1;
   }
   return 0;

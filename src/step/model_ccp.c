@@ -18,6 +18,9 @@ typedef struct {
   CCPSolver   solver;
   PairParams *pairs;              /* material pair table (ContactPairTableCreate): the contacts' per-step terms */
   PetscBool   pairs_yield;        /* some pair has a yield force */
+  PetscBool   springs;            /* some material has a rolling compliance: torque impulses are state (ContactSet) */
+  double     *torque_prev;        /* with springs: the contacts' torque impulses before the solve, 3 per contact */
+  PetscInt    torque_prev_cap;    /* its capacity in contacts */
   double      warm_start_scale;   /* -ccp_warm_start_scale, in [0, 1] */
   double      warm_start_decay;   /* -ccp_warm_start_decay: extra factor after a step that did not converge
                                      and changed its warm start (docs/design.md "Warm start") */
@@ -115,6 +118,8 @@ static PetscErrorCode Create(Simulation sim)
   PetscCheck(m->warm_start_decay >= 0 && m->warm_start_decay <= 1, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-ccp_warm_start_decay must be in [0, 1], got %g", m->warm_start_decay);
   PetscCall(ContactPairTableCreate(sim->sc.materials, sim->sc.n_materials, &m->pairs, &m->pairs_yield));
+  for (int i = 0; i < sim->sc.n_materials; i++)
+    if (sim->sc.materials[i].rolling_compliance > 0) m->springs = PETSC_TRUE;
   PetscCall(CheckIpmScope(sim, m));
   PetscCall(CreateRoot(sim, m));
   PetscCall(FclibDumpCreate(sim, m->pairs, &m->fclib));
@@ -154,11 +159,19 @@ static PetscErrorCode Destroy(Simulation sim)
   PetscCall(CCPSolverDestroy(&m->solver));
   PetscCall(CCPSolverDestroy(&m->root));
   PetscCall(PetscFree(m->root_vel));
+  PetscCall(PetscFree(m->torque_prev));
   if (m->coupling) PetscCall(VelocityCouplingDestroy(&m->coupling));
   PetscCall(PetscFree(m->pairs));
   PetscCall(FclibDumpDestroy(&m->fclib));
   PetscCall(OverlapCorrectionDestroy(&m->correct));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The factor on the last step's impulses as this step's initial guess: the warm start scale, times the decay after
+ * a step that did not converge and changed its warm start. */
+static double WarmScale(Simulation sim, const CCPModel *m)
+{
+  return m->warm_start_scale * (sim->last.keep_impulses ? 1.0 : m->warm_start_decay);
 }
 
 /* The contacts in key order, each with the last step's impulses as its warm start (scaled, and
@@ -174,10 +187,11 @@ static PetscErrorCode Detect(Simulation sim, StepWork *w)
                                             .nwalls    = sim->sc.n_walls,
                                             .clumps    = sim->sc.n_clumps ? sim->sc.clumps : NULL};
   const PetscBool         warm_appending = (PetscBool)!sim->joints.n;
-  const double            warm_scale     = m->warm_start_scale * (sim->last.keep_impulses ? 1.0 : m->warm_start_decay);
+  const double            warm_scale     = WarmScale(sim, m);
   ScratchPool            *pool;
 
   PetscFunctionBegin;
+  sim->contacts.torque_springs = m->springs;
   if (warm_appending) PetscCall(ContactSetWarmBegin(&sim->contacts, &sim->memory, warm_scale));
   if (sim->neighbour_skin > 0)
     PetscCall(CollisionDetectListed(&cset, &sim->bodies, w->nb, &sim->bp, &sim->nlist,
@@ -394,6 +408,30 @@ static PetscErrorCode CorrectOverlaps(Simulation sim, const CCPProblem *P, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* With rolling springs: the contacts' torque impulses as the warm start left them (the last step's, unscaled:
+ * ContactSet's torque_springs) kept in m->torque_prev for P, whose springs' b_rot they set (ccp_problem_terms);
+ * then, as an initial guess, scaled like the force rows' (WarmScale). */
+static PetscErrorCode KeepTorques(Simulation sim, CCPModel *m, ContactSet *cs, CCPProblem *P)
+{
+  const double scale = WarmScale(sim, m);
+
+  PetscFunctionBegin;
+  if (cs->n > m->torque_prev_cap) {
+    PetscCall(PetscFree(m->torque_prev));
+    PetscCall(PetscMalloc1(3 * (size_t)cs->n, &m->torque_prev));
+    m->torque_prev_cap = cs->n;
+  }
+  for (PetscInt i = 0; i < cs->n; i++) {
+    double *g = contact_gamma(cs, i);
+    for (int k = 0; k < 3; k++) {
+      m->torque_prev[3 * (size_t)i + k] = g[3 + k];
+      g[3 + k] *= scale;
+    }
+  }
+  P->torque_prev = m->torque_prev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One CCP solve of the step's contacts (GUIDE step 3: the terms of each contact's law computed at
  * packing: stabilization, compliance, cohesion, yield), then the plastic return map. On several
  * ranks the coupling follows the ghosts of this step: its PetscSF is built again only when they
@@ -423,6 +461,7 @@ static PetscErrorCode Respond(Simulation sim, StepWork *w)
                   .terms_ctx = (void *)&cp};
 
   PetscFunctionBegin;
+  if (m->springs) PetscCall(KeepTorques(sim, m, &sim->contacts, &P));
   if (m->coupling) {
     if (m->coupled_epoch != sim->place.ghost_epoch) PetscCall(VelocityCouplingSetUp(m->coupling, &sim->place.exchange));
     m->coupled_epoch = sim->place.ghost_epoch;

@@ -73,8 +73,8 @@ static PetscErrorCode TilePile(Simulation base, PetscInt n, Simulation *sim)
   {
     const double flo[2] = {lo[0] - 1, lo[1] - 1}, fhi[2] = {lo[0] + side * pitch + 1, lo[1] + side * pitch + 1};
     PetscCall(BenchSimulation(PETSC_COMM_WORLD, flo, fhi, SimulationScenario(base)->domain_max[2],
-                              SimulationScenario(base)->materials[0].rolling_friction, BENCH_SETTLE_SOLVER, NULL, "",
-                              sim));
+                              SimulationScenario(base)->materials[0].rolling_friction, 0.0, BENCH_SETTLE_SOLVER, NULL,
+                              "", sim));
   }
   PetscCall(BodyStoreReserve(SimulationBodies(*sim), (PetscInt)copies * b->n_owned));
   for (int c = 0; c < copies; c++) {
@@ -169,7 +169,7 @@ static PetscErrorCode Bench(PetscInt n, int dof, PetscInt settle, PetscInt base_
 
   PetscFunctionBegin;
   const PetscBool own_peak = peak_reset();
-  PetscCall(BuildPile(PETSC_COMM_WORLD, PetscMin(n, base_n), 8, dof == 6 ? 0.002 : 0.0, BENCH_SETTLE_SOLVER,
+  PetscCall(BuildPile(PETSC_COMM_WORLD, PetscMin(n, base_n), 8, dof == 6 ? 0.002 : 0.0, 0.0, BENCH_SETTLE_SOLVER,
                       PETSC_FALSE, &base));
   for (PetscInt s = 0; s < settle; s++) PetscCall(SimulationStep(base));
   if (n > base_n) {
@@ -298,7 +298,7 @@ static PetscErrorCode FixedFootprint(long *kb)
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
     Simulation tiny;
-    PetscCall(BuildPile(PETSC_COMM_WORLD, 64, 8, k ? 0.002 : 0.0, BENCH_SETTLE_SOLVER, PETSC_FALSE, &tiny));
+    PetscCall(BuildPile(PETSC_COMM_WORLD, 64, 8, k ? 0.002 : 0.0, 0.0, BENCH_SETTLE_SOLVER, PETSC_FALSE, &tiny));
     for (int t = 0; t < 3; t++) {
       PetscCall(CCPSolverSetFromScenario(SimulationSolver(tiny), (SolverType)t, 10, 0.0));
       for (int s = 0; s < FOOTPRINT_STEPS; s++) PetscCall(SimulationStep(tiny));

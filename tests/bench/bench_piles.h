@@ -20,15 +20,16 @@
 #define BENCH_SPHERE_RADIUS   0.01 /* m */
 #define BENCH_LATTICE_SPACING (2.1 * BENCH_SPHERE_RADIUS)
 
-/* A simulation on comm of the bench's material (rho = sigma = rho) on a floor in the box [lo, hi] x
+/* A simulation on comm of the bench's material (rho = sigma = rho; rolling springs of compliance c_r rad/(N m)
+ * when c_r > 0) on a floor in the box [lo, hi] x
  * [-0.1, zmax], with solver (a YAML flow mapping: the scenario's solver block) and fills (YAML
  * list text, may be ""); side (NULL: none) = {x0, x1, y0, y1}: four frictionless plane walls
  * x = x0, x = x1, y = y0, y = y1 facing inwards. Collective on comm; the caller destroys *sim. */
 static inline PetscErrorCode BenchSimulation(MPI_Comm comm, const double lo[2], const double hi[2], double zmax,
-                                             double rho, const char *solver, const double *side, const char *fills,
-                                             Simulation *sim)
+                                             double rho, double c_r, const char *solver, const double *side,
+                                             const char *fills, Simulation *sim)
 {
-  char     yaml[4096], walls[1024] = "", err[SCENARIO_ERR_MAX] = "";
+  char     yaml[4096], walls[1024] = "", springs[64] = "", err[SCENARIO_ERR_MAX] = "";
   Scenario sc;
 
   PetscFunctionBegin;
@@ -39,6 +40,7 @@ static inline PetscErrorCode BenchSimulation(MPI_Comm comm, const double lo[2], 
              "  - {type: plane, point: [0, %.17g, 0], normal: [0, 1, 0], material: smooth}\n"
              "  - {type: plane, point: [0, %.17g, 0], normal: [0, -1, 0], material: smooth}\n",
              side[0], side[1], side[2], side[3]);
+  if (c_r > 0) snprintf(springs, sizeof(springs), ", rolling_compliance: %.17g", c_r);
   const int len =
     snprintf(yaml, sizeof(yaml),
              "domain: {min: [%.17g, %.17g, -0.1], max: [%.17g, %.17g, %.17g]}\n"
@@ -47,11 +49,11 @@ static inline PetscErrorCode BenchSimulation(MPI_Comm comm, const double lo[2], 
              "contact: {model: ccp, envelope: 0.001, max_recovery_speed: 0.5}\n"
              "solver: %s\n"
              "materials:\n"
-             "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g}\n"
+             "  - {name: gravel, density: 2028, friction: 0.6, rolling_friction: %g, spinning_friction: %g%s}\n"
              "%s"
              "walls:\n"
              "  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: gravel}\n%s%s",
-             lo[0], lo[1], hi[0], hi[1], zmax, solver, rho, rho,
+             lo[0], lo[1], hi[0], hi[1], zmax, solver, rho, rho, springs,
              side ? "  - {name: smooth, density: 2028, friction: 0}\n" : "", walls, fills);
   PetscCheck(len > 0 && (size_t)len < sizeof(yaml), comm, PETSC_ERR_PLIB, "bench scenario text longer than %zu bytes",
              sizeof(yaml));
@@ -67,8 +69,8 @@ static inline PetscErrorCode BenchSimulation(MPI_Comm comm, const double lo[2], 
  * side walls 0.05 R outside the lattice's outermost spheres (a 32-layer lattice standing free
  * collapses into a spreading heap). One rank (comm of size 1): the jitter follows the storage
  * order, which is the lattice's there. The caller destroys *sim. */
-static inline PetscErrorCode BuildPile(MPI_Comm comm, PetscInt n, int layers, double rho, const char *solver,
-                                       PetscBool confined, Simulation *sim)
+static inline PetscErrorCode BuildPile(MPI_Comm comm, PetscInt n, int layers, double rho, double c_r,
+                                       const char *solver, PetscBool confined, Simulation *sim)
 {
   const double R = BENCH_SPHERE_RADIUS, spacing = BENCH_LATTICE_SPACING;
   const int    side = (int)ceil(sqrt((double)n / layers));
@@ -88,7 +90,7 @@ static inline PetscErrorCode BuildPile(MPI_Comm comm, PetscInt n, int layers, do
            "fills:\n  - {type: lattice, region: {min: [0, 0, 0.0005], max: [%.17g, %.17g, %.17g]}, radius: %g, "
            "spacing: %.17g, material: gravel}\n",
            L, L, H + 0.0005, R, spacing);
-  PetscCall(BenchSimulation(comm, lo, hi, 2 * H + 0.2, rho, solver, confined ? walls : NULL, fills, sim));
+  PetscCall(BenchSimulation(comm, lo, hi, 2 * H + 0.2, rho, c_r, solver, confined ? walls : NULL, fills, sim));
   for (PetscInt i = 0; i < SimulationBodies(*sim)->n_owned;
        i++) { /* seeded lateral jitter: break the columns' symmetry */
     for (int k = 0; k < 2; k++) {

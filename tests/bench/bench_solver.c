@@ -10,6 +10,8 @@
  *   layers, warm_start_decay 1, as bench_core settles, speeds limited in all but the last 40 steps
  *   (LimitSpeeds); cached in -cache DIR as bed-N<n>-L<layers>-<dof>dof-S<steps>-C<cap>.h5: delete a
  *   file (or DIR) to settle again;
+ *   -rolling_compliance C_r (rad/(N m), default 0): the 6-dof beds' rolling springs (ccp/law.h), settled with
+ *   them (bed names and cache files end in -Cr<C_r>);
  *   -pile FILE: any ccpdem checkpoint (jobs/bench_solver.sh: the paper pile at 15 s).
  * For every solver of -solvers (default jacobi,gauss-seidel,apgd,admm,ipm; the names this build's
  * -ccp_type does not take are left out of the default list) and every problem, a simulation
@@ -26,7 +28,8 @@
  * The bench sets -ccp_type, -ccp_max_it, -ccp_tol and -ccp_warm_start_scale itself; every other
  * option (-ccp_apgd_lipschitz_decay, a new method's) reaches every solver.
  * Usage: bench_solver [-cache DIR] [-beds 10000x8,...] [-dofs 3,6] [-pile CKPT] [-solvers LIST]
- *        [-cap C] [-caps SOLVER[:PROBLEM]=C,...] [-tol V] [-steps S] [-settle_steps S] [-settle_its C] */
+ *        [-cap C] [-caps SOLVER[:PROBLEM]=C,...] [-tol V] [-steps S] [-settle_steps S] [-settle_its C]
+ *        [-rolling_compliance C_r] */
 #include "bench_piles.h"
 #include "base/memory_policy.h"
 #include "io/h5.h"
@@ -87,6 +90,7 @@ typedef struct {
   int       n_problems;
   double    tol;
   PetscInt  steps, settle_steps, settle_its; /* settle_its: the settling steps' APGD cap per 8 layers */
+  double    rolling_compliance;              /* -rolling_compliance: the 6-dof beds' rolling springs, rad/(N m) */
   PetscBool nonfinite;                       /* some solve returned a non-finite residual */
 } Bench;
 
@@ -205,6 +209,12 @@ static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-settle_steps", &b->settle_steps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-settle_its", &b->settle_its, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cap", &cap, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-rolling_compliance", &b->rolling_compliance, NULL));
+  if (!(b->rolling_compliance >= 0 && isfinite(b->rolling_compliance))) {
+    snprintf(msg, len, "-rolling_compliance %g: give the rolling springs' compliance in rad/(N m), >= 0",
+             b->rolling_compliance);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!(b->tol > 0 && isfinite(b->tol))) {
     snprintf(msg, len, "-tol %g: give a positive tolerance in m/s, e.g. 1e-4", b->tol);
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -285,10 +295,15 @@ static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
       Problem *p = &b->problem[b->n_problems++];
       p->n = (PetscInt)bn, p->layers = (PetscInt)bl, p->dof = dofs[d];
       BedName(p->n, p->layers, p->dof, p->name, sizeof(p->name));
+      char springs[48] = "";
+      if (p->dof == 6 && b->rolling_compliance > 0) {
+        snprintf(springs, sizeof(springs), "-Cr%g", b->rolling_compliance);
+        PetscCall(PetscStrlcat(p->name, springs, sizeof(p->name)));
+      }
       PetscCall(PetscSNPrintf(p->file, sizeof(p->file),
                               "%s/bed-N%" PetscInt_FMT "-L%" PetscInt_FMT "-%" PetscInt_FMT "dof-S%" PetscInt_FMT
-                              "-C%" PetscInt_FMT ".h5",
-                              b->cache, p->n, p->layers, p->dof, b->settle_steps, SettleCap(b, p->layers)));
+                              "-C%" PetscInt_FMT "%s.h5",
+                              b->cache, p->n, p->layers, p->dof, b->settle_steps, SettleCap(b, p->layers), springs));
     }
   for (PetscInt k = 0; k < n; k++) PetscCall(PetscFree(list[k]));
   if (msg[0]) PetscFunctionReturn(PETSC_SUCCESS);
@@ -359,7 +374,8 @@ static PetscErrorCode SettleBed(const Bench *b, const Problem *p)
   /* the bed's solver block: ccpdem's default cap and tolerance for the `default` mode; warm starts
    * kept whole (BENCH_SETTLE_SOLVER says why); the settling steps capped at -settle_its per 8 layers */
   PetscCall(BuildPile(PETSC_COMM_SELF, p->n, (int)p->layers, p->dof == 6 ? 0.2 * BENCH_SPHERE_RADIUS : 0.0,
-                      "{type: apgd, warm_start_decay: 1}", PETSC_TRUE, &sim));
+                      p->dof == 6 ? b->rolling_compliance : 0.0, "{type: apgd, warm_start_decay: 1}", PETSC_TRUE,
+                      &sim));
   PetscCall(CCPSolverSetFromScenario(SimulationSolver(sim), SOLVER_APGD, SettleCap(b, p->layers), BENCH_SETTLE_TOL));
   for (PetscInt s = 0; s < b->settle_steps; s++) {
     if (s < b->settle_steps - SETTLE_FREE_STEPS) LimitSpeeds(sim, SETTLE_SPEED_LIMIT);

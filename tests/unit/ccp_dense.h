@@ -81,8 +81,8 @@ static inline PetscErrorCode DenseCCPCreate(const CCPProblem *P, DenseCCP *d)
     const CCPContactTerms *t = &P->terms[i];
     for (int k = 0; k < contact_dof(c); k++) {
       const PetscInt j = d->col[i] + k;
-      d->N[j * nx + j] += k < 3 ? t->c_lin : contact_c_rot(c, t->c_lin);
-      double x = k == 0 ? t->bn : 0;
+      d->N[j * nx + j] += k < 3 ? t->c_lin : ccp_terms_c_rot(c, t);
+      double x = k == 0 ? t->bn : k >= 3 ? t->b_rot[k - 3] : 0;
       for (PetscInt t = 0; t < nr; t++) x += d->D[t * nx + j] * P->vel_free[t];
       d->r[j] = x;
     }

@@ -35,6 +35,9 @@ typedef struct {
   CCPContactTerms *terms;
 } Problem;
 
+/* Whether random_problem gives its 6-dof contacts rolling springs (c_roll, b_rot: the layout's brot). */
+static PetscBool with_springs = PETSC_FALSE;
+
 /* nmoving bodies then 2 walls; contacts between nearby bodies (|a - b| small, so blocks share
  * bodies), random terms (the solve sets eta), a random warm start */
 static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, int dof_mode /* 3, 6, or 0 = mixed */)
@@ -72,6 +75,10 @@ static PetscErrorCode random_problem(Problem *P, PetscInt nmoving, PetscInt nc, 
     P->terms[i].bn               = srand1();
     P->terms[i].c_lin            = urand() < 0.5 ? 0 : 0.1 * urand();
     P->terms[i].cohesion_impulse = urand() < 0.3 ? 0.2 * urand() : 0;
+    if (with_springs && dof == 6) {
+      P->terms[i].c_roll = 0.5 * urand();
+      for (int k = 0; k < 3; k++) P->terms[i].b_rot[k] = 0.5 * srand1();
+    }
     for (int k = 0; k < dof; k++) P->gamma0[6 * i + k] = urand() < 0.3 ? 0 : srand1();
     ccp_single_inputs(c, &P->terms[i]); /* both paths solve the same problem */
   }
@@ -580,11 +587,15 @@ int main(int argc, char **argv)
   PetscCall(compare_apgd_paths(40, 62, 3, "3-dof, 62 contacts"));
   PetscCall(compare_apgd_paths(300, 500, 6, "6-dof, 500 contacts"));
   PetscCall(check_layout(40, 62, 3, CCP_BLOCK3_BYTES, "3-dof layout"));
-  PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout"));
-  PetscCall(check_layout(40, 63, 6, sizeof(CCPBlock), "6-dof layout"));
+  PetscCall(check_layout(40, 61, 0, CCP_BLOCK6_BYTES, "mixed layout"));
+  PetscCall(check_layout(40, 63, 6, CCP_BLOCK6_BYTES, "6-dof layout"));
   PetscCall(check_layout(3, 1, 3, CCP_BLOCK3_BYTES,
                          "3-dof layout, 1 contact")); /* longer than P->gamma: all in the tail but 6 */
-  PetscCall(check_layout(3, 1, 6, sizeof(CCPBlock), "6-dof layout, 1 contact"));
+  PetscCall(check_layout(3, 1, 6, CCP_BLOCK6_BYTES, "6-dof layout, 1 contact"));
+  with_springs = PETSC_TRUE; /* the layout with brot and the sweeps' DOF_SPRINGS against the reference loops */
+  PetscCall(check_layout(40, 61, 0, sizeof(CCPBlock), "mixed layout with rolling springs"));
+  PetscCall(compare_apgd_paths(300, 500, 0, "mixed with rolling springs, 500 contacts"));
+  with_springs = PETSC_FALSE;
   PetscCall(check_rounded_frames());
   PetscCall(check_metric_seed());
   PetscCall(check_inertia_rounding());

@@ -90,7 +90,7 @@ static void sys_contact(Sys *S, int a, int b, const double n[3], const double ra
   c->rho   = rho;
   c->sigma = sigma;
   t->bn    = PetscMax(phi / H, -V_RECOVER);
-  t->c_lin = c_lin;        /* the torque rows get c_lin / |rb|^2: contact_c_rot */
+  t->c_lin = c_lin;        /* the torque rows get c_lin / |rb|^2: ccp_terms_c_rot */
   ccp_single_inputs(c, t); /* the dense reference solves the problem the packed layout holds */
 }
 
@@ -500,19 +500,30 @@ static PetscErrorCode dense_reference(Sys *S, double *gref, double *vref, double
 }
 
 /* (5a) lattice with compliance: strongly convex; (5b) spanning comb without compliance: N
- * nonsingular. Both: unique gamma, compared with the dense reference under the error bound. */
+ * nonsingular; (5a') the lattice of (5a) whose 6-dof contacts have rolling springs: c_roll on their
+ * torque rows and a random b_rot (a loaded spring's last torque, of either sign). All: unique gamma,
+ * compared with the dense reference under the error bound. */
 static PetscErrorCode test_random_unique(void)
 {
+  static const char *const names[3] = {"lattice, compliance", "comb, no compliance", "lattice, springs"};
   PetscFunctionBeginUser;
   printf("(5) random well-posed problems vs a dense reference (gaps >= 0, random velocities, mixed 3/6-dof)\n");
-  for (int tree = 0; tree < 2; tree++) {
-    Sys     S;
-    double *gref, *vref, rres = 0;
-    PetscCall(build_lattice(&S, 2, 2, 3, 0, tree ? 0 : 0.05, (PetscBool)tree));
+  for (int kind = 0; kind < 3; kind++) {
+    Sys             S;
+    double         *gref, *vref, rres = 0;
+    const PetscBool tree = (PetscBool)(kind == 1);
+    PetscInt        springs = 0;
+    PetscCall(build_lattice(&S, 2, 2, 3, 0, tree ? 0 : 0.05, tree));
+    for (PetscInt i = 0; i < S.ncontacts && kind == 2; i++) {
+      if (contact_dof(&S.contact[i]) != 6) continue;
+      S.terms[i].c_roll = 0.5 / (RADIUS * RADIUS);
+      for (int k = 0; k < 3; k++) S.terms[i].b_rot[k] = 0.2 * (urand() - 0.5);
+      springs++;
+    }
+    if (kind == 2) CHECK(springs > 0, "the lattice has no 6-dof contact for the springs");
     PetscCall(PetscMalloc2(6 * S.ncontacts, &gref, 6 * S.nbodies, &vref));
     PetscCall(dense_reference(&S, gref, vref, &rres));
-    PetscCall(
-      check_all_methods(&S, tree ? "comb, no compliance" : "lattice, compliance", 1e-9, 400000, gref, vref, rres));
+    PetscCall(check_all_methods(&S, names[kind], 1e-9, 400000, gref, vref, rres));
     PetscCall(PetscFree2(gref, vref));
     PetscCall(SysDestroy(&S));
   }

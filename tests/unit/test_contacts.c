@@ -4,6 +4,7 @@
  *     with its key, equal keys keeping their append order, and an already sorted set unchanged;
  *   - warm start: matched keys get scale * previous impulses (trailing 3 zero for 3-dof
  *     contacts), the others zero; the matched count; unsorted input is refused;
+ *   - with rolling springs, torque impulses kept as world vectors across a jump of the contact's frame;
  *   - copy and clear.
  * All values are exact binary fractions copied or scaled by 0.5, so comparisons are exact. */
 // ctest: labels=unit timeout=30
@@ -173,6 +174,47 @@ int main(int argc, char **argv)
     ierr = ImpulseMemoryStore(&mem, &c);
     CHECK(ierr != 0, "the impulse memory accepted an unsorted set");
     PetscCall(PetscPopErrorHandler());
+  }
+
+  /* rolling springs (torque_springs): the torque impulses are state, kept as a world vector. A 6-dof contact
+   * whose normal turns by 0.01 rad across the edge where v3_tangents changes its axis (|n_x| = 0.57735: the
+   * frame's tangents jump by about 90 deg) must come back with the same world torque to within that turn
+   * (2 x 0.01 x |torque|), unscaled by the warm start's 0.5; the force impulses scaled as always. Stored in
+   * the frame instead (the warm start without torque_springs), its torque would swing by about |torque|. */
+  {
+    ContactSet    s1, s2;
+    ImpulseMemory m1;
+    ContactKey    k = {-1, 7, 0};
+    Contact       c = {0};
+    double        u[3], w[3], before[3], after[3];
+    const double  a1 = 0.57735 - 0.005, a2 = 0.57735 + 0.005; /* n_x on either side of the edge */
+    PetscCall(ContactSetCreate(&s1));
+    PetscCall(ContactSetCreate(&s2));
+    PetscCall(ImpulseMemoryCreate(&m1));
+    s1.torque_springs = s2.torque_springs = PETSC_TRUE;
+    c.rho                                 = 0.01;
+    c.n[0] = a1, c.n[1] = sqrt(1 - a1 * a1), c.n[2] = 0;
+    PetscCall(ContactSetAppend(&s1, &c, &k, NULL));
+    for (int d = 0; d < CONTACT_DOF_MAX; d++) contact_gamma(&s1, 0)[d] = 1 + d;
+    contact_frame(&s1.c[0], u, w);
+    for (int j = 0; j < 3; j++) before[j] = 4 * s1.c[0].n[j] + 5 * u[j] + 6 * w[j];
+    PetscCall(ImpulseMemoryStore(&m1, &s1));
+    c.n[0] = a2, c.n[1] = sqrt(1 - a2 * a2);
+    CHECK(v3_tangent_axis(s1.c[0].n) != v3_tangent_axis(c.n), "the two normals should straddle the frame's edge");
+    PetscCall(ContactSetAppend(&s2, &c, &k, NULL));
+    PetscCall(ContactSetWarmStart(&s2, &m1, 0.5, NULL));
+    const double *g2 = contact_gamma(&s2, 0);
+    contact_frame(&s2.c[0], u, w);
+    for (int j = 0; j < 3; j++) after[j] = g2[3] * s2.c[0].n[j] + g2[4] * u[j] + g2[5] * w[j];
+    const double turn = sqrt((after[0] - before[0]) * (after[0] - before[0]) +
+                             (after[1] - before[1]) * (after[1] - before[1]) +
+                             (after[2] - before[2]) * (after[2] - before[2]));
+    CHECK(turn <= 2 * (a2 - a1) * sqrt(77.0), "the springs' world torque moved by %g across the frame's edge", turn);
+    CHECK(g2[0] == 0.5 && g2[1] == 1 && g2[2] == 1.5, "force impulses %g %g %g, not scaled by 0.5", g2[0], g2[1],
+          g2[2]);
+    PetscCall(ContactSetDestroy(&s1));
+    PetscCall(ContactSetDestroy(&s2));
+    PetscCall(ImpulseMemoryDestroy(&m1));
   }
 
   /* memory: keys and impulses of a, in a's (key) order, reusing its buffers */

@@ -15,7 +15,8 @@
 # Caps: 20000 iterations per solve; Jacobi and Gauss-Seidel 2000 (they need more than 20000 on the
 # 6-dof beds); on the 10^5 beds every solver 2000 and the sweeps 300. "cap" in the output marks a
 # solve the cap stopped short of 1e-4 m/s. Arguments go to bench_solver after these and override
-# them (e.g. -solvers apgd,admm, -beds 10000x8, -caps apgd=50000).
+# them (e.g. -solvers apgd,admm, -beds 10000x8, -caps apgd=50000; -rolling_compliance 0.01: the 6-dof beds with
+# rolling springs, settled with them and cached apart).
 # Usage: jobs/bench_solver.sh [bench_solver options]   (environment: CACHE, BUILD_DIR, NP_PILE)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

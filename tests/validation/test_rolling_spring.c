@@ -14,10 +14,33 @@
  * makes at most 1e-10 / R h = 5e-12 rad a step, 1e-8 over the 2,000 steps if it all added up (measured: see the
  * output). Without the spring's state (the torque's Tikhonov term alone, b_rot = 0: a creep) the sphere turns on at C_r
  * tau / h; without rolling_compliance it does not turn: both fail. The checks also hold the sphere on its contact point
- * (no slip). */
+ * (no slip).
+ * On 4 ranks (a 2 x 2 grid, cuts x = 0 and y = 0) the sphere sits on the corner of the four subdomains,
+ * a ghost on the ranks that do not own it: the same checks hold. */
+// ctest: ranks=4
 #include "test_util.h"
 
 static const double R = 0.1, g0 = 9.81, C_r = 0.01, h = 0.005;
+
+/* The sphere's orientation q and velocity v (linear, angular in its body frame) from the rank that owns it;
+ * *found: how many do (1). Collective. */
+static PetscErrorCode SphereState(Simulation sim, double q[4], double v[6], PetscInt *found)
+{
+  double         mine[11] = {0}, all[11];
+  const PetscInt i        = SimulationFindBody(sim, 0);
+
+  PetscFunctionBegin;
+  if (i >= 0) {
+    for (int k = 0; k < 4; k++) mine[k] = SimulationBodies(sim)->quat[4 * i + k];
+    for (int k = 0; k < 6; k++) mine[4 + k] = SimulationBodies(sim)->vel[6 * i + k];
+    mine[10] = 1;
+  }
+  PetscCallMPI(MPI_Allreduce(mine, all, 11, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
+  for (int k = 0; k < 4; k++) q[k] = all[k];
+  for (int k = 0; k < 6; k++) v[k] = all[4 + k];
+  *found = (PetscInt)all[10];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 int main(int argc, char **argv)
 {
@@ -25,6 +48,7 @@ int main(int argc, char **argv)
   char       yaml[2048];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(TestFixedGrid("2,2,1"));
   const double alpha = atan(0.03);
   snprintf(yaml, sizeof(yaml),
            "domain: {min: [-5, -5, -1], max: [5, 5, 5]}\n"
@@ -41,29 +65,33 @@ int main(int argc, char **argv)
            "  - {shape: sphere, radius: %g, position: [0, 0, %g], material: m}\n",
            g0 * sin(alpha), -g0 * cos(alpha), h, C_r / 2, R, R); /* the pair's compliance: the sum of the two */
   PetscCall(TestSimulationFromText(yaml, &sim));
-  const double m = SimulationBodies(sim)->mass[0], Jc = 1.4 * m * R * R, tau = m * g0 * sin(alpha) * R;
+  const double m = 2000 * 4.0 / 3.0 * PETSC_PI * R * R * R, Jc = 1.4 * m * R * R, tau = m * g0 * sin(alpha) * R;
   const double theta_eq = C_r * tau;
-  double       w = 0, theta = 0, err = 0, slip = 0, err_late = 0;
+  double       w = 0, theta = 0, err = 0, slip = 0, err_late = 0, turn = 0;
   int          n = 0;
   while (SimulationTime(sim) < 10.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
     /* the recurrence: w' (1 + h^2 / (J_c C_r)) = w + h (tau - theta / C_r) / J_c */
-    w               = (w + h * (tau - theta / C_r) / Jc) / (1 + h * h / (Jc * C_r));
-    theta           = theta + h * w;
-    const double *q = SimulationBodies(sim)->quat, *v = SimulationBodies(sim)->vel;
-    double        wworld[3];
+    w             = (w + h * (tau - theta / C_r) / Jc) / (1 + h * h / (Jc * C_r));
+    theta         = theta + h * w;
+    double   q[4] = {0}, v[6] = {0}, wworld[3];
+    PetscInt found = 0;
+    PetscCall(SphereState(sim, q, v, &found));
+    TEST_CHECK(found == 1, "the sphere is owned by %" PetscInt_FMT " ranks at t = %g", found, SimulationTime(sim));
     quat_rotate(wworld, q, v + 3);
-    const double turn = 2 * atan2(q[2], q[0]); /* about +y: rolling downhill (+x) */
-    err               = PetscMax(err, fabs(turn - theta));
+    turn = 2 * atan2(q[2], q[0]); /* about +y: rolling downhill (+x) */
+    err  = PetscMax(err, fabs(turn - theta));
     if (SimulationTime(sim) > 9.0) err_late = PetscMax(err_late, fabs(turn - theta));
     slip = PetscMax(slip, fabs(v[0] - wworld[1] * R)); /* the contact point's speed, v - w x (0, 0, -R) */
     n++;
   }
-  const double turn = 2 * atan2(SimulationBodies(sim)->quat[2], SimulationBodies(sim)->quat[0]);
-  printf("rolling spring: C_r = %g rad/(N m), tau = %.6f N m, static deflection C_r tau = %.9f rad; after %d steps "
-         "the sphere has turned %.9f rad, the recurrence %.9f; largest difference %.2e rad (%.2e over the last "
-         "second); largest contact slip speed %.2e m/s\n",
-         C_r, tau, theta_eq, n, turn, theta, err, err_late, slip);
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD,
+                "rolling spring: C_r = %g rad/(N m), tau = %.6f N m, static deflection C_r tau = %.9f rad; after %d "
+                "steps "
+                "the sphere has turned %.9f rad, the recurrence %.9f; largest difference %.2e rad (%.2e over the last "
+                "second); largest contact slip speed %.2e m/s\n",
+                C_r, tau, theta_eq, n, turn, theta, err, err_late, slip));
   TEST_CHECK(err < 1e-9, "the sphere's turn departs from the recurrence by %.3e rad", err);
   TEST_CHECK(fabs(theta - theta_eq) < 0.02 * theta_eq, "the recurrence should near C_r tau: %.6f vs %.6f", theta,
              theta_eq);

@@ -51,24 +51,34 @@ static inline PetscErrorCode TestRunUntil(Simulation sim, double t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Position and velocity (linear world, angular body frame, as stored) of the body with this id,
- * from whichever rank owns it, on every rank (collective; zeros if no rank owns it). *found: owners. */
-static inline PetscErrorCode TestBodyGet(Simulation sim, int64_t id, double x[3], double v[6], PetscInt *found)
+/* Position, orientation and velocity (linear world, angular body frame, as stored) of the body with this
+ * id, from whichever rank owns it, on every rank (collective; zeros if no rank owns it). *found: owners. */
+static inline PetscErrorCode TestBodyGetPose(Simulation sim, int64_t id, double x[3], double q[4], double v[6],
+                                             PetscInt *found)
 {
-  double   mine[10] = {0}, all[10];
+  double   mine[14] = {0}, all[14];
   PetscInt i        = SimulationFindBody(sim, id);
 
   PetscFunctionBegin;
   if (i >= 0) {
     for (int k = 0; k < 3; k++) mine[k] = SimulationBodies(sim)->pos[3 * i + k];
     for (int k = 0; k < 6; k++) mine[3 + k] = SimulationBodies(sim)->vel[6 * i + k];
-    mine[9] = 1;
+    for (int k = 0; k < 4; k++) mine[9 + k] = SimulationBodies(sim)->quat[4 * i + k];
+    mine[13] = 1;
   }
-  PetscCallMPI(MPI_Allreduce(mine, all, 10, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
+  PetscCallMPI(MPI_Allreduce(mine, all, 14, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
   for (int k = 0; k < 3; k++) x[k] = all[k];
   for (int k = 0; k < 6; k++) v[k] = all[3 + k];
-  if (found) *found = (PetscInt)all[9];
+  if (q)
+    for (int k = 0; k < 4; k++) q[k] = all[9 + k];
+  if (found) *found = (PetscInt)all[13];
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* TestBodyGetPose without the orientation. */
+static inline PetscErrorCode TestBodyGet(Simulation sim, int64_t id, double x[3], double v[6], PetscInt *found)
+{
+  return TestBodyGetPose(sim, id, x, NULL, v, found);
 }
 
 /* Distributed tests: the process grid (e.g. "1,1,4") on more than one rank and the steps between

@@ -22,26 +22,6 @@
 
 static const double R = 0.1, g0 = 9.81, C_r = 0.01, h = 0.005;
 
-/* The sphere's orientation q and velocity v (linear, angular in its body frame) from the rank that owns it;
- * *found: how many do (1). Collective. */
-static PetscErrorCode SphereState(Simulation sim, double q[4], double v[6], PetscInt *found)
-{
-  double         mine[11] = {0}, all[11];
-  const PetscInt i        = SimulationFindBody(sim, 0);
-
-  PetscFunctionBegin;
-  if (i >= 0) {
-    for (int k = 0; k < 4; k++) mine[k] = SimulationBodies(sim)->quat[4 * i + k];
-    for (int k = 0; k < 6; k++) mine[4 + k] = SimulationBodies(sim)->vel[6 * i + k];
-    mine[10] = 1;
-  }
-  PetscCallMPI(MPI_Allreduce(mine, all, 11, MPI_DOUBLE, MPI_SUM, SimulationComm(sim))); /* one owner: exact */
-  for (int k = 0; k < 4; k++) q[k] = all[k];
-  for (int k = 0; k < 6; k++) v[k] = all[4 + k];
-  *found = (PetscInt)all[10];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   Simulation sim;
@@ -72,11 +52,11 @@ int main(int argc, char **argv)
   while (SimulationTime(sim) < 10.0 - 1e-9) {
     PetscCall(SimulationStep(sim));
     /* the recurrence: w' (1 + h^2 / (J_c C_r)) = w + h (tau - theta / C_r) / J_c */
-    w             = (w + h * (tau - theta / C_r) / Jc) / (1 + h * h / (Jc * C_r));
-    theta         = theta + h * w;
-    double   q[4] = {0}, v[6] = {0}, wworld[3];
+    w     = (w + h * (tau - theta / C_r) / Jc) / (1 + h * h / (Jc * C_r));
+    theta = theta + h * w;
+    double   x[3], q[4] = {0}, v[6] = {0}, wworld[3];
     PetscInt found = 0;
-    PetscCall(SphereState(sim, q, v, &found));
+    PetscCall(TestBodyGetPose(sim, 0, x, q, v, &found));
     TEST_CHECK(found == 1, "the sphere is owned by %" PetscInt_FMT " ranks at t = %g", found, SimulationTime(sim));
     quat_rotate(wworld, q, v + 3);
     turn = 2 * atan2(q[2], q[0]); /* about +y: rolling downhill (+x) */

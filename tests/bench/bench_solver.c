@@ -3,7 +3,7 @@
  * the solver's default settings.
  *
  * Problems, each a checkpoint:
- *   beds (bench_piles.h; -beds N x LAYERS, default 10^4 spheres at 8, 16 and 32 layers and 10^5 at 8)
+ *   beds (bench_piles.h; -beds N x LAYERS, default 10^4 spheres at 8, 16 and 32 layers and 10^5 at 8; none: no bed)
  *   with 3-dof contacts (rho = sigma = 0) and 6-dof ones (rho = sigma = 0.1 d = 2 mm; -dofs), between
  *   frictionless side walls, settled once on rank 0 without the command line's options: the jittered
  *   lattice, then -settle_steps (200) steps of APGD capped at -settle_its (100) iterations per 8
@@ -12,7 +12,8 @@
  *   file (or DIR) to settle again;
  *   -rolling_compliance C_r (rad/(N m), default 0): the 6-dof beds' rolling springs (ccp/law.h), settled with
  *   them (bed names and cache files end in -Cr<C_r>);
- *   -pile FILE: any ccpdem checkpoint (jobs/bench_solver.sh: the paper pile at 15 s).
+ *   -pile FILE[,FILE...]: any ccpdem checkpoints (jobs/bench_solver.sh: the paper pile in its pour at 7.5 s and at
+ *   rest at 15 s).
  * For every solver of -solvers (default jacobi,gauss-seidel,apgd,admm,ipm; the names this build's
  * -ccp_type does not take are left out of the default list) and every problem, a simulation
  * created from the checkpoint for each mode:
@@ -27,7 +28,7 @@
  * the same N and contacts.
  * The bench sets -ccp_type, -ccp_max_it, -ccp_tol and -ccp_warm_start_scale itself; every other
  * option (-ccp_apgd_lipschitz_decay, a new method's) reaches every solver.
- * Usage: bench_solver [-cache DIR] [-beds 10000x8,...] [-dofs 3,6] [-pile CKPT] [-solvers LIST]
+ * Usage: bench_solver [-cache DIR] [-beds 10000x8,...] [-dofs 3,6] [-pile CKPT,...] [-solvers LIST]
  *        [-cap C] [-caps SOLVER[:PROBLEM]=C,...] [-tol V] [-steps S] [-settle_steps S] [-settle_its C]
  *        [-rolling_compliance C_r] */
 #include "bench_piles.h"
@@ -194,7 +195,7 @@ static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
   char                    *list[2 * MAX_PROBLEMS + 1];
   PetscInt                 n, cap = 20000, dofs[4] = {3, 6}, n_dofs = 2;
   PetscBool                set;
-  char                     pile[PETSC_MAX_PATH_LEN] = "", why[WHY_LEN];
+  char                     why[WHY_LEN];
 
   PetscFunctionBegin;
   msg[0] = 0;
@@ -279,6 +280,9 @@ static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
   if (!set) {
     const char *beds[] = {"10000x8", "10000x16", "10000x32", "100000x8"};
     for (n = 0; n < 4; n++) PetscCall(PetscStrallocpy(beds[n], &list[n]));
+  } else if (n == 1 && !strcmp(list[0], "none")) { /* -beds none: the -pile problems only */
+    PetscCall(PetscFree(list[0]));
+    n = 0;
   }
   b->n_problems = 0;
   for (PetscInt d = 0; d < n_dofs; d++)
@@ -307,25 +311,27 @@ static PetscErrorCode BenchOptions(Bench *b, char *msg, size_t len)
     }
   for (PetscInt k = 0; k < n; k++) PetscCall(PetscFree(list[k]));
   if (msg[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-pile", pile, sizeof(pile), &set));
-  if (set) {
-    if (!pile[0] || access(pile, R_OK)) {
-      snprintf(msg, len, "-pile '%.200s': %s: give a ccpdem checkpoint (jobs/bench_solver.sh makes the paper pile's)",
+  n = 2 * MAX_PROBLEMS;
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-pile", list, &n, &set));
+  for (PetscInt k = 0; set && k < n; k++) {
+    const char *pile = list[k];
+    if (!msg[0] && (!pile[0] || access(pile, R_OK)))
+      snprintf(msg, len, "-pile '%.200s': %s: give ccpdem checkpoints (jobs/bench_solver.sh makes the paper pile's)",
                pile, pile[0] ? strerror(errno) : "empty name");
-      PetscFunctionReturn(PETSC_SUCCESS);
+    if (!msg[0] && b->n_problems == MAX_PROBLEMS)
+      snprintf(msg, len, "more than %d problems: give fewer -beds or -pile files", MAX_PROBLEMS);
+    if (!msg[0]) {
+      Problem *p = &b->problem[b->n_problems++];
+      char     base[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscStrncpy(p->file, pile, sizeof(p->file)));
+      PetscCall(PetscStrncpy(base, pile, sizeof(base)));
+      snprintf(p->name, sizeof(p->name), "%.*s", NAME_LEN - 1, basename(base));
+      char *dot = strrchr(p->name, '.');
+      if (dot && dot != p->name) *dot = 0;
     }
-    if (b->n_problems == MAX_PROBLEMS) {
-      snprintf(msg, len, "more than %d problems: give fewer -beds", MAX_PROBLEMS);
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    Problem *p = &b->problem[b->n_problems++];
-    char     base[PETSC_MAX_PATH_LEN];
-    PetscCall(PetscStrncpy(p->file, pile, sizeof(p->file)));
-    PetscCall(PetscStrncpy(base, pile, sizeof(base)));
-    snprintf(p->name, sizeof(p->name), "%.*s", NAME_LEN - 1, basename(base));
-    char *dot = strrchr(p->name, '.');
-    if (dot && dot != p->name) *dot = 0;
+    PetscCall(PetscFree(list[k]));
   }
+  if (msg[0]) PetscFunctionReturn(PETSC_SUCCESS);
   if (!b->n_problems) snprintf(msg, len, "no problem to run: give -beds or -pile");
   if (!msg[0]) PetscCall(ParseCaps(b, cap, msg, len));
   PetscFunctionReturn(PETSC_SUCCESS);

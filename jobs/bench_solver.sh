@@ -9,7 +9,7 @@
 # the beds (bed-*.h5; on the 2-core VM, loaded, 1 to 4 minutes per 10^4 bed and about 10 per 10^5
 # bed), and this script makes the pile's checkpoints (paper-pile-7.5s.h5 and paper-pile-15s.h5, the
 # run's log beside them) by running jobs/pile/paper.yaml to 15 s on NP_PILE ranks (default 1: on a
-# shared machine two ranks wait on each other; idle, 2 ranks take about 1 minute, one rank 2-3).
+# shared machine two ranks wait on each other; on the idle 2-core VM 2 ranks took under 2 minutes).
 # `rm -r CACHE` (or one of its files) makes them again; a rebuilt ccpdem keeps using them, so that
 # builds compare on the same problems.
 #

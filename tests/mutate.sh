@@ -270,6 +270,13 @@ text: for (int k = 0; k < 3; k++) g[3 + k] += ld(K->brot[k]);
 replacement: for (int k = 0; k < 3; k++) g[3 + k] += 0 * ld(K->brot[k]);
 tests: ^unit/test_ccp_(solvers|packed)$
 targets: test_ccp_solvers test_ccp_packed
+
+bug: the springs of contacts with a ghost body start unloaded (their state lost at the ranks' cut)
+file: src/step/model_ccp.c
+text:       m->torque_prev[3 * (size_t)i + k] = g[3 + k];
+replacement:       m->torque_prev[3 * (size_t)i + k] = cs->c[i].b >= sim->bodies.n_owned ? 0 : g[3 + k];
+tests: ^restart/rolling_spring_ranks$
+targets: ccpdem
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -277,6 +277,13 @@ text:       m->torque_prev[3 * (size_t)i + k] = g[3 + k];
 replacement:       m->torque_prev[3 * (size_t)i + k] = cs->c[i].b >= sim->bodies.n_owned ? 0 : g[3 + k];
 tests: ^restart/rolling_spring_ranks$
 targets: ccpdem
+
+bug: the IPM's cluster set-up sorts with PETSc's quicksort (a stack overflow on many equal keys)
+file: src/ccp/ipm.c
+text: if (strongest) PetscCall(SortByKey(*njoin, key, order));
+replacement: if (strongest) PetscCall(PetscSortRealWithArrayInt(*njoin, key, order));
+tests: ^ccp/test_ipm_big_cold$
+targets: ccpdem
 LIST
 n=${#names[@]}
 for list in files texts repls tests targets; do

@@ -11,6 +11,7 @@
 #include "ccp/method.h"
 #include "ccp/kernels.h"
 #include <petscksp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define IPM_ROWS      8    /* cone rows of a 6-dof contact: L3 + L3 + L2 */
@@ -363,6 +364,38 @@ static void contact_stiffness(const Ipm *ip, PetscInt i, double ratio, PetscInt 
   }
 }
 
+typedef struct {
+  PetscReal key;
+  PetscInt  value;
+} KeyedValue;
+
+static int CompareKeyedValues(const void *x, const void *y)
+{
+  const KeyedValue *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return (a->value > b->value) - (a->value < b->value);
+}
+
+/* value[0..n) (and key with it) sorted by key, ascending, equal keys by value: a total order, so the result does
+ * not depend on the sort's algorithm. Not PETSc's PetscSortRealWithArrayInt: its quicksort recurses once per
+ * element when the keys are all equal (a cold start, where every contact of a uniform bed has the same stiffness:
+ * 200,000 contacts overflowed the stack, tests/ccp/test_ipm_big_cold.sh). */
+static PetscErrorCode SortByKey(PetscInt n, PetscReal *key, PetscInt *value)
+{
+  KeyedValue *kv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &kv));
+  for (PetscInt i = 0; i < n; i++) kv[i] = (KeyedValue){key[i], value[i]};
+  qsort(kv, (size_t)n, sizeof(*kv), CompareKeyedValues);
+  for (PetscInt i = 0; i < n; i++) {
+    key[i]   = kv[i].key;
+    value[i] = kv[i].value;
+  }
+  PetscCall(PetscFree(kv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Clusters of movable bodies joined by contacts, a union refused when the cluster would exceed max_size bodies
  * (<= 0: no limit). The joining contacts: strongest false, the stuck ones (every direction stiff at `ratio`,
  * contact_stiffness) in contact order; strongest true, those with any direction stiff at `ratio`, the stiffest
@@ -393,7 +426,7 @@ static PetscErrorCode IpmClusters(const Ipm *ip, double ratio, PetscInt max_size
       order[(*njoin)++] = i;
     }
   }
-  if (strongest) PetscCall(PetscSortRealWithArrayInt(*njoin, key, order));
+  if (strongest) PetscCall(SortByKey(*njoin, key, order));
   for (PetscInt k = 0; k < *njoin; k++) {
     const Contact *c  = &P->contact[order[k]];
     const PetscInt ra = ip->unknown[c->a], rb = ip->unknown[c->b];
@@ -753,7 +786,7 @@ static PetscErrorCode ClusterOrder(const double *centre, PetscInt first, const P
   for (int d = 1; d < 3; d++)
     if (hi[d] - lo[d] > hi[axis] - lo[axis]) axis = d;
   for (PetscInt k = 0; k < *m; k++) key[k] = centre[3 * body[k] + axis];
-  PetscCall(PetscSortRealWithArrayInt(*m, key, body));
+  PetscCall(SortByKey(*m, key, body));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

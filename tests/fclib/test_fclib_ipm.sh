@@ -35,23 +35,25 @@ for config in default direct; do
   [ $reached -ge 4 ] || fail "$config: $reached of $n solves reached 1e-9 m/s (at least 4 needed)"
   echo "  $config: $n problems compared with the exact solve; $reached reached 1e-9 m/s"
 done
-# The hand-over rule (src/ccp/ipm.c, IPM_HANDOVER_* and IPM_STALL*), default Newton solve, -ccp_ipm_monitor:
-# - step 10: the Newton iterations reach their best near iteration 15 and then wander at mu ~ 1e-16 without a new
-#   best; the stall rule hands over (measured 2026-11-28: 20 Newton + 4 APGD iterations to 1e-9 m/s; without a
-#   hand-over, -ccp_ipm_polish 0, 46 Newton iterations), so it must say "no new best residual" within 30;
-# - step 20: the residual comes within 10x the tolerance falling like sqrt(mu): the slow rule hands over (measured:
-#   23 Newton + 1 APGD), so it must say "near the tolerance" and reach 1e-9 m/s.
-check_handover() { # STEP WHY MAX_NEWTON
-  local out newton
-  out=$("$CCPDEM" fclib solve "$W/fclib/fclib-0000$1.hdf5" -ccp_type ipm -ccp_tol 1e-9 -ccp_max_it 100 \
-    -ccp_ipm_monitor 2>&1) || { fail "step $1: the monitored solve failed: $(echo "$out" | tail -3)"; return; }
-  echo "$out" | grep -q "handing over: $2" ||
-    fail "step $1: no hand-over '$2': $(echo "$out" | grep -E "handing|solve \(ipm\)")"
-  echo "$out" | grep -q "reached the tolerance" || fail "step $1: the hand-over did not reach 1e-9 m/s"
+# The hand-over rule (src/ccp/ipm.c, IPM_HANDOVER_* and IPM_STALL*), default Newton solve, -ccp_ipm_monitor: each
+# of its two parts must hand some problem of the six over to the polish, which then reaches 1e-9 m/s, within 30
+# Newton iterations. Which problem takes which part moves with rounding (the order of equal keys in the cluster
+# set-up swapped them), so the test asks for each part once, not on a given step. Measured 2026-11-28:
+# - "no new best residual" (stall: the iterations reached their best and wander at mu ~ 1e-16): steps 20, 30, 40
+#   (24, 20, 21 Newton iterations, then 1-14 APGD) and 60 (17, its polish at the cap of 100: 1.2e-9 m/s);
+# - "near the tolerance" (slow: within 10x the tolerance, falling like sqrt(mu)): step 10 (24 + 1).
+# Without a hand-over (-ccp_ipm_polish 0) step 10 took 46 Newton iterations.
+stall=0 slow=0
+for p in "$W"/fclib/fclib-*.hdf5; do
+  [ -f "$p" ] || continue
+  out=$("$CCPDEM" fclib solve "$p" -ccp_type ipm -ccp_tol 1e-9 -ccp_max_it 100 -ccp_ipm_monitor 2>&1) ||
+    { fail "$(basename "$p"): the monitored solve failed: $(echo "$out" | tail -3)"; continue; }
   newton=$(echo "$out" | sed -n 's/.*solve (ipm): \([0-9]*\) Newton iterations.*/\1/p')
-  [ -n "$newton" ] && [ "$newton" -le "$3" ] || fail "step $1: $newton Newton iterations, at most $3 expected"
-  echo "  step $1: $newton Newton iterations, then the polish"
-}
-check_handover 10 "no new best residual" 30
-check_handover 20 "near the tolerance" 30
+  echo "$out" | grep -q "reached the tolerance" && [ -n "$newton" ] && [ "$newton" -le 30 ] || continue
+  echo "$out" | grep -q "handing over: no new best residual" && stall=$((stall + 1))
+  echo "$out" | grep -q "handing over: near the tolerance" && slow=$((slow + 1))
+done
+echo "  hand-overs that reached 1e-9 m/s within 30 Newton iterations: $stall by the stall rule, $slow by the slow one"
+[ $stall -ge 1 ] || fail "no problem handed over by the stall rule ('no new best residual') and then solved"
+[ $slow -ge 1 ] || fail "no problem handed over by the slow rule ('near the tolerance') and then solved"
 finish test_fclib_ipm

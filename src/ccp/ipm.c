@@ -377,9 +377,9 @@ static int CompareKeyedValues(const void *x, const void *y)
 }
 
 /* value[0..n) (and key with it) sorted by key, ascending, equal keys by value: a total order, so the result does
- * not depend on the sort's algorithm. Not PETSc's PetscSortRealWithArrayInt: its quicksort recurses once per
- * element when the keys are all equal (a cold start, where every contact of a uniform bed has the same stiffness:
- * 200,000 contacts overflowed the stack, tests/ccp/test_ipm_big_cold.sh). */
+ * not depend on the sort's algorithm. Not PETSc's PetscSortRealWithArrayInt: its quicksort recurses as deep as a
+ * fraction of n when the keys are all equal (a cold start, where every contact of a uniform bed has the same
+ * stiffness: 200,000 contacts, 130,000 levels, overflowed the stack; tests/ccp/test_ipm_big_cold.sh). */
 static PetscErrorCode SortByKey(PetscInt n, PetscReal *key, PetscInt *value)
 {
   KeyedValue *kv;

@@ -2,8 +2,8 @@
 # The solver benchmark (issue 33; docs/performance.md): every CCP solver on the same settled
 # problems, to 1e-4 m/s warm and cold, and steps at the defaults (tests/bench/bench_solver.c says
 # what it measures). Problems: beds of 10^4 spheres at 8, 16 and 32 layers and of 10^5 at 8, each
-# with 3-dof and 6-dof contacts, and the paper pile (jobs/pile/paper.yaml) in its pour at t = 7.5 s (the steps
-# that stop at the job's cap: impacts) and at rest at t = 15 s. Builds first.
+# with 3-dof and 6-dof contacts, and the paper pile (jobs/pile/paper.yaml) in its pour at t = 7.5 s (steps that
+# stop at the job's cap, mostly for their rolling rows) and at rest at t = 15 s. Builds first.
 #
 # The problems are made once and cached in CACHE (default out/bench_solver): bench_solver settles
 # the beds (bed-*.h5; on the 2-core VM, loaded, 1 to 4 minutes per 10^4 bed and about 10 per 10^5
